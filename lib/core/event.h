@@ -1,0 +1,42 @@
+/* The one interface between sources and the core: what happened to which
+ * bytes, on which device, through which call. */
+#pragma once
+
+#include <stdint.h>
+
+enum vt_op {
+	VT_OP_ALLOC,
+	VT_OP_FREE,
+	VT_OP_ALLOC_FAILED,
+};
+
+/* Kinds that occupy a device's memory come first; host kinds after
+ * VT_KIND_FIRST_HOST are reported beside the device, never in its totals. */
+enum vt_kind {
+	VT_KIND_DEVICE,
+	VT_KIND_ASYNC,
+	VT_KIND_MANAGED,
+	VT_KIND_PINNED_HOST,
+	VT_KIND_COUNT,
+	VT_KIND_FIRST_HOST = VT_KIND_PINNED_HOST,
+};
+
+/* Host kinds are recorded against this pseudo-device. */
+#define VT_HOST_DEVICE (-1)
+
+struct vt_event {
+	enum vt_op op;
+	enum vt_kind kind;
+	int device;           /* CUDA ordinal, or VT_HOST_DEVICE */
+	uint64_t address;     /* 0 for a failed allocation */
+	uint64_t bytes;       /* requested bytes; unused for a free */
+	int error;            /* CUresult of a failed allocation */
+	const char *api;      /* outermost call, a string with static lifetime */
+	const char *driver_api; /* the driver entry point that did the work */
+};
+
+const char *vt_kind_name(enum vt_kind kind);
+static inline int vt_kind_is_host(enum vt_kind kind)
+{
+	return kind >= VT_KIND_FIRST_HOST;
+}

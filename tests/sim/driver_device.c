@@ -1,0 +1,403 @@
+/* Stand-in driver: initialisation, devices and contexts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
+struct sim_device sim_devices[SIM_MAX_DEVICES];
+
+static bool initialized;
+static __thread struct sim_context *current_context;
+
+#define CONTEXT_STACK_DEPTH 16
+static __thread struct sim_context *context_stack[CONTEXT_STACK_DEPTH];
+static __thread unsigned context_stack_size;
+
+CUresult sim_check_init(void)
+{
+	return initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+bool sim_valid_device(int device)
+{
+	return device >= 0 && device < sim_config()->device_count;
+}
+
+struct sim_context *sim_current_context(void)
+{
+	struct sim_context *context = current_context;
+	return context && context->live ? context : NULL;
+}
+
+CUresult sim_current_device(int *device)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_context *context = sim_current_context();
+	if (!context)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*device = context->device;
+	return CUDA_SUCCESS;
+}
+
+uint64_t sim_device_used(int device)
+{
+	struct sim_device *dev = &sim_devices[device];
+	return dev->charged + (dev->contexts ? sim_config()->context_bytes : 0);
+}
+
+SIM_EXPORT CUresult cuInit(unsigned int flags)
+{
+	const struct sim_config *config = sim_config();
+	if (!config->valid)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (flags != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (config->device_count == 0)
+		return CUDA_ERROR_NO_DEVICE;
+	pthread_mutex_lock(&sim_lock);
+	for (int i = 0; i < config->device_count; i++) {
+		sim_devices[i].capacity = config->capacity[i];
+		sim_devices[i].primary.device = i;
+		sim_devices[i].primary.primary = true;
+		sim_devices[i].default_pool.device = i;
+	}
+	initialized = true;
+	pthread_mutex_unlock(&sim_lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDriverGetVersion(int *version)
+{
+	if (!version)
+		return CUDA_ERROR_INVALID_VALUE;
+	*version = CUDA_VERSION;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceGetCount(int *count)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!count)
+		return CUDA_ERROR_INVALID_VALUE;
+	*count = sim_config()->device_count;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!sim_valid_device(ordinal))
+		return CUDA_ERROR_INVALID_DEVICE;
+	*device = ordinal;
+	return CUDA_SUCCESS;
+}
+
+static CUresult check_device(CUdevice device)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return sim_valid_device(device) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+SIM_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice device)
+{
+	CUresult rc = check_device(device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!name || len <= 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	snprintf(name, (size_t)len, "vramsim GPU %d", device);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceTotalMem(size_t *bytes, CUdevice device)
+{
+	CUresult rc = check_device(device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	*bytes = sim_devices[device].capacity;
+	return CUDA_SUCCESS;
+}
+
+static int attribute_value(CUdevice_attribute attribute, int device)
+{
+	switch (attribute) {
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+		return 9;
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+		return 0;
+	case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+		return 132;
+	case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
+		return 32;
+	case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+		return 1024;
+	case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
+		return 0x10 + device;
+	case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
+	case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
+		return 0;
+	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
+	case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY:
+	case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS:
+		return 1;
+	case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT:
+		return 32;
+	default:
+		return 0;
+	}
+}
+
+SIM_EXPORT CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice device)
+{
+	CUresult rc = check_device(device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!value || attribute <= 0 || attribute >= CU_DEVICE_ATTRIBUTE_MAX)
+		return CUDA_ERROR_INVALID_VALUE;
+	*value = attribute_value(attribute, device);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceGetPCIBusId(char *bus_id, int len, CUdevice device)
+{
+	CUresult rc = check_device(device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!bus_id || len <= 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	snprintf(bus_id, (size_t)len, "0000:%02x:00.0", 0x10 + device);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice device)
+{
+	CUresult rc = check_device(device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!uuid)
+		return CUDA_ERROR_INVALID_VALUE;
+	memset(uuid->bytes, 0, sizeof(uuid->bytes));
+	memcpy(uuid->bytes, "vramsim", 7);
+	uuid->bytes[15] = (char)device;
+	return CUDA_SUCCESS;
+}
+
+/* Called with sim_lock held: a device's first live context costs
+ * context_bytes, which only the device-level views (cuMemGetInfo, NVML)
+ * see. */
+static void context_start(struct sim_context *context)
+{
+	context->live = true;
+	sim_devices[context->device].contexts++;
+}
+
+static void context_stop(struct sim_context *context)
+{
+	context->live = false;
+	sim_devices[context->device].contexts--;
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *out, CUdevice device)
+{
+	CUresult rc = check_device(device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_context *context = &sim_devices[device].primary;
+	if (context->refcount++ == 0)
+		context_start(context);
+	pthread_mutex_unlock(&sim_lock);
+	*out = (CUcontext)context;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice device)
+{
+	CUresult rc = check_device(device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_context *context = &sim_devices[device].primary;
+	if (context->refcount == 0) {
+		pthread_mutex_unlock(&sim_lock);
+		return CUDA_ERROR_INVALID_CONTEXT;
+	}
+	if (--context->refcount == 0)
+		context_stop(context);
+	pthread_mutex_unlock(&sim_lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice device, unsigned int *flags, int *active)
+{
+	CUresult rc = check_device(device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!flags || !active)
+		return CUDA_ERROR_INVALID_VALUE;
+	*flags = 0;
+	*active = sim_devices[device].primary.live;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxCreate(CUcontext *out, CUctxCreateParams *params, unsigned int flags,
+				CUdevice device)
+{
+	(void)params;
+	(void)flags;
+	CUresult rc = check_device(device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_context *context = calloc(1, sizeof(*context));
+	if (!context)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	context->device = device;
+	pthread_mutex_lock(&sim_lock);
+	context_start(context);
+	pthread_mutex_unlock(&sim_lock);
+	current_context = context;
+	*out = (CUcontext)context;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxDestroy(CUcontext handle)
+{
+	struct sim_context *context = (struct sim_context *)handle;
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!context || context->primary || !context->live)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&sim_lock);
+	context_stop(context);
+	pthread_mutex_unlock(&sim_lock);
+	if (current_context == context)
+		current_context = NULL;
+	/* The handle stays allocated: a stale handle must read as dead, not
+	 * as freed memory. */
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxSetCurrent(CUcontext handle)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	current_context = (struct sim_context *)handle;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxGetCurrent(CUcontext *out)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	*out = (CUcontext)sim_current_context();
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxPushCurrent(CUcontext handle)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!handle)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (context_stack_size == CONTEXT_STACK_DEPTH)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	context_stack[context_stack_size++] = current_context;
+	current_context = (struct sim_context *)handle;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxPopCurrent(CUcontext *out)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!current_context)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (out)
+		*out = (CUcontext)current_context;
+	current_context = context_stack_size ? context_stack[--context_stack_size] : NULL;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxGetDevice(CUdevice *device)
+{
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	int ordinal;
+	CUresult rc = sim_current_device(&ordinal);
+	if (rc == CUDA_SUCCESS)
+		*device = ordinal;
+	return rc;
+}
+
+SIM_EXPORT CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext handle)
+{
+	struct sim_context *context = (struct sim_context *)handle;
+	if (!context)
+		return cuCtxGetDevice(device);
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!context->live)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*device = context->device;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxSynchronize(void)
+{
+	int device;
+	return sim_current_device(&device);
+}
+
+SIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext handle)
+{
+	struct sim_context *context = (struct sim_context *)handle;
+	if (!context)
+		return cuCtxSynchronize();
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return context->live ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+/* Not a CUDA function: the simulated NVML reads the device-level view of
+ * this process through it. */
+SIM_EXPORT int vramsim_device_memory(int device, uint64_t *used, uint64_t *total)
+{
+	if (!sim_valid_device(device))
+		return -1;
+	pthread_mutex_lock(&sim_lock);
+	*total = sim_config()->capacity[device];
+	*used = sim_device_used(device);
+	pthread_mutex_unlock(&sim_lock);
+	return 0;
+}

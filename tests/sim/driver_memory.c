@@ -1,0 +1,412 @@
+/* Stand-in driver: allocation, free, copies and sets. Every allocation is a
+ * private MAP_NORESERVE mapping, so a large device costs nothing until its
+ * memory is touched, and host code may read and write it directly. */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <uthash.h>
+
+#include "sim.h"
+
+struct sim_allocation {
+	uintptr_t address;
+	size_t bytes;
+	size_t mapped;
+	uint64_t charged;
+	int device;
+	enum sim_memory memory;
+	UT_hash_handle hh;
+};
+
+static struct sim_allocation *allocations;
+
+static uint64_t round_up(uint64_t value, uint64_t multiple)
+{
+	uint64_t rest = value % multiple;
+	return rest ? value + (multiple - rest) : value;
+}
+
+static struct sim_allocation *find_locked(uintptr_t address)
+{
+	struct sim_allocation *allocation = NULL;
+	HASH_FIND(hh, allocations, &address, sizeof(address), allocation);
+	return allocation;
+}
+
+/* The allocation holding [address, address + bytes), or NULL. Linear, but
+ * only copies and sets use it. */
+static struct sim_allocation *containing_locked(uintptr_t address, size_t bytes)
+{
+	struct sim_allocation *allocation, *tmp;
+	HASH_ITER(hh, allocations, allocation, tmp)
+	{
+		if (address >= allocation->address &&
+		    address - allocation->address <= allocation->bytes &&
+		    bytes <= allocation->bytes - (address - allocation->address))
+			return allocation;
+	}
+	return NULL;
+}
+
+static bool fits_locked(int device, uint64_t charge)
+{
+	struct sim_device *dev = &sim_devices[device];
+	uint64_t used = sim_device_used(device);
+	return used <= dev->capacity && charge <= dev->capacity - used;
+}
+
+static CUresult allocate(void **out, size_t bytes, int device, enum sim_memory memory)
+{
+	if (!out || bytes == 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	uint64_t charge = memory == SIM_MEMORY_HOST ? 0 : round_up(bytes, sim_config()->granularity);
+	pthread_mutex_lock(&sim_lock);
+	if (memory == SIM_MEMORY_DEVICE && !fits_locked(device, charge)) {
+		pthread_mutex_unlock(&sim_lock);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	struct sim_allocation *allocation = malloc(sizeof(*allocation));
+	size_t mapped = round_up(bytes, (uint64_t)sysconf(_SC_PAGESIZE));
+	void *memory_at = allocation ? mmap(NULL, mapped, PROT_READ | PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+				     : MAP_FAILED;
+	if (memory_at == MAP_FAILED) {
+		pthread_mutex_unlock(&sim_lock);
+		free(allocation);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*allocation = (struct sim_allocation){
+		.address = (uintptr_t)memory_at,
+		.bytes = bytes,
+		.mapped = mapped,
+		.charged = charge,
+		.device = device,
+		.memory = memory,
+	};
+	HASH_ADD(hh, allocations, address, sizeof(allocation->address), allocation);
+	sim_devices[device].charged += charge;
+	pthread_mutex_unlock(&sim_lock);
+	*out = memory_at;
+	return CUDA_SUCCESS;
+}
+
+static bool memory_matches(enum sim_memory memory, bool host)
+{
+	return host ? memory == SIM_MEMORY_HOST : memory != SIM_MEMORY_HOST;
+}
+
+static CUresult release(uintptr_t address, bool host)
+{
+	pthread_mutex_lock(&sim_lock);
+	struct sim_allocation *allocation = find_locked(address);
+	if (!allocation || !memory_matches(allocation->memory, host)) {
+		pthread_mutex_unlock(&sim_lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	HASH_DEL(allocations, allocation);
+	sim_devices[allocation->device].charged -= allocation->charged;
+	pthread_mutex_unlock(&sim_lock);
+	munmap((void *)allocation->address, allocation->mapped);
+	free(allocation);
+	return CUDA_SUCCESS;
+}
+
+static CUresult allocate_in_context(CUdeviceptr *dptr, size_t bytes, enum sim_memory memory)
+{
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!dptr)
+		return CUDA_ERROR_INVALID_VALUE;
+	void *at;
+	rc = allocate(&at, bytes, device, memory);
+	if (rc == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr)at;
+	return rc;
+}
+
+SIM_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytes)
+{
+	return allocate_in_context(dptr, bytes, SIM_MEMORY_DEVICE);
+}
+
+/* Rows are padded to the texture pitch alignment real devices report. */
+#define SIM_PITCH_ALIGNMENT 512
+
+SIM_EXPORT CUresult cuMemAllocPitch(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
+				    unsigned int element_bytes)
+{
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!dptr || !pitch || width == 0 || height == 0 ||
+	    (element_bytes != 4 && element_bytes != 8 && element_bytes != 16))
+		return CUDA_ERROR_INVALID_VALUE;
+	size_t row = round_up(width, SIM_PITCH_ALIGNMENT);
+	if (height > SIZE_MAX / row)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	rc = allocate_in_context(dptr, row * height, SIM_MEMORY_DEVICE);
+	if (rc == CUDA_SUCCESS)
+		*pitch = row;
+	return rc;
+}
+
+SIM_EXPORT CUresult cuMemFree(CUdeviceptr dptr)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return release((uintptr_t)dptr, false);
+}
+
+SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
+{
+	if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)
+		return CUDA_ERROR_INVALID_VALUE;
+	return allocate_in_context(dptr, bytes, SIM_MEMORY_MANAGED);
+}
+
+static CUresult host_alloc(void **pp, size_t bytes)
+{
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return allocate(pp, bytes, device, SIM_MEMORY_HOST);
+}
+
+SIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
+{
+	const unsigned int known = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
+				   CU_MEMHOSTALLOC_WRITECOMBINED;
+	if (flags & ~known)
+		return CUDA_ERROR_INVALID_VALUE;
+	return host_alloc(pp, bytes);
+}
+
+SIM_EXPORT CUresult cuMemAllocHost(void **pp, size_t bytes)
+{
+	return host_alloc(pp, bytes);
+}
+
+SIM_EXPORT CUresult cuMemFreeHost(void *p)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return release((uintptr_t)p, true);
+}
+
+/* Stream-ordered allocation completes at once: the simulated device has no
+ * queue, so "ordered" and "immediate" cannot be told apart. */
+SIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream)
+{
+	(void)stream;
+	return allocate_in_context(dptr, bytes, SIM_MEMORY_DEVICE);
+}
+
+SIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream stream)
+{
+	return cuMemAllocAsync(dptr, bytes, stream);
+}
+
+SIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
+					    CUstream stream)
+{
+	(void)stream;
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_pool *sim_pool = (struct sim_pool *)pool;
+	if (!sim_pool || !sim_valid_device(sim_pool->device) ||
+	    sim_pool != &sim_devices[sim_pool->device].default_pool)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!dptr)
+		return CUDA_ERROR_INVALID_VALUE;
+	void *at;
+	rc = allocate(&at, bytes, sim_pool->device, SIM_MEMORY_DEVICE);
+	if (rc == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr)at;
+	return rc;
+}
+
+SIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes,
+						 CUmemoryPool pool, CUstream stream)
+{
+	return cuMemAllocFromPoolAsync(dptr, bytes, pool, stream);
+}
+
+SIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
+{
+	(void)stream;
+	return cuMemFree(dptr);
+}
+
+SIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
+{
+	return cuMemFreeAsync(dptr, stream);
+}
+
+SIM_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice device)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!pool)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!sim_valid_device(device))
+		return CUDA_ERROR_INVALID_DEVICE;
+	*pool = (CUmemoryPool)&sim_devices[device].default_pool;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice device)
+{
+	return cuDeviceGetDefaultMemPool(pool, device);
+}
+
+SIM_EXPORT CUresult cuMemGetInfo(size_t *free_bytes, size_t *total_bytes)
+{
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!free_bytes || !total_bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_lock);
+	uint64_t capacity = sim_devices[device].capacity;
+	uint64_t used = sim_device_used(device);
+	pthread_mutex_unlock(&sim_lock);
+	*total_bytes = capacity;
+	*free_bytes = used < capacity ? capacity - used : 0;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemGetAddressRange(CUdeviceptr *base, size_t *size, CUdeviceptr dptr)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_allocation *allocation = containing_locked((uintptr_t)dptr, 0);
+	if (allocation) {
+		if (base)
+			*base = (CUdeviceptr)allocation->address;
+		if (size)
+			*size = allocation->bytes;
+	}
+	pthread_mutex_unlock(&sim_lock);
+	return allocation ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+/* A device-side range of a copy or set must lie inside a live allocation. */
+static CUresult check_device_range(CUdeviceptr dptr, size_t bytes)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&sim_lock);
+	bool inside = containing_locked((uintptr_t)dptr, bytes) != NULL;
+	pthread_mutex_unlock(&sim_lock);
+	return inside ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (bytes == 0)
+		return CUDA_SUCCESS;
+	if (!dst || !src)
+		return CUDA_ERROR_INVALID_VALUE;
+	memmove((void *)dst, (const void *)src, bytes);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream)
+{
+	(void)stream;
+	return cuMemcpy(dst, src, bytes);
+}
+
+SIM_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes)
+{
+	CUresult rc = check_device_range(dst, bytes);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return cuMemcpy(dst, (CUdeviceptr)src, bytes);
+}
+
+SIM_EXPORT CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes)
+{
+	CUresult rc = check_device_range(src, bytes);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return cuMemcpy((CUdeviceptr)dst, src, bytes);
+}
+
+SIM_EXPORT CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+{
+	CUresult rc = check_device_range(src, bytes);
+	if (rc == CUDA_SUCCESS)
+		rc = check_device_range(dst, bytes);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return cuMemcpy(dst, src, bytes);
+}
+
+SIM_EXPORT CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes,
+				      CUstream stream)
+{
+	(void)stream;
+	return cuMemcpyHtoD(dst, src, bytes);
+}
+
+SIM_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream stream)
+{
+	(void)stream;
+	return cuMemcpyDtoH(dst, src, bytes);
+}
+
+SIM_EXPORT CUresult cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t count)
+{
+	CUresult rc = check_device_range(dst, count);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	memset((void *)dst, value, count);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t count)
+{
+	if (count > SIZE_MAX / 4)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult rc = check_device_range(dst, count * 4);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (dst % 4)
+		return CUDA_ERROR_INVALID_VALUE;
+	unsigned int *words = (unsigned int *)dst;
+	for (size_t i = 0; i < count; i++)
+		words[i] = value;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
+				    CUstream stream)
+{
+	(void)stream;
+	return cuMemsetD8(dst, value, count);
+}
+
+SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count,
+				     CUstream stream)
+{
+	(void)stream;
+	return cuMemsetD32(dst, value, count);
+}

@@ -1,0 +1,71 @@
+/* The stand-in runtime's shared state. Like the real libcudart 13 it never
+ * links the driver: it opens libcuda.so.1, asks it for cuGetProcAddress_v2
+ * once, and gets every other driver function through that. */
+#pragma once
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
+
+#define RT_EXPORT __attribute__((visibility("default")))
+
+/* Index into the per-stream-flavour pairs below. */
+enum rt_stream_mode {
+	RT_LEGACY_STREAM,
+	RT_PER_THREAD_STREAM,
+};
+
+struct rt_driver {
+	PFN_cuGetProcAddress_v12000 cuGetProcAddress;
+	PFN_cuInit_v2000 cuInit;
+	PFN_cuDriverGetVersion_v2020 cuDriverGetVersion;
+	PFN_cuDeviceGetCount_v2000 cuDeviceGetCount;
+	PFN_cuDeviceGet_v2000 cuDeviceGet;
+	PFN_cuDeviceGetName_v2000 cuDeviceGetName;
+	PFN_cuDeviceTotalMem_v3020 cuDeviceTotalMem;
+	PFN_cuDeviceGetAttribute_v2000 cuDeviceGetAttribute;
+	PFN_cuDeviceGetPCIBusId_v4010 cuDeviceGetPCIBusId;
+	PFN_cuDeviceGetUuid_v11040 cuDeviceGetUuid;
+	PFN_cuDevicePrimaryCtxRetain_v7000 cuDevicePrimaryCtxRetain;
+	PFN_cuCtxSetCurrent_v4000 cuCtxSetCurrent;
+	PFN_cuCtxSynchronize_v2000 cuCtxSynchronize;
+	PFN_cuMemAlloc_v3020 cuMemAlloc;
+	PFN_cuMemAllocPitch_v3020 cuMemAllocPitch;
+	PFN_cuMemFree_v3020 cuMemFree;
+	PFN_cuMemAllocManaged_v6000 cuMemAllocManaged;
+	PFN_cuMemHostAlloc_v2020 cuMemHostAlloc;
+	PFN_cuMemFreeHost_v2000 cuMemFreeHost;
+	PFN_cuMemAllocAsync_v11020 cuMemAllocAsync[2];
+	PFN_cuMemAllocFromPoolAsync_v11020 cuMemAllocFromPoolAsync[2];
+	PFN_cuMemFreeAsync_v11020 cuMemFreeAsync[2];
+	PFN_cuDeviceGetDefaultMemPool_v11020 cuDeviceGetDefaultMemPool;
+	PFN_cuMemGetInfo_v3020 cuMemGetInfo;
+	PFN_cuMemcpy_v4000 cuMemcpy;
+	PFN_cuMemcpyHtoD_v3020 cuMemcpyHtoD;
+	PFN_cuMemcpyDtoH_v3020 cuMemcpyDtoH;
+	PFN_cuMemcpyDtoD_v3020 cuMemcpyDtoD;
+	PFN_cuMemsetD8_v3020 cuMemsetD8;
+	PFN_cuStreamCreate_v2000 cuStreamCreate;
+	PFN_cuStreamDestroy_v4000 cuStreamDestroy;
+	PFN_cuStreamSynchronize_v2000 cuStreamSynchronize;
+	PFN_cuStreamQuery_v2000 cuStreamQuery;
+	PFN_cuEventCreate_v2000 cuEventCreate;
+	PFN_cuEventRecord_v2000 cuEventRecord;
+	PFN_cuEventSynchronize_v2000 cuEventSynchronize;
+	PFN_cuEventQuery_v2000 cuEventQuery;
+	PFN_cuEventElapsedTime_v2000 cuEventElapsedTime;
+	PFN_cuEventDestroy_v4000 cuEventDestroy;
+};
+
+extern struct rt_driver rt_driver;
+
+/* Loads the driver once; cudaSuccess or why it cannot be used. */
+cudaError_t rt_init(void);
+/* rt_init, then makes the calling thread's device's primary context
+ * current, as every runtime call that touches a device does. */
+cudaError_t rt_context(void);
+/* Records a failure as the thread's last error and returns it. */
+cudaError_t rt_fail(cudaError_t error);
+/* Maps a driver result to the runtime's code, recording failures. */
+cudaError_t rt_result(CUresult rc);
+int rt_current_device(void);

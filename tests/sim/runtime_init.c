@@ -1,0 +1,294 @@
+/* Stand-in runtime: finding the driver, contexts, devices and errors. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "runtime.h"
+
+struct rt_driver rt_driver;
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static cudaError_t init_status;
+static __thread cudaError_t last_error;
+static __thread int current_device;
+static __thread int bound_device = -1;
+
+cudaError_t rt_fail(cudaError_t error)
+{
+	if (error != cudaSuccess)
+		last_error = error;
+	return error;
+}
+
+static cudaError_t map_result(CUresult rc)
+{
+	switch (rc) {
+	case CUDA_SUCCESS:
+		return cudaSuccess;
+	case CUDA_ERROR_INVALID_VALUE:
+		return cudaErrorInvalidValue;
+	case CUDA_ERROR_OUT_OF_MEMORY:
+		return cudaErrorMemoryAllocation;
+	case CUDA_ERROR_NOT_INITIALIZED:
+		return cudaErrorInitializationError;
+	case CUDA_ERROR_NO_DEVICE:
+		return cudaErrorNoDevice;
+	case CUDA_ERROR_INVALID_DEVICE:
+		return cudaErrorInvalidDevice;
+	case CUDA_ERROR_INVALID_CONTEXT:
+		return cudaErrorDeviceUninitialized;
+	case CUDA_ERROR_INVALID_HANDLE:
+		return cudaErrorInvalidResourceHandle;
+	case CUDA_ERROR_NOT_FOUND:
+		return cudaErrorSymbolNotFound;
+	case CUDA_ERROR_NOT_SUPPORTED:
+		return cudaErrorNotSupported;
+	case CUDA_ERROR_STUB_LIBRARY:
+		return cudaErrorStubLibrary;
+	default:
+		return cudaErrorUnknown;
+	}
+}
+
+cudaError_t rt_result(CUresult rc)
+{
+	return rt_fail(map_result(rc));
+}
+
+struct wanted {
+	const char *name;
+	int version;
+	cuuint64_t flags;
+	void **slot;
+};
+
+#define WANT(field, version) {#field, version, 0, (void **)&rt_driver.field}
+#define WANT_BOTH(field, version)                                                       \
+	{#field, version, 0, (void **)&rt_driver.field[RT_LEGACY_STREAM]},                \
+	{                                                                                \
+		#field, version, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,            \
+		    (void **)&rt_driver.field[RT_PER_THREAD_STREAM]                        \
+	}
+
+/* Each function at the ABI version this runtime was written against. */
+static const struct wanted wanted[] = {
+	WANT(cuDriverGetVersion, 2020),
+	WANT(cuDeviceGetCount, 2000),
+	WANT(cuDeviceGet, 2000),
+	WANT(cuDeviceGetName, 2000),
+	WANT(cuDeviceTotalMem, 3020),
+	WANT(cuDeviceGetAttribute, 2000),
+	WANT(cuDeviceGetPCIBusId, 4010),
+	WANT(cuDeviceGetUuid, 11040),
+	WANT(cuDevicePrimaryCtxRetain, 7000),
+	WANT(cuCtxSetCurrent, 4000),
+	WANT(cuCtxSynchronize, 2000),
+	WANT(cuMemAlloc, 3020),
+	WANT(cuMemAllocPitch, 3020),
+	WANT(cuMemFree, 3020),
+	WANT(cuMemAllocManaged, 6000),
+	WANT(cuMemHostAlloc, 2020),
+	WANT(cuMemFreeHost, 2000),
+	WANT_BOTH(cuMemAllocAsync, 11020),
+	WANT_BOTH(cuMemAllocFromPoolAsync, 11020),
+	WANT_BOTH(cuMemFreeAsync, 11020),
+	WANT(cuDeviceGetDefaultMemPool, 11020),
+	WANT(cuMemGetInfo, 3020),
+	WANT(cuMemcpy, 4000),
+	WANT(cuMemcpyHtoD, 3020),
+	WANT(cuMemcpyDtoH, 3020),
+	WANT(cuMemcpyDtoD, 3020),
+	WANT(cuMemsetD8, 3020),
+	WANT(cuStreamCreate, 2000),
+	WANT(cuStreamDestroy, 4000),
+	WANT(cuStreamSynchronize, 2000),
+	WANT(cuStreamQuery, 2000),
+	WANT(cuEventCreate, 2000),
+	WANT(cuEventRecord, 2000),
+	WANT(cuEventSynchronize, 2000),
+	WANT(cuEventQuery, 2000),
+	WANT(cuEventElapsedTime, 2000),
+	WANT(cuEventDestroy, 4000),
+};
+
+static cudaError_t load_driver(void)
+{
+	void *driver = dlopen("libcuda.so.1", RTLD_NOW);
+	if (!driver)
+		return cudaErrorInsufficientDriver;
+	PFN_cuGetProcAddress_v12000 bootstrap =
+	    (PFN_cuGetProcAddress_v12000)dlsym(driver, "cuGetProcAddress_v2");
+	if (!bootstrap)
+		return cudaErrorInsufficientDriver;
+	CUdriverProcAddressQueryResult status;
+	if (bootstrap("cuInit", (void **)&rt_driver.cuInit, 2000, 0, &status) != CUDA_SUCCESS)
+		return cudaErrorCallRequiresNewerDriver;
+	CUresult rc = rt_driver.cuInit(0);
+	if (rc == CUDA_ERROR_NO_DEVICE)
+		return cudaErrorNoDevice;
+	if (rc == CUDA_ERROR_STUB_LIBRARY)
+		return cudaErrorStubLibrary;
+	if (rc != CUDA_SUCCESS)
+		return cudaErrorInitializationError;
+	if (bootstrap("cuGetProcAddress", (void **)&rt_driver.cuGetProcAddress, 12000, 0,
+		      &status) != CUDA_SUCCESS)
+		return cudaErrorCallRequiresNewerDriver;
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		if (rt_driver.cuGetProcAddress(wanted[i].name, wanted[i].slot, wanted[i].version,
+					       wanted[i].flags, &status) != CUDA_SUCCESS)
+			return cudaErrorCallRequiresNewerDriver;
+	}
+	return cudaSuccess;
+}
+
+static void init(void)
+{
+	init_status = load_driver();
+}
+
+cudaError_t rt_init(void)
+{
+	pthread_once(&init_once, init);
+	return rt_fail(init_status);
+}
+
+static pthread_mutex_t retain_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUcontext primary[64];
+
+static CUresult primary_context(int device, CUcontext *context)
+{
+	CUresult rc = CUDA_SUCCESS;
+	pthread_mutex_lock(&retain_lock);
+	if (!primary[device])
+		rc = rt_driver.cuDevicePrimaryCtxRetain(&primary[device], device);
+	*context = primary[device];
+	pthread_mutex_unlock(&retain_lock);
+	return rc;
+}
+
+static cudaError_t bind_device(int device)
+{
+	int count = 0;
+	CUresult rc = rt_driver.cuDeviceGetCount(&count);
+	if (rc != CUDA_SUCCESS)
+		return rt_result(rc);
+	if (device < 0 || device >= count || device >= 64)
+		return rt_fail(cudaErrorInvalidDevice);
+	CUcontext context;
+	rc = primary_context(device, &context);
+	if (rc == CUDA_SUCCESS)
+		rc = rt_driver.cuCtxSetCurrent(context);
+	if (rc != CUDA_SUCCESS)
+		return rt_result(rc);
+	bound_device = device;
+	return cudaSuccess;
+}
+
+cudaError_t rt_context(void)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	if (bound_device == current_device)
+		return cudaSuccess;
+	return bind_device(current_device);
+}
+
+int rt_current_device(void)
+{
+	return current_device;
+}
+
+RT_EXPORT cudaError_t cudaSetDevice(int device)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	error = bind_device(device);
+	if (error == cudaSuccess)
+		current_device = device;
+	return error;
+}
+
+RT_EXPORT cudaError_t cudaGetDevice(int *device)
+{
+	if (!device)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_init();
+	if (error == cudaSuccess)
+		*device = current_device;
+	return error;
+}
+
+RT_EXPORT cudaError_t cudaGetDeviceCount(int *count)
+{
+	if (!count)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess) {
+		*count = 0;
+		return error;
+	}
+	return rt_result(rt_driver.cuDeviceGetCount(count));
+}
+
+RT_EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags)
+{
+	(void)flags;
+	return rt_init();
+}
+
+RT_EXPORT cudaError_t cudaGetDeviceFlags(unsigned int *flags)
+{
+	if (!flags)
+		return rt_fail(cudaErrorInvalidValue);
+	*flags = 0;
+	return rt_init();
+}
+
+RT_EXPORT cudaError_t cudaDeviceSynchronize(void)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuCtxSynchronize());
+}
+
+/* The simulated device keeps its allocations across a reset. */
+RT_EXPORT cudaError_t cudaDeviceReset(void)
+{
+	return cudaDeviceSynchronize();
+}
+
+RT_EXPORT cudaError_t cudaDriverGetVersion(int *version)
+{
+	if (!version)
+		return rt_fail(cudaErrorInvalidValue);
+	*version = 0;
+	if (rt_init() != cudaSuccess) {
+		last_error = cudaSuccess;
+		return cudaSuccess; /* documented: 0 when no driver is installed */
+	}
+	return rt_result(rt_driver.cuDriverGetVersion(version));
+}
+
+RT_EXPORT cudaError_t cudaRuntimeGetVersion(int *version)
+{
+	if (!version)
+		return rt_fail(cudaErrorInvalidValue);
+	*version = CUDART_VERSION;
+	return cudaSuccess;
+}
+
+RT_EXPORT cudaError_t cudaGetLastError(void)
+{
+	cudaError_t error = last_error;
+	last_error = cudaSuccess;
+	return error;
+}
+
+RT_EXPORT cudaError_t cudaPeekAtLastError(void)
+{
+	return last_error;
+}

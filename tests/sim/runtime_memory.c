@@ -1,0 +1,248 @@
+/* Stand-in runtime: allocation, free, copies and sets, each one call into
+ * the driver as the real runtime makes it. */
+#include <string.h>
+
+#include "runtime.h"
+
+RT_EXPORT cudaError_t cudaMalloc(void **ptr, size_t size)
+{
+	if (!ptr)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	if (size == 0) {
+		*ptr = NULL; /* the runtime answers a zero-byte request itself */
+		return cudaSuccess;
+	}
+	return rt_result(rt_driver.cuMemAlloc((CUdeviceptr *)ptr, size));
+}
+
+RT_EXPORT cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+	if (!ptr || !pitch)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	if (width == 0 || height == 0) {
+		*ptr = NULL;
+		*pitch = 0;
+		return cudaSuccess;
+	}
+	return rt_result(rt_driver.cuMemAllocPitch((CUdeviceptr *)ptr, pitch, width, height, 16));
+}
+
+RT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitched, struct cudaExtent extent)
+{
+	if (!pitched)
+		return rt_fail(cudaErrorInvalidValue);
+	if (extent.height != 0 && extent.depth > SIZE_MAX / extent.height)
+		return rt_fail(cudaErrorInvalidValue);
+	void *ptr = NULL;
+	size_t pitch = 0;
+	cudaError_t error = cudaMallocPitch(&ptr, &pitch, extent.width, extent.height * extent.depth);
+	if (error == cudaSuccess)
+		*pitched = (struct cudaPitchedPtr){ptr, pitch, extent.width, extent.height};
+	return error;
+}
+
+RT_EXPORT cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
+{
+	if (!ptr || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost))
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemAllocManaged((CUdeviceptr *)ptr, size, flags));
+}
+
+RT_EXPORT cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
+{
+	if (!ptr)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemHostAlloc(ptr, size, flags));
+}
+
+RT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+	return cudaHostAlloc(ptr, size, cudaHostAllocDefault);
+}
+
+RT_EXPORT cudaError_t cudaFree(void *ptr)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess || !ptr)
+		return error; /* cudaFree(NULL) only initialises the context */
+	CUresult rc = rt_driver.cuMemFree((CUdeviceptr)ptr);
+	if (rc == CUDA_ERROR_INVALID_VALUE)
+		return rt_fail(cudaErrorInvalidDevicePointer);
+	return rt_result(rc);
+}
+
+RT_EXPORT cudaError_t cudaFreeHost(void *ptr)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess || !ptr)
+		return error;
+	return rt_result(rt_driver.cuMemFreeHost(ptr));
+}
+
+static cudaError_t malloc_async(void **ptr, size_t size, cudaStream_t stream,
+				enum rt_stream_mode mode)
+{
+	if (!ptr)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemAllocAsync[mode]((CUdeviceptr *)ptr, size, stream));
+}
+
+RT_EXPORT cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream)
+{
+	return malloc_async(ptr, size, stream, RT_LEGACY_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **ptr, size_t size, cudaStream_t stream)
+{
+	return malloc_async(ptr, size, stream, RT_PER_THREAD_STREAM);
+}
+
+static cudaError_t malloc_from_pool(void **ptr, size_t size, cudaMemPool_t pool,
+				    cudaStream_t stream, enum rt_stream_mode mode)
+{
+	if (!ptr)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemAllocFromPoolAsync[mode]((CUdeviceptr *)ptr, size,
+								 (CUmemoryPool)pool, stream));
+}
+
+RT_EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool,
+					      cudaStream_t stream)
+{
+	return malloc_from_pool(ptr, size, pool, stream, RT_LEGACY_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t pool,
+						   cudaStream_t stream)
+{
+	return malloc_from_pool(ptr, size, pool, stream, RT_PER_THREAD_STREAM);
+}
+
+static cudaError_t free_async(void *ptr, cudaStream_t stream, enum rt_stream_mode mode)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemFreeAsync[mode]((CUdeviceptr)ptr, stream));
+}
+
+RT_EXPORT cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream)
+{
+	return free_async(ptr, stream, RT_LEGACY_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *ptr, cudaStream_t stream)
+{
+	return free_async(ptr, stream, RT_PER_THREAD_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)
+{
+	if (!pool)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuDeviceGetDefaultMemPool((CUmemoryPool *)pool, device));
+}
+
+RT_EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
+{
+	if (!free_bytes || !total_bytes)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemGetInfo(free_bytes, total_bytes));
+}
+
+static CUresult copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+	switch (kind) {
+	case cudaMemcpyHostToHost:
+		memmove(dst, src, count);
+		return CUDA_SUCCESS;
+	case cudaMemcpyHostToDevice:
+		return rt_driver.cuMemcpyHtoD((CUdeviceptr)dst, src, count);
+	case cudaMemcpyDeviceToHost:
+		return rt_driver.cuMemcpyDtoH(dst, (CUdeviceptr)src, count);
+	case cudaMemcpyDeviceToDevice:
+		return rt_driver.cuMemcpyDtoD((CUdeviceptr)dst, (CUdeviceptr)src, count);
+	default:
+		return rt_driver.cuMemcpy((CUdeviceptr)dst, (CUdeviceptr)src, count);
+	}
+}
+
+RT_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+	if ((unsigned)kind > cudaMemcpyDefault)
+		return rt_fail(cudaErrorInvalidMemcpyDirection);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess || count == 0)
+		return error;
+	if (!dst || !src)
+		return rt_fail(cudaErrorInvalidValue);
+	return rt_result(copy(dst, src, count, kind));
+}
+
+RT_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count,
+				      enum cudaMemcpyKind kind)
+{
+	return cudaMemcpy(dst, src, count, kind);
+}
+
+RT_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
+				      enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+	(void)stream;
+	return cudaMemcpy(dst, src, count, kind);
+}
+
+RT_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
+					   enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+	return cudaMemcpyAsync(dst, src, count, kind, stream);
+}
+
+RT_EXPORT cudaError_t cudaMemset(void *ptr, int value, size_t count)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess || count == 0)
+		return error;
+	return rt_result(rt_driver.cuMemsetD8((CUdeviceptr)ptr, (unsigned char)value, count));
+}
+
+RT_EXPORT cudaError_t cudaMemset_ptds(void *ptr, int value, size_t count)
+{
+	return cudaMemset(ptr, value, count);
+}
+
+RT_EXPORT cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
+{
+	(void)stream;
+	return cudaMemset(ptr, value, count);
+}
+
+RT_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *ptr, int value, size_t count,
+					   cudaStream_t stream)
+{
+	return cudaMemsetAsync(ptr, value, count, stream);
+}

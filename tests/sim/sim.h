@@ -1,0 +1,60 @@
+/* The simulated device shared by the stand-in driver's files: devices,
+ * contexts and the allocations they hold. Nothing here is exported; the
+ * driver's public functions are in driver_*.c. */
+#pragma once
+
+#include <cuda.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SIM_EXPORT     __attribute__((visibility("default")))
+#define SIM_MAX_DEVICES 16
+
+enum sim_memory {
+	SIM_MEMORY_DEVICE,
+	SIM_MEMORY_MANAGED,
+	SIM_MEMORY_HOST,
+};
+
+struct sim_context {
+	int device;
+	bool primary;
+	bool live;
+	unsigned refcount;
+};
+
+struct sim_pool {
+	int device;
+};
+
+struct sim_device {
+	uint64_t capacity;
+	uint64_t charged;      /* allocation bytes rounded to the granularity */
+	unsigned contexts;     /* live contexts; the first one costs context_bytes */
+	struct sim_context primary;
+	struct sim_pool default_pool;
+};
+
+struct sim_config {
+	int device_count;
+	uint64_t capacity[SIM_MAX_DEVICES];
+	uint64_t context_bytes;
+	uint64_t granularity;
+	bool valid; /* false after a bad VRAMSIM_* value: every call fails */
+};
+
+/* Reads VRAMSIM_* once; prints one clear error per bad variable. */
+const struct sim_config *sim_config(void);
+
+extern pthread_mutex_t sim_lock;
+extern struct sim_device sim_devices[SIM_MAX_DEVICES];
+
+/* Fails with CUDA_ERROR_NOT_INITIALIZED until cuInit succeeded. */
+CUresult sim_check_init(void);
+/* The calling thread's current context, or NULL. */
+struct sim_context *sim_current_context(void);
+/* CUDA_SUCCESS with the current context's device in *device. */
+CUresult sim_current_device(int *device);
+uint64_t sim_device_used(int device);
+bool sim_valid_device(int device);
