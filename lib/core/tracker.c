@@ -92,13 +92,17 @@ static bool record_alloc(struct vt_tracker *tracker, struct vt_device_stats *sta
 	return !oom;
 }
 
+/* A free names its family by event->kind: a device free of a host pointer
+ * (or the reverse) fails in CUDA and leaves the memory live. */
 static void record_free(struct vt_tracker *tracker, const struct vt_event *event)
 {
 	struct vt_allocation allocation;
-	if (!vt_ledger_remove(&tracker->ledger, event->address, &allocation)) {
+	if (!vt_ledger_find(&tracker->ledger, event->address, &allocation) ||
+	    vt_kind_is_host(allocation.kind) != vt_kind_is_host(event->kind)) {
 		tracker->state.counters.unknown_frees++;
 		return;
 	}
+	vt_ledger_remove(&tracker->ledger, event->address, &allocation);
 	struct vt_device_stats *stats = stats_for(tracker, allocation.device, allocation.kind);
 	if (stats)
 		count_free(stats, &allocation);

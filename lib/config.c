@@ -1,0 +1,111 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+extern char **environ;
+
+struct option {
+	const char *name;
+	bool (*parse)(const char *value, struct vt_config *config);
+	const char *expected;
+};
+
+static bool copy_into(char *out, size_t size, const char *value)
+{
+	if (strlen(value) >= size)
+		return false;
+	memcpy(out, value, strlen(value) + 1);
+	return true;
+}
+
+static bool parse_output(const char *value, struct vt_config *config)
+{
+	return *value && copy_into(config->output, sizeof(config->output), value);
+}
+
+/* Every label is key=value with a non-empty key. */
+static bool labels_valid(const char *value)
+{
+	const char *item = value;
+	while (*item) {
+		const char *end = strchr(item, ',');
+		size_t length = end ? (size_t)(end - item) : strlen(item);
+		const char *equals = memchr(item, '=', length);
+		if (!equals || equals == item)
+			return false;
+		item += length + (end ? 1 : 0);
+	}
+	return true;
+}
+
+static bool parse_labels(const char *value, struct vt_config *config)
+{
+	return labels_valid(value) && copy_into(config->labels, sizeof(config->labels), value);
+}
+
+static bool parse_summary(const char *value, struct vt_config *config)
+{
+	if (strcmp(value, "1") == 0 || strcmp(value, "0") == 0) {
+		config->summary = value[0] == '1';
+		return true;
+	}
+	return false;
+}
+
+static bool parse_report_list(const char *value, struct vt_config *config)
+{
+	return copy_into(config->report_list, sizeof(config->report_list), value);
+}
+
+static const struct option options[] = {
+	{"VRAMTRACE_OUTPUT", parse_output, "a path template such as vramtrace.%p.json"},
+	{"VRAMTRACE_LABEL", parse_labels, "key=value pairs separated by commas"},
+	{"VRAMTRACE_SUMMARY", parse_summary, "0 or 1"},
+	{"VRAMTRACE_REPORT_LIST", parse_report_list, "a file path"},
+};
+
+static void set_defaults(struct vt_config *config)
+{
+	memset(config, 0, sizeof(*config));
+	copy_into(config->output, sizeof(config->output), "vramtrace.%p.json");
+	config->summary = true;
+}
+
+static const struct option *find_option(const char *name, size_t length)
+{
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+		if (strlen(options[i].name) == length && strncmp(options[i].name, name, length) == 0)
+			return &options[i];
+	return NULL;
+}
+
+static void apply(const char *entry, struct vt_config *config)
+{
+	const char *equals = strchr(entry, '=');
+	if (!equals)
+		return;
+	size_t length = (size_t)(equals - entry);
+	const struct option *option = find_option(entry, length);
+	if (!option) {
+		vt_warn("unknown variable %.*s ignored", (int)length, entry);
+		return;
+	}
+	struct vt_config candidate = *config;
+	if (option->parse(equals + 1, &candidate))
+		*config = candidate;
+	else
+		vt_warn("%s='%s' is not valid (expected %s); using the default", option->name,
+			equals + 1, option->expected);
+}
+
+void vt_config_load(struct vt_config *config)
+{
+	set_defaults(config);
+	for (char **env = environ; env && *env; env++)
+		if (strncmp(*env, "VRAMTRACE_", 10) == 0)
+			apply(*env, config);
+}

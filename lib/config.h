@@ -1,0 +1,17 @@
+/* The one option table: every VRAMTRACE_* variable, read once when the
+ * program first uses CUDA. A bad value or unknown name gets one warning and
+ * the default. */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+
+struct vt_config {
+	char output[PATH_MAX];      /* VRAMTRACE_OUTPUT: path template */
+	char labels[4096];          /* VRAMTRACE_LABEL: key=value,key=value */
+	bool summary;               /* VRAMTRACE_SUMMARY: text summary on stderr */
+	char report_list[PATH_MAX]; /* VRAMTRACE_REPORT_LIST: where `vramtrace run`
+				       learns which reports were written */
+};
+
+void vt_config_load(struct vt_config *config);

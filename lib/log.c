@@ -1,0 +1,25 @@
+#include "log.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+void vt_warn(const char *format, ...)
+{
+	int saved_errno = errno;
+	char line[1024];
+	int prefix = snprintf(line, sizeof(line), "vramtrace: ");
+	va_list args;
+	va_start(args, format);
+	int body = vsnprintf(line + prefix, sizeof(line) - (size_t)prefix - 1, format, args);
+	va_end(args);
+	size_t length = (size_t)prefix + (body < 0 ? 0 : (size_t)body);
+	if (length > sizeof(line) - 2)
+		length = sizeof(line) - 2;
+	line[length++] = '\n';
+	/* One write(2), so lines from several threads or processes never mix. */
+	ssize_t ignored = write(STDERR_FILENO, line, length);
+	(void)ignored;
+	errno = saved_errno;
+}

@@ -1,0 +1,31 @@
+/* A small streaming JSON writer for the report. Writing needs no library;
+ * reading reports is the tools' job and uses a real parser. Strings are
+ * escaped and always valid UTF-8: bytes that are not become U+FFFD. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define VT_JSON_MAX_DEPTH 32
+
+struct vt_json {
+	FILE *out;
+	int depth;
+	bool has_items[VT_JSON_MAX_DEPTH];
+	bool after_key;
+};
+
+void vt_json_init(struct vt_json *json, FILE *out);
+/* key is NULL inside arrays and at the top level. */
+void vt_json_begin_object(struct vt_json *json, const char *key);
+void vt_json_end_object(struct vt_json *json);
+void vt_json_begin_array(struct vt_json *json, const char *key);
+void vt_json_end_array(struct vt_json *json);
+void vt_json_string(struct vt_json *json, const char *key, const char *value);
+/* value may hold NULs or invalid UTF-8: length bytes are written. */
+void vt_json_string_n(struct vt_json *json, const char *key, const char *value, size_t length);
+void vt_json_u64(struct vt_json *json, const char *key, uint64_t value);
+void vt_json_i64(struct vt_json *json, const char *key, int64_t value);
+void vt_json_bool(struct vt_json *json, const char *key, bool value);
+void vt_json_null(struct vt_json *json, const char *key);

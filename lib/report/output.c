@@ -1,0 +1,132 @@
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static bool append(char *out, size_t size, size_t *used, const char *text)
+{
+	size_t length = strlen(text);
+	if (*used + length >= size)
+		return false;
+	memcpy(out + *used, text, length + 1);
+	*used += length;
+	return true;
+}
+
+static bool expand_into(const char *template_path, int pid, const char *host, const char *rank,
+			char *out, size_t size, size_t *used)
+{
+	char pid_text[16];
+	snprintf(pid_text, sizeof(pid_text), "%d", pid);
+	for (const char *p = template_path; *p; p++) {
+		char literal[2] = {*p, '\0'};
+		const char *piece = literal;
+		if (*p == '%' && p[1]) {
+			p++;
+			piece = *p == 'p' ? pid_text : *p == 'h' ? host : *p == 'r' ? (*rank ? rank : "0") : NULL;
+			if (!piece) {
+				literal[0] = *p;
+				piece = literal; /* %% and unknown escapes are literal */
+				if (*p != '%' && !append(out, size, used, "%"))
+					return false;
+			}
+		}
+		if (!append(out, size, used, piece))
+			return false;
+	}
+	return true;
+}
+
+bool vt_output_expand(const char *template_path, int pid, const char *host, const char *rank,
+		      char *out, size_t size)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	if (template_path[0] != '/') {
+		if (!getcwd(out, size))
+			return false;
+		used = strlen(out);
+		if (!append(out, size, &used, "/"))
+			return false;
+	}
+	return expand_into(template_path, pid, host, rank, out, size, &used);
+}
+
+/* "dir/name.json" with n > 0 becomes "dir/name-n.json". */
+static bool candidate_name(const char *path, unsigned n, char *out, size_t size)
+{
+	if (n == 0)
+		return (size_t)snprintf(out, size, "%s", path) < size;
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(path, '.');
+	size_t stem = dot && (!slash || dot > slash + 1) ? (size_t)(dot - path) : strlen(path);
+	return (size_t)snprintf(out, size, "%.*s-%u%s", (int)stem, path, n, path + stem) < size;
+}
+
+static int create_temporary(const char *path, char *temporary, size_t size)
+{
+	for (unsigned attempt = 0; attempt < 100; attempt++) {
+		if ((size_t)snprintf(temporary, size, "%s.%d.%u.tmp", path, (int)getpid(),
+				     attempt) >= size) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		int fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+static bool fill(int fd, void (*writer)(FILE *out, void *context), void *context)
+{
+	FILE *out = fdopen(fd, "w");
+	if (!out) {
+		close(fd);
+		return false;
+	}
+	writer(out, context);
+	bool ok = fflush(out) == 0 && !ferror(out) && fsync(fd) == 0;
+	int saved_errno = errno;
+	if (fclose(out) != 0)
+		ok = false;
+	errno = saved_errno;
+	return ok;
+}
+
+/* link(2) never follows a symlink at the target and never replaces a file. */
+static bool publish(const char *temporary, const char *path, char *written, size_t written_size)
+{
+	char name[4096];
+	for (unsigned n = 0; n < 1000; n++) {
+		if (!candidate_name(path, n, name, sizeof(name))) {
+			errno = ENAMETOOLONG;
+			return false;
+		}
+		if (link(temporary, name) == 0) {
+			snprintf(written, written_size, "%s", name);
+			return true;
+		}
+		if (errno != EEXIST)
+			return false;
+	}
+	return false;
+}
+
+bool vt_output_write(const char *path, void (*writer)(FILE *out, void *context), void *context,
+		     char *written, size_t written_size)
+{
+	char temporary[4096];
+	int fd = create_temporary(path, temporary, sizeof(temporary));
+	if (fd < 0)
+		return false;
+	bool ok = fill(fd, writer, context) && publish(temporary, path, written, written_size);
+	int saved_errno = errno;
+	unlink(temporary);
+	errno = saved_errno;
+	return ok;
+}

@@ -1,0 +1,68 @@
+#include "call.h"
+
+#include "../library.h"
+#include "driver_query.h"
+
+struct call_state {
+	unsigned driver_depth;
+	const char *api;
+};
+
+static __thread struct call_state call __attribute__((tls_model("initial-exec")));
+
+const char *vt_runtime_enter(const char *api)
+{
+	const char *saved = call.api;
+	if (!saved)
+		call.api = api;
+	return saved;
+}
+
+void vt_runtime_leave(const char *saved)
+{
+	call.api = saved;
+}
+
+bool vt_driver_enter(void)
+{
+	vt_library_activate();
+	return call.driver_depth++ == 0;
+}
+
+void vt_driver_leave(void)
+{
+	call.driver_depth--;
+}
+
+static void emit(enum vt_op op, enum vt_kind kind, uint64_t address, uint64_t bytes, int error,
+		 const char *driver_api)
+{
+	struct vt_event event = {
+		.op = op,
+		.kind = kind,
+		.device = VT_HOST_DEVICE,
+		.address = address,
+		.bytes = bytes,
+		.error = error,
+		.api = call.api ? call.api : driver_api,
+		.driver_api = driver_api,
+	};
+	if (op != VT_OP_FREE && !vt_kind_is_host(kind))
+		event.device = vt_driver_current_device();
+	vt_library_record(&event);
+}
+
+void vt_emit_alloc(enum vt_kind kind, uint64_t address, uint64_t bytes, const char *driver_api)
+{
+	emit(VT_OP_ALLOC, kind, address, bytes, 0, driver_api);
+}
+
+void vt_emit_failure(enum vt_kind kind, uint64_t bytes, int error, const char *driver_api)
+{
+	emit(VT_OP_ALLOC_FAILED, kind, 0, bytes, error, driver_api);
+}
+
+void vt_emit_free(uint64_t address, enum vt_kind family, const char *driver_api)
+{
+	emit(VT_OP_FREE, family, address, 0, 0, driver_api);
+}

@@ -1,0 +1,27 @@
+/* What the hooked call in progress on this thread is, so that one
+ * allocation becomes one event however many layers it passes through: the
+ * runtime hooks only name the call, the outermost driver wrapper records. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/event.h"
+
+#define VT_EXPORT __attribute__((visibility("default")))
+
+/* Runtime hooks: name the call for the driver events beneath it. The
+ * outermost name wins. Returns what vt_runtime_leave must restore. */
+const char *vt_runtime_enter(const char *api);
+void vt_runtime_leave(const char *saved);
+
+/* Driver wrappers: true when this is the outermost driver call on the
+ * thread, the one that records. */
+bool vt_driver_enter(void);
+void vt_driver_leave(void);
+
+void vt_emit_alloc(enum vt_kind kind, uint64_t address, uint64_t bytes, const char *driver_api);
+void vt_emit_failure(enum vt_kind kind, uint64_t bytes, int error, const char *driver_api);
+/* family is VT_KIND_DEVICE for device-side frees, a host kind for host
+ * frees: a free of the wrong family fails in CUDA and leaves memory live. */
+void vt_emit_free(uint64_t address, enum vt_kind family, const char *driver_api);

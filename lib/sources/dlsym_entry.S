@@ -1,0 +1,55 @@
+/* The exported dlsym. dlsym(RTLD_NEXT, name) searches the objects after the
+ * one that called it, so that case must reach the real dlsym as a tail call
+ * with the caller's return address untouched; every other handle goes to
+ * vt_dlsym_hook in dlsym.c. */
+
+#if defined(__x86_64__)
+	.text
+	.globl	dlsym
+	.type	dlsym, @function
+dlsym:
+	.cfi_startproc
+	cmpq	$-1, %rdi		/* RTLD_NEXT is ((void *) -1l) */
+	jne	vt_dlsym_hook
+	pushq	%rdi
+	.cfi_adjust_cfa_offset 8
+	pushq	%rsi
+	.cfi_adjust_cfa_offset 8
+	subq	$8, %rsp		/* keep the stack 16-byte aligned for the call */
+	.cfi_adjust_cfa_offset 8
+	call	vt_real_dlsym_function
+	addq	$8, %rsp
+	.cfi_adjust_cfa_offset -8
+	popq	%rsi
+	.cfi_adjust_cfa_offset -8
+	popq	%rdi
+	.cfi_adjust_cfa_offset -8
+	jmp	*%rax
+	.cfi_endproc
+	.size	dlsym, .-dlsym
+
+#elif defined(__aarch64__)
+	.text
+	.globl	dlsym
+	.type	dlsym, %function
+dlsym:
+	.cfi_startproc
+	cmn	x0, #1			/* RTLD_NEXT is ((void *) -1l) */
+	b.ne	vt_dlsym_hook
+	stp	x0, x1, [sp, #-32]!
+	.cfi_adjust_cfa_offset 32
+	str	x30, [sp, #16]
+	bl	vt_real_dlsym_function
+	mov	x16, x0
+	ldr	x30, [sp, #16]
+	ldp	x0, x1, [sp], #32
+	.cfi_adjust_cfa_offset -32
+	br	x16
+	.cfi_endproc
+	.size	dlsym, .-dlsym
+
+#else
+#error "vramtrace's dlsym entry supports x86_64 and aarch64"
+#endif
+
+	.section .note.GNU-stack,"",@progbits

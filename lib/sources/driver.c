@@ -1,0 +1,229 @@
+/* Wrappers of the driver's allocation and free entry points. Each calls the
+ * real function, then records what it did: a free before it is forwarded (so
+ * no reuse of the address can slip in between), an allocation only after it
+ * succeeded. Return codes, output values and errno pass through untouched. */
+#include <errno.h>
+
+#include "call.h"
+#include "driver_hooks.h"
+#include "driver_wrappers.h"
+
+#define REAL(abi_name, flavour, type)                                                      \
+	static struct vt_hook *hook;                                                       \
+	if (!hook)                                                                         \
+		hook = vt_hook_named(abi_name);                                            \
+	type real = hook ? (type)vt_hook_real(hook, flavour) : NULL;                       \
+	if (!real)                                                                         \
+		return CUDA_ERROR_NOT_INITIALIZED
+
+static void after_alloc(bool outer, CUresult rc, enum vt_kind kind, uint64_t address,
+			uint64_t bytes, const char *driver_api)
+{
+	if (!outer)
+		return;
+	if (rc == CUDA_SUCCESS)
+		vt_emit_alloc(kind, address, bytes, driver_api);
+	else
+		vt_emit_failure(kind, bytes, (int)rc, driver_api);
+}
+
+typedef CUresult (*mem_alloc_fn)(CUdeviceptr *, size_t);
+
+static CUresult device_alloc(mem_alloc_fn real, CUdeviceptr *dptr, size_t bytes,
+			     enum vt_kind kind, const char *driver_api)
+{
+	bool outer = vt_driver_enter();
+	CUresult rc = real(dptr, bytes);
+	int saved_errno = errno;
+	after_alloc(outer, rc, kind, rc == CUDA_SUCCESS ? *dptr : 0, bytes, driver_api);
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
+VT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
+{
+	REAL("cuMemAlloc_v2", VT_LEGACY_STREAM, mem_alloc_fn);
+	return device_alloc(real, dptr, bytes, VT_KIND_DEVICE, "cuMemAlloc_v2");
+}
+
+typedef CUresult (*mem_alloc_pitch_fn)(CUdeviceptr *, size_t *, size_t, size_t, unsigned int);
+
+VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width,
+				      size_t height, unsigned int element_bytes)
+{
+	REAL("cuMemAllocPitch_v2", VT_LEGACY_STREAM, mem_alloc_pitch_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(dptr, pitch, width, height, element_bytes);
+	int saved_errno = errno;
+	/* The pitch is known only on success; a failure records the rows
+	 * requested, unpadded. */
+	uint64_t bytes = rc == CUDA_SUCCESS ? (uint64_t)*pitch * height : (uint64_t)width * height;
+	after_alloc(outer, rc, VT_KIND_DEVICE, rc == CUDA_SUCCESS ? *dptr : 0, bytes,
+		    "cuMemAllocPitch_v2");
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
+typedef CUresult (*mem_alloc_managed_fn)(CUdeviceptr *, size_t, unsigned int);
+
+VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
+{
+	REAL("cuMemAllocManaged", VT_LEGACY_STREAM, mem_alloc_managed_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(dptr, bytes, flags);
+	int saved_errno = errno;
+	after_alloc(outer, rc, VT_KIND_MANAGED, rc == CUDA_SUCCESS ? *dptr : 0, bytes,
+		    "cuMemAllocManaged");
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
+typedef CUresult (*mem_free_fn)(CUdeviceptr);
+
+/* Frees are recorded before they are forwarded; freeing address 0 is not a
+ * free. */
+static void before_free(bool outer, uint64_t address, enum vt_kind family,
+			const char *driver_api)
+{
+	int saved_errno = errno;
+	if (outer && address)
+		vt_emit_free(address, family, driver_api);
+	errno = saved_errno;
+}
+
+static CUresult device_free(mem_free_fn real, CUdeviceptr dptr, const char *driver_api)
+{
+	bool outer = vt_driver_enter();
+	before_free(outer, dptr, VT_KIND_DEVICE, driver_api);
+	CUresult rc = real(dptr);
+	vt_driver_leave();
+	return rc;
+}
+
+VT_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
+{
+	REAL("cuMemFree_v2", VT_LEGACY_STREAM, mem_free_fn);
+	return device_free(real, dptr, "cuMemFree_v2");
+}
+
+typedef CUresult (*mem_host_alloc_fn)(void **, size_t, unsigned int);
+
+VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
+{
+	REAL("cuMemHostAlloc", VT_LEGACY_STREAM, mem_host_alloc_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(pp, bytes, flags);
+	int saved_errno = errno;
+	after_alloc(outer, rc, VT_KIND_PINNED_HOST, rc == CUDA_SUCCESS ? (uintptr_t)*pp : 0,
+		    bytes, "cuMemHostAlloc");
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
+typedef CUresult (*mem_alloc_host_fn)(void **, size_t);
+
+VT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytes)
+{
+	REAL("cuMemAllocHost_v2", VT_LEGACY_STREAM, mem_alloc_host_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(pp, bytes);
+	int saved_errno = errno;
+	after_alloc(outer, rc, VT_KIND_PINNED_HOST, rc == CUDA_SUCCESS ? (uintptr_t)*pp : 0,
+		    bytes, "cuMemAllocHost_v2");
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
+typedef CUresult (*mem_free_host_fn)(void *);
+
+VT_EXPORT CUresult cuMemFreeHost(void *p)
+{
+	REAL("cuMemFreeHost", VT_LEGACY_STREAM, mem_free_host_fn);
+	bool outer = vt_driver_enter();
+	before_free(outer, (uintptr_t)p, VT_KIND_PINNED_HOST, "cuMemFreeHost");
+	CUresult rc = real(p);
+	vt_driver_leave();
+	return rc;
+}
+
+typedef CUresult (*mem_alloc_async_fn)(CUdeviceptr *, size_t, CUstream);
+
+static CUresult alloc_async(enum vt_stream_flavour flavour, CUdeviceptr *dptr, size_t bytes,
+			    CUstream stream, const char *driver_api)
+{
+	REAL("cuMemAllocAsync", flavour, mem_alloc_async_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(dptr, bytes, stream);
+	int saved_errno = errno;
+	after_alloc(outer, rc, VT_KIND_ASYNC, rc == CUDA_SUCCESS ? *dptr : 0, bytes, driver_api);
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
+VT_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream)
+{
+	return alloc_async(VT_LEGACY_STREAM, dptr, bytes, stream, "cuMemAllocAsync");
+}
+
+VT_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream stream)
+{
+	return alloc_async(VT_PER_THREAD_STREAM, dptr, bytes, stream, "cuMemAllocAsync_ptsz");
+}
+
+typedef CUresult (*mem_alloc_from_pool_fn)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
+
+static CUresult alloc_from_pool(enum vt_stream_flavour flavour, CUdeviceptr *dptr, size_t bytes,
+				CUmemoryPool pool, CUstream stream, const char *driver_api)
+{
+	REAL("cuMemAllocFromPoolAsync", flavour, mem_alloc_from_pool_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(dptr, bytes, pool, stream);
+	int saved_errno = errno;
+	after_alloc(outer, rc, VT_KIND_ASYNC, rc == CUDA_SUCCESS ? *dptr : 0, bytes, driver_api);
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
+VT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
+					   CUstream stream)
+{
+	return alloc_from_pool(VT_LEGACY_STREAM, dptr, bytes, pool, stream,
+			       "cuMemAllocFromPoolAsync");
+}
+
+VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes,
+						CUmemoryPool pool, CUstream stream)
+{
+	return alloc_from_pool(VT_PER_THREAD_STREAM, dptr, bytes, pool, stream,
+			       "cuMemAllocFromPoolAsync_ptsz");
+}
+
+typedef CUresult (*mem_free_async_fn)(CUdeviceptr, CUstream);
+
+static CUresult free_async(enum vt_stream_flavour flavour, CUdeviceptr dptr, CUstream stream,
+			   const char *driver_api)
+{
+	REAL("cuMemFreeAsync", flavour, mem_free_async_fn);
+	bool outer = vt_driver_enter();
+	before_free(outer, dptr, VT_KIND_DEVICE, driver_api);
+	CUresult rc = real(dptr, stream);
+	vt_driver_leave();
+	return rc;
+}
+
+VT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
+{
+	return free_async(VT_LEGACY_STREAM, dptr, stream, "cuMemFreeAsync");
+}
+
+VT_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
+{
+	return free_async(VT_PER_THREAD_STREAM, dptr, stream, "cuMemFreeAsync_ptsz");
+}

@@ -1,0 +1,36 @@
+/* The one hook table: every driver entry point vramtrace wraps, under both
+ * of the names it is reached by (the ABI symbol that dlsym and -lcuda
+ * programs use, and the base name plus version that cuGetProcAddress takes),
+ * with the real function behind each wrapper. */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum vt_stream_flavour {
+	VT_LEGACY_STREAM,
+	VT_PER_THREAD_STREAM,
+	VT_STREAM_FLAVOURS,
+};
+
+struct vt_hook {
+	const char *base_name;                  /* as cuGetProcAddress takes it */
+	int min_version;                        /* the ABI's first CUDA version */
+	const char *abi_name[VT_STREAM_FLAVOURS]; /* exported symbols; [1] may be NULL */
+	void *wrapper[VT_STREAM_FLAVOURS];
+	void *_Atomic real[VT_STREAM_FLAVOURS];
+};
+
+/* The hook exported under abi_name, for wrappers that name themselves. */
+struct vt_hook *vt_hook_named(const char *abi_name);
+
+/* The real function behind hook's wrapper for flavour, resolving the
+ * exported ABI name when nothing handed it to vramtrace yet. */
+void *vt_hook_real(struct vt_hook *hook, enum vt_stream_flavour flavour);
+
+/* dlsym(handle, name) found real: the wrapper to hand out instead, or real. */
+void *vt_hooks_wrap_symbol(const char *name, void *real);
+
+/* cuGetProcAddress(base_name, version, flags) returned real: likewise. */
+void *vt_hooks_wrap_entry_point(const char *base_name, int version, uint64_t flags, void *real);

@@ -1,0 +1,68 @@
+#include "driver_query.h"
+
+#include <cuda.h>
+#include <dlfcn.h>
+#include <string.h>
+
+#include "real.h"
+
+typedef CUresult (*ctx_get_device_fn)(CUdevice *);
+typedef CUresult (*device_get_name_fn)(char *, int, CUdevice);
+typedef CUresult (*device_total_mem_fn)(size_t *, CUdevice);
+typedef CUresult (*device_get_pci_bus_id_fn)(char *, int, CUdevice);
+typedef CUresult (*get_count_fn)(int *);
+typedef CUresult (*get_version_fn)(int *);
+typedef int (*runtime_version_fn)(int *);
+
+static void *driver_function(const char *name)
+{
+	void *driver = vt_driver_handle();
+	return driver ? vt_real_dlsym(driver, name) : NULL;
+}
+
+int vt_driver_current_device(void)
+{
+	static ctx_get_device_fn get_device;
+	if (!get_device)
+		get_device = (ctx_get_device_fn)driver_function("cuCtxGetDevice");
+	CUdevice device;
+	if (!get_device || get_device(&device) != CUDA_SUCCESS)
+		return VT_UNKNOWN_DEVICE;
+	return device;
+}
+
+void vt_driver_describe_device(int device, struct vt_device_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	device_get_name_fn get_name = (device_get_name_fn)driver_function("cuDeviceGetName");
+	device_total_mem_fn total_mem = (device_total_mem_fn)driver_function("cuDeviceTotalMem_v2");
+	device_get_pci_bus_id_fn bus_id =
+	    (device_get_pci_bus_id_fn)driver_function("cuDeviceGetPCIBusId");
+	size_t capacity = 0;
+	if (get_name && get_name(out->name, sizeof(out->name), device) != CUDA_SUCCESS)
+		out->name[0] = '\0';
+	if (total_mem && total_mem(&capacity, device) == CUDA_SUCCESS)
+		out->capacity = capacity;
+	if (bus_id && bus_id(out->pci_bus_id, sizeof(out->pci_bus_id), device) != CUDA_SUCCESS)
+		out->pci_bus_id[0] = '\0';
+	out->known = true;
+}
+
+void vt_driver_describe_cuda(struct vt_cuda_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	get_version_fn driver_version = (get_version_fn)driver_function("cuDriverGetVersion");
+	get_count_fn device_count = (get_count_fn)driver_function("cuDeviceGetCount");
+	if (driver_version && driver_version(&out->driver_version) != CUDA_SUCCESS)
+		out->driver_version = 0;
+	if (device_count && device_count(&out->device_count) != CUDA_SUCCESS)
+		out->device_count = 0;
+	/* A shared runtime answers by name; a static one is invisible here. */
+	void *runtime = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
+	runtime_version_fn runtime_version =
+	    runtime ? (runtime_version_fn)vt_real_dlsym(runtime, "cudaRuntimeGetVersion") : NULL;
+	if (runtime_version && runtime_version(&out->runtime_version) != 0)
+		out->runtime_version = 0;
+	if (runtime)
+		dlclose(runtime);
+}

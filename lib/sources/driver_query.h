@@ -1,0 +1,26 @@
+/* Questions vramtrace asks the real driver itself, through pointers no hook
+ * sees: which device is current, what a device is called and holds. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define VT_UNKNOWN_DEVICE (-2)
+
+struct vt_device_info {
+	bool known;
+	char name[256];
+	char pci_bus_id[32];
+	uint64_t capacity;
+};
+
+struct vt_cuda_info {
+	int driver_version;  /* 0 when unknown */
+	int runtime_version; /* 0 when the runtime is static or absent */
+	int device_count;
+};
+
+/* The current context's device, or VT_UNKNOWN_DEVICE. */
+int vt_driver_current_device(void);
+void vt_driver_describe_device(int device, struct vt_device_info *out);
+void vt_driver_describe_cuda(struct vt_cuda_info *out);

@@ -1,0 +1,15 @@
+/* The driver entry points vramtrace exports under their ABI names, each a
+ * wrapper around the real one. cuda.h declares most; these are the
+ * per-thread-stream flavours it declares only under its own macros, and the
+ * 4-argument cuGetProcAddress of the 11030 ABI. */
+#pragma once
+
+#include <cuda.h>
+
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream stream);
+CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
+				      CUstream stream);
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream);
+
+#undef cuGetProcAddress
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags);

@@ -1,0 +1,15 @@
+/* The real functions behind the ones vramtrace exports. Never call dlsym
+ * from inside the library: that is vramtrace's own. */
+#pragma once
+
+void *vt_real_dlsym(void *handle, const char *name);
+/* The real dlsym itself, resolved on first use. */
+void *vt_real_dlsym_function(void);
+/* The driver library, if the process has loaded it; never loads it. */
+void *vt_driver_handle(void);
+/* name from the objects after vramtrace, else from a loaded driver. */
+void *vt_real_next(const char *name);
+
+/* The C half of the exported dlsym (dlsym_entry.S), for every handle but
+ * RTLD_NEXT. */
+void *vt_dlsym_hook(void *handle, const char *name);
