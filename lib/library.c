@@ -132,11 +132,24 @@ static void write_report(const char *ended_by)
 	free(snapshot);
 }
 
+/* -1 until the program's exit status is known. */
+static atomic_int exit_status = -1;
+
+void vt_library_note_exit(int status)
+{
+	int unknown = -1;
+	atomic_compare_exchange_strong(&exit_status, &unknown, status & 0xff);
+}
+
 __attribute__((destructor)) static void library_exit(void)
 {
 	if (!atomic_load(&library.active))
 		return;
 	int saved_errno = errno;
-	write_report("exit");
+	char ended_by[32] = "exit";
+	int status = atomic_load(&exit_status);
+	if (status >= 0)
+		snprintf(ended_by, sizeof(ended_by), "exit %d", status);
+	write_report(ended_by);
 	errno = saved_errno;
 }

@@ -8,3 +8,5 @@
  * no thread, no file, no configuration read. */
 void vt_library_activate(void);
 void vt_library_record(const struct vt_event *event);
+/* The program is ending with exit status (from main or exit()). */
+void vt_library_note_exit(int status);

@@ -1,0 +1,9 @@
+/* Finding libvramtrace.so and the simulated device beside this binary, in
+ * the build tree or after `meson install`. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+bool vt_locate_library(char *out, size_t size);
+bool vt_locate_simulator(char *out, size_t size);

@@ -1,0 +1,276 @@
+#define _GNU_SOURCE
+/* vramtrace run: the program, unmodified, with libvramtrace.so preloaded. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../lib/core/size.h"
+#include "commands.h"
+#include "locate.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: vramtrace run [OPTIONS] -- COMMAND [ARGS...]\n\n"
+		"Runs COMMAND with libvramtrace.so preloaded (prepended to LD_PRELOAD, keeping\n"
+		"what is there). Every process of COMMAND that uses CUDA writes a JSON report\n"
+		"at exit and prints a summary on stderr. vramtrace run exits with COMMAND's\n"
+		"status, or 128+N when a signal N ended it.\n\n"
+		"Options:\n"
+		"  --simulate[=CAPACITY]  run on the simulated device (no GPU needed): its\n"
+		"                         libcuda, libcudart and libnvidia-ml go first on the\n"
+		"                         library path; CAPACITY (e.g. 24GiB, or 80GiB,40GiB for\n"
+		"                         one per device) sets VRAMSIM_CAPACITY\n"
+		"  --output TEMPLATE      where reports go (VRAMTRACE_OUTPUT); %%p is the pid,\n"
+		"                         %%h the host, %%r the rank; default vramtrace.%%p.json\n"
+		"  --label KEY=VALUE      record a label in the report's run section (repeat\n"
+		"                         for more); added to VRAMTRACE_LABEL\n"
+		"  -h, --help             show this help\n\n"
+		"Environment of the simulated device: VRAMSIM_DEVICES (default 1),\n"
+		"VRAMSIM_CAPACITY (80GiB), VRAMSIM_CONTEXT_BYTES (512MiB),\n"
+		"VRAMSIM_GRANULARITY (2MiB).\n");
+}
+
+struct run_options {
+	bool simulate;
+	const char *capacity;
+	const char *output;
+	char labels[4096];
+};
+
+static bool add_label(struct run_options *options, const char *label)
+{
+	const char *equals = strchr(label, '=');
+	if (!equals || equals == label || strchr(label, ',')) {
+		fprintf(stderr, "vramtrace run: --label wants KEY=VALUE with a non-empty key and "
+				"no comma, not '%s'\n",
+			label);
+		return false;
+	}
+	size_t used = strlen(options->labels);
+	int wrote = snprintf(options->labels + used, sizeof(options->labels) - used, "%s%s",
+			     used ? "," : "", label);
+	if (wrote < 0 || (size_t)wrote >= sizeof(options->labels) - used) {
+		fprintf(stderr, "vramtrace run: too many labels\n");
+		return false;
+	}
+	return true;
+}
+
+/* Returns -1 to go on, or the exit status to end with. */
+static int parse(int argc, char **argv, struct run_options *options)
+{
+	enum { OPT_SIMULATE = 256, OPT_OUTPUT, OPT_LABEL };
+	static const struct option long_options[] = {
+		{"simulate", optional_argument, NULL, OPT_SIMULATE},
+		{"output", required_argument, NULL, OPT_OUTPUT},
+		{"label", required_argument, NULL, OPT_LABEL},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	opterr = 0;
+	optind = 1;
+	for (int c; (c = getopt_long(argc, argv, "+h", long_options, NULL)) != -1;) {
+		switch (c) {
+		case OPT_SIMULATE:
+			options->simulate = true;
+			options->capacity = optarg;
+			break;
+		case OPT_OUTPUT:
+			options->output = optarg;
+			break;
+		case OPT_LABEL:
+			if (!add_label(options, optarg))
+				return 2;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "vramtrace run: unknown or incomplete option '%s'\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "vramtrace run: no command given\n");
+		usage(stderr);
+		return 2;
+	}
+	return -1;
+}
+
+static bool valid_capacity(const char *capacity)
+{
+	char copy[512];
+	snprintf(copy, sizeof(copy), "%s", capacity);
+	char *save = NULL;
+	bool any = false;
+	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		uint64_t bytes;
+		if (!vt_size_parse(item, &bytes) || bytes == 0)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* name=value, or value in front of what name already holds. */
+static bool prepend_env(const char *name, const char *value, char separator)
+{
+	const char *old = getenv(name);
+	if (!old || !*old)
+		return setenv(name, value, 1) == 0;
+	size_t size = strlen(value) + strlen(old) + 2;
+	char *joined = malloc(size);
+	if (!joined)
+		return false;
+	snprintf(joined, size, "%s%c%s", value, separator, old);
+	bool ok = setenv(name, joined, 1) == 0;
+	free(joined);
+	return ok;
+}
+
+static bool append_labels(const char *labels)
+{
+	const char *old = getenv("VRAMTRACE_LABEL");
+	if (!*labels)
+		return true;
+	if (!old || !*old)
+		return setenv("VRAMTRACE_LABEL", labels, 1) == 0;
+	size_t size = strlen(labels) + strlen(old) + 2;
+	char *joined = malloc(size);
+	if (!joined)
+		return false;
+	snprintf(joined, size, "%s,%s", old, labels);
+	bool ok = setenv("VRAMTRACE_LABEL", joined, 1) == 0;
+	free(joined);
+	return ok;
+}
+
+static bool set_up_simulation(const struct run_options *options)
+{
+	char dir[PATH_MAX];
+	if (!vt_locate_simulator(dir, sizeof(dir))) {
+		fprintf(stderr, "vramtrace run: the simulated device is not installed beside this "
+				"vramtrace\n");
+		return false;
+	}
+	if (options->capacity && !valid_capacity(options->capacity)) {
+		fprintf(stderr, "vramtrace run: --simulate=%s: expected sizes such as 80GiB or "
+				"80GiB,40GiB\n",
+			options->capacity);
+		return false;
+	}
+	if (options->capacity && setenv("VRAMSIM_CAPACITY", options->capacity, 1) != 0)
+		return false;
+	return prepend_env("LD_LIBRARY_PATH", dir, ':');
+}
+
+static bool set_up_environment(const struct run_options *options, const char *report_list)
+{
+	char library[PATH_MAX];
+	if (!vt_locate_library(library, sizeof(library))) {
+		fprintf(stderr, "vramtrace run: libvramtrace.so is not installed beside this "
+				"vramtrace\n");
+		return false;
+	}
+	if (options->simulate && !set_up_simulation(options))
+		return false;
+	if (options->output && setenv("VRAMTRACE_OUTPUT", options->output, 1) != 0)
+		return false;
+	return append_labels(options->labels) && prepend_env("LD_PRELOAD", library, ':') &&
+	       setenv("VRAMTRACE_REPORT_LIST", report_list, 1) == 0;
+}
+
+/* The child reports a failed exec through a close-on-exec pipe, so that
+ * "could not start" is told apart from "ran and exited 127". */
+static pid_t start_child(char **command, bool *started)
+{
+	int pipe_fds[2];
+	*started = false;
+	if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+		return -1;
+	pid_t child = fork();
+	if (child == 0) {
+		close(pipe_fds[0]);
+		execvp(command[0], command);
+		int error = errno;
+		ssize_t ignored = write(pipe_fds[1], &error, sizeof(error));
+		(void)ignored;
+		_exit(error == ENOENT ? 127 : 126);
+	}
+	close(pipe_fds[1]);
+	int error = 0;
+	if (child > 0 && read(pipe_fds[0], &error, sizeof(error)) == (ssize_t)sizeof(error))
+		fprintf(stderr, "vramtrace run: cannot run '%s': %s\n", command[0], strerror(error));
+	else if (child > 0)
+		*started = true;
+	close(pipe_fds[0]);
+	return child;
+}
+
+static int run_child(char **command, bool *started)
+{
+	pid_t child = start_child(command, started);
+	if (child < 0) {
+		fprintf(stderr, "vramtrace run: cannot fork: %s\n", strerror(errno));
+		return -1;
+	}
+	/* Like a shell: Ctrl-C belongs to the command, and its status to us. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	int status;
+	while (waitpid(child, &status, 0) < 0) {
+		if (errno != EINTR)
+			return -1;
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static unsigned count_reports(const char *report_list)
+{
+	FILE *list = fopen(report_list, "re");
+	if (!list)
+		return 0;
+	unsigned count = 0;
+	for (int c; (c = fgetc(list)) != EOF;)
+		count += c == '\n';
+	fclose(list);
+	return count;
+}
+
+int vt_command_run(int argc, char **argv)
+{
+	struct run_options options = {0};
+	int done = parse(argc, argv, &options);
+	if (done >= 0)
+		return done;
+	char report_list[] = "/tmp/vramtrace-run.XXXXXX";
+	int fd = mkstemp(report_list);
+	if (fd < 0) {
+		fprintf(stderr, "vramtrace run: cannot create a temporary file: %s\n",
+			strerror(errno));
+		return 2;
+	}
+	close(fd);
+	bool started = false;
+	int status = set_up_environment(&options, report_list) ? run_child(argv + optind, &started)
+							       : -1;
+	if (started && count_reports(report_list) == 0)
+		fprintf(stderr, "vramtrace: no process of the command used CUDA, so no report was "
+				"written\n");
+	unlink(report_list);
+	return status < 0 ? 2 : status;
+}

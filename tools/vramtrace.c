@@ -1,0 +1,49 @@
+/* The vramtrace tool: one binary, one subcommand per file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"run", vt_command_run, "run a command with vramtrace loaded and report its GPU memory"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: vramtrace COMMAND [OPTIONS]\n\n"
+		     "Shows where GPU memory goes in any CUDA program.\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n`vramtrace COMMAND --help` describes each command.\n"
+		     "Options:\n  -h, --help     show this help\n"
+		     "  -V, --version  show the version\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *name = argv[1];
+	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0) {
+		printf("vramtrace %s\n", VRAMTRACE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "vramtrace: unknown command '%s'\n", name);
+	usage(stderr);
+	return 2;
+}
