@@ -213,6 +213,15 @@ SIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstre
 	return cuMemAllocAsync(dptr, bytes, stream);
 }
 
+/* The device whose pool this is, or -1; a bad handle is never followed. */
+static int pool_owner(CUmemoryPool pool)
+{
+	for (int device = 0; device < sim_config()->device_count; device++)
+		if ((void *)pool == (void *)&sim_devices[device].default_pool)
+			return device;
+	return -1;
+}
+
 SIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
 					    CUstream stream)
 {
@@ -221,14 +230,11 @@ SIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUm
 	CUresult rc = sim_current_device(&device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	struct sim_pool *sim_pool = (struct sim_pool *)pool;
-	if (!sim_pool || !sim_valid_device(sim_pool->device) ||
-	    sim_pool != &sim_devices[sim_pool->device].default_pool)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (!dptr)
+	int pool_device = pool_owner(pool);
+	if (pool_device < 0 || !dptr)
 		return CUDA_ERROR_INVALID_VALUE;
 	void *at;
-	rc = allocate(&at, bytes, sim_pool->device, SIM_MEMORY_DEVICE);
+	rc = allocate(&at, bytes, pool_device, SIM_MEMORY_DEVICE);
 	if (rc == CUDA_SUCCESS)
 		*dptr = (CUdeviceptr)at;
 	return rc;

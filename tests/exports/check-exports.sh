@@ -1,0 +1,26 @@
+#!/bin/sh
+# Fails when libvramtrace.so exports a symbol vramtrace.map does not list,
+# or lists one it does not export: every export interposes on the program.
+set -eu
+library=$1
+map=$2
+expected=$(sed -e 's,/\*.*\*/,,' "$map" | grep -E '^[[:space:]]*[A-Za-z_][A-Za-z0-9_]*;' |
+	tr -d ' \t;' | sort)
+actual=$(nm -D --defined-only "$library" | awk '{print $3}' | sed 's/@.*//' | sort)
+if [ "$expected" != "$actual" ]; then
+	echo "exported symbols differ from $map:"
+	printf '%s\n' "$expected" >"${TMPDIR:-/tmp}/vt-expected.$$"
+	printf '%s\n' "$actual" | diff "${TMPDIR:-/tmp}/vt-expected.$$" - || true
+	rm -f "${TMPDIR:-/tmp}/vt-expected.$$"
+	exit 1
+fi
+count=$(printf '%s\n' "$actual" | wc -l)
+echo "$count exported symbols, all listed"
+for needed in $(readelf -d "$library" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+	case $needed in
+	libcuda.so* | libcudart.so*)
+		echo "libvramtrace.so links $needed"
+		exit 1
+		;;
+	esac
+done

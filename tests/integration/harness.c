@@ -1,0 +1,180 @@
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *build_path(const char *variable)
+{
+	const char *value = getenv(variable);
+	cr_assert(value && *value, "%s is not set: run the tests through meson", variable);
+	return value;
+}
+
+const char *program_path(const char *name)
+{
+	static __thread char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", build_path("VT_TEST_PROGRAMS"), name);
+	return path;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *file = fopen(path, "re");
+	if (!file)
+		return strdup("");
+	char *text = NULL;
+	size_t size = 0;
+	FILE *buffer = open_memstream(&text, &size);
+	char chunk[4096];
+	for (size_t got; (got = fread(chunk, 1, sizeof(chunk), file)) > 0;)
+		fwrite(chunk, 1, got, buffer);
+	fclose(buffer);
+	fclose(file);
+	return text;
+}
+
+static void set_child_environment(const struct run_options *options, const char *dir)
+{
+	char output[512];
+	snprintf(output, sizeof(output), "%s/report.json", dir);
+	setenv("VRAMTRACE_OUTPUT", output, 1);
+	setenv("VRAMTRACE_SUMMARY", "0", 1);
+	unsetenv("LD_PRELOAD");
+	if (options->preload)
+		setenv("LD_PRELOAD", build_path("VT_TEST_LIBRARY"), 1);
+	if (options->simulate)
+		setenv("LD_LIBRARY_PATH", build_path("VT_TEST_SIM_DIR"), 1);
+	else if (options->library_path)
+		setenv("LD_LIBRARY_PATH", options->library_path, 1);
+	for (const char *const *entry = options->env; entry && *entry; entry++)
+		putenv(strdup(*entry));
+}
+
+static void redirect(const char *dir, const char *name, int fd)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	int file = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(file, fd);
+	close(file);
+}
+
+static void load_reports(struct traced_run *run)
+{
+	DIR *dir = opendir(run->dir);
+	cr_assert(dir);
+	for (struct dirent *entry; (entry = readdir(dir));) {
+		if (strncmp(entry->d_name, "report", 6) != 0 || !strstr(entry->d_name, ".json"))
+			continue;
+		run->reports++;
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", run->dir, entry->d_name);
+		json_error_t error;
+		json_t *report = json_load_file(path, 0, &error);
+		cr_assert(report, "%s: %s at line %d", path, error.text, error.line);
+		if (run->report)
+			json_decref(run->report);
+		run->report = report;
+	}
+	closedir(dir);
+}
+
+void traced_run(struct traced_run *run, const struct run_options *options, char *const argv[])
+{
+	memset(run, 0, sizeof(*run));
+	snprintf(run->dir, sizeof(run->dir), "/tmp/vramtrace-test.XXXXXX");
+	cr_assert(mkdtemp(run->dir));
+	pid_t child = fork();
+	cr_assert(child >= 0);
+	if (child == 0) {
+		set_child_environment(options, run->dir);
+		redirect(run->dir, "stdout", STDOUT_FILENO);
+		redirect(run->dir, "stderr", STDERR_FILENO);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int status;
+	cr_assert(waitpid(child, &status, 0) == child);
+	run->status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/stdout", run->dir);
+	run->out = slurp(path);
+	snprintf(path, sizeof(path), "%s/stderr", run->dir);
+	run->err = slurp(path);
+	load_reports(run);
+}
+
+void traced_run_free(struct traced_run *run)
+{
+	char command[512];
+	snprintf(command, sizeof(command), "rm -rf '%s'", run->dir);
+	int ignored = system(command);
+	(void)ignored;
+	free(run->out);
+	free(run->err);
+	if (run->report)
+		json_decref(run->report);
+}
+
+void trace_program(struct traced_run *run, const char *program, const char *const *env)
+{
+	struct run_options options = {.preload = true, .simulate = true, .env = env};
+	char *argv[] = {(char *)program_path(program), NULL};
+	traced_run(run, &options, argv);
+	cr_assert_eq(run->status, 0, "%s exited %d: %s", program, run->status, run->err);
+	cr_assert(run->report, "%s wrote no report: %s", program, run->err);
+}
+
+json_t *report_at(json_t *report, const char *path)
+{
+	char copy[256];
+	snprintf(copy, sizeof(copy), "%s", path);
+	json_t *node = report;
+	char *save = NULL;
+	for (char *part = strtok_r(copy, "/", &save); part && node;
+	     part = strtok_r(NULL, "/", &save)) {
+		char *end;
+		long index = strtol(part, &end, 10);
+		node = *end == '\0' && json_is_array(node) ? json_array_get(node, (size_t)index)
+							   : json_object_get(node, part);
+	}
+	cr_assert(node, "no %s in the report", path);
+	return node;
+}
+
+int64_t report_int(json_t *report, const char *path)
+{
+	json_t *node = report_at(report, path);
+	cr_assert(json_is_integer(node), "%s is not an integer", path);
+	return json_integer_value(node);
+}
+
+const char *report_string(json_t *report, const char *path)
+{
+	json_t *node = report_at(report, path);
+	cr_assert(json_is_string(node), "%s is not a string", path);
+	return json_string_value(node);
+}
+
+json_t *report_kind(json_t *report, const char *owner, const char *kind)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "%s/kinds", owner);
+	json_t *kinds = report_at(report, path);
+	size_t i;
+	json_t *entry;
+	json_array_foreach(kinds, i, entry)
+	{
+		if (strcmp(json_string_value(json_object_get(entry, "kind")), kind) == 0)
+			return entry;
+	}
+	cr_assert_fail("no kind %s under %s", kind, owner);
+	return NULL;
+}

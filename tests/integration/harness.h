@@ -1,0 +1,44 @@
+/* Runs a test program the way a user would (under the preload, on the
+ * simulated device), and loads the report it wrote with a real JSON
+ * parser. Paths come from the environment meson gives each test. */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct traced_run {
+	int status;        /* exit status, or 128 + signal */
+	char dir[256];     /* private directory for output and reports */
+	char *out;         /* everything the program wrote to stdout */
+	char *err;         /* and to stderr */
+	json_t *report;    /* NULL when no report was written */
+	unsigned reports;  /* files named report*.json in dir */
+};
+
+struct run_options {
+	bool preload;            /* LD_PRELOAD libvramtrace.so */
+	bool simulate;           /* the simulated device first on the path */
+	const char *library_path; /* instead of the simulated device */
+	const char *const *env;   /* extra NAME=VALUE entries, NULL-terminated */
+};
+
+/* The path of a test program built beside the tests. */
+const char *program_path(const char *name);
+/* A build path from the environment variable name; fails the test if unset. */
+const char *build_path(const char *variable);
+
+void traced_run(struct traced_run *run, const struct run_options *options,
+		char *const argv[]);
+void traced_run_free(struct traced_run *run);
+
+/* run the named program under the preload on the simulated device. */
+void trace_program(struct traced_run *run, const char *program, const char *const *env);
+
+/* A value in the report by path: "devices/0/peak/bytes". Missing or not an
+ * integer fails the test. */
+int64_t report_int(json_t *report, const char *path);
+const char *report_string(json_t *report, const char *path);
+json_t *report_at(json_t *report, const char *path);
+/* The kinds entry named kind on device path ("devices/0" or "host"). */
+json_t *report_kind(json_t *report, const char *owner, const char *kind);

@@ -1,0 +1,244 @@
+/* Programs run under the preload on the simulated device; every number in
+ * their reports is asserted exactly. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+
+#define MiB (1024ll * 1024ll)
+#define GiB (1024ll * MiB)
+
+Test(preload, sequence_peak_and_live_at_exit)
+{
+	struct traced_run run;
+	trace_program(&run, "sequence", NULL);
+	json_t *r = run.report;
+	cr_assert_str_eq(report_string(r, "schema"), "vramtrace/1");
+	cr_assert_eq(json_array_size(report_at(r, "devices")), 1);
+	cr_assert_eq(report_int(r, "devices/0/ordinal"), 0);
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 600 * MiB);
+	cr_assert_str_eq(report_string(r, "devices/0/peak/api"), "cudaMalloc");
+	cr_assert_str_eq(report_string(r, "devices/0/peak/driver_api"), "cuMemAlloc_v2");
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 350 * MiB);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_allocations"), 2);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 8);
+	cr_assert_eq(report_int(r, "devices/0/frees"), 6);
+	cr_assert_eq(report_int(r, "devices/0/failed_allocations"), 0);
+	cr_assert_eq(report_int(r, "devices/0/bytes_allocated"), 762 * MiB + 10240);
+	cr_assert_eq(report_int(r, "devices/0/capacity_bytes"), 80 * GiB);
+	cr_assert_str_eq(report_string(r, "devices/0/name"), "vramsim GPU 0");
+	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0, "cudaFree(NULL) is not a free");
+	cr_assert_eq(report_int(r, "tracer/events"), 17);
+	cr_assert_eq(report_int(r, "tracer/deduplicated"), 0);
+	cr_assert(strstr(run.out, "sequence: pitch=1024"));
+	traced_run_free(&run);
+}
+
+Test(preload, sequence_kinds)
+{
+	struct traced_run run;
+	trace_program(&run, "sequence", NULL);
+	json_t *device = report_kind(run.report, "devices/0", "device");
+	json_t *managed = report_kind(run.report, "devices/0", "managed");
+	json_t *async = report_kind(run.report, "devices/0", "async");
+	cr_assert_eq(report_int(device, "peak_bytes"), 600 * MiB);
+	cr_assert_eq(report_int(device, "at_peak_bytes"), 600 * MiB);
+	cr_assert_eq(report_int(device, "live_at_exit_bytes"), 350 * MiB);
+	cr_assert_eq(report_int(device, "allocations"), 6);
+	cr_assert_eq(report_int(managed, "peak_bytes"), 8 * MiB);
+	cr_assert_eq(report_int(managed, "at_peak_bytes"), 0);
+	cr_assert_eq(report_int(async, "peak_bytes"), 4 * MiB);
+	cr_assert_eq(report_int(async, "frees"), 1);
+	json_t *pinned = report_kind(run.report, "host", "pinned_host");
+	cr_assert_eq(report_int(pinned, "peak_bytes"), 17 * MiB);
+	cr_assert_eq(report_int(run.report, "host/peak/bytes"), 17 * MiB);
+	cr_assert_eq(report_int(run.report, "host/live_at_exit_bytes"), 16 * MiB);
+	cr_assert_eq(report_int(run.report, "host/allocations"), 2);
+	cr_assert_str_eq(report_string(run.report, "host/peak/api"), "cudaHostAlloc");
+	traced_run_free(&run);
+}
+
+Test(preload, report_file_is_private)
+{
+	struct traced_run run;
+	trace_program(&run, "sequence", NULL);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/report.json", run.dir);
+	struct stat st;
+	cr_assert_eq(lstat(path, &st), 0);
+	cr_assert(S_ISREG(st.st_mode));
+	cr_assert_eq(st.st_mode & 0777, 0600);
+	cr_assert_eq(run.reports, 1);
+	traced_run_free(&run);
+}
+
+Test(preload, allocation_beyond_capacity)
+{
+	struct traced_run run;
+	trace_program(&run, "oom", (const char *const[]){"VRAMSIM_CAPACITY=16GiB", NULL});
+	json_t *r = run.report;
+	cr_assert(strstr(run.out, "oom: rc=2 out of memory huge=0x1"), "%s", run.out);
+	cr_assert_eq(report_int(r, "devices/0/failed_allocations"), 1);
+	cr_assert_eq(report_int(r, "devices/0/failures/0/bytes"), 100 * GiB);
+	cr_assert_eq(report_int(r, "devices/0/failures/0/error"), 2);
+	cr_assert_str_eq(report_string(r, "devices/0/failures/0/error_name"),
+			 "CUDA_ERROR_OUT_OF_MEMORY");
+	cr_assert_str_eq(report_string(r, "devices/0/failures/0/api"), "cudaMalloc");
+	cr_assert_eq(report_int(r, "devices/0/failures/0/live_bytes"), 1 * GiB);
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 1 * GiB);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 1 * GiB);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 1);
+	cr_assert_eq(report_int(r, "devices/0/capacity_bytes"), 16 * GiB);
+	traced_run_free(&run);
+}
+
+Test(preload, two_devices)
+{
+	struct traced_run run;
+	trace_program(&run, "two_devices", (const char *const[]){"VRAMSIM_DEVICES=2", NULL});
+	json_t *r = run.report;
+	cr_assert_eq(json_array_size(report_at(r, "devices")), 2);
+	cr_assert_eq(report_int(r, "run/cuda/device_count"), 2);
+	cr_assert_eq(report_int(r, "devices/0/ordinal"), 0);
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 3 * GiB);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 0);
+	cr_assert_eq(report_int(r, "devices/1/ordinal"), 1);
+	cr_assert_str_eq(report_string(r, "devices/1/name"), "vramsim GPU 1");
+	cr_assert_eq(report_int(r, "devices/1/peak/bytes"), 5 * GiB);
+	cr_assert_eq(report_int(r, "devices/1/live_at_exit_bytes"), 1 * GiB);
+	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0);
+	traced_run_free(&run);
+}
+
+Test(preload, eight_threads_exact_totals, .timeout = 240)
+{
+	struct traced_run run;
+	trace_program(&run, "threads", NULL);
+	json_t *r = run.report;
+	const int64_t pairs = 100000, kept = 36 * MiB, per_pair_sum = 4096 * 36;
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 8 * pairs + 8);
+	cr_assert_eq(report_int(r, "devices/0/frees"), 8 * pairs);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_allocations"), 8);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), kept);
+	cr_assert_eq(report_int(r, "devices/0/bytes_allocated"), kept + pairs * per_pair_sum);
+	cr_assert_eq(report_int(r, "tracer/events"), 16 * pairs + 8);
+	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0);
+	int64_t peak = report_int(r, "devices/0/peak/bytes");
+	cr_assert(peak >= kept && peak <= kept + per_pair_sum, "peak %lld",
+		  (long long)peak);
+	traced_run_free(&run);
+}
+
+Test(preload, driver_api_linked_with_lcuda)
+{
+	struct traced_run run;
+	trace_program(&run, "driver_api", NULL);
+	json_t *r = run.report;
+	cr_assert(strstr(run.out, "driver_api: pitch=512"));
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 64 * MiB + 51200);
+	cr_assert_str_eq(report_string(r, "devices/0/peak/api"), "cuMemAllocPitch_v2");
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 51200);
+	cr_assert_eq(report_int(r, "host/peak/bytes"), 3 * MiB);
+	cr_assert_eq(report_int(r, "host/live_at_exit_bytes"), 2 * MiB);
+	cr_assert_str_eq(report_string(r, "host/peak/api"), "cuMemAllocHost_v2");
+	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 1, "the double free");
+	cr_assert(json_is_null(report_at(r, "run/cuda/runtime")), "no runtime in this program");
+	traced_run_free(&run);
+}
+
+Test(preload, driver_entry_point_by_version)
+{
+	struct traced_run run;
+	trace_program(&run, "entry_point", NULL);
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 128 * MiB);
+	cr_assert_str_eq(report_string(r, "devices/0/peak/api"), "cuMemAlloc_v2");
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 96 * MiB);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 2);
+	cr_assert_eq(report_int(r, "devices/0/frees"), 1);
+	traced_run_free(&run);
+}
+
+Test(preload, program_that_opens_the_driver_itself)
+{
+	struct traced_run run;
+	trace_program(&run, "dlopen_driver", NULL);
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 30 * MiB);
+	cr_assert_str_eq(report_string(r, "devices/0/peak/api"), "cuMemAllocAsync_ptsz");
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 20 * MiB);
+	json_t *async = report_kind(r, "devices/0", "async");
+	cr_assert_eq(report_int(async, "live_at_exit_bytes"), 20 * MiB);
+	traced_run_free(&run);
+}
+
+Test(preload, nvcc_program_launching_a_kernel)
+{
+	if (access(program_path("kernel_launch"), X_OK) != 0)
+		cr_skip_test("nvcc was not found at build time");
+	struct traced_run run;
+	trace_program(&run, "kernel_launch", NULL);
+	cr_assert(strstr(run.out, "kernel_launch: ok"));
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 32 * MiB);
+	cr_assert_eq(report_int(run.report, "devices/0/live_at_exit_bytes"), 0);
+	traced_run_free(&run);
+}
+
+static void run_both(const char *program, struct run_options options, struct traced_run *with,
+		     struct traced_run *without)
+{
+	char *argv[] = {(char *)program_path(program), (char *)"argument", NULL};
+	options.preload = true;
+	traced_run(with, &options, argv);
+	options.preload = false;
+	traced_run(without, &options, argv);
+}
+
+Test(preload, program_without_cuda_is_untouched)
+{
+	struct traced_run with, without;
+	run_both("no_cuda", (struct run_options){.simulate = true}, &with, &without);
+	cr_assert_eq(with.status, 3);
+	cr_assert_eq(without.status, 3);
+	cr_assert_str_eq(with.out, without.out);
+	cr_assert_str_eq(with.err, without.err);
+	cr_assert_eq(with.reports, 0, "a process that never used CUDA writes no report");
+	traced_run_free(&with);
+	traced_run_free(&without);
+}
+
+Test(preload, real_runtime_without_driver)
+{
+	if (access(program_path("no_driver"), X_OK) != 0)
+		cr_skip_test("the toolkit's libcudart was not found at build time");
+	struct traced_run with, without;
+	struct run_options options = {.library_path = build_path("VT_TEST_CUDA_LIBDIR")};
+	run_both("no_driver", options, &with, &without);
+	cr_assert_eq(without.status, 35, "%s", without.err);
+	cr_assert_eq(with.status, 35, "%s", with.err);
+	cr_assert_str_eq(with.out, "no_driver: rc=35 p=0x1 last=35\n");
+	cr_assert_str_eq(with.out, without.out);
+	cr_assert_str_eq(with.err, "");
+	cr_assert_eq(with.reports, 0, "nothing reached a driver, so nothing is recorded");
+	traced_run_free(&with);
+	traced_run_free(&without);
+}
+
+Test(preload, same_codes_values_and_errno_with_and_without)
+{
+	struct traced_run with, without;
+	run_both("passthrough", (struct run_options){.simulate = true}, &with, &without);
+	cr_assert_eq(with.status, 0);
+	cr_assert_str_eq(with.out, without.out);
+	cr_assert(strstr(with.out, "cudaFree(p) twice                  rc=17  errno=4242"));
+	json_t *r = with.report;
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 5);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 0);
+	cr_assert_eq(report_int(r, "devices/0/failed_allocations"), 3);
+	cr_assert_eq(report_int(r, "host/failed_allocations"), 2);
+	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 6);
+	traced_run_free(&with);
+	traced_run_free(&without);
+}

@@ -1,0 +1,136 @@
+/* `vramtrace run` as a user types it. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static void run_tool(struct traced_run *run, char **args, const char *const *env)
+{
+	char *argv[32] = {(char *)build_path("VT_TEST_TOOL")};
+	size_t n = 1;
+	for (; args[n - 1] && n < 31; n++)
+		argv[n] = args[n - 1];
+	argv[n] = NULL;
+	struct run_options options = {.env = env};
+	traced_run(run, &options, argv);
+}
+
+static long long printed(const char *out, const char *key)
+{
+	const char *at = strstr(out, key);
+	cr_assert(at, "no %s in: %s", key, out);
+	return atoll(at + strlen(key));
+}
+
+Test(run_tool, simulated_llm_serving_with_labels)
+{
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"run", "--simulate=40GiB", "--label", "batch=16", "--label",
+			    "dtype=fp16", "--", (char *)build_path("VT_TEST_LLM_SERVING"),
+			    "--batch", "16", "--dtype", "fp16", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(run.report, "%s", run.err);
+	json_t *r = run.report;
+	cr_assert_str_eq(report_string(r, "run/labels/batch"), "16");
+	cr_assert_str_eq(report_string(r, "run/labels/dtype"), "fp16");
+	cr_assert_eq(report_int(r, "devices/0/capacity_bytes"), 40ll << 30);
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), printed(run.out, "expected_peak="));
+	cr_assert_eq(report_int(r, "host/peak/bytes"), printed(run.out, "pinned="));
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 0);
+	cr_assert_str_eq(report_string(r, "run/ended_by"), "exit 0");
+	cr_assert_str_eq(report_string(r, "run/command/1"), "--batch");
+	traced_run_free(&run);
+}
+
+Test(run_tool, exit_status_and_no_report_message)
+{
+	struct traced_run run;
+	run_tool(&run, (char *[]){"run", "--", (char *)program_path("no_cuda"), NULL}, NULL);
+	cr_assert_eq(run.status, 3);
+	cr_assert_eq(run.reports, 0);
+	cr_assert(strstr(run.err, "vramtrace: no process of the command used CUDA"), "%s",
+		  run.err);
+	traced_run_free(&run);
+}
+
+Test(run_tool, signal_becomes_128_plus_n)
+{
+	struct traced_run run;
+	run_tool(&run, (char *[]){"run", "--", "/bin/sh", "-c", "kill -TERM $$", NULL}, NULL);
+	cr_assert_eq(run.status, 128 + 15);
+	traced_run_free(&run);
+}
+
+Test(run_tool, bad_invocations_exit_2)
+{
+	static const char *const cases[][4] = {
+		{"run", "--bogus", "--", "true"},
+		{"run", "--simulate=lots", "--", "true"},
+		{"run", "--label", "novalue", "--"},
+		{"run", NULL},
+		{"frobnicate", NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct traced_run run;
+		run_tool(&run, (char **)cases[i], NULL);
+		cr_assert_eq(run.status, 2, "case %zu: %s", i, run.err);
+		cr_assert(strstr(run.err, "vramtrace"), "case %zu says nothing", i);
+		cr_assert_str_eq(run.out, "", "case %zu printed on stdout", i);
+		traced_run_free(&run);
+	}
+}
+
+Test(run_tool, missing_command_is_127)
+{
+	struct traced_run run;
+	run_tool(&run, (char *[]){"run", "--", "/no/such/program", NULL}, NULL);
+	cr_assert_eq(run.status, 127);
+	cr_assert(strstr(run.err, "cannot run '/no/such/program'"));
+	cr_assert_null(strstr(run.err, "no process"), "it never started");
+	traced_run_free(&run);
+}
+
+Test(run_tool, help_and_version)
+{
+	struct traced_run run;
+	run_tool(&run, (char *[]){"run", "--help", NULL}, NULL);
+	cr_assert_eq(run.status, 0);
+	cr_assert(strstr(run.out, "--simulate[=CAPACITY]"));
+	cr_assert(strstr(run.out, "128+N"));
+	traced_run_free(&run);
+	run_tool(&run, (char *[]){"--version", NULL}, NULL);
+	cr_assert_eq(run.status, 0);
+	cr_assert(strncmp(run.out, "vramtrace ", 10) == 0);
+	traced_run_free(&run);
+}
+
+Test(run_tool, configuration_mistakes_warn_once)
+{
+	struct traced_run run;
+	run_tool(&run, (char *[]){"run", "--simulate", "--", (char *)program_path("oom"), NULL},
+		 (const char *const[]){"VRAMTRACE_FROBNICATE=1", "VRAMTRACE_SUMMARY=maybe",
+				       "VRAMTRACE_LABEL=novalue", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.err, "vramtrace: unknown variable VRAMTRACE_FROBNICATE ignored\n"),
+		  "%s", run.err);
+	cr_assert(strstr(run.err, "vramtrace: VRAMTRACE_SUMMARY='maybe' is not valid"));
+	cr_assert(strstr(run.err, "vramtrace: VRAMTRACE_LABEL='novalue' is not valid"));
+	cr_assert(run.report);
+	cr_assert_eq(json_object_size(report_at(run.report, "run/labels")), 0);
+	traced_run_free(&run);
+}
+
+Test(run_tool, bad_simulator_setting_is_named)
+{
+	struct traced_run run;
+	run_tool(&run, (char *[]){"run", "--simulate", "--", (char *)program_path("oom"), NULL},
+		 (const char *const[]){"VRAMSIM_GRANULARITY=huge", NULL});
+	cr_assert_neq(run.status, 0);
+	cr_assert(strstr(run.err, "vramsim: VRAMSIM_GRANULARITY='huge' is not valid"), "%s",
+		  run.err);
+	traced_run_free(&run);
+}

@@ -1,0 +1,61 @@
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+static void clear(void)
+{
+	static const char *const names[] = {"VRAMTRACE_OUTPUT", "VRAMTRACE_LABEL",
+					    "VRAMTRACE_SUMMARY", "VRAMTRACE_REPORT_LIST"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unsetenv(names[i]);
+}
+
+Test(config, defaults)
+{
+	clear();
+	struct vt_config config;
+	vt_config_load(&config);
+	cr_assert_str_eq(config.output, "vramtrace.%p.json");
+	cr_assert_str_eq(config.labels, "");
+	cr_assert(config.summary);
+}
+
+Test(config, values_are_read)
+{
+	clear();
+	setenv("VRAMTRACE_OUTPUT", "/runs/%r.json", 1);
+	setenv("VRAMTRACE_LABEL", "batch=16,dtype=bf16", 1);
+	setenv("VRAMTRACE_SUMMARY", "0", 1);
+	struct vt_config config;
+	vt_config_load(&config);
+	cr_assert_str_eq(config.output, "/runs/%r.json");
+	cr_assert_str_eq(config.labels, "batch=16,dtype=bf16");
+	cr_assert_not(config.summary);
+}
+
+Test(config, mistakes_warn_and_keep_the_default, .init = cr_redirect_stderr)
+{
+	clear();
+	setenv("VRAMTRACE_SUMMARY", "yes", 1);
+	setenv("VRAMTRACE_LABEL", "=nokey", 1);
+	setenv("VRAMTRACE_OUTPUT", "", 1);
+	setenv("VRAMTRACE_NOSUCH", "1", 1);
+	struct vt_config config;
+	vt_config_load(&config);
+	cr_assert(config.summary);
+	cr_assert_str_eq(config.labels, "");
+	cr_assert_str_eq(config.output, "vramtrace.%p.json");
+	fflush(stderr);
+	FILE *err = cr_get_redirected_stderr();
+	char text[2048] = "";
+	size_t got = fread(text, 1, sizeof(text) - 1, err);
+	text[got] = '\0';
+	cr_assert(strstr(text, "vramtrace: VRAMTRACE_SUMMARY='yes' is not valid (expected 0 or 1)"),
+		  "%s", text);
+	cr_assert(strstr(text, "vramtrace: VRAMTRACE_LABEL='=nokey' is not valid"));
+	cr_assert(strstr(text, "vramtrace: VRAMTRACE_OUTPUT='' is not valid"));
+	cr_assert(strstr(text, "vramtrace: unknown variable VRAMTRACE_NOSUCH ignored"));
+}

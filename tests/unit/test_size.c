@@ -1,0 +1,61 @@
+#include <criterion/criterion.h>
+
+#include "size.h"
+
+struct size_case {
+	const char *text;
+	uint64_t bytes;
+};
+
+Test(size, parses_binary_decimal_and_plain)
+{
+	static const struct size_case cases[] = {
+		{"0", 0},
+		{"1048576", 1048576},
+		{"512B", 512},
+		{"4K", 4096},
+		{"4KiB", 4096},
+		{"4kB", 4000},
+		{"81920MiB", 80ull << 30},
+		{"80GiB", 80ull << 30},
+		{"80G", 80ull << 30},
+		{"80GB", 80000000000ull},
+		{"2TB", 2000000000000ull},
+		{"1TiB", 1ull << 40},
+		{"18446744073709551615", UINT64_MAX},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t bytes = 1;
+		cr_assert(vt_size_parse(cases[i].text, &bytes), "%s", cases[i].text);
+		cr_assert_eq(bytes, cases[i].bytes, "%s", cases[i].text);
+	}
+}
+
+Test(size, rejects_what_is_not_a_size)
+{
+	static const char *const bad[] = {
+		"", "-1", "1.5GiB", "GiB", "12XB", "80 GiB", "80gib", "18446744073709551616",
+		"17179869184GiB", " 1", "1e9",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t bytes = 7;
+		cr_assert_not(vt_size_parse(bad[i], &bytes), "'%s' parsed", bad[i]);
+		cr_assert_eq(bytes, 7, "'%s' changed the output", bad[i]);
+	}
+	cr_assert_not(vt_size_parse(NULL, NULL));
+}
+
+Test(size, formats_in_binary_units)
+{
+	char buf[32];
+	vt_size_format(0, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "0 B");
+	vt_size_format(1023, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "1023 B");
+	vt_size_format(1536, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "1.50 KiB");
+	vt_size_format(80ull << 30, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "80.00 GiB");
+	vt_size_format(UINT64_MAX, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "16.00 EiB");
+}
