@@ -56,19 +56,18 @@ static unsigned dtype_bytes(const char *dtype)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: llm_serving [OPTIONS]\n"
-		"  --params N       parameters (default 7000000000)\n"
-		"  --layers N       transformer layers (default 32)\n"
-		"  --kv-heads N     key/value heads (default 8)\n"
-		"  --head-dim N     head size (default 128)\n"
-		"  --hidden N       hidden size (default 4096)\n"
-		"  --dtype T        fp32, fp16, bf16, fp8 or int8 (default bf16)\n"
-		"  --sessions N     concurrent sessions in the KV cache (default 8)\n"
-		"  --context N      tokens of context per session (default 4096)\n"
-		"  --batch N        sequences per step (default 8)\n"
-		"  --steps N        decode steps (default 4)\n"
-		"  --workspace N    workspace bytes (default 268435456)\n");
+	fprintf(out, "Usage: llm_serving [OPTIONS]\n"
+		     "  --params N       parameters (default 7000000000)\n"
+		     "  --layers N       transformer layers (default 32)\n"
+		     "  --kv-heads N     key/value heads (default 8)\n"
+		     "  --head-dim N     head size (default 128)\n"
+		     "  --hidden N       hidden size (default 4096)\n"
+		     "  --dtype T        fp32, fp16, bf16, fp8 or int8 (default bf16)\n"
+		     "  --sessions N     concurrent sessions in the KV cache (default 8)\n"
+		     "  --context N      tokens of context per session (default 4096)\n"
+		     "  --batch N        sequences per step (default 8)\n"
+		     "  --steps N        decode steps (default 4)\n"
+		     "  --workspace N    workspace bytes (default 268435456)\n");
 }
 
 static int parse_number(const char *text, uint64_t *out)
@@ -84,12 +83,18 @@ static int parse_number(const char *text, uint64_t *out)
 static int parse(int argc, char **argv, struct model *model, struct serving *serving)
 {
 	static const struct option options[] = {
-		{"params", required_argument, NULL, 'p'},   {"layers", required_argument, NULL, 'l'},
-		{"kv-heads", required_argument, NULL, 'k'}, {"head-dim", required_argument, NULL, 'd'},
-		{"hidden", required_argument, NULL, 'H'},   {"dtype", required_argument, NULL, 't'},
-		{"sessions", required_argument, NULL, 's'}, {"context", required_argument, NULL, 'c'},
-		{"batch", required_argument, NULL, 'b'},    {"steps", required_argument, NULL, 'n'},
-		{"workspace", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
+		{"params", required_argument, NULL, 'p'},
+		{"layers", required_argument, NULL, 'l'},
+		{"kv-heads", required_argument, NULL, 'k'},
+		{"head-dim", required_argument, NULL, 'd'},
+		{"hidden", required_argument, NULL, 'H'},
+		{"dtype", required_argument, NULL, 't'},
+		{"sessions", required_argument, NULL, 's'},
+		{"context", required_argument, NULL, 'c'},
+		{"batch", required_argument, NULL, 'b'},
+		{"steps", required_argument, NULL, 'n'},
+		{"workspace", required_argument, NULL, 'w'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	for (int c; (c = getopt_long(argc, argv, "h", options, NULL)) != -1;) {

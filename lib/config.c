@@ -78,7 +78,8 @@ static void set_defaults(struct vt_config *config)
 static const struct option *find_option(const char *name, size_t length)
 {
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
-		if (strlen(options[i].name) == length && strncmp(options[i].name, name, length) == 0)
+		if (strlen(options[i].name) == length &&
+		    strncmp(options[i].name, name, length) == 0)
 			return &options[i];
 	return NULL;
 }

@@ -43,8 +43,9 @@ static void activate(void)
 					     library.run.host, library.run.rank,
 					     library.output_path, sizeof(library.output_path));
 	if (!library.output_ok)
-		vt_warn_once(&warned_output, "VRAMTRACE_OUTPUT '%s' expands to a path too long; "
-					     "no report will be written",
+		vt_warn_once(&warned_output,
+			     "VRAMTRACE_OUTPUT '%s' expands to a path too long; "
+			     "no report will be written",
 			     library.config.output);
 	atomic_store(&library.active, true);
 }
@@ -62,14 +63,15 @@ void vt_library_activate(void)
  * while the driver is surely up, never at exit when it may be gone. */
 static void describe(int device)
 {
-	if (!atomic_load(&library.cuda_described) || (device >= 0 && device < VT_MAX_DEVICES &&
-						       !atomic_load(&library.described[device]))) {
+	if (!atomic_load(&library.cuda_described) ||
+	    (device >= 0 && device < VT_MAX_DEVICES && !atomic_load(&library.described[device]))) {
 		pthread_mutex_lock(&library.describe_lock);
 		if (!atomic_load(&library.cuda_described)) {
 			vt_driver_describe_cuda(&library.run.cuda);
 			atomic_store(&library.cuda_described, true);
 		}
-		if (device >= 0 && device < VT_MAX_DEVICES && !atomic_load(&library.described[device])) {
+		if (device >= 0 && device < VT_MAX_DEVICES &&
+		    !atomic_load(&library.described[device])) {
 			vt_driver_describe_device(device, &library.devices[device]);
 			atomic_store(&library.described[device], true);
 		}

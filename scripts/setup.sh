@@ -6,7 +6,8 @@ set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
-packages="gcc g++ meson ninja-build pkg-config uthash-dev libcriterion-dev libjansson-dev binutils"
+packages="gcc g++ meson ninja-build pkg-config uthash-dev libcriterion-dev libjansson-dev binutils
+	clang-format git"
 
 missing=""
 for package in $packages; do

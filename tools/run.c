@@ -50,8 +50,9 @@ static bool add_label(struct run_options *options, const char *label)
 {
 	const char *equals = strchr(label, '=');
 	if (!equals || equals == label || strchr(label, ',')) {
-		fprintf(stderr, "vramtrace run: --label wants KEY=VALUE with a non-empty key and "
-				"no comma, not '%s'\n",
+		fprintf(stderr,
+			"vramtrace run: --label wants KEY=VALUE with a non-empty key and "
+			"no comma, not '%s'\n",
 			label);
 		return false;
 	}
@@ -84,16 +85,12 @@ static int parse(int argc, char **argv, struct run_options *options)
 			options->simulate = true;
 			options->capacity = optarg;
 			break;
-		case OPT_OUTPUT:
-			options->output = optarg;
-			break;
+		case OPT_OUTPUT: options->output = optarg; break;
 		case OPT_LABEL:
 			if (!add_label(options, optarg))
 				return 2;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
+		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "vramtrace run: unknown or incomplete option '%s'\n",
 				argv[optind - 1]);
@@ -166,8 +163,9 @@ static bool set_up_simulation(const struct run_options *options)
 		return false;
 	}
 	if (options->capacity && !valid_capacity(options->capacity)) {
-		fprintf(stderr, "vramtrace run: --simulate=%s: expected sizes such as 80GiB or "
-				"80GiB,40GiB\n",
+		fprintf(stderr,
+			"vramtrace run: --simulate=%s: expected sizes such as 80GiB or "
+			"80GiB,40GiB\n",
 			options->capacity);
 		return false;
 	}
@@ -212,7 +210,8 @@ static pid_t start_child(char **command, bool *started)
 	close(pipe_fds[1]);
 	int error = 0;
 	if (child > 0 && read(pipe_fds[0], &error, sizeof(error)) == (ssize_t)sizeof(error))
-		fprintf(stderr, "vramtrace run: cannot run '%s': %s\n", command[0], strerror(error));
+		fprintf(stderr, "vramtrace run: cannot run '%s': %s\n", command[0],
+			strerror(error));
 	else if (child > 0)
 		*started = true;
 	close(pipe_fds[0]);
@@ -266,8 +265,8 @@ int vt_command_run(int argc, char **argv)
 	}
 	close(fd);
 	bool started = false;
-	int status = set_up_environment(&options, report_list) ? run_child(argv + optind, &started)
-							       : -1;
+	int status =
+		set_up_environment(&options, report_list) ? run_child(argv + optind, &started) : -1;
 	if (started && count_reports(report_list) == 0)
 		fprintf(stderr, "vramtrace: no process of the command used CUDA, so no report was "
 				"written\n");

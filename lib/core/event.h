@@ -27,11 +27,11 @@ enum vt_kind {
 struct vt_event {
 	enum vt_op op;
 	enum vt_kind kind;
-	int device;           /* CUDA ordinal, or VT_HOST_DEVICE */
-	uint64_t address;     /* 0 for a failed allocation */
-	uint64_t bytes;       /* requested bytes; unused for a free */
-	int error;            /* CUresult of a failed allocation */
-	const char *api;      /* outermost call, a string with static lifetime */
+	int device;             /* CUDA ordinal, or VT_HOST_DEVICE */
+	uint64_t address;       /* 0 for a failed allocation */
+	uint64_t bytes;         /* requested bytes; unused for a free */
+	int error;              /* CUresult of a failed allocation */
+	const char *api;        /* outermost call, a string with static lifetime */
 	const char *driver_api; /* the driver entry point that did the work */
 };
 

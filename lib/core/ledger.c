@@ -5,7 +5,7 @@
 /* uthash exits the process when its bucket table cannot grow; a tracer must
  * not, so it reports the failure instead. Callers hold the tracker lock. */
 static bool table_grow_failed;
-#define HASH_NONFATAL_OOM 1
+#define HASH_NONFATAL_OOM            1
 #define uthash_nonfatal_oom(element) (table_grow_failed = true)
 #include <uthash.h>
 
@@ -21,8 +21,7 @@ static struct vt_ledger_entry *find_entry(const struct vt_ledger *ledger, uint64
 	return entry;
 }
 
-bool vt_ledger_insert(struct vt_ledger *ledger, const struct vt_allocation *allocation,
-		      bool *oom)
+bool vt_ledger_insert(struct vt_ledger *ledger, const struct vt_allocation *allocation, bool *oom)
 {
 	*oom = false;
 	if (find_entry(ledger, allocation->address))
@@ -75,8 +74,7 @@ void vt_ledger_for_each(const struct vt_ledger *ledger,
 void vt_ledger_clear(struct vt_ledger *ledger)
 {
 	struct vt_ledger_entry *entry, *tmp;
-	HASH_ITER(hh, ledger->head, entry, tmp)
-	{
+	HASH_ITER (hh, ledger->head, entry, tmp) {
 		HASH_DEL(ledger->head, entry);
 		free(entry);
 	}

@@ -23,8 +23,7 @@ struct vt_ledger {
 
 /* Adds an allocation. Returns false when the address is already live (the
  * caller counts it as de-duplicated) or no host memory is left (*oom set). */
-bool vt_ledger_insert(struct vt_ledger *ledger, const struct vt_allocation *allocation,
-		      bool *oom);
+bool vt_ledger_insert(struct vt_ledger *ledger, const struct vt_allocation *allocation, bool *oom);
 /* Removes the allocation at address into *out; false when it is not live. */
 bool vt_ledger_remove(struct vt_ledger *ledger, uint64_t address, struct vt_allocation *out);
 bool vt_ledger_find(const struct vt_ledger *ledger, uint64_t address, struct vt_allocation *out);

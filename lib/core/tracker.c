@@ -22,8 +22,7 @@ void vt_tracker_reset(struct vt_tracker *tracker, uint64_t start_ns)
 	tracker->start_ns = start_ns;
 }
 
-static struct vt_device_stats *stats_for(struct vt_tracker *tracker, int device,
-					 enum vt_kind kind)
+static struct vt_device_stats *stats_for(struct vt_tracker *tracker, int device, enum vt_kind kind)
 {
 	if (vt_kind_is_host(kind))
 		return &tracker->state.host;
@@ -32,8 +31,8 @@ static struct vt_device_stats *stats_for(struct vt_tracker *tracker, int device,
 	return &tracker->state.devices[device];
 }
 
-static void take_peak(struct vt_device_stats *stats, const struct vt_event *event,
-		      uint64_t at_ns, uint64_t event_index)
+static void take_peak(struct vt_device_stats *stats, const struct vt_event *event, uint64_t at_ns,
+		      uint64_t event_index)
 {
 	stats->peak = stats->live;
 	stats->peak_ns = at_ns;
@@ -44,8 +43,8 @@ static void take_peak(struct vt_device_stats *stats, const struct vt_event *even
 		stats->kinds[k].at_peak = stats->kinds[k].live;
 }
 
-static void count_alloc(struct vt_device_stats *stats, const struct vt_event *event,
-			uint64_t at_ns, uint64_t event_index)
+static void count_alloc(struct vt_device_stats *stats, const struct vt_event *event, uint64_t at_ns,
+			uint64_t event_index)
 {
 	struct vt_kind_stats *kind = &stats->kinds[event->kind];
 	stats->seen = true;

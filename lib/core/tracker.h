@@ -28,7 +28,7 @@ struct vt_device_stats {
 	uint64_t live;
 	uint64_t live_count;
 	uint64_t peak;
-	uint64_t peak_ns; /* since the tracker started */
+	uint64_t peak_ns;    /* since the tracker started */
 	uint64_t peak_event; /* 1-based index of the event that set the peak */
 	const char *peak_api;
 	const char *peak_driver_api;

@@ -8,7 +8,10 @@ struct error_name {
 	const char *name;
 };
 
-#define NAME(code) {code, #code}
+#define NAME(code)          \
+	{                   \
+		code, #code \
+	}
 
 /* The results an allocation entry point can return. */
 static const struct error_name names[] = {

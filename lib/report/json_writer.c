@@ -19,7 +19,11 @@ static void indent(struct vt_json *json)
 static size_t utf8_sequence_length(const unsigned char *s, size_t available)
 {
 	unsigned char c = s[0];
-	size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+	size_t length = c < 0x80           ? 1
+			: (c >> 5) == 0x6  ? 2
+			: (c >> 4) == 0xE  ? 3
+			: (c >> 3) == 0x1E ? 4
+					   : 0;
 	if (length == 0 || length > available)
 		return 0;
 	uint32_t code = length == 1 ? c : c & (0x7F >> length);

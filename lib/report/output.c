@@ -27,7 +27,10 @@ static bool expand_into(const char *template_path, int pid, const char *host, co
 		const char *piece = literal;
 		if (*p == '%' && p[1]) {
 			p++;
-			piece = *p == 'p' ? pid_text : *p == 'h' ? host : *p == 'r' ? (*rank ? rank : "0") : NULL;
+			piece = *p == 'p'   ? pid_text
+				: *p == 'h' ? host
+				: *p == 'r' ? (*rank ? rank : "0")
+					    : NULL;
 			if (!piece) {
 				literal[0] = *p;
 				piece = literal; /* %% and unknown escapes are literal */
@@ -75,7 +78,8 @@ static int create_temporary(const char *path, char *temporary, size_t size)
 			errno = ENAMETOOLONG;
 			return -1;
 		}
-		int fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		int fd =
+			open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
 	}

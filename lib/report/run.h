@@ -8,13 +8,13 @@
 #include "../sources/driver_query.h"
 
 struct vt_run {
-	char *command;       /* /proc/self/cmdline: arguments separated by NULs */
+	char *command; /* /proc/self/cmdline: arguments separated by NULs */
 	size_t command_size;
-	char labels[4096];   /* key=value,key=value */
+	char labels[4096]; /* key=value,key=value */
 	int pid;
 	char host[256];
-	char rank[32];       /* empty when no rank variable is set */
-	char start[40];      /* RFC 3339 UTC */
+	char rank[32];  /* empty when no rank variable is set */
+	char start[40]; /* RFC 3339 UTC */
 	char end[40];
 	char ended_by[64];
 	struct vt_cuda_info cuda;

@@ -31,7 +31,8 @@ static void summarize_kinds(FILE *out, const struct vt_device_stats *stats)
 		if (kind->allocs == 0)
 			continue;
 		fprintf(out, PREFIX "  %-12s %12s at peak, own peak %s, %" PRIu64 " allocations\n",
-			vt_kind_name((enum vt_kind)k), human(kind->at_peak, at_peak, sizeof(at_peak)),
+			vt_kind_name((enum vt_kind)k),
+			human(kind->at_peak, at_peak, sizeof(at_peak)),
 			human(kind->peak, peak, sizeof(peak)), kind->allocs);
 	}
 }

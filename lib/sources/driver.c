@@ -8,13 +8,13 @@
 #include "driver_hooks.h"
 #include "driver_wrappers.h"
 
-#define REAL(abi_name, flavour, type)                                                      \
-	static struct vt_hook *hook;                                                       \
-	if (!hook)                                                                         \
-		hook = vt_hook_named(abi_name);                                            \
-	type real = hook ? (type)vt_hook_real(hook, flavour) : NULL;                       \
-	if (!real)                                                                         \
-		return CUDA_ERROR_NOT_INITIALIZED
+#define REAL(abi_name, flavour, type)                                \
+	static struct vt_hook *hook;                                 \
+	if (!hook)                                                   \
+		hook = vt_hook_named(abi_name);                      \
+	type real = hook ? (type)vt_hook_real(hook, flavour) : NULL; \
+	if (!real)                                                   \
+	return CUDA_ERROR_NOT_INITIALIZED
 
 static void after_alloc(bool outer, CUresult rc, enum vt_kind kind, uint64_t address,
 			uint64_t bytes, const char *driver_api)
@@ -29,8 +29,8 @@ static void after_alloc(bool outer, CUresult rc, enum vt_kind kind, uint64_t add
 
 typedef CUresult (*mem_alloc_fn)(CUdeviceptr *, size_t);
 
-static CUresult device_alloc(mem_alloc_fn real, CUdeviceptr *dptr, size_t bytes,
-			     enum vt_kind kind, const char *driver_api)
+static CUresult device_alloc(mem_alloc_fn real, CUdeviceptr *dptr, size_t bytes, enum vt_kind kind,
+			     const char *driver_api)
 {
 	bool outer = vt_driver_enter();
 	CUresult rc = real(dptr, bytes);
@@ -49,8 +49,8 @@ VT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 
 typedef CUresult (*mem_alloc_pitch_fn)(CUdeviceptr *, size_t *, size_t, size_t, unsigned int);
 
-VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width,
-				      size_t height, unsigned int element_bytes)
+VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
+				      unsigned int element_bytes)
 {
 	REAL("cuMemAllocPitch_v2", VT_LEGACY_STREAM, mem_alloc_pitch_fn);
 	bool outer = vt_driver_enter();
@@ -85,8 +85,7 @@ typedef CUresult (*mem_free_fn)(CUdeviceptr);
 
 /* Frees are recorded before they are forwarded; freeing address 0 is not a
  * free. */
-static void before_free(bool outer, uint64_t address, enum vt_kind family,
-			const char *driver_api)
+static void before_free(bool outer, uint64_t address, enum vt_kind family, const char *driver_api)
 {
 	int saved_errno = errno;
 	if (outer && address)
@@ -117,8 +116,8 @@ VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 	bool outer = vt_driver_enter();
 	CUresult rc = real(pp, bytes, flags);
 	int saved_errno = errno;
-	after_alloc(outer, rc, VT_KIND_PINNED_HOST, rc == CUDA_SUCCESS ? (uintptr_t)*pp : 0,
-		    bytes, "cuMemHostAlloc");
+	after_alloc(outer, rc, VT_KIND_PINNED_HOST, rc == CUDA_SUCCESS ? (uintptr_t)*pp : 0, bytes,
+		    "cuMemHostAlloc");
 	vt_driver_leave();
 	errno = saved_errno;
 	return rc;
@@ -132,8 +131,8 @@ VT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytes)
 	bool outer = vt_driver_enter();
 	CUresult rc = real(pp, bytes);
 	int saved_errno = errno;
-	after_alloc(outer, rc, VT_KIND_PINNED_HOST, rc == CUDA_SUCCESS ? (uintptr_t)*pp : 0,
-		    bytes, "cuMemAllocHost_v2");
+	after_alloc(outer, rc, VT_KIND_PINNED_HOST, rc == CUDA_SUCCESS ? (uintptr_t)*pp : 0, bytes,
+		    "cuMemAllocHost_v2");
 	vt_driver_leave();
 	errno = saved_errno;
 	return rc;
@@ -198,8 +197,8 @@ VT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUme
 			       "cuMemAllocFromPoolAsync");
 }
 
-VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes,
-						CUmemoryPool pool, CUstream stream)
+VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
+						CUstream stream)
 {
 	return alloc_from_pool(VT_PER_THREAD_STREAM, dptr, bytes, pool, stream,
 			       "cuMemAllocFromPoolAsync_ptsz");

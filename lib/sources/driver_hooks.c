@@ -7,10 +7,20 @@
 #include "driver_wrappers.h"
 #include "real.h"
 
-#define HOOK(base, version, abi, fn)                                                       \
-	{base, version, {abi, NULL}, {(void *)(fn), NULL}, {NULL, NULL}}
-#define HOOK_PT(base, version, abi, fn, abi_pt, fn_pt)                                     \
-	{base, version, {abi, abi_pt}, {(void *)(fn), (void *)(fn_pt)}, {NULL, NULL}}
+#define HOOK(base, version, abi, fn)                              \
+	{                                                         \
+		base, version, {abi, NULL}, {(void *)(fn), NULL}, \
+		{                                                 \
+			NULL, NULL                                \
+		}                                                 \
+	}
+#define HOOK_PT(base, version, abi, fn, abi_pt, fn_pt)                         \
+	{                                                                      \
+		base, version, {abi, abi_pt}, {(void *)(fn), (void *)(fn_pt)}, \
+		{                                                              \
+			NULL, NULL                                             \
+		}                                                              \
+	}
 
 /* Sorted by base name, then version, so the newest ABI a request allows is
  * the last match. */
@@ -27,8 +37,8 @@ static struct vt_hook hooks[] = {
 	HOOK("cuMemAllocManaged", 6000, "cuMemAllocManaged", cuMemAllocManaged),
 	HOOK("cuMemAllocPitch", 3020, "cuMemAllocPitch_v2", cuMemAllocPitch_v2),
 	HOOK("cuMemFree", 3020, "cuMemFree_v2", cuMemFree_v2),
-	HOOK_PT("cuMemFreeAsync", 11020, "cuMemFreeAsync", cuMemFreeAsync,
-		"cuMemFreeAsync_ptsz", cuMemFreeAsync_ptsz),
+	HOOK_PT("cuMemFreeAsync", 11020, "cuMemFreeAsync", cuMemFreeAsync, "cuMemFreeAsync_ptsz",
+		cuMemFreeAsync_ptsz),
 	HOOK("cuMemFreeHost", 2000, "cuMemFreeHost", cuMemFreeHost),
 	HOOK("cuMemHostAlloc", 2020, "cuMemHostAlloc", cuMemHostAlloc),
 };

@@ -15,8 +15,8 @@ enum vt_stream_flavour {
 };
 
 struct vt_hook {
-	const char *base_name;                  /* as cuGetProcAddress takes it */
-	int min_version;                        /* the ABI's first CUDA version */
+	const char *base_name;                    /* as cuGetProcAddress takes it */
+	int min_version;                          /* the ABI's first CUDA version */
 	const char *abi_name[VT_STREAM_FLAVOURS]; /* exported symbols; [1] may be NULL */
 	void *wrapper[VT_STREAM_FLAVOURS];
 	void *_Atomic real[VT_STREAM_FLAVOURS];

@@ -37,7 +37,7 @@ void vt_driver_describe_device(int device, struct vt_device_info *out)
 	device_get_name_fn get_name = (device_get_name_fn)driver_function("cuDeviceGetName");
 	device_total_mem_fn total_mem = (device_total_mem_fn)driver_function("cuDeviceTotalMem_v2");
 	device_get_pci_bus_id_fn bus_id =
-	    (device_get_pci_bus_id_fn)driver_function("cuDeviceGetPCIBusId");
+		(device_get_pci_bus_id_fn)driver_function("cuDeviceGetPCIBusId");
 	size_t capacity = 0;
 	if (get_name && get_name(out->name, sizeof(out->name), device) != CUDA_SUCCESS)
 		out->name[0] = '\0';
@@ -60,7 +60,8 @@ void vt_driver_describe_cuda(struct vt_cuda_info *out)
 	/* A shared runtime answers by name; a static one is invisible here. */
 	void *runtime = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
 	runtime_version_fn runtime_version =
-	    runtime ? (runtime_version_fn)vt_real_dlsym(runtime, "cudaRuntimeGetVersion") : NULL;
+		runtime ? (runtime_version_fn)vt_real_dlsym(runtime, "cudaRuntimeGetVersion")
+			: NULL;
 	if (runtime_version && runtime_version(&out->runtime_version) != 0)
 		out->runtime_version = 0;
 	if (runtime)

@@ -12,8 +12,7 @@ typedef CUresult (*get_proc_address_v2_fn)(const char *, void **, int, cuuint64_
 					   CUdriverProcAddressQueryResult *);
 typedef CUresult (*get_proc_address_fn)(const char *, void **, int, cuuint64_t);
 
-static void wrap_result(CUresult rc, const char *symbol, void **pfn, int version,
-			cuuint64_t flags)
+static void wrap_result(CUresult rc, const char *symbol, void **pfn, int version, cuuint64_t flags)
 {
 	if (rc == CUDA_SUCCESS && symbol && pfn && *pfn)
 		*pfn = vt_hooks_wrap_entry_point(symbol, version, flags, *pfn);

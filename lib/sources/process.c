@@ -11,12 +11,12 @@
 #include "call.h"
 
 typedef int (*main_fn)(int, char **, char **);
-typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void),
-			     void (*)(void), void *);
+typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+			     void *);
 typedef void (*exit_fn)(int);
 
-int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
-		      void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+		      void (*rtld_fini)(void), void *stack_end);
 
 static main_fn program_main;
 

@@ -24,25 +24,25 @@ static void *runtime_function(const char *name)
 	return found;
 }
 
-#define RUNTIME_HOOK(name, params, args)                                                   \
-	typedef cudaError_t(*name##_fn) params;                                            \
-	VT_EXPORT cudaError_t name params;                                                 \
-	VT_EXPORT cudaError_t name params                                                  \
-	{                                                                                  \
-		static _Atomic(name##_fn) real;                                            \
-		name##_fn fn = atomic_load_explicit(&real, memory_order_relaxed);          \
-		if (!fn) {                                                                 \
-			fn = (name##_fn)runtime_function(#name);                           \
-			atomic_store_explicit(&real, fn, memory_order_relaxed);            \
-		}                                                                          \
-		if (!fn)                                                                   \
-			return cudaErrorInsufficientDriver;                                \
-		const char *saved = vt_runtime_enter(#name);                               \
-		cudaError_t rc = fn args;                                                  \
-		int saved_errno = errno;                                                   \
-		vt_runtime_leave(saved);                                                   \
-		errno = saved_errno;                                                       \
-		return rc;                                                                 \
+#define RUNTIME_HOOK(name, params, args)                                          \
+	typedef cudaError_t(*name##_fn) params;                                   \
+	VT_EXPORT cudaError_t name params;                                        \
+	VT_EXPORT cudaError_t name params                                         \
+	{                                                                         \
+		static _Atomic(name##_fn) real;                                   \
+		name##_fn fn = atomic_load_explicit(&real, memory_order_relaxed); \
+		if (!fn) {                                                        \
+			fn = (name##_fn)runtime_function(#name);                  \
+			atomic_store_explicit(&real, fn, memory_order_relaxed);   \
+		}                                                                 \
+		if (!fn)                                                          \
+			return cudaErrorInsufficientDriver;                       \
+		const char *saved = vt_runtime_enter(#name);                      \
+		cudaError_t rc = fn args;                                         \
+		int saved_errno = errno;                                          \
+		vt_runtime_leave(saved);                                          \
+		errno = saved_errno;                                              \
+		return rc;                                                        \
 	}
 
 RUNTIME_HOOK(cudaMalloc, (void **ptr, size_t size), (ptr, size))

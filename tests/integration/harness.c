@@ -170,8 +170,7 @@ json_t *report_kind(json_t *report, const char *owner, const char *kind)
 	json_t *kinds = report_at(report, path);
 	size_t i;
 	json_t *entry;
-	json_array_foreach(kinds, i, entry)
-	{
+	json_array_foreach (kinds, i, entry) {
 		if (strcmp(json_string_value(json_object_get(entry, "kind")), kind) == 0)
 			return entry;
 	}

@@ -8,17 +8,17 @@
 #include <stdint.h>
 
 struct traced_run {
-	int status;        /* exit status, or 128 + signal */
-	char dir[256];     /* private directory for output and reports */
-	char *out;         /* everything the program wrote to stdout */
-	char *err;         /* and to stderr */
-	json_t *report;    /* NULL when no report was written */
-	unsigned reports;  /* files named report*.json in dir */
+	int status;       /* exit status, or 128 + signal */
+	char dir[256];    /* private directory for output and reports */
+	char *out;        /* everything the program wrote to stdout */
+	char *err;        /* and to stderr */
+	json_t *report;   /* NULL when no report was written */
+	unsigned reports; /* files named report*.json in dir */
 };
 
 struct run_options {
-	bool preload;            /* LD_PRELOAD libvramtrace.so */
-	bool simulate;           /* the simulated device first on the path */
+	bool preload;             /* LD_PRELOAD libvramtrace.so */
+	bool simulate;            /* the simulated device first on the path */
 	const char *library_path; /* instead of the simulated device */
 	const char *const *env;   /* extra NAME=VALUE entries, NULL-terminated */
 };
@@ -28,8 +28,7 @@ const char *program_path(const char *name);
 /* A build path from the environment variable name; fails the test if unset. */
 const char *build_path(const char *variable);
 
-void traced_run(struct traced_run *run, const struct run_options *options,
-		char *const argv[]);
+void traced_run(struct traced_run *run, const struct run_options *options, char *const argv[]);
 void traced_run_free(struct traced_run *run);
 
 /* run the named program under the preload on the simulated device. */

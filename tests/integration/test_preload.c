@@ -126,8 +126,7 @@ Test(preload, eight_threads_exact_totals, .timeout = 240)
 	cr_assert_eq(report_int(r, "tracer/events"), 16 * pairs + 8);
 	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0);
 	int64_t peak = report_int(r, "devices/0/peak/bytes");
-	cr_assert(peak >= kept && peak <= kept + per_pair_sum, "peak %lld",
-		  (long long)peak);
+	cr_assert(peak >= kept && peak <= kept + per_pair_sum, "peak %lld", (long long)peak);
 	traced_run_free(&run);
 }
 

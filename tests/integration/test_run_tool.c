@@ -52,8 +52,7 @@ Test(run_tool, exit_status_and_no_report_message)
 	run_tool(&run, (char *[]){"run", "--", (char *)program_path("no_cuda"), NULL}, NULL);
 	cr_assert_eq(run.status, 3);
 	cr_assert_eq(run.reports, 0);
-	cr_assert(strstr(run.err, "vramtrace: no process of the command used CUDA"), "%s",
-		  run.err);
+	cr_assert(strstr(run.err, "vramtrace: no process of the command used CUDA"), "%s", run.err);
 	traced_run_free(&run);
 }
 

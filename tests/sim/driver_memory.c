@@ -39,8 +39,7 @@ static struct sim_allocation *find_locked(uintptr_t address)
 static struct sim_allocation *containing_locked(uintptr_t address, size_t bytes)
 {
 	struct sim_allocation *allocation, *tmp;
-	HASH_ITER(hh, allocations, allocation, tmp)
-	{
+	HASH_ITER (hh, allocations, allocation, tmp) {
 		if (address >= allocation->address &&
 		    address - allocation->address <= allocation->bytes &&
 		    bytes <= allocation->bytes - (address - allocation->address))
@@ -60,7 +59,8 @@ static CUresult allocate(void **out, size_t bytes, int device, enum sim_memory m
 {
 	if (!out || bytes == 0)
 		return CUDA_ERROR_INVALID_VALUE;
-	uint64_t charge = memory == SIM_MEMORY_HOST ? 0 : round_up(bytes, sim_config()->granularity);
+	uint64_t charge =
+		memory == SIM_MEMORY_HOST ? 0 : round_up(bytes, sim_config()->granularity);
 	pthread_mutex_lock(&sim_lock);
 	if (memory == SIM_MEMORY_DEVICE && !fits_locked(device, charge)) {
 		pthread_mutex_unlock(&sim_lock);
@@ -240,8 +240,8 @@ SIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUm
 	return rc;
 }
 
-SIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes,
-						 CUmemoryPool pool, CUstream stream)
+SIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
+						 CUstream stream)
 {
 	return cuMemAllocFromPoolAsync(dptr, bytes, pool, stream);
 }

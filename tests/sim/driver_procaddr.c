@@ -21,8 +21,14 @@ struct entry_point {
 	void *per_thread; /* NULL when the function has no _ptsz/_ptds flavour */
 };
 
-#define ENTRY(name, version, fn)            {name, version, (void *)(fn), NULL}
-#define ENTRY_PT(name, version, fn, pt_fn) {name, version, (void *)(fn), (void *)(pt_fn)}
+#define ENTRY(name, version, fn)                  \
+	{                                         \
+		name, version, (void *)(fn), NULL \
+	}
+#define ENTRY_PT(name, version, fn, pt_fn)                   \
+	{                                                    \
+		name, version, (void *)(fn), (void *)(pt_fn) \
+	}
 
 /* Sorted by name, then version, newest last. */
 static const struct entry_point entry_points[] = {
@@ -93,8 +99,7 @@ static const struct entry_point entry_points[] = {
 	ENTRY("cuStreamSynchronize", 2000, cuStreamSynchronize),
 };
 
-static void set_status(CUdriverProcAddressQueryResult *status,
-		       CUdriverProcAddressQueryResult value)
+static void set_status(CUdriverProcAddressQueryResult *status, CUdriverProcAddressQueryResult value)
 {
 	if (status)
 		*status = value;

@@ -68,8 +68,8 @@ typedef int (*device_memory_fn)(int, uint64_t *, uint64_t *);
 static int device_memory(int index, uint64_t *used, uint64_t *total)
 {
 	void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-	device_memory_fn read = driver ? (device_memory_fn)dlsym(driver, "vramsim_device_memory")
-				       : NULL;
+	device_memory_fn read =
+		driver ? (device_memory_fn)dlsym(driver, "vramsim_device_memory") : NULL;
 	if (driver)
 		dlclose(driver);
 	if (read && read(index, used, total) == 0)
@@ -111,20 +111,13 @@ NVML_EXPORT nvmlReturn_t nvmlShutdown(void)
 NVML_EXPORT const char *nvmlErrorString(nvmlReturn_t result)
 {
 	switch (result) {
-	case NVML_SUCCESS:
-		return "Success";
-	case NVML_ERROR_UNINITIALIZED:
-		return "Uninitialized";
-	case NVML_ERROR_INVALID_ARGUMENT:
-		return "Invalid Argument";
-	case NVML_ERROR_NOT_SUPPORTED:
-		return "Not Supported";
-	case NVML_ERROR_NOT_FOUND:
-		return "Not Found";
-	case NVML_ERROR_INSUFFICIENT_SIZE:
-		return "Insufficient Size";
-	default:
-		return "Unknown Error";
+	case NVML_SUCCESS: return "Success";
+	case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
+	case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
+	case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
+	case NVML_ERROR_NOT_FOUND: return "Not Found";
+	case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
+	default: return "Unknown Error";
 	}
 }
 

@@ -37,7 +37,7 @@ RT_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int d
 	prop->unifiedAddressing = attribute(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, handle);
 	prop->managedMemory = attribute(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, handle);
 	prop->texturePitchAlignment =
-	    (size_t)attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT, handle);
+		(size_t)attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT, handle);
 	return cudaSuccess;
 }
 
@@ -255,8 +255,8 @@ RT_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void 
 }
 
 RT_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
-    const char *symbol, void **fn, unsigned int version, unsigned long long flags,
-    enum cudaDriverEntryPointQueryResult *status)
+	const char *symbol, void **fn, unsigned int version, unsigned long long flags,
+	enum cudaDriverEntryPointQueryResult *status)
 {
 	return entry_point(symbol, fn, version, flags, status);
 }

@@ -24,30 +24,18 @@ cudaError_t rt_fail(cudaError_t error)
 static cudaError_t map_result(CUresult rc)
 {
 	switch (rc) {
-	case CUDA_SUCCESS:
-		return cudaSuccess;
-	case CUDA_ERROR_INVALID_VALUE:
-		return cudaErrorInvalidValue;
-	case CUDA_ERROR_OUT_OF_MEMORY:
-		return cudaErrorMemoryAllocation;
-	case CUDA_ERROR_NOT_INITIALIZED:
-		return cudaErrorInitializationError;
-	case CUDA_ERROR_NO_DEVICE:
-		return cudaErrorNoDevice;
-	case CUDA_ERROR_INVALID_DEVICE:
-		return cudaErrorInvalidDevice;
-	case CUDA_ERROR_INVALID_CONTEXT:
-		return cudaErrorDeviceUninitialized;
-	case CUDA_ERROR_INVALID_HANDLE:
-		return cudaErrorInvalidResourceHandle;
-	case CUDA_ERROR_NOT_FOUND:
-		return cudaErrorSymbolNotFound;
-	case CUDA_ERROR_NOT_SUPPORTED:
-		return cudaErrorNotSupported;
-	case CUDA_ERROR_STUB_LIBRARY:
-		return cudaErrorStubLibrary;
-	default:
-		return cudaErrorUnknown;
+	case CUDA_SUCCESS: return cudaSuccess;
+	case CUDA_ERROR_INVALID_VALUE: return cudaErrorInvalidValue;
+	case CUDA_ERROR_OUT_OF_MEMORY: return cudaErrorMemoryAllocation;
+	case CUDA_ERROR_NOT_INITIALIZED: return cudaErrorInitializationError;
+	case CUDA_ERROR_NO_DEVICE: return cudaErrorNoDevice;
+	case CUDA_ERROR_INVALID_DEVICE: return cudaErrorInvalidDevice;
+	case CUDA_ERROR_INVALID_CONTEXT: return cudaErrorDeviceUninitialized;
+	case CUDA_ERROR_INVALID_HANDLE: return cudaErrorInvalidResourceHandle;
+	case CUDA_ERROR_NOT_FOUND: return cudaErrorSymbolNotFound;
+	case CUDA_ERROR_NOT_SUPPORTED: return cudaErrorNotSupported;
+	case CUDA_ERROR_STUB_LIBRARY: return cudaErrorStubLibrary;
+	default: return cudaErrorUnknown;
 	}
 }
 
@@ -63,12 +51,15 @@ struct wanted {
 	void **slot;
 };
 
-#define WANT(field, version) {#field, version, 0, (void **)&rt_driver.field}
-#define WANT_BOTH(field, version)                                                       \
-	{#field, version, 0, (void **)&rt_driver.field[RT_LEGACY_STREAM]},                \
-	{                                                                                \
-		#field, version, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,            \
-		    (void **)&rt_driver.field[RT_PER_THREAD_STREAM]                        \
+#define WANT(field, version)                                  \
+	{                                                     \
+#field, version, 0, (void **)&rt_driver.field \
+	}
+#define WANT_BOTH(field, version)                                               \
+	{#field, version, 0, (void **)&rt_driver.field[RT_LEGACY_STREAM]},      \
+	{                                                                       \
+#field, version, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, \
+			(void **)&rt_driver.field[RT_PER_THREAD_STREAM]         \
 	}
 
 /* Each function at the ABI version this runtime was written against. */
@@ -118,7 +109,7 @@ static cudaError_t load_driver(void)
 	if (!driver)
 		return cudaErrorInsufficientDriver;
 	PFN_cuGetProcAddress_v12000 bootstrap =
-	    (PFN_cuGetProcAddress_v12000)dlsym(driver, "cuGetProcAddress_v2");
+		(PFN_cuGetProcAddress_v12000)dlsym(driver, "cuGetProcAddress_v2");
 	if (!bootstrap)
 		return cudaErrorInsufficientDriver;
 	CUdriverProcAddressQueryResult status;

@@ -1,7 +1,6 @@
 /* Stand-in runtime: the registration and launch plumbing that nvcc emits.
  * Fat binaries are accepted and kernels do nothing. */
 
-
 #include "runtime.h"
 
 struct launch_configuration {
@@ -69,7 +68,7 @@ RT_EXPORT unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t sha
 	if (configuration_depth == CONFIGURATION_DEPTH)
 		return 1;
 	configurations[configuration_depth++] =
-	    (struct launch_configuration){grid, block, shared_bytes, stream};
+		(struct launch_configuration){grid, block, shared_bytes, stream};
 	return 0;
 }
 

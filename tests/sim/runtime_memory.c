@@ -41,7 +41,8 @@ RT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitched, struct cudaEx
 		return rt_fail(cudaErrorInvalidValue);
 	void *ptr = NULL;
 	size_t pitch = 0;
-	cudaError_t error = cudaMallocPitch(&ptr, &pitch, extent.width, extent.height * extent.depth);
+	cudaError_t error =
+		cudaMallocPitch(&ptr, &pitch, extent.width, extent.height * extent.depth);
 	if (error == cudaSuccess)
 		*pitched = (struct cudaPitchedPtr){ptr, pitch, extent.width, extent.height};
 	return error;
@@ -177,17 +178,12 @@ RT_EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 static CUresult copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
 	switch (kind) {
-	case cudaMemcpyHostToHost:
-		memmove(dst, src, count);
-		return CUDA_SUCCESS;
-	case cudaMemcpyHostToDevice:
-		return rt_driver.cuMemcpyHtoD((CUdeviceptr)dst, src, count);
-	case cudaMemcpyDeviceToHost:
-		return rt_driver.cuMemcpyDtoH(dst, (CUdeviceptr)src, count);
+	case cudaMemcpyHostToHost: memmove(dst, src, count); return CUDA_SUCCESS;
+	case cudaMemcpyHostToDevice: return rt_driver.cuMemcpyHtoD((CUdeviceptr)dst, src, count);
+	case cudaMemcpyDeviceToHost: return rt_driver.cuMemcpyDtoH(dst, (CUdeviceptr)src, count);
 	case cudaMemcpyDeviceToDevice:
 		return rt_driver.cuMemcpyDtoD((CUdeviceptr)dst, (CUdeviceptr)src, count);
-	default:
-		return rt_driver.cuMemcpy((CUdeviceptr)dst, (CUdeviceptr)src, count);
+	default: return rt_driver.cuMemcpy((CUdeviceptr)dst, (CUdeviceptr)src, count);
 	}
 }
 
@@ -241,8 +237,7 @@ RT_EXPORT cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaSt
 	return cudaMemset(ptr, value, count);
 }
 
-RT_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *ptr, int value, size_t count,
-					   cudaStream_t stream)
+RT_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *ptr, int value, size_t count, cudaStream_t stream)
 {
 	return cudaMemsetAsync(ptr, value, count, stream);
 }

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SIM_EXPORT     __attribute__((visibility("default")))
+#define SIM_EXPORT      __attribute__((visibility("default")))
 #define SIM_MAX_DEVICES 16
 
 enum sim_memory {
@@ -30,8 +30,8 @@ struct sim_pool {
 
 struct sim_device {
 	uint64_t capacity;
-	uint64_t charged;      /* allocation bytes rounded to the granularity */
-	unsigned contexts;     /* live contexts; the first one costs context_bytes */
+	uint64_t charged;  /* allocation bytes rounded to the granularity */
+	unsigned contexts; /* live contexts; the first one costs context_bytes */
 	struct sim_context primary;
 	struct sim_pool default_pool;
 };

@@ -41,7 +41,8 @@ static void nested(struct vt_json *json)
 Test(json_writer, nesting_and_scalars)
 {
 	json_t *parsed = write_and_parse(nested);
-	cr_assert_eq(json_integer_value(json_object_get(parsed, "big")), (json_int_t)(UINT64_MAX >> 1));
+	cr_assert_eq(json_integer_value(json_object_get(parsed, "big")),
+		     (json_int_t)(UINT64_MAX >> 1));
 	cr_assert_eq(json_integer_value(json_object_get(parsed, "negative")), -3);
 	cr_assert(json_is_true(json_object_get(parsed, "yes")));
 	cr_assert(json_is_null(json_object_get(parsed, "nothing")));

@@ -43,7 +43,8 @@ static char *read_all(const char *path)
 Test(output, expands_the_template)
 {
 	char out[512];
-	cr_assert(vt_output_expand("/r/vt.%p.%h.%r.%%.%x.json", 42, "node7", "3", out, sizeof(out)));
+	cr_assert(
+		vt_output_expand("/r/vt.%p.%h.%r.%%.%x.json", 42, "node7", "3", out, sizeof(out)));
 	cr_assert_str_eq(out, "/r/vt.42.node7.3.%.%x.json");
 	cr_assert(vt_output_expand("/r/%r", 1, "h", "", out, sizeof(out)));
 	cr_assert_str_eq(out, "/r/0");

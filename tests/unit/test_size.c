@@ -34,8 +34,17 @@ Test(size, parses_binary_decimal_and_plain)
 Test(size, rejects_what_is_not_a_size)
 {
 	static const char *const bad[] = {
-		"", "-1", "1.5GiB", "GiB", "12XB", "80 GiB", "80gib", "18446744073709551616",
-		"17179869184GiB", " 1", "1e9",
+		"",
+		"-1",
+		"1.5GiB",
+		"GiB",
+		"12XB",
+		"80 GiB",
+		"80gib",
+		"18446744073709551616",
+		"17179869184GiB",
+		" 1",
+		"1e9",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint64_t bytes = 7;

@@ -37,7 +37,7 @@ static void release(uint64_t address, enum vt_kind family)
 static void fail(int device, uint64_t bytes, int error)
 {
 	struct vt_event event = {VT_OP_ALLOC_FAILED, VT_KIND_DEVICE, device, 0, bytes, error,
-				 "cudaMalloc", "cuMemAlloc_v2"};
+				 "cudaMalloc",       "cuMemAlloc_v2"};
 	now += 10;
 	vt_tracker_record(&tracker, &event, now);
 }

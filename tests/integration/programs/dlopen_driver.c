@@ -12,12 +12,12 @@ int main(void)
 		return 1;
 	PFN_cuInit_v2000 init = (PFN_cuInit_v2000)dlsym(driver, "cuInit");
 	PFN_cuDevicePrimaryCtxRetain_v7000 retain =
-	    (PFN_cuDevicePrimaryCtxRetain_v7000)dlsym(driver, "cuDevicePrimaryCtxRetain");
+		(PFN_cuDevicePrimaryCtxRetain_v7000)dlsym(driver, "cuDevicePrimaryCtxRetain");
 	PFN_cuCtxSetCurrent_v4000 set_current =
-	    (PFN_cuCtxSetCurrent_v4000)dlsym(driver, "cuCtxSetCurrent");
+		(PFN_cuCtxSetCurrent_v4000)dlsym(driver, "cuCtxSetCurrent");
 	PFN_cuMemAlloc_v3020 by_name = (PFN_cuMemAlloc_v3020)dlsym(driver, "cuMemAlloc_v2");
 	PFN_cuGetProcAddress_v12000 get_proc =
-	    (PFN_cuGetProcAddress_v12000)dlsym(driver, "cuGetProcAddress_v2");
+		(PFN_cuGetProcAddress_v12000)dlsym(driver, "cuGetProcAddress_v2");
 	CUcontext context;
 	if (!init || !retain || !set_current || !by_name || !get_proc)
 		return 1;

@@ -16,7 +16,8 @@ static void *work(void *arg)
 		return (void *)1;
 	for (int i = 0; i < PAIRS; i++) {
 		void *p;
-		if (cudaMalloc(&p, 4096 * (thread + 1)) != cudaSuccess || cudaFree(p) != cudaSuccess)
+		if (cudaMalloc(&p, 4096 * (thread + 1)) != cudaSuccess ||
+		    cudaFree(p) != cudaSuccess)
 			return (void *)1;
 	}
 	return NULL;
