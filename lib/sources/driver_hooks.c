@@ -7,20 +7,12 @@
 #include "driver_wrappers.h"
 #include "real.h"
 
-#define HOOK(base, version, abi, fn)                              \
-	{                                                         \
-		base, version, {abi, NULL}, {(void *)(fn), NULL}, \
-		{                                                 \
-			NULL, NULL                                \
-		}                                                 \
-	}
-#define HOOK_PT(base, version, abi, fn, abi_pt, fn_pt)                         \
-	{                                                                      \
-		base, version, {abi, abi_pt}, {(void *)(fn), (void *)(fn_pt)}, \
-		{                                                              \
-			NULL, NULL                                             \
-		}                                                              \
-	}
+/* clang-format off */
+#define HOOK(base, version, abi, fn) \
+	{base, version, {abi, NULL}, {(void *)(fn), NULL}, {NULL, NULL}}
+#define HOOK_PT(base, version, abi, fn, abi_pt, fn_pt) \
+	{base, version, {abi, abi_pt}, {(void *)(fn), (void *)(fn_pt)}, {NULL, NULL}}
+/* clang-format on */
 
 /* Sorted by base name, then version, so the newest ABI a request allows is
  * the last match. */

@@ -241,3 +241,16 @@ Test(preload, same_codes_values_and_errno_with_and_without)
 	traced_run_free(&with);
 	traced_run_free(&without);
 }
+
+Test(preload, runtime_surface_behaves_as_cuda_with_and_without)
+{
+	struct traced_run with, without;
+	run_both("runtime_surface", (struct run_options){.simulate = true}, &with, &without);
+	cr_assert_eq(without.status, 0, "%s", without.out);
+	cr_assert_eq(with.status, 0, "%s", with.out);
+	cr_assert_str_eq(with.out, without.out);
+	cr_assert_null(strstr(with.out, "FAILED"));
+	cr_assert_eq(report_int(with.report, "devices/0/live_at_exit_bytes"), 0);
+	traced_run_free(&with);
+	traced_run_free(&without);
+}

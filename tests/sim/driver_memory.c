@@ -93,6 +93,8 @@ static CUresult allocate(void **out, size_t bytes, int device, enum sim_memory m
 
 static bool memory_matches(enum sim_memory memory, bool host)
 {
+	if (memory == SIM_MEMORY_REGISTERED)
+		return false; /* only cuMemHostUnregister releases a registration */
 	return host ? memory == SIM_MEMORY_HOST : memory != SIM_MEMORY_HOST;
 }
 
@@ -107,7 +109,8 @@ static CUresult release(uintptr_t address, bool host)
 	HASH_DEL(allocations, allocation);
 	sim_devices[allocation->device].charged -= allocation->charged;
 	pthread_mutex_unlock(&sim_lock);
-	munmap((void *)allocation->address, allocation->mapped);
+	if (allocation->mapped)
+		munmap((void *)allocation->address, allocation->mapped);
 	free(allocation);
 	return CUDA_SUCCESS;
 }
@@ -415,4 +418,121 @@ SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t
 {
 	(void)stream;
 	return cuMemsetD32(dst, value, count);
+}
+
+static unsigned int memory_type(enum sim_memory memory)
+{
+	switch (memory) {
+	case SIM_MEMORY_DEVICE: return CU_MEMORYTYPE_DEVICE;
+	case SIM_MEMORY_MANAGED: return CU_MEMORYTYPE_UNIFIED;
+	default: return CU_MEMORYTYPE_HOST;
+	}
+}
+
+static CUresult pointer_attribute(void *data, CUpointer_attribute attribute,
+				  const struct sim_allocation *allocation, uintptr_t pointer)
+{
+	switch (attribute) {
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		*(unsigned int *)data = memory_type(allocation->memory);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		*(void **)data = (void *)pointer; /* one address space for both */
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+		*(unsigned int *)data = allocation->memory == SIM_MEMORY_MANAGED;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+		*(int *)data = allocation->device;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+		*(CUdeviceptr *)data = (CUdeviceptr)allocation->address;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		*(size_t *)data = allocation->bytes;
+		return CUDA_SUCCESS;
+	default: return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute,
+					  CUdeviceptr pointer)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!data)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_allocation *allocation = containing_locked((uintptr_t)pointer, 0);
+	rc = allocation ? pointer_attribute(data, attribute, allocation, (uintptr_t)pointer)
+			: CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_unlock(&sim_lock);
+	return rc;
+}
+
+/* Registration page-locks memory the program already has: no new memory,
+ * no capacity charge, nothing to unmap when it ends. */
+SIM_EXPORT CUresult cuMemHostRegister(void *p, size_t bytes, unsigned int flags)
+{
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	(void)flags;
+	if (!p || bytes == 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_allocation *allocation = malloc(sizeof(*allocation));
+	if (!allocation)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*allocation = (struct sim_allocation){
+		.address = (uintptr_t)p,
+		.bytes = bytes,
+		.device = device,
+		.memory = SIM_MEMORY_REGISTERED,
+	};
+	pthread_mutex_lock(&sim_lock);
+	bool overlaps = containing_locked((uintptr_t)p, 0) ||
+			containing_locked((uintptr_t)p + bytes - 1, 0);
+	if (!overlaps)
+		HASH_ADD(hh, allocations, address, sizeof(allocation->address), allocation);
+	pthread_mutex_unlock(&sim_lock);
+	if (overlaps) {
+		free(allocation);
+		return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+	}
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemHostUnregister(void *p)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_allocation *allocation = find_locked((uintptr_t)p);
+	bool registered = allocation && allocation->memory == SIM_MEMORY_REGISTERED;
+	if (registered)
+		HASH_DEL(allocations, allocation);
+	pthread_mutex_unlock(&sim_lock);
+	if (!registered)
+		return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+	free(allocation);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemHostGetDevicePointer(CUdeviceptr *dptr, void *p, unsigned int flags)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!dptr || flags != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	unsigned int type;
+	rc = cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)p);
+	if (rc != CUDA_SUCCESS || type != CU_MEMORYTYPE_HOST)
+		return CUDA_ERROR_INVALID_VALUE;
+	*dptr = (CUdeviceptr)p;
+	return CUDA_SUCCESS;
 }

@@ -21,14 +21,10 @@ struct entry_point {
 	void *per_thread; /* NULL when the function has no _ptsz/_ptds flavour */
 };
 
-#define ENTRY(name, version, fn)                  \
-	{                                         \
-		name, version, (void *)(fn), NULL \
-	}
-#define ENTRY_PT(name, version, fn, pt_fn)                   \
-	{                                                    \
-		name, version, (void *)(fn), (void *)(pt_fn) \
-	}
+/* clang-format off */
+#define ENTRY(name, version, fn)           {name, version, (void *)(fn), NULL}
+#define ENTRY_PT(name, version, fn, pt_fn) {name, version, (void *)(fn), (void *)(pt_fn)}
+/* clang-format on */
 
 /* Sorted by name, then version, newest last. */
 static const struct entry_point entry_points[] = {
@@ -81,6 +77,9 @@ static const struct entry_point entry_points[] = {
 	ENTRY("cuMemGetAddressRange", 3020, cuMemGetAddressRange_v2),
 	ENTRY("cuMemGetInfo", 3020, cuMemGetInfo_v2),
 	ENTRY("cuMemHostAlloc", 2020, cuMemHostAlloc),
+	ENTRY("cuMemHostGetDevicePointer", 3020, cuMemHostGetDevicePointer_v2),
+	ENTRY("cuMemHostRegister", 6050, cuMemHostRegister_v2),
+	ENTRY("cuMemHostUnregister", 4000, cuMemHostUnregister),
 	ENTRY("cuMemcpy", 4000, cuMemcpy),
 	ENTRY("cuMemcpyAsync", 4000, cuMemcpyAsync),
 	ENTRY("cuMemcpyDtoD", 3020, cuMemcpyDtoD_v2),
@@ -92,6 +91,7 @@ static const struct entry_point entry_points[] = {
 	ENTRY("cuMemsetD32Async", 3020, cuMemsetD32Async),
 	ENTRY("cuMemsetD8", 3020, cuMemsetD8_v2),
 	ENTRY("cuMemsetD8Async", 3020, cuMemsetD8Async),
+	ENTRY("cuPointerGetAttribute", 4000, cuPointerGetAttribute),
 	ENTRY("cuStreamCreate", 2000, cuStreamCreate),
 	ENTRY("cuStreamCreateWithPriority", 5050, cuStreamCreateWithPriority),
 	ENTRY("cuStreamDestroy", 4000, cuStreamDestroy_v2),

@@ -35,6 +35,10 @@ struct rt_driver {
 	PFN_cuMemAllocManaged_v6000 cuMemAllocManaged;
 	PFN_cuMemHostAlloc_v2020 cuMemHostAlloc;
 	PFN_cuMemFreeHost_v2000 cuMemFreeHost;
+	PFN_cuMemHostRegister_v6050 cuMemHostRegister;
+	PFN_cuMemHostUnregister_v4000 cuMemHostUnregister;
+	PFN_cuMemHostGetDevicePointer_v3020 cuMemHostGetDevicePointer;
+	PFN_cuPointerGetAttribute_v4000 cuPointerGetAttribute;
 	PFN_cuMemAllocAsync_v11020 cuMemAllocAsync[2];
 	PFN_cuMemAllocFromPoolAsync_v11020 cuMemAllocFromPoolAsync[2];
 	PFN_cuMemFreeAsync_v11020 cuMemFreeAsync[2];
@@ -69,3 +73,5 @@ cudaError_t rt_fail(cudaError_t error);
 /* Maps a driver result to the runtime's code, recording failures. */
 cudaError_t rt_result(CUresult rc);
 int rt_current_device(void);
+/* cudaSuccess when device is a valid ordinal, else the failure recorded. */
+cudaError_t rt_check_device(int device);

@@ -1,5 +1,7 @@
 /* Stand-in runtime: device properties, streams, events, error strings and
  * driver entry points. */
+#include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "runtime.h"
@@ -59,104 +61,139 @@ RT_EXPORT cudaError_t cudaDeviceGetPCIBusId(char *bus_id, int len, int device)
 	return rt_result(rt_driver.cuDeviceGetPCIBusId(bus_id, len, device));
 }
 
-RT_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+/* Every pair of simulated devices can reach each other. */
+RT_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int peer)
 {
+	if (!can_access)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_init();
+	if (error == cudaSuccess)
+		error = rt_check_device(device);
+	if (error == cudaSuccess)
+		error = rt_check_device(peer);
+	if (error == cudaSuccess)
+		*can_access = device != peer;
+	return error;
+}
+
+static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long long peer_enabled[64]; /* bit p of [d]: d reaches p */
+
+static cudaError_t set_peer_access(int peer, bool enable)
+{
+	cudaError_t error = rt_context();
+	if (error == cudaSuccess)
+		error = rt_check_device(peer);
+	if (error != cudaSuccess)
+		return error;
+	int device = rt_current_device();
+	if (peer == device)
+		return rt_fail(cudaErrorInvalidDevice);
+	pthread_mutex_lock(&peer_lock);
+	bool was = peer_enabled[device] & (1ull << peer);
+	if (was != enable)
+		peer_enabled[device] ^= 1ull << peer;
+	pthread_mutex_unlock(&peer_lock);
+	if (was == enable)
+		return rt_fail(enable ? cudaErrorPeerAccessAlreadyEnabled
+				      : cudaErrorPeerAccessNotEnabled);
+	return cudaSuccess;
+}
+
+RT_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
+{
+	if (flags != 0)
+		return rt_fail(cudaErrorInvalidValue);
+	return set_peer_access(peer, true);
+}
+
+RT_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peer)
+{
+	return set_peer_access(peer, false);
+}
+
+static size_t limits[cudaLimitPersistingL2CacheSize + 1] = {
+	[cudaLimitStackSize] = 1024,
+	[cudaLimitPrintfFifoSize] = 1 << 20,
+	[cudaLimitMallocHeapSize] = 8 << 20,
+	[cudaLimitDevRuntimeSyncDepth] = 2,
+	[cudaLimitDevRuntimePendingLaunchCount] = 2048,
+	[cudaLimitMaxL2FetchGranularity] = 32,
+};
+
+RT_EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+	if ((unsigned)limit > cudaLimitPersistingL2CacheSize)
+		return rt_fail(cudaErrorUnsupportedLimit);
+	cudaError_t error = rt_context();
+	if (error == cudaSuccess)
+		limits[limit] = value;
+	return error;
+}
+
+RT_EXPORT cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)
+{
+	if (!value)
+		return rt_fail(cudaErrorInvalidValue);
+	if ((unsigned)limit > cudaLimitPersistingL2CacheSize)
+		return rt_fail(cudaErrorUnsupportedLimit);
+	cudaError_t error = rt_context();
+	if (error == cudaSuccess)
+		*value = limits[limit];
+	return error;
+}
+
+RT_EXPORT cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config)
+{
+	(void)config;
+	return rt_context();
+}
+
+RT_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *function, enum cudaFuncCache config)
+{
+	(void)config;
+	return function ? rt_context() : rt_fail(cudaErrorInvalidDeviceFunction);
+}
+
+RT_EXPORT cudaError_t cudaFuncSetAttribute(const void *function, enum cudaFuncAttribute attribute,
+					   int value)
+{
+	(void)attribute, (void)value;
+	return function ? rt_context() : rt_fail(cudaErrorInvalidDeviceFunction);
+}
+
+/* Kernels never run, so they use no registers or memory of their own. */
+RT_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attributes,
+					    const void *function)
+{
+	if (!attributes)
+		return rt_fail(cudaErrorInvalidValue);
+	if (!function)
+		return rt_fail(cudaErrorInvalidDeviceFunction);
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess)
 		return error;
-	return rt_result(rt_driver.cuStreamCreate((CUstream *)stream, flags));
+	memset(attributes, 0, sizeof(*attributes));
+	attributes->maxThreadsPerBlock = 1024;
+	attributes->ptxVersion = 90;
+	attributes->binaryVersion = 90;
+	return cudaSuccess;
 }
 
-RT_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *stream)
+RT_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks,
+								    const void *function,
+								    int block_size,
+								    size_t shared_bytes)
 {
-	return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
-}
-
-RT_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
-{
+	(void)shared_bytes;
+	if (!blocks || block_size <= 0)
+		return rt_fail(cudaErrorInvalidValue);
+	if (!function)
+		return rt_fail(cudaErrorInvalidDeviceFunction);
 	cudaError_t error = rt_context();
-	if (error != cudaSuccess)
-		return error;
-	return rt_result(rt_driver.cuStreamDestroy((CUstream)stream));
-}
-
-RT_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
-{
-	cudaError_t error = rt_context();
-	if (error != cudaSuccess)
-		return error;
-	return rt_result(rt_driver.cuStreamSynchronize((CUstream)stream));
-}
-
-RT_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
-{
-	return cudaStreamSynchronize(stream);
-}
-
-RT_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream)
-{
-	cudaError_t error = rt_context();
-	if (error != cudaSuccess)
-		return error;
-	return rt_result(rt_driver.cuStreamQuery((CUstream)stream));
-}
-
-RT_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
-{
-	cudaError_t error = rt_context();
-	if (error != cudaSuccess)
-		return error;
-	return rt_result(rt_driver.cuEventCreate((CUevent *)event, flags));
-}
-
-RT_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *event)
-{
-	return cudaEventCreateWithFlags(event, cudaEventDefault);
-}
-
-RT_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
-{
-	cudaError_t error = rt_context();
-	if (error != cudaSuccess)
-		return error;
-	return rt_result(rt_driver.cuEventRecord((CUevent)event, (CUstream)stream));
-}
-
-RT_EXPORT cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
-{
-	return cudaEventRecord(event, stream);
-}
-
-RT_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
-{
-	cudaError_t error = rt_context();
-	if (error != cudaSuccess)
-		return error;
-	return rt_result(rt_driver.cuEventSynchronize((CUevent)event));
-}
-
-RT_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event)
-{
-	cudaError_t error = rt_context();
-	if (error != cudaSuccess)
-		return error;
-	return rt_result(rt_driver.cuEventQuery((CUevent)event));
-}
-
-RT_EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
-{
-	cudaError_t error = rt_context();
-	if (error != cudaSuccess)
-		return error;
-	return rt_result(rt_driver.cuEventElapsedTime(ms, (CUevent)start, (CUevent)end));
-}
-
-RT_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
-{
-	cudaError_t error = rt_context();
-	if (error != cudaSuccess)
-		return error;
-	return rt_result(rt_driver.cuEventDestroy((CUevent)event));
+	if (error == cudaSuccess)
+		*blocks = block_size > 2048 ? 0 : 2048 / block_size;
+	return error;
 }
 
 /* Texts as the real libcudart 13 returns them. */
@@ -173,6 +210,9 @@ static const struct error_text errors[] = {
 	{cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
 	{cudaErrorCudartUnloading, "cudaErrorCudartUnloading", "driver shutting down"},
 	{cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+	{cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration",
+	 "invalid configuration argument"},
+	{cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
 	{cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection",
 	 "invalid copy direction for memcpy"},
 	{cudaErrorStubLibrary, "cudaErrorStubLibrary", "CUDA driver is a stub library"},
@@ -191,6 +231,14 @@ static const struct error_text errors[] = {
 	{cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
 	{cudaErrorIllegalAddress, "cudaErrorIllegalAddress",
 	 "an illegal memory access was encountered"},
+	{cudaErrorPeerAccessAlreadyEnabled, "cudaErrorPeerAccessAlreadyEnabled",
+	 "peer access is already enabled"},
+	{cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled",
+	 "peer access has not been enabled"},
+	{cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered",
+	 "part or all of the requested memory range is already mapped"},
+	{cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered",
+	 "pointer does not correspond to a registered memory region"},
 	{cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
 	{cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };

@@ -35,6 +35,8 @@ static cudaError_t map_result(CUresult rc)
 	case CUDA_ERROR_NOT_FOUND: return cudaErrorSymbolNotFound;
 	case CUDA_ERROR_NOT_SUPPORTED: return cudaErrorNotSupported;
 	case CUDA_ERROR_STUB_LIBRARY: return cudaErrorStubLibrary;
+	case CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: return cudaErrorHostMemoryAlreadyRegistered;
+	case CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED: return cudaErrorHostMemoryNotRegistered;
 	default: return cudaErrorUnknown;
 	}
 }
@@ -51,16 +53,13 @@ struct wanted {
 	void **slot;
 };
 
-#define WANT(field, version)                                  \
-	{                                                     \
-#field, version, 0, (void **)&rt_driver.field \
-	}
-#define WANT_BOTH(field, version)                                               \
-	{#field, version, 0, (void **)&rt_driver.field[RT_LEGACY_STREAM]},      \
-	{                                                                       \
-#field, version, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, \
-			(void **)&rt_driver.field[RT_PER_THREAD_STREAM]         \
-	}
+/* clang-format off */
+#define WANT(field, version) {#field, version, 0, (void **)&rt_driver.field}
+#define WANT_BOTH(field, version)                                                       \
+	{#field, version, 0, (void **)&rt_driver.field[RT_LEGACY_STREAM]},                \
+	{#field, version, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,                  \
+	 (void **)&rt_driver.field[RT_PER_THREAD_STREAM]}
+/* clang-format on */
 
 /* Each function at the ABI version this runtime was written against. */
 static const struct wanted wanted[] = {
@@ -81,6 +80,10 @@ static const struct wanted wanted[] = {
 	WANT(cuMemAllocManaged, 6000),
 	WANT(cuMemHostAlloc, 2020),
 	WANT(cuMemFreeHost, 2000),
+	WANT(cuMemHostRegister, 6050),
+	WANT(cuMemHostUnregister, 4000),
+	WANT(cuMemHostGetDevicePointer, 3020),
+	WANT(cuPointerGetAttribute, 4000),
 	WANT_BOTH(cuMemAllocAsync, 11020),
 	WANT_BOTH(cuMemAllocFromPoolAsync, 11020),
 	WANT_BOTH(cuMemFreeAsync, 11020),
@@ -158,7 +161,7 @@ static CUresult primary_context(int device, CUcontext *context)
 	return rc;
 }
 
-static cudaError_t bind_device(int device)
+cudaError_t rt_check_device(int device)
 {
 	int count = 0;
 	CUresult rc = rt_driver.cuDeviceGetCount(&count);
@@ -166,6 +169,15 @@ static cudaError_t bind_device(int device)
 		return rt_result(rc);
 	if (device < 0 || device >= count || device >= 64)
 		return rt_fail(cudaErrorInvalidDevice);
+	return cudaSuccess;
+}
+
+static cudaError_t bind_device(int device)
+{
+	cudaError_t error = rt_check_device(device);
+	if (error != cudaSuccess)
+		return error;
+	CUresult rc;
 	CUcontext context;
 	rc = primary_context(device, &context);
 	if (rc == CUDA_SUCCESS)

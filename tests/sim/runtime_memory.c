@@ -175,69 +175,86 @@ RT_EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 	return rt_result(rt_driver.cuMemGetInfo(free_bytes, total_bytes));
 }
 
-static CUresult copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+RT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
-	switch (kind) {
-	case cudaMemcpyHostToHost: memmove(dst, src, count); return CUDA_SUCCESS;
-	case cudaMemcpyHostToDevice: return rt_driver.cuMemcpyHtoD((CUdeviceptr)dst, src, count);
-	case cudaMemcpyDeviceToHost: return rt_driver.cuMemcpyDtoH(dst, (CUdeviceptr)src, count);
-	case cudaMemcpyDeviceToDevice:
-		return rt_driver.cuMemcpyDtoD((CUdeviceptr)dst, (CUdeviceptr)src, count);
-	default: return rt_driver.cuMemcpy((CUdeviceptr)dst, (CUdeviceptr)src, count);
-	}
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemHostRegister(ptr, size, flags));
 }
 
-RT_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+RT_EXPORT cudaError_t cudaHostUnregister(void *ptr)
 {
-	if ((unsigned)kind > cudaMemcpyDefault)
-		return rt_fail(cudaErrorInvalidMemcpyDirection);
 	cudaError_t error = rt_context();
-	if (error != cudaSuccess || count == 0)
+	if (error != cudaSuccess)
 		return error;
-	if (!dst || !src)
+	return rt_result(rt_driver.cuMemHostUnregister(ptr));
+}
+
+RT_EXPORT cudaError_t cudaHostGetDevicePointer(void **device, void *host, unsigned int flags)
+{
+	if (!device)
 		return rt_fail(cudaErrorInvalidValue);
-	return rt_result(copy(dst, src, count, kind));
-}
-
-RT_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count,
-				      enum cudaMemcpyKind kind)
-{
-	return cudaMemcpy(dst, src, count, kind);
-}
-
-RT_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
-				      enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-	(void)stream;
-	return cudaMemcpy(dst, src, count, kind);
-}
-
-RT_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
-					   enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-	return cudaMemcpyAsync(dst, src, count, kind, stream);
-}
-
-RT_EXPORT cudaError_t cudaMemset(void *ptr, int value, size_t count)
-{
 	cudaError_t error = rt_context();
-	if (error != cudaSuccess || count == 0)
+	if (error != cudaSuccess)
 		return error;
-	return rt_result(rt_driver.cuMemsetD8((CUdeviceptr)ptr, (unsigned char)value, count));
+	return rt_result(rt_driver.cuMemHostGetDevicePointer((CUdeviceptr *)device, host, flags));
 }
 
-RT_EXPORT cudaError_t cudaMemset_ptds(void *ptr, int value, size_t count)
+static enum cudaMemoryType runtime_memory_type(unsigned int driver_type, unsigned int managed)
 {
-	return cudaMemset(ptr, value, count);
+	if (managed)
+		return cudaMemoryTypeManaged;
+	return driver_type == CU_MEMORYTYPE_DEVICE ? cudaMemoryTypeDevice : cudaMemoryTypeHost;
 }
 
-RT_EXPORT cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
+/* Memory CUDA does not know is "unregistered", not an error (CUDA 11+). */
+RT_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+					       const void *ptr)
 {
-	(void)stream;
-	return cudaMemset(ptr, value, count);
+	if (!attributes)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	memset(attributes, 0, sizeof(*attributes));
+	CUdeviceptr address = (CUdeviceptr)ptr;
+	unsigned int type = 0, managed = 0;
+	int device = -2;
+	if (rt_driver.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, address) !=
+	    CUDA_SUCCESS) {
+		attributes->type = cudaMemoryTypeUnregistered;
+		attributes->device = -2;
+		attributes->hostPointer = (void *)ptr;
+		return cudaSuccess;
+	}
+	rt_driver.cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, address);
+	rt_driver.cuPointerGetAttribute(&device, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, address);
+	attributes->type = runtime_memory_type(type, managed);
+	attributes->device = device;
+	attributes->devicePointer = (void *)ptr;
+	attributes->hostPointer = attributes->type == cudaMemoryTypeDevice ? NULL : (void *)ptr;
+	return cudaSuccess;
 }
 
-RT_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *ptr, int value, size_t count, cudaStream_t stream)
+/* Managed memory is always resident on the simulated device. */
+RT_EXPORT cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count,
+					   struct cudaMemLocation location, unsigned int flags,
+					   cudaStream_t stream)
 {
-	return cudaMemsetAsync(ptr, value, count, stream);
+	(void)count, (void)location, (void)flags, (void)stream;
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return ptr ? cudaSuccess : rt_fail(cudaErrorInvalidValue);
+}
+
+RT_EXPORT cudaError_t cudaMemAdvise(const void *ptr, size_t count, enum cudaMemoryAdvise advice,
+				    struct cudaMemLocation location)
+{
+	(void)count, (void)advice, (void)location;
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return ptr ? cudaSuccess : rt_fail(cudaErrorInvalidValue);
 }

@@ -15,6 +15,7 @@ enum sim_memory {
 	SIM_MEMORY_DEVICE,
 	SIM_MEMORY_MANAGED,
 	SIM_MEMORY_HOST,
+	SIM_MEMORY_REGISTERED, /* the program's own host memory, page-locked */
 };
 
 struct sim_context {

@@ -1,0 +1,142 @@
+/* The rest of the runtime a typical CUDA program touches, on the simulated
+ * device: each check prints its name and whether it behaved as CUDA does. */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+
+static void check(const char *what, int ok)
+{
+	printf("%-40s %s\n", what, ok ? "ok" : "FAILED");
+	failures += !ok;
+}
+
+static void host_callback(void *data)
+{
+	++*(int *)data;
+}
+
+static void copies(void)
+{
+	char host[4][16] = {"row0", "row1", "row2", "row3"}, back[4][16];
+	void *device;
+	size_t pitch;
+	check("cudaMallocPitch", cudaMallocPitch(&device, &pitch, 16, 4) == cudaSuccess);
+	check("cudaMemcpy2D to device",
+	      cudaMemcpy2D(device, pitch, host, 16, 16, 4, cudaMemcpyHostToDevice) == cudaSuccess);
+	memset(back, 0, sizeof(back));
+	check("cudaMemcpy2D back",
+	      cudaMemcpy2D(back, 16, device, pitch, 16, 4, cudaMemcpyDeviceToHost) == cudaSuccess &&
+		      memcmp(host, back, sizeof(host)) == 0);
+	check("cudaMemcpy2D width > pitch",
+	      cudaMemcpy2D(back, 8, device, pitch, 16, 4, cudaMemcpyDeviceToHost) ==
+		      cudaErrorInvalidValue);
+	check("cudaMemset2D", cudaMemset2D(device, pitch, 7, 16, 4) == cudaSuccess);
+	check("cudaMemcpy bad direction", cudaMemcpy(back, device, 4, (enum cudaMemcpyKind)9) ==
+						  cudaErrorInvalidMemcpyDirection);
+	check("cudaGetLastError after it", cudaGetLastError() == cudaErrorInvalidMemcpyDirection);
+	check("cudaFree(pitched)", cudaFree(device) == cudaSuccess);
+}
+
+static void pointers(void)
+{
+	void *device, *managed, *pinned;
+	static char registered[8192];
+	struct cudaPointerAttributes a;
+	cudaMalloc(&device, 4096);
+	cudaMallocManaged(&managed, 4096, cudaMemAttachGlobal);
+	cudaMallocHost(&pinned, 4096);
+	check("attributes of device memory",
+	      cudaPointerGetAttributes(&a, (char *)device + 8) == 0 &&
+		      a.type == cudaMemoryTypeDevice && a.device == 0);
+	check("attributes of managed memory",
+	      cudaPointerGetAttributes(&a, managed) == 0 && a.type == cudaMemoryTypeManaged);
+	check("attributes of pinned memory",
+	      cudaPointerGetAttributes(&a, pinned) == 0 && a.type == cudaMemoryTypeHost);
+	check("attributes of plain host memory",
+	      cudaPointerGetAttributes(&a, &a) == 0 && a.type == cudaMemoryTypeUnregistered);
+	check("cudaHostRegister", cudaHostRegister(registered, sizeof(registered), 0) == 0);
+	check("cudaHostRegister twice", cudaHostRegister(registered, sizeof(registered), 0) ==
+						cudaErrorHostMemoryAlreadyRegistered);
+	void *mapped = NULL;
+	check("cudaHostGetDevicePointer",
+	      cudaHostGetDevicePointer(&mapped, registered, 0) == 0 && mapped == registered);
+	check("cudaHostUnregister", cudaHostUnregister(registered) == 0);
+	check("cudaHostUnregister twice",
+	      cudaHostUnregister(registered) == cudaErrorHostMemoryNotRegistered);
+	struct cudaMemLocation location = {cudaMemLocationTypeDevice, 0};
+	check("cudaMemPrefetchAsync", cudaMemPrefetchAsync(managed, 4096, location, 0, 0) == 0);
+	check("cudaMemAdvise",
+	      cudaMemAdvise(managed, 4096, cudaMemAdviseSetReadMostly, location) == 0);
+	cudaFree(device);
+	cudaFree(managed);
+	cudaFreeHost(pinned);
+}
+
+static void streams_and_events(void)
+{
+	cudaStream_t stream;
+	cudaEvent_t start, stop;
+	int least, greatest, calls = 0;
+	float ms = -1;
+	check("cudaDeviceGetStreamPriorityRange",
+	      cudaDeviceGetStreamPriorityRange(&least, &greatest) == 0 && greatest <= least);
+	check("cudaStreamCreateWithPriority",
+	      cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest) == 0);
+	check("cudaEventCreate", cudaEventCreate(&start) == 0 && cudaEventCreate(&stop) == 0);
+	check("cudaEventRecord", cudaEventRecord(start, stream) == 0);
+	check("cudaLaunchHostFunc", cudaLaunchHostFunc(stream, host_callback, &calls) == 0);
+	check("cudaEventRecordWithFlags", cudaEventRecordWithFlags(stop, stream, 0) == 0);
+	check("cudaStreamWaitEvent", cudaStreamWaitEvent(stream, stop, 0) == 0);
+	check("cudaStreamSynchronize", cudaStreamSynchronize(stream) == 0 && calls == 1);
+	check("cudaEventElapsedTime", cudaEventElapsedTime(&ms, start, stop) == 0 && ms >= 0);
+	check("cudaStreamQuery", cudaStreamQuery(stream) == cudaSuccess);
+	check("cudaEventDestroy", cudaEventDestroy(start) == 0 && cudaEventDestroy(stop) == 0);
+	check("cudaStreamDestroy", cudaStreamDestroy(stream) == 0);
+}
+
+static int symbol_storage[4];
+
+static void device_queries(void)
+{
+	struct cudaDeviceProp prop;
+	size_t limit = 0, free_bytes, total;
+	int can = -1, value = 0;
+	check("cudaGetDeviceProperties", cudaGetDeviceProperties(&prop, 0) == 0 &&
+						 prop.totalGlobalMem == 80ull << 30 &&
+						 prop.major == 9);
+	check("cudaGetDeviceProperties bad device",
+	      cudaGetDeviceProperties(&prop, 7) == cudaErrorInvalidDevice);
+	check("cudaDeviceGetAttribute",
+	      cudaDeviceGetAttribute(&value, cudaDevAttrWarpSize, 0) == 0 && value == 32);
+	check("cudaDeviceCanAccessPeer self", cudaDeviceCanAccessPeer(&can, 0, 0) == 0 && can == 0);
+	check("cudaDeviceSetLimit", cudaDeviceSetLimit(cudaLimitMallocHeapSize, 1 << 24) == 0);
+	check("cudaDeviceGetLimit",
+	      cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize) == 0 && limit == 1 << 24);
+	check("cudaMemGetInfo: context is not free", cudaMemGetInfo(&free_bytes, &total) == 0 &&
+							     total == 80ull << 30 &&
+							     free_bytes == total - (512ull << 20));
+	int values[4] = {1, 2, 3, 4}, back[4] = {0};
+	void *address = NULL;
+	check("cudaMemcpyToSymbol", cudaMemcpyToSymbol(symbol_storage, values, sizeof(values), 0,
+						       cudaMemcpyHostToDevice) == 0);
+	check("cudaMemcpyFromSymbol", cudaMemcpyFromSymbol(back, symbol_storage, sizeof(back), 0,
+							   cudaMemcpyDeviceToHost) == 0 &&
+					      memcmp(values, back, sizeof(back)) == 0);
+	check("cudaGetSymbolAddress", cudaGetSymbolAddress(&address, symbol_storage) == 0 &&
+					      address == (void *)symbol_storage);
+	check("cudaGetErrorString", strcmp(cudaGetErrorString(cudaErrorInvalidDevicePointer),
+					   "invalid device pointer") == 0);
+	check("cudaGetErrorName unknown",
+	      strcmp(cudaGetErrorName((cudaError_t)12345), "unrecognized error code") == 0);
+}
+
+int main(void)
+{
+	copies();
+	pointers();
+	streams_and_events();
+	device_queries();
+	return failures;
+}
