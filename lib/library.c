@@ -34,8 +34,44 @@ static struct {
 
 static atomic_bool warned_output;
 
+/* fork: the tracker's lock is held across it so the child's copy is in a
+ * known state; the child then forgets everything and starts inactive, as a
+ * process that has not used CUDA yet (CUDA itself does not survive fork). */
+static void before_fork(void)
+{
+	if (atomic_load(&library.active))
+		pthread_mutex_lock(&library.tracker.lock);
+}
+
+static void after_fork_in_parent(void)
+{
+	if (atomic_load(&library.active))
+		pthread_mutex_unlock(&library.tracker.lock);
+}
+
+static void after_fork_in_child(void)
+{
+	if (!atomic_load(&library.active))
+		return;
+	vt_ledger_clear(&library.tracker.ledger);
+	pthread_mutex_init(&library.tracker.lock, NULL);
+	free(library.run.command);
+	library.run.command = NULL;
+	atomic_store(&library.active, false);
+	library.once = (pthread_once_t)PTHREAD_ONCE_INIT;
+}
+
+static void register_fork_handlers(void)
+{
+	static bool registered;
+	if (!registered &&
+	    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) == 0)
+		registered = true;
+}
+
 static void activate(void)
 {
+	register_fork_handlers();
 	vt_config_load(&library.config);
 	vt_tracker_init(&library.tracker, vt_clock_ns());
 	vt_run_start(&library.run, library.config.labels);

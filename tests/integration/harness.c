@@ -43,7 +43,8 @@ static char *slurp(const char *path)
 static void set_child_environment(const struct run_options *options, const char *dir)
 {
 	char output[512];
-	snprintf(output, sizeof(output), "%s/report.json", dir);
+	snprintf(output, sizeof(output), "%s/%s", dir,
+		 options->output_name ? options->output_name : "report.json");
 	setenv("VRAMTRACE_OUTPUT", output, 1);
 	setenv("VRAMTRACE_SUMMARY", "0", 1);
 	unsetenv("LD_PRELOAD");
@@ -73,12 +74,14 @@ static void load_reports(struct traced_run *run)
 	for (struct dirent *entry; (entry = readdir(dir));) {
 		if (strncmp(entry->d_name, "report", 6) != 0 || !strstr(entry->d_name, ".json"))
 			continue;
-		run->reports++;
 		char path[512];
 		snprintf(path, sizeof(path), "%s/%s", run->dir, entry->d_name);
 		json_error_t error;
 		json_t *report = json_load_file(path, 0, &error);
 		cr_assert(report, "%s: %s at line %d", path, error.text, error.line);
+		if (run->reports < sizeof(run->all) / sizeof(run->all[0]))
+			run->all[run->reports] = json_incref(report);
+		run->reports++;
 		if (run->report)
 			json_decref(run->report);
 		run->report = report;
@@ -121,6 +124,8 @@ void traced_run_free(struct traced_run *run)
 	free(run->err);
 	if (run->report)
 		json_decref(run->report);
+	for (unsigned i = 0; i < run->reports && i < sizeof(run->all) / sizeof(run->all[0]); i++)
+		json_decref(run->all[i]);
 }
 
 void trace_program(struct traced_run *run, const char *program, const char *const *env)

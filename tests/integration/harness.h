@@ -12,8 +12,9 @@ struct traced_run {
 	char dir[256];    /* private directory for output and reports */
 	char *out;        /* everything the program wrote to stdout */
 	char *err;        /* and to stderr */
-	json_t *report;   /* NULL when no report was written */
+	json_t *report;   /* the last report read, NULL when none was written */
 	unsigned reports; /* files named report*.json in dir */
+	json_t *all[8];   /* the first eight of them */
 };
 
 struct run_options {
@@ -21,6 +22,8 @@ struct run_options {
 	bool simulate;            /* the simulated device first on the path */
 	const char *library_path; /* instead of the simulated device */
 	const char *const *env;   /* extra NAME=VALUE entries, NULL-terminated */
+	const char *output_name;  /* report file template in the run's directory,
+				     default report.json */
 };
 
 /* The path of a test program built beside the tests. */

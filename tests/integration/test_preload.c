@@ -1,6 +1,7 @@
 /* Programs run under the preload on the simulated device; every number in
  * their reports is asserted exactly. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -253,4 +254,23 @@ Test(preload, runtime_surface_behaves_as_cuda_with_and_without)
 	cr_assert_eq(report_int(with.report, "devices/0/live_at_exit_bytes"), 0);
 	traced_run_free(&with);
 	traced_run_free(&without);
+}
+
+Test(preload, fork_children_never_write_the_parents_report)
+{
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true, .simulate = true, .output_name = "report.%p.json"};
+	char *argv[] = {(char *)program_path("fork_child"), NULL};
+	traced_run(&run, &options, argv);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_eq(run.reports, 2, "the parent's and the allocating child's, %u", run.reports);
+	long long parent = atoll(strstr(run.out, "parent ") + 7);
+	for (unsigned i = 0; i < 2; i++) {
+		json_t *r = run.all[i];
+		bool is_parent = report_int(r, "run/pid") == parent;
+		cr_assert_eq(report_int(r, "devices/0/peak/bytes"), is_parent ? 64 * MiB : 8 * MiB);
+		cr_assert_eq(report_int(r, "devices/0/allocations"), 1);
+	}
+	traced_run_free(&run);
 }
