@@ -99,20 +99,20 @@ void vt_library_activate(void)
  * while the driver is surely up, never at exit when it may be gone. */
 static void describe(int device)
 {
-	if (!atomic_load(&library.cuda_described) ||
-	    (device >= 0 && device < VT_MAX_DEVICES && !atomic_load(&library.described[device]))) {
-		pthread_mutex_lock(&library.describe_lock);
-		if (!atomic_load(&library.cuda_described)) {
-			vt_driver_describe_cuda(&library.run.cuda);
-			atomic_store(&library.cuda_described, true);
-		}
-		if (device >= 0 && device < VT_MAX_DEVICES &&
-		    !atomic_load(&library.described[device])) {
-			vt_driver_describe_device(device, &library.devices[device]);
-			atomic_store(&library.described[device], true);
-		}
-		pthread_mutex_unlock(&library.describe_lock);
+	bool in_range = device >= 0 && device < VT_MAX_DEVICES;
+	bool device_done = !in_range || atomic_load(&library.described[device]);
+	if (device_done && atomic_load(&library.cuda_described))
+		return;
+	pthread_mutex_lock(&library.describe_lock);
+	if (!atomic_load(&library.cuda_described)) {
+		vt_driver_describe_cuda(&library.run.cuda);
+		atomic_store(&library.cuda_described, true);
 	}
+	if (in_range && !atomic_load(&library.described[device])) {
+		vt_driver_describe_device(device, &library.devices[device]);
+		atomic_store(&library.described[device], true);
+	}
+	pthread_mutex_unlock(&library.describe_lock);
 }
 
 static atomic_bool warned_untracked;

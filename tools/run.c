@@ -121,37 +121,32 @@ static bool valid_capacity(const char *capacity)
 	return any;
 }
 
-/* name=value, or value in front of what name already holds. */
-static bool prepend_env(const char *name, const char *value, char separator)
+/* Sets name to first, joined by separator to second when both are there. */
+static bool set_joined(const char *name, const char *first, char separator, const char *second)
 {
-	const char *old = getenv(name);
-	if (!old || !*old)
-		return setenv(name, value, 1) == 0;
-	size_t size = strlen(value) + strlen(old) + 2;
+	bool has_first = first && *first, has_second = second && *second;
+	if (!has_first || !has_second)
+		return setenv(name, has_first ? first : has_second ? second : "", 1) == 0;
+	size_t size = strlen(first) + strlen(second) + 2;
 	char *joined = malloc(size);
 	if (!joined)
 		return false;
-	snprintf(joined, size, "%s%c%s", value, separator, old);
+	snprintf(joined, size, "%s%c%s", first, separator, second);
 	bool ok = setenv(name, joined, 1) == 0;
 	free(joined);
 	return ok;
 }
 
+/* value goes in front of what name already holds. */
+static bool prepend_env(const char *name, const char *value, char separator)
+{
+	return set_joined(name, value, separator, getenv(name));
+}
+
+/* Labels given here follow those already in VRAMTRACE_LABEL. */
 static bool append_labels(const char *labels)
 {
-	const char *old = getenv("VRAMTRACE_LABEL");
-	if (!*labels)
-		return true;
-	if (!old || !*old)
-		return setenv("VRAMTRACE_LABEL", labels, 1) == 0;
-	size_t size = strlen(labels) + strlen(old) + 2;
-	char *joined = malloc(size);
-	if (!joined)
-		return false;
-	snprintf(joined, size, "%s,%s", old, labels);
-	bool ok = setenv("VRAMTRACE_LABEL", joined, 1) == 0;
-	free(joined);
-	return ok;
+	return !*labels || set_joined("VRAMTRACE_LABEL", getenv("VRAMTRACE_LABEL"), ',', labels);
 }
 
 static bool set_up_simulation(const struct run_options *options)

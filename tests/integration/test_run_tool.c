@@ -133,3 +133,27 @@ Test(run_tool, bad_simulator_setting_is_named)
 		  run.err);
 	traced_run_free(&run);
 }
+
+Test(run_tool, keeps_what_ld_preload_held)
+{
+	struct traced_run run;
+	run_tool(&run, (char *[]){"run", "--", "/usr/bin/printenv", "LD_PRELOAD", NULL},
+		 (const char *const[]){"LD_PRELOAD=libm.so.6", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char expected[4096];
+	snprintf(expected, sizeof(expected), "%s:libm.so.6\n", build_path("VT_TEST_LIBRARY"));
+	cr_assert_str_eq(run.out, expected);
+	traced_run_free(&run);
+}
+
+Test(run_tool, labels_follow_those_in_the_environment)
+{
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"run", "--label", "batch=8", "--", "/usr/bin/printenv",
+			    "VRAMTRACE_LABEL", NULL},
+		 (const char *const[]){"VRAMTRACE_LABEL=team=infra", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(run.out, "team=infra,batch=8\n");
+	traced_run_free(&run);
+}
