@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,11 +62,55 @@ static bool parse_report_list(const char *value, struct vt_config *config)
 	return copy_into(config->report_list, sizeof(config->report_list), value);
 }
 
+static bool parse_count(const char *value, unsigned max, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long count = strtoul(value, &end, 10);
+	if (!*value || *end || value[0] == '-' || errno || count > max)
+		return false;
+	*out = (unsigned)count;
+	return true;
+}
+
+static bool parse_stack_depth(const char *value, struct vt_config *config)
+{
+	return parse_count(value, VT_CONFIG_MAX_STACK_DEPTH, &config->stack_depth);
+}
+
+static bool parse_top(const char *value, struct vt_config *config)
+{
+	return parse_count(value, 100000, &config->top) && config->top > 0;
+}
+
+static bool parse_oom_snapshots(const char *value, struct vt_config *config)
+{
+	return parse_count(value, 1000, &config->oom_snapshots);
+}
+
+static bool parse_nvtx(const char *value, struct vt_config *config)
+{
+	if (strcmp(value, "path") != 0 && strcmp(value, "innermost") != 0)
+		return false;
+	config->nvtx_path = value[0] == 'p';
+	return true;
+}
+
+static bool parse_rules(const char *value, struct vt_config *config)
+{
+	return *value && copy_into(config->rules, sizeof(config->rules), value);
+}
+
 static const struct option options[] = {
 	{"VRAMTRACE_OUTPUT", parse_output, "a path template such as vramtrace.%p.json"},
 	{"VRAMTRACE_LABEL", parse_labels, "key=value pairs separated by commas"},
 	{"VRAMTRACE_SUMMARY", parse_summary, "0 or 1"},
 	{"VRAMTRACE_REPORT_LIST", parse_report_list, "a file path"},
+	{"VRAMTRACE_STACK_DEPTH", parse_stack_depth, "a number of frames from 0 (off) to 128"},
+	{"VRAMTRACE_TOP", parse_top, "a number from 1 to 100000"},
+	{"VRAMTRACE_OOM_SNAPSHOTS", parse_oom_snapshots, "a number from 0 to 1000"},
+	{"VRAMTRACE_NVTX", parse_nvtx, "innermost or path"},
+	{"VRAMTRACE_RULES", parse_rules, "pattern=tag;... or a file of such lines"},
 };
 
 static void set_defaults(struct vt_config *config)
@@ -73,6 +118,9 @@ static void set_defaults(struct vt_config *config)
 	memset(config, 0, sizeof(*config));
 	copy_into(config->output, sizeof(config->output), "vramtrace.%p.json");
 	config->summary = true;
+	config->stack_depth = 32;
+	config->top = 20;
+	config->oom_snapshots = 1;
 }
 
 static const struct option *find_option(const char *name, size_t length)

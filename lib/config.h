@@ -6,12 +6,19 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#define VT_CONFIG_MAX_STACK_DEPTH 128
+
 struct vt_config {
 	char output[PATH_MAX];      /* VRAMTRACE_OUTPUT: path template */
 	char labels[4096];          /* VRAMTRACE_LABEL: key=value,key=value */
 	bool summary;               /* VRAMTRACE_SUMMARY: text summary on stderr */
 	char report_list[PATH_MAX]; /* VRAMTRACE_REPORT_LIST: where `vramtrace run`
 				       learns which reports were written */
+	unsigned stack_depth;       /* VRAMTRACE_STACK_DEPTH: frames kept, 0 is off */
+	unsigned top;               /* VRAMTRACE_TOP: stacks and leaks listed */
+	unsigned oom_snapshots;     /* VRAMTRACE_OOM_SNAPSHOTS: per device */
+	bool nvtx_path;             /* VRAMTRACE_NVTX=path: tag "outer/inner" */
+	char rules[4096];           /* VRAMTRACE_RULES: pattern=tag;... or a file */
 };
 
 void vt_config_load(struct vt_config *config);

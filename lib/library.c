@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
 #include "core/clock.h"
+#include "core/leaks.h"
+#include "core/rules.h"
+#include "core/stack_capture.h"
 #include "core/tracker.h"
 #include "log.h"
 #include "report/output.h"
@@ -32,29 +34,46 @@ static struct {
 	.describe_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-static atomic_bool warned_output;
+static atomic_bool warned_output, warned_rules, warned_untracked, warned_unwinder;
 
-/* fork: the tracker's lock is held across it so the child's copy is in a
+/* fork: every tracker lock is held across it so the child's copy is in a
  * known state; the child then forgets everything and starts inactive, as a
  * process that has not used CUDA yet (CUDA itself does not survive fork). */
+static void lock_all(void)
+{
+	for (int s = 0; s < VT_LEDGER_SHARDS; s++)
+		pthread_mutex_lock(&library.tracker.ledger.shards[s].lock);
+	for (int d = 0; d <= VT_MAX_DEVICES; d++)
+		pthread_mutex_lock(&library.tracker.slots[d].lock);
+	pthread_mutex_lock(&library.tracker.failures_lock);
+}
+
+static void unlock_all(void)
+{
+	pthread_mutex_unlock(&library.tracker.failures_lock);
+	for (int d = VT_MAX_DEVICES; d >= 0; d--)
+		pthread_mutex_unlock(&library.tracker.slots[d].lock);
+	for (int s = VT_LEDGER_SHARDS - 1; s >= 0; s--)
+		pthread_mutex_unlock(&library.tracker.ledger.shards[s].lock);
+}
+
 static void before_fork(void)
 {
 	if (atomic_load(&library.active))
-		pthread_mutex_lock(&library.tracker.lock);
+		lock_all();
 }
 
 static void after_fork_in_parent(void)
 {
 	if (atomic_load(&library.active))
-		pthread_mutex_unlock(&library.tracker.lock);
+		unlock_all();
 }
 
 static void after_fork_in_child(void)
 {
 	if (!atomic_load(&library.active))
 		return;
-	vt_ledger_clear(&library.tracker.ledger);
-	pthread_mutex_init(&library.tracker.lock, NULL);
+	vt_tracker_reset_unlocked(&library.tracker);
 	free(library.run.command);
 	library.run.command = NULL;
 	atomic_store(&library.active, false);
@@ -73,15 +92,28 @@ static void activate(void)
 {
 	register_fork_handlers();
 	vt_config_load(&library.config);
-	vt_tracker_init(&library.tracker, vt_clock_ns());
+	if (!vt_rules_init(library.config.rules))
+		vt_warn_once(&warned_rules,
+			     "VRAMTRACE_RULES '%s' is not pattern=tag;... nor a "
+			     "readable file of them; using the built-in rules",
+			     library.config.rules);
+	if (library.config.stack_depth && !vt_stack_capture_init((const void *)vt_library_activate))
+		vt_warn_once(&warned_unwinder, "cannot load libunwind.so.8: allocations are "
+					       "recorded without call stacks");
+	struct vt_tracker_options options = {
+		.oom_snapshots = library.config.oom_snapshots,
+		.snapshot_top = library.config.top,
+		.clock = vt_clock_ns,
+	};
+	vt_tracker_init(&library.tracker, &options);
 	vt_run_start(&library.run, library.config.labels);
 	library.output_ok = vt_output_expand(library.config.output, library.run.pid,
 					     library.run.host, library.run.rank,
 					     library.output_path, sizeof(library.output_path));
 	if (!library.output_ok)
 		vt_warn_once(&warned_output,
-			     "VRAMTRACE_OUTPUT '%s' expands to a path too long; "
-			     "no report will be written",
+			     "VRAMTRACE_OUTPUT '%s' expands to a path too long; no report will be "
+			     "written",
 			     library.config.output);
 	atomic_store(&library.active, true);
 }
@@ -93,6 +125,12 @@ void vt_library_activate(void)
 	int saved_errno = errno;
 	pthread_once(&library.once, activate);
 	errno = saved_errno;
+}
+
+const struct vt_config *vt_library_config(void)
+{
+	vt_library_activate();
+	return &library.config;
 }
 
 /* Names and capacities are asked of the driver on a device's first event,
@@ -115,17 +153,22 @@ static void describe(int device)
 	pthread_mutex_unlock(&library.describe_lock);
 }
 
-static atomic_bool warned_untracked;
-
 void vt_library_record(const struct vt_event *event)
 {
 	vt_library_activate();
 	if (event->op != VT_OP_FREE)
 		describe(event->device);
-	if (!vt_tracker_record(&library.tracker, event, vt_clock_ns()))
+	if (!vt_tracker_record(&library.tracker, event))
 		vt_warn_once(&warned_untracked,
 			     "out of host memory for the ledger: counting continues, but some "
 			     "frees will not be matched");
+}
+
+bool vt_library_retag(uint64_t address, uint16_t tag)
+{
+	if (!atomic_load(&library.active))
+		return false;
+	return vt_tracker_retag(&library.tracker, address, tag);
 }
 
 static void write_report_json(FILE *out, void *context)
@@ -144,30 +187,58 @@ static void note_written(const char *path)
 	fclose(list);
 }
 
-static void write_report(const char *ended_by)
+/* Builds the report from a snapshot and the live ledger, and writes it to
+ * path (none when NULL); the summary goes to stderr when asked. */
+static bool write_report(const char *path, const char *ended_by, bool summary)
 {
 	struct vt_snapshot *snapshot = malloc(sizeof(*snapshot));
 	if (!snapshot) {
 		vt_warn("out of host memory: no report written");
-		return;
+		return false;
 	}
-	vt_tracker_snapshot(&library.tracker, snapshot, vt_clock_ns());
+	vt_tracker_snapshot(&library.tracker, snapshot);
+	struct vt_leaks leaks;
+	if (!vt_leaks_collect(&library.tracker.ledger, &leaks))
+		vt_warn("out of host memory: the report lists no leaks");
 	vt_run_end(&library.run, ended_by);
-	struct vt_report report = {&library.run, snapshot, library.devices};
+	struct vt_report report = {
+		.run = &library.run,
+		.snapshot = snapshot,
+		.devices = library.devices,
+		.leaks = &leaks,
+		.top = library.config.top,
+		.symbolizer = vt_symbolizer_open(),
+	};
 	char written[4096] = "";
-	bool ok = library.output_ok && vt_output_write(library.output_path, write_report_json,
-						       &report, written, sizeof(written));
-	if (library.output_ok && !ok)
-		vt_warn("cannot write the report to %s: %s", library.output_path, strerror(errno));
+	bool ok =
+		path && vt_output_write(path, write_report_json, &report, written, sizeof(written));
+	if (path && !ok)
+		vt_warn("cannot write the report to %s: %s", path, strerror(errno));
 	if (ok)
 		note_written(written);
-	if (library.config.summary) {
+	if (summary) {
 		if (ok)
 			fprintf(stderr, "vramtrace: report written to %s\n", written);
 		vt_report_write_summary(&report, stderr);
 		fflush(stderr);
 	}
+	vt_symbolizer_close(report.symbolizer);
+	vt_leaks_free(&leaks);
+	vt_snapshot_free(snapshot);
 	free(snapshot);
+	return ok;
+}
+
+bool vt_library_dump(const char *path)
+{
+	vt_library_activate();
+	char expanded[4096];
+	if (path && !vt_output_expand(path, library.run.pid, library.run.host, library.run.rank,
+				      expanded, sizeof(expanded)))
+		return false;
+	if (!path && !library.output_ok)
+		return false;
+	return write_report(path ? expanded : library.output_path, "running", false);
 }
 
 /* -1 until the program's exit status is known. */
@@ -188,6 +259,7 @@ __attribute__((destructor)) static void library_exit(void)
 	int status = atomic_load(&exit_status);
 	if (status >= 0)
 		snprintf(ended_by, sizeof(ended_by), "exit %d", status);
-	write_report(ended_by);
+	write_report(library.output_ok ? library.output_path : NULL, ended_by,
+		     library.config.summary);
 	errno = saved_errno;
 }

@@ -1,12 +1,21 @@
 /* The library itself: activation on the first CUDA call, the one tracker
- * every source records into, and the report at exit. */
+ * every source records into, and the report at exit or on demand. */
 #pragma once
 
+#include <stdbool.h>
+
+#include "config.h"
 #include "core/event.h"
 
 /* Cheap after the first call. Loading vramtrace costs nothing until this:
  * no thread, no file, no configuration read. */
 void vt_library_activate(void);
+/* The configuration read at activation. */
+const struct vt_config *vt_library_config(void);
 void vt_library_record(const struct vt_event *event);
+/* Moves a live allocation to tag; false when it is not live. */
+bool vt_library_retag(uint64_t address, uint16_t tag);
+/* Writes a report now, to path or else to the configured place. */
+bool vt_library_dump(const char *path);
 /* The program is ending with exit status (from main or exit()). */
 void vt_library_note_exit(int status);

@@ -1,82 +1,208 @@
 #include "ledger.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-/* uthash exits the process when its bucket table cannot grow; a tracer must
- * not, so it reports the failure instead. Callers hold the tracker lock. */
-static bool table_grow_failed;
-#define HASH_NONFATAL_OOM            1
-#define uthash_nonfatal_oom(element) (table_grow_failed = true)
-#include <uthash.h>
+#define INITIAL_CAPACITY 64
 
-struct vt_ledger_entry {
-	struct vt_allocation allocation;
-	UT_hash_handle hh;
-};
-
-static struct vt_ledger_entry *find_entry(const struct vt_ledger *ledger, uint64_t address)
+/* Fibonacci hashing: addresses are aligned, so the low bits say little. */
+static uint64_t mix(uint64_t address)
 {
-	struct vt_ledger_entry *entry = NULL;
-	HASH_FIND(hh, ledger->head, &address, sizeof(address), entry);
-	return entry;
+	return (address >> 4) * 0x9E3779B97F4A7C15ull;
 }
 
-bool vt_ledger_insert(struct vt_ledger *ledger, const struct vt_allocation *allocation, bool *oom)
+static struct vt_ledger_shard *shard_for(struct vt_ledger *ledger, uint64_t address)
 {
-	*oom = false;
-	if (find_entry(ledger, allocation->address))
-		return false;
-	struct vt_ledger_entry *entry = malloc(sizeof(*entry));
-	if (!entry) {
-		*oom = true;
-		return false;
+	return &ledger->shards[mix(address) >> 58];
+}
+
+static uint64_t home(const struct vt_ledger_shard *shard, uint64_t address)
+{
+	/* Bits below the shard selector pick the slot. */
+	return (mix(address) >> 20) & (shard->capacity - 1);
+}
+
+void vt_ledger_init(struct vt_ledger *ledger)
+{
+	memset(ledger, 0, sizeof(*ledger));
+	for (int i = 0; i < VT_LEDGER_SHARDS; i++)
+		pthread_mutex_init(&ledger->shards[i].lock, NULL);
+}
+
+void vt_ledger_destroy(struct vt_ledger *ledger)
+{
+	for (int i = 0; i < VT_LEDGER_SHARDS; i++) {
+		free(ledger->shards[i].slots);
+		pthread_mutex_destroy(&ledger->shards[i].lock);
 	}
-	entry->allocation = *allocation;
-	table_grow_failed = false;
-	HASH_ADD(hh, ledger->head, allocation.address, sizeof(entry->allocation.address), entry);
-	if (table_grow_failed) {
-		free(entry);
-		*oom = true;
+	memset(ledger, 0, sizeof(*ledger));
+}
+
+/* The slot holding address, or the empty slot where it would go. */
+static uint64_t probe(const struct vt_ledger_shard *shard, uint64_t address)
+{
+	uint64_t mask = shard->capacity - 1;
+	uint64_t i = home(shard, address);
+	while (shard->slots[i].address && shard->slots[i].address != address)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static bool grow(struct vt_ledger_shard *shard)
+{
+	uint64_t capacity = shard->capacity ? shard->capacity * 2 : INITIAL_CAPACITY;
+	struct vt_allocation *slots = calloc(capacity, sizeof(*slots));
+	if (!slots)
 		return false;
+	struct vt_ledger_shard grown = {.slots = slots, .capacity = capacity};
+	for (uint64_t i = 0; i < shard->capacity; i++)
+		if (shard->slots[i].address)
+			grown.slots[probe(&grown, shard->slots[i].address)] = shard->slots[i];
+	free(shard->slots);
+	shard->slots = slots;
+	shard->capacity = capacity;
+	return true;
+}
+
+enum vt_ledger_result vt_ledger_insert(struct vt_ledger *ledger,
+				       const struct vt_allocation *allocation)
+{
+	struct vt_ledger_shard *shard = shard_for(ledger, allocation->address);
+	enum vt_ledger_result result = VT_LEDGER_INSERTED;
+	pthread_mutex_lock(&shard->lock);
+	if ((shard->count + 1) * 4 > shard->capacity * 3 && !grow(shard)) {
+		result = VT_LEDGER_NO_MEMORY;
+	} else {
+		uint64_t i = probe(shard, allocation->address);
+		if (shard->slots[i].address) {
+			result = VT_LEDGER_DUPLICATE;
+		} else {
+			shard->slots[i] = *allocation;
+			shard->count++;
+		}
 	}
-	ledger->count++;
-	return true;
+	pthread_mutex_unlock(&shard->lock);
+	return result;
 }
 
-bool vt_ledger_remove(struct vt_ledger *ledger, uint64_t address, struct vt_allocation *out)
+/* Backward-shift deletion keeps every probe chain unbroken, no tombstones. */
+static void delete_at(struct vt_ledger_shard *shard, uint64_t hole)
 {
-	struct vt_ledger_entry *entry = find_entry(ledger, address);
-	if (!entry)
-		return false;
-	*out = entry->allocation;
-	HASH_DEL(ledger->head, entry);
-	free(entry);
-	ledger->count--;
-	return true;
+	uint64_t mask = shard->capacity - 1;
+	for (uint64_t i = (hole + 1) & mask; shard->slots[i].address; i = (i + 1) & mask) {
+		uint64_t want = home(shard, shard->slots[i].address);
+		/* Move the entry back when the hole lies on its way from home. */
+		if (((i - want) & mask) >= ((i - hole) & mask)) {
+			shard->slots[hole] = shard->slots[i];
+			hole = i;
+		}
+	}
+	shard->slots[hole].address = 0;
+	shard->count--;
 }
 
-bool vt_ledger_find(const struct vt_ledger *ledger, uint64_t address, struct vt_allocation *out)
+/* Shrinks a shard that has become mostly empty, so memory follows use. */
+static void shrink(struct vt_ledger_shard *shard)
 {
-	struct vt_ledger_entry *entry = find_entry(ledger, address);
-	if (!entry)
-		return false;
-	*out = entry->allocation;
-	return true;
+	if (shard->capacity <= INITIAL_CAPACITY || shard->count * 4 >= shard->capacity)
+		return;
+	struct vt_allocation *slots = calloc(shard->capacity / 2, sizeof(*slots));
+	if (!slots)
+		return;
+	struct vt_ledger_shard smaller = {.slots = slots, .capacity = shard->capacity / 2};
+	for (uint64_t i = 0; i < shard->capacity; i++)
+		if (shard->slots[i].address)
+			smaller.slots[probe(&smaller, shard->slots[i].address)] = shard->slots[i];
+	free(shard->slots);
+	shard->slots = slots;
+	shard->capacity = smaller.capacity;
 }
 
-void vt_ledger_for_each(const struct vt_ledger *ledger,
+bool vt_ledger_remove(struct vt_ledger *ledger, uint64_t address,
+		      bool (*accept)(const struct vt_allocation *, const void *),
+		      const void *context, struct vt_allocation *out)
+{
+	struct vt_ledger_shard *shard = shard_for(ledger, address);
+	bool removed = false;
+	pthread_mutex_lock(&shard->lock);
+	if (shard->capacity && address) {
+		uint64_t i = probe(shard, address);
+		if (shard->slots[i].address && (!accept || accept(&shard->slots[i], context))) {
+			*out = shard->slots[i];
+			delete_at(shard, i);
+			shrink(shard);
+			removed = true;
+		}
+	}
+	pthread_mutex_unlock(&shard->lock);
+	return removed;
+}
+
+bool vt_ledger_find(struct vt_ledger *ledger, uint64_t address, struct vt_allocation *out)
+{
+	struct vt_ledger_shard *shard = shard_for(ledger, address);
+	bool found = false;
+	pthread_mutex_lock(&shard->lock);
+	if (shard->capacity && address) {
+		uint64_t i = probe(shard, address);
+		if (shard->slots[i].address) {
+			*out = shard->slots[i];
+			found = true;
+		}
+	}
+	pthread_mutex_unlock(&shard->lock);
+	return found;
+}
+
+bool vt_ledger_retag(struct vt_ledger *ledger, uint64_t address, uint16_t tag,
+		     struct vt_allocation *old)
+{
+	struct vt_ledger_shard *shard = shard_for(ledger, address);
+	bool found = false;
+	pthread_mutex_lock(&shard->lock);
+	if (shard->capacity && address) {
+		uint64_t i = probe(shard, address);
+		if (shard->slots[i].address) {
+			*old = shard->slots[i];
+			shard->slots[i].tag = tag;
+			found = true;
+		}
+	}
+	pthread_mutex_unlock(&shard->lock);
+	return found;
+}
+
+uint64_t vt_ledger_count(struct vt_ledger *ledger)
+{
+	uint64_t count = 0;
+	for (int s = 0; s < VT_LEDGER_SHARDS; s++) {
+		pthread_mutex_lock(&ledger->shards[s].lock);
+		count += ledger->shards[s].count;
+		pthread_mutex_unlock(&ledger->shards[s].lock);
+	}
+	return count;
+}
+
+void vt_ledger_for_each(struct vt_ledger *ledger,
 			void (*visit)(const struct vt_allocation *, void *), void *context)
 {
-	for (struct vt_ledger_entry *entry = ledger->head; entry; entry = entry->hh.next)
-		visit(&entry->allocation, context);
+	for (int s = 0; s < VT_LEDGER_SHARDS; s++) {
+		struct vt_ledger_shard *shard = &ledger->shards[s];
+		pthread_mutex_lock(&shard->lock);
+		for (uint64_t i = 0; i < shard->capacity; i++)
+			if (shard->slots[i].address)
+				visit(&shard->slots[i], context);
+		pthread_mutex_unlock(&shard->lock);
+	}
 }
 
-void vt_ledger_clear(struct vt_ledger *ledger)
+void vt_ledger_reset_unlocked(struct vt_ledger *ledger)
 {
-	struct vt_ledger_entry *entry, *tmp;
-	HASH_ITER (hh, ledger->head, entry, tmp) {
-		HASH_DEL(ledger->head, entry);
-		free(entry);
+	for (int i = 0; i < VT_LEDGER_SHARDS; i++) {
+		free(ledger->shards[i].slots);
+		ledger->shards[i].slots = NULL;
+		ledger->shards[i].capacity = 0;
+		ledger->shards[i].count = 0;
+		pthread_mutex_init(&ledger->shards[i].lock, NULL);
 	}
-	ledger->count = 0;
 }

@@ -1,32 +1,62 @@
 /* The live allocations, keyed by address. CUDA's unified address space makes
- * an address unique across devices, and a free names only the address. */
+ * an address unique across devices, and a free names only the address.
+ *
+ * Open addressing in 64 shards, each behind its own lock, so threads
+ * allocating at once rarely meet. An entry is 24 bytes and a shard grows
+ * past 3/4 full and shrinks below 1/4 (the gap keeps it from flapping), so
+ * a live allocation costs at most 96 bytes. */
 #pragma once
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "event.h"
 
 struct vt_allocation {
-	uint64_t address;
+	uint64_t address; /* 0 marks an empty slot; CUDA never returns 0 */
 	uint64_t bytes;
-	int device;
-	enum vt_kind kind;
+	uint32_t stack;
+	uint16_t tag;
+	int8_t device; /* CUDA ordinal, or VT_HOST_DEVICE */
+	uint8_t kind;
 };
 
-struct vt_ledger_entry;
+#define VT_LEDGER_SHARDS 64
+
+struct vt_ledger_shard {
+	pthread_mutex_t lock;
+	struct vt_allocation *slots;
+	uint64_t capacity; /* a power of two, or 0 before the first insert */
+	uint64_t count;
+} __attribute__((aligned(64)));
 
 struct vt_ledger {
-	struct vt_ledger_entry *head;
-	uint64_t count;
+	struct vt_ledger_shard shards[VT_LEDGER_SHARDS];
 };
 
-/* Adds an allocation. Returns false when the address is already live (the
- * caller counts it as de-duplicated) or no host memory is left (*oom set). */
-bool vt_ledger_insert(struct vt_ledger *ledger, const struct vt_allocation *allocation, bool *oom);
-/* Removes the allocation at address into *out; false when it is not live. */
-bool vt_ledger_remove(struct vt_ledger *ledger, uint64_t address, struct vt_allocation *out);
-bool vt_ledger_find(const struct vt_ledger *ledger, uint64_t address, struct vt_allocation *out);
-void vt_ledger_for_each(const struct vt_ledger *ledger,
+enum vt_ledger_result {
+	VT_LEDGER_INSERTED,
+	VT_LEDGER_DUPLICATE, /* the address is live already: keep the first */
+	VT_LEDGER_NO_MEMORY, /* the table could not grow */
+};
+
+void vt_ledger_init(struct vt_ledger *ledger);
+void vt_ledger_destroy(struct vt_ledger *ledger);
+enum vt_ledger_result vt_ledger_insert(struct vt_ledger *ledger,
+				       const struct vt_allocation *allocation);
+/* Removes the allocation at address into *out when accept(entry) agrees;
+ * false when it is not live or not accepted (left in place). */
+bool vt_ledger_remove(struct vt_ledger *ledger, uint64_t address,
+		      bool (*accept)(const struct vt_allocation *, const void *),
+		      const void *context, struct vt_allocation *out);
+bool vt_ledger_find(struct vt_ledger *ledger, uint64_t address, struct vt_allocation *out);
+/* Changes the tag of a live allocation; *old gets it as it was. */
+bool vt_ledger_retag(struct vt_ledger *ledger, uint64_t address, uint16_t tag,
+		     struct vt_allocation *old);
+uint64_t vt_ledger_count(struct vt_ledger *ledger);
+/* Visits every live allocation, one shard locked at a time. */
+void vt_ledger_for_each(struct vt_ledger *ledger,
 			void (*visit)(const struct vt_allocation *, void *), void *context);
-void vt_ledger_clear(struct vt_ledger *ledger);
+/* Forgets everything without taking locks: for the child after fork. */
+void vt_ledger_reset_unlocked(struct vt_ledger *ledger);

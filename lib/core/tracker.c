@@ -1,157 +1,358 @@
 #include "tracker.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-void vt_tracker_init(struct vt_tracker *tracker, uint64_t start_ns)
+#include "top.h"
+
+#define HOST_SLOT VT_MAX_DEVICES
+
+void vt_tracker_init(struct vt_tracker *tracker, const struct vt_tracker_options *options)
 {
 	memset(tracker, 0, sizeof(*tracker));
-	pthread_mutex_init(&tracker->lock, NULL);
-	tracker->start_ns = start_ns;
+	tracker->options = *options;
+	tracker->start_ns = options->clock();
+	vt_ledger_init(&tracker->ledger);
+	for (int i = 0; i <= VT_MAX_DEVICES; i++)
+		pthread_mutex_init(&tracker->slots[i].lock, NULL);
+	pthread_mutex_init(&tracker->failures_lock, NULL);
+}
+
+static void free_arrays(struct vt_device_stats *stats)
+{
+	free(stats->tags.items);
+	free(stats->stacks.items);
+	stats->tags = (struct vt_counter_array){0};
+	stats->stacks = (struct vt_counter_array){0};
+}
+
+static void free_failures(struct vt_tracker *tracker)
+{
+	for (unsigned i = 0; i < tracker->failure_count; i++) {
+		struct vt_oom_snapshot *snapshot =
+			(struct vt_oom_snapshot *)tracker->failures[i].snapshot;
+		if (snapshot) {
+			free(snapshot->tags);
+			free(snapshot->stacks);
+			free(snapshot);
+		}
+	}
+	tracker->failure_count = 0;
 }
 
 void vt_tracker_destroy(struct vt_tracker *tracker)
 {
-	vt_ledger_clear(&tracker->ledger);
-	pthread_mutex_destroy(&tracker->lock);
+	vt_ledger_destroy(&tracker->ledger);
+	for (int i = 0; i <= VT_MAX_DEVICES; i++) {
+		free_arrays(&tracker->slots[i].stats);
+		pthread_mutex_destroy(&tracker->slots[i].lock);
+	}
+	free_failures(tracker);
+	pthread_mutex_destroy(&tracker->failures_lock);
 }
 
-void vt_tracker_reset(struct vt_tracker *tracker, uint64_t start_ns)
+void vt_tracker_reset_unlocked(struct vt_tracker *tracker)
 {
-	vt_ledger_clear(&tracker->ledger);
-	memset(&tracker->state, 0, sizeof(tracker->state));
-	tracker->start_ns = start_ns;
+	struct vt_tracker_options options = tracker->options;
+	vt_ledger_reset_unlocked(&tracker->ledger);
+	for (int i = 0; i <= VT_MAX_DEVICES; i++)
+		free_arrays(&tracker->slots[i].stats);
+	free_failures(tracker);
+	struct vt_ledger ledger = tracker->ledger;
+	memset(tracker, 0, sizeof(*tracker));
+	tracker->ledger = ledger;
+	tracker->options = options;
+	tracker->start_ns = options.clock();
+	for (int i = 0; i <= VT_MAX_DEVICES; i++)
+		pthread_mutex_init(&tracker->slots[i].lock, NULL);
+	pthread_mutex_init(&tracker->failures_lock, NULL);
 }
 
-static struct vt_device_stats *stats_for(struct vt_tracker *tracker, int device, enum vt_kind kind)
+static struct vt_device_slot *slot_for(struct vt_tracker *tracker, int device, enum vt_kind kind)
 {
 	if (vt_kind_is_host(kind))
-		return &tracker->state.host;
+		return &tracker->slots[HOST_SLOT];
 	if (device < 0 || device >= VT_MAX_DEVICES)
 		return NULL;
-	return &tracker->state.devices[device];
+	return &tracker->slots[device];
 }
 
-static void take_peak(struct vt_device_stats *stats, const struct vt_event *event, uint64_t at_ns,
-		      uint64_t event_index)
+/* The counter for index, growing the array; index 0 when it cannot grow. */
+static struct vt_counter *counter_at(struct vt_counter_array *array, uint32_t index)
+{
+	if (index >= array->size) {
+		uint32_t size = array->size ? array->size : 16;
+		while (size <= index)
+			size *= 2;
+		struct vt_counter *items = realloc(array->items, size * sizeof(*items));
+		if (!items)
+			return index ? counter_at(array, 0) : NULL;
+		memset(items + array->size, 0, (size - array->size) * sizeof(*items));
+		array->items = items;
+		array->size = size;
+	}
+	return &array->items[index];
+}
+
+static void count_up(struct vt_counter *counter, uint64_t bytes, uint32_t epoch)
+{
+	if (!counter)
+		return;
+	vt_counter_grow(counter, bytes, epoch);
+	counter->allocs++;
+	counter->bytes_allocated += bytes;
+}
+
+static void count_down(struct vt_counter *counter, uint64_t bytes, uint32_t epoch)
+{
+	if (!counter)
+		return;
+	vt_counter_shrink(counter, bytes, epoch);
+	counter->frees++;
+}
+
+static void take_peak(struct vt_tracker *tracker, struct vt_device_stats *stats,
+		      const struct vt_event *event, uint64_t event_index)
 {
 	stats->peak = stats->live;
-	stats->peak_ns = at_ns;
+	stats->peak_ns = tracker->options.clock() - tracker->start_ns;
 	stats->peak_event = event_index;
 	stats->peak_api = event->api;
 	stats->peak_driver_api = event->driver_api;
-	for (int k = 0; k < VT_KIND_COUNT; k++)
-		stats->kinds[k].at_peak = stats->kinds[k].live;
+	stats->epoch++; /* every counter's live bytes are now its bytes at the peak */
 }
 
-static void count_alloc(struct vt_device_stats *stats, const struct vt_event *event, uint64_t at_ns,
-			uint64_t event_index)
+static void count_alloc(struct vt_tracker *tracker, struct vt_device_stats *stats,
+			const struct vt_event *event, uint64_t event_index)
 {
-	struct vt_kind_stats *kind = &stats->kinds[event->kind];
+	uint32_t epoch = stats->epoch;
+	count_up(&stats->kinds[event->kind], event->bytes, epoch);
+	count_up(counter_at(&stats->tags, event->tag), event->bytes, epoch);
+	if (event->stack) {
+		struct vt_counter *stack = counter_at(&stats->stacks, event->stack);
+		count_up(stack, event->bytes, epoch);
+		if (stack)
+			stack->tag = event->tag;
+	}
 	stats->seen = true;
 	stats->live += event->bytes;
 	stats->live_count++;
 	stats->allocs++;
 	stats->bytes_allocated += event->bytes;
-	kind->live += event->bytes;
-	kind->allocs++;
-	kind->bytes_allocated += event->bytes;
-	if (kind->live > kind->peak)
-		kind->peak = kind->live;
 	if (stats->live > stats->peak)
-		take_peak(stats, event, at_ns, event_index);
+		take_peak(tracker, stats, event, event_index);
 }
 
 static void count_free(struct vt_device_stats *stats, const struct vt_allocation *allocation)
 {
-	struct vt_kind_stats *kind = &stats->kinds[allocation->kind];
+	uint32_t epoch = stats->epoch;
+	count_down(&stats->kinds[allocation->kind], allocation->bytes, epoch);
+	count_down(counter_at(&stats->tags, allocation->tag), allocation->bytes, epoch);
+	if (allocation->stack)
+		count_down(counter_at(&stats->stacks, allocation->stack), allocation->bytes, epoch);
 	stats->live -= allocation->bytes;
 	stats->live_count--;
 	stats->frees++;
-	kind->live -= allocation->bytes;
-	kind->frees++;
 }
 
-static bool record_alloc(struct vt_tracker *tracker, struct vt_device_stats *stats,
-			 const struct vt_event *event, uint64_t at_ns)
+static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			 const struct vt_event *event, uint64_t event_index)
 {
 	struct vt_allocation allocation = {
 		.address = event->address,
 		.bytes = event->bytes,
-		.device = event->device,
-		.kind = event->kind,
+		.stack = event->stack,
+		.tag = event->tag,
+		.device = (int8_t)(vt_kind_is_host(event->kind) ? VT_HOST_DEVICE : event->device),
+		.kind = (uint8_t)event->kind,
 	};
-	bool oom;
-	if (!vt_ledger_insert(&tracker->ledger, &allocation, &oom) && !oom) {
-		tracker->state.counters.deduplicated++;
+	enum vt_ledger_result result = vt_ledger_insert(&tracker->ledger, &allocation);
+	if (result == VT_LEDGER_DUPLICATE) {
+		atomic_fetch_add(&tracker->deduplicated, 1);
 		return true;
 	}
-	count_alloc(stats, event, at_ns, tracker->state.counters.events);
-	if (oom)
-		tracker->state.counters.untracked++;
-	return !oom;
+	pthread_mutex_lock(&slot->lock);
+	count_alloc(tracker, &slot->stats, event, event_index);
+	pthread_mutex_unlock(&slot->lock);
+	if (result == VT_LEDGER_NO_MEMORY) {
+		atomic_fetch_add(&tracker->untracked, 1);
+		return false;
+	}
+	return true;
 }
 
 /* A free names its family by event->kind: a device free of a host pointer
  * (or the reverse) fails in CUDA and leaves the memory live. */
+static bool same_family(const struct vt_allocation *allocation, const void *context)
+{
+	const struct vt_event *event = context;
+	return vt_kind_is_host(allocation->kind) == vt_kind_is_host(event->kind);
+}
+
 static void record_free(struct vt_tracker *tracker, const struct vt_event *event)
 {
 	struct vt_allocation allocation;
-	if (!vt_ledger_find(&tracker->ledger, event->address, &allocation) ||
-	    vt_kind_is_host(allocation.kind) != vt_kind_is_host(event->kind)) {
-		tracker->state.counters.unknown_frees++;
+	if (!vt_ledger_remove(&tracker->ledger, event->address, same_family, event, &allocation)) {
+		atomic_fetch_add(&tracker->unknown_frees, 1);
 		return;
 	}
-	vt_ledger_remove(&tracker->ledger, event->address, &allocation);
-	struct vt_device_stats *stats = stats_for(tracker, allocation.device, allocation.kind);
-	if (stats)
-		count_free(stats, &allocation);
+	struct vt_device_slot *slot = slot_for(tracker, allocation.device, allocation.kind);
+	pthread_mutex_lock(&slot->lock);
+	count_free(&slot->stats, &allocation);
+	pthread_mutex_unlock(&slot->lock);
 }
 
-static void record_failure(struct vt_tracker *tracker, struct vt_device_stats *stats,
-			   const struct vt_event *event, uint64_t at_ns)
+static uint64_t stack_live(uint32_t index, const void *context)
 {
-	stats->seen = true;
-	stats->failures++;
-	tracker->state.counters.failures_total++;
-	if (tracker->state.failure_count >= VT_MAX_FAILURES)
-		return;
-	tracker->state.failures[tracker->state.failure_count++] = (struct vt_failure){
+	const struct vt_counter_array *stacks = context;
+	return stacks->items[index].live;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct vt_tag_bytes *x = a, *y = b;
+	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : (int)x->tag - (int)y->tag;
+}
+
+/* Called with the device locked. */
+static struct vt_oom_snapshot *take_snapshot(const struct vt_device_stats *stats, unsigned top)
+{
+	struct vt_oom_snapshot *snapshot = calloc(1, sizeof(*snapshot));
+	if (!snapshot)
+		return NULL;
+	snapshot->tags = calloc(stats->tags.size ? stats->tags.size : 1, sizeof(*snapshot->tags));
+	uint32_t *indices = calloc(top ? top : 1, sizeof(*indices));
+	snapshot->stacks = calloc(top ? top : 1, sizeof(*snapshot->stacks));
+	if (snapshot->tags)
+		for (uint32_t t = 0; t < stats->tags.size; t++)
+			if (stats->tags.items[t].live)
+				snapshot->tags[snapshot->tag_count++] = (struct vt_tag_bytes){
+					(uint16_t)t, stats->tags.items[t].live};
+	qsort(snapshot->tags, snapshot->tag_count, sizeof(*snapshot->tags), by_bytes);
+	if (indices && snapshot->stacks) {
+		snapshot->stack_count = vt_top_indices(stack_live, &stats->stacks,
+						       stats->stacks.size, top, indices);
+		for (uint32_t i = 0; i < snapshot->stack_count; i++)
+			snapshot->stacks[i] = (struct vt_stack_bytes){
+				indices[i], stats->stacks.items[indices[i]].live};
+	}
+	free(indices);
+	return snapshot;
+}
+
+static void record_failure(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			   const struct vt_event *event)
+{
+	struct vt_failure failure = {
 		.device = vt_kind_is_host(event->kind) ? VT_HOST_DEVICE : event->device,
 		.kind = event->kind,
 		.bytes = event->bytes,
 		.error = event->error,
 		.api = event->api,
 		.driver_api = event->driver_api,
-		.at_ns = at_ns,
-		.live_bytes = stats->live,
+		.at_ns = tracker->options.clock() - tracker->start_ns,
+		.tag = event->tag,
+		.stack = event->stack,
+	};
+	atomic_fetch_add(&tracker->failures_total, 1);
+	pthread_mutex_lock(&slot->lock);
+	slot->stats.seen = true;
+	slot->stats.failures++;
+	failure.live_bytes = slot->stats.live;
+	if (event->error == VT_ERROR_OUT_OF_MEMORY &&
+	    slot->snapshots < tracker->options.oom_snapshots) {
+		slot->snapshots++;
+		failure.snapshot = take_snapshot(&slot->stats, tracker->options.snapshot_top);
+	}
+	pthread_mutex_unlock(&slot->lock);
+	pthread_mutex_lock(&tracker->failures_lock);
+	if (tracker->failure_count < VT_MAX_FAILURES)
+		tracker->failures[tracker->failure_count++] = failure;
+	pthread_mutex_unlock(&tracker->failures_lock);
+}
+
+bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event)
+{
+	uint64_t event_index = atomic_fetch_add(&tracker->events, 1) + 1;
+	if (event->op == VT_OP_FREE) {
+		record_free(tracker, event);
+		return true;
+	}
+	struct vt_device_slot *slot = slot_for(tracker, event->device, event->kind);
+	if (!slot) {
+		atomic_fetch_add(&tracker->dropped, 1);
+		return true;
+	}
+	if (event->op == VT_OP_ALLOC)
+		return record_alloc(tracker, slot, event, event_index);
+	record_failure(tracker, slot, event);
+	return true;
+}
+
+bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint16_t tag)
+{
+	struct vt_allocation old;
+	if (!vt_ledger_retag(&tracker->ledger, address, tag, &old))
+		return false;
+	struct vt_device_slot *slot = slot_for(tracker, old.device, old.kind);
+	pthread_mutex_lock(&slot->lock);
+	struct vt_device_stats *stats = &slot->stats;
+	struct vt_counter *from = counter_at(&stats->tags, old.tag);
+	struct vt_counter *to = counter_at(&stats->tags, tag);
+	if (from && to) {
+		vt_counter_shrink(from, old.bytes, stats->epoch);
+		vt_counter_grow(to, old.bytes, stats->epoch);
+	}
+	pthread_mutex_unlock(&slot->lock);
+	return true;
+}
+
+static struct vt_counter_array copy_array(const struct vt_counter_array *array)
+{
+	struct vt_counter_array copy = {0};
+	if (!array->size)
+		return copy;
+	copy.items = malloc(array->size * sizeof(*copy.items));
+	if (copy.items) {
+		memcpy(copy.items, array->items, array->size * sizeof(*copy.items));
+		copy.size = array->size;
+	}
+	return copy;
+}
+
+static void copy_stats(struct vt_device_slot *slot, struct vt_device_stats *out)
+{
+	pthread_mutex_lock(&slot->lock);
+	*out = slot->stats;
+	out->tags = copy_array(&slot->stats.tags);
+	out->stacks = copy_array(&slot->stats.stacks);
+	pthread_mutex_unlock(&slot->lock);
+}
+
+void vt_tracker_snapshot(struct vt_tracker *tracker, struct vt_snapshot *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->taken_ns = tracker->options.clock() - tracker->start_ns;
+	for (int d = 0; d < VT_MAX_DEVICES; d++)
+		copy_stats(&tracker->slots[d], &out->devices[d]);
+	copy_stats(&tracker->slots[HOST_SLOT], &out->host);
+	pthread_mutex_lock(&tracker->failures_lock);
+	memcpy(out->failures, tracker->failures, sizeof(out->failures));
+	out->failure_count = tracker->failure_count;
+	pthread_mutex_unlock(&tracker->failures_lock);
+	out->counters = (struct vt_tracer_counters){
+		.events = atomic_load(&tracker->events),
+		.deduplicated = atomic_load(&tracker->deduplicated),
+		.unknown_frees = atomic_load(&tracker->unknown_frees),
+		.dropped = atomic_load(&tracker->dropped),
+		.untracked = atomic_load(&tracker->untracked),
+		.failures_total = atomic_load(&tracker->failures_total),
 	};
 }
 
-bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event, uint64_t now_ns)
+void vt_snapshot_free(struct vt_snapshot *snapshot)
 {
-	bool kept = true;
-	pthread_mutex_lock(&tracker->lock);
-	uint64_t at_ns = now_ns - tracker->start_ns;
-	tracker->state.counters.events++;
-	if (event->op == VT_OP_FREE) {
-		record_free(tracker, event);
-	} else {
-		struct vt_device_stats *stats = stats_for(tracker, event->device, event->kind);
-		if (!stats)
-			tracker->state.counters.dropped++;
-		else if (event->op == VT_OP_ALLOC)
-			kept = record_alloc(tracker, stats, event, at_ns);
-		else
-			record_failure(tracker, stats, event, at_ns);
-	}
-	pthread_mutex_unlock(&tracker->lock);
-	return kept;
-}
-
-void vt_tracker_snapshot(struct vt_tracker *tracker, struct vt_snapshot *out, uint64_t now_ns)
-{
-	pthread_mutex_lock(&tracker->lock);
-	*out = tracker->state;
-	out->taken_ns = now_ns - tracker->start_ns;
-	pthread_mutex_unlock(&tracker->lock);
+	for (int d = 0; d < VT_MAX_DEVICES; d++)
+		free_arrays(&snapshot->devices[d]);
+	free_arrays(&snapshot->host);
 }

@@ -1,30 +1,33 @@
-/* Counters and exact peaks per device and kind, over the ledger, behind one
- * lock. Sources hand events to vt_tracker_record; the report reads a
- * vt_snapshot. */
+/* Counters and exact peaks per device, kind, tag and stack, over the
+ * ledger. Each device has its own lock; the ledger has its own shards; no
+ * lock is shared by all events. Sources hand events to vt_tracker_record;
+ * the report reads a vt_snapshot. */
 #pragma once
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "counter.h"
 #include "event.h"
 #include "ledger.h"
 
 #define VT_MAX_DEVICES  64
 #define VT_MAX_FAILURES 64
+/* The CUresult that means out of memory: only those failures get snapshots. */
+#define VT_ERROR_OUT_OF_MEMORY 2
 
-struct vt_kind_stats {
-	uint64_t live;
-	uint64_t peak;
-	uint64_t at_peak; /* bytes of this kind live at the owner's peak */
-	uint64_t allocs;
-	uint64_t frees;
-	uint64_t bytes_allocated;
+/* Counters indexed by tag or stack id, grown on demand. */
+struct vt_counter_array {
+	struct vt_counter *items;
+	uint32_t size;
 };
 
 /* One device, or the host pseudo-device for host kinds. */
 struct vt_device_stats {
 	bool seen;
+	uint32_t epoch; /* bumped by every new peak */
 	uint64_t live;
 	uint64_t live_count;
 	uint64_t peak;
@@ -36,7 +39,27 @@ struct vt_device_stats {
 	uint64_t frees;
 	uint64_t failures;
 	uint64_t bytes_allocated;
-	struct vt_kind_stats kinds[VT_KIND_COUNT];
+	struct vt_counter kinds[VT_KIND_COUNT];
+	struct vt_counter_array tags;
+	struct vt_counter_array stacks;
+};
+
+struct vt_tag_bytes {
+	uint16_t tag;
+	uint64_t bytes;
+};
+
+struct vt_stack_bytes {
+	uint32_t stack;
+	uint64_t bytes;
+};
+
+/* What was live on a device when an allocation ran out of memory. */
+struct vt_oom_snapshot {
+	uint32_t tag_count;
+	struct vt_tag_bytes *tags; /* every tag with live bytes, largest first */
+	uint32_t stack_count;
+	struct vt_stack_bytes *stacks; /* the top stacks by live bytes */
 };
 
 struct vt_failure {
@@ -48,6 +71,9 @@ struct vt_failure {
 	const char *driver_api;
 	uint64_t at_ns;
 	uint64_t live_bytes; /* the device's live bytes when it failed */
+	uint16_t tag;
+	uint32_t stack;
+	const struct vt_oom_snapshot *snapshot; /* NULL unless one was taken */
 };
 
 struct vt_tracer_counters {
@@ -68,20 +94,45 @@ struct vt_snapshot {
 	struct vt_tracer_counters counters;
 };
 
-struct vt_tracker {
-	pthread_mutex_t lock;
-	uint64_t start_ns;
-	struct vt_ledger ledger;
-	struct vt_snapshot state;
-	bool warned_untracked;
+struct vt_tracker_options {
+	unsigned oom_snapshots; /* per device */
+	unsigned snapshot_top;  /* stacks kept in each OOM snapshot */
+	uint64_t (*clock)(void);
 };
 
-void vt_tracker_init(struct vt_tracker *tracker, uint64_t start_ns);
+struct vt_device_slot {
+	pthread_mutex_t lock;
+	struct vt_device_stats stats;
+	unsigned snapshots;
+} __attribute__((aligned(64)));
+
+struct vt_tracker {
+	uint64_t start_ns;
+	struct vt_tracker_options options;
+	struct vt_ledger ledger;
+	struct vt_device_slot slots[VT_MAX_DEVICES + 1]; /* the last is the host */
+	pthread_mutex_t failures_lock;
+	struct vt_failure failures[VT_MAX_FAILURES];
+	unsigned failure_count;
+	_Atomic uint64_t events, deduplicated, unknown_frees, dropped, untracked, failures_total;
+};
+
+void vt_tracker_init(struct vt_tracker *tracker, const struct vt_tracker_options *options);
 void vt_tracker_destroy(struct vt_tracker *tracker);
-/* Applies one event at time now_ns. Returns false only when the event could
- * not be kept in full (no host memory): counted, but its free will be
- * unknown. */
-bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event, uint64_t now_ns);
-void vt_tracker_snapshot(struct vt_tracker *tracker, struct vt_snapshot *out, uint64_t now_ns);
-/* Forgets everything, as a fresh process would (the child after fork). */
-void vt_tracker_reset(struct vt_tracker *tracker, uint64_t start_ns);
+/* Applies one event. Returns false only when the event could not be kept in
+ * full (no host memory): counted, but its free will be unknown. */
+bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event);
+/* Moves a live allocation to another tag; false when it is not live. */
+bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint16_t tag);
+/* A consistent copy per device; release with vt_snapshot_free. */
+void vt_tracker_snapshot(struct vt_tracker *tracker, struct vt_snapshot *out);
+void vt_snapshot_free(struct vt_snapshot *snapshot);
+/* Forgets everything without taking locks: for the child after fork. */
+void vt_tracker_reset_unlocked(struct vt_tracker *tracker);
+
+/* A counter's bytes at its device's peak. */
+static inline uint64_t vt_stats_at_peak(const struct vt_device_stats *stats,
+					const struct vt_counter *counter)
+{
+	return vt_counter_at_peak(counter, stats->epoch);
+}

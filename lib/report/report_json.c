@@ -1,9 +1,44 @@
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/event.h"
+#include "../core/stacks.h"
+#include "../core/tags.h"
 #include "cuda_errors.h"
 #include "json_writer.h"
 #include "report.h"
+
+/* Every stack id the report mentions, whose frames it prints once. */
+struct stack_ids {
+	uint32_t *ids;
+	size_t count;
+	size_t capacity;
+};
+
+static void mention(struct stack_ids *set, uint32_t id)
+{
+	if (id == VT_STACK_NONE)
+		return;
+	if (set->count == set->capacity) {
+		size_t capacity = set->capacity ? set->capacity * 2 : 64;
+		uint32_t *ids = realloc(set->ids, capacity * sizeof(*ids));
+		if (!ids)
+			return;
+		set->ids = ids;
+		set->capacity = capacity;
+	}
+	set->ids[set->count++] = id;
+}
+
+static void write_stack_id(struct vt_json *json, const char *key, uint32_t id,
+			   struct stack_ids *set)
+{
+	mention(set, id);
+	if (id == VT_STACK_NONE)
+		vt_json_null(json, key);
+	else
+		vt_json_u64(json, key, id);
+}
 
 static void write_command(struct vt_json *json, const struct vt_run *run)
 {
@@ -75,27 +110,109 @@ static void write_peak(struct vt_json *json, const struct vt_device_stats *stats
 	vt_json_end_object(json);
 }
 
+/* The numbers every kind, tag and stack entry has. */
+static void write_counter(struct vt_json *json, const struct vt_device_stats *stats,
+			  const struct vt_counter *counter)
+{
+	vt_json_u64(json, "peak_bytes", counter->peak);
+	vt_json_u64(json, "at_peak_bytes", vt_stats_at_peak(stats, counter));
+	vt_json_u64(json, "live_at_exit_bytes", counter->live);
+	vt_json_u64(json, "allocations", counter->allocs);
+	vt_json_u64(json, "frees", counter->frees);
+	vt_json_u64(json, "bytes_allocated", counter->bytes_allocated);
+}
+
 static void write_kinds(struct vt_json *json, const struct vt_device_stats *stats)
 {
 	vt_json_begin_array(json, "kinds");
 	for (int k = 0; k < VT_KIND_COUNT; k++) {
-		const struct vt_kind_stats *kind = &stats->kinds[k];
-		if (kind->allocs == 0)
+		if (stats->kinds[k].allocs == 0)
 			continue;
 		vt_json_begin_object(json, NULL);
 		vt_json_string(json, "kind", vt_kind_name((enum vt_kind)k));
-		vt_json_u64(json, "peak_bytes", kind->peak);
-		vt_json_u64(json, "at_peak_bytes", kind->at_peak);
-		vt_json_u64(json, "live_at_exit_bytes", kind->live);
-		vt_json_u64(json, "allocations", kind->allocs);
-		vt_json_u64(json, "frees", kind->frees);
-		vt_json_u64(json, "bytes_allocated", kind->bytes_allocated);
+		write_counter(json, stats, &stats->kinds[k]);
 		vt_json_end_object(json);
 	}
 	vt_json_end_array(json);
 }
 
-static void write_failures(struct vt_json *json, const struct vt_snapshot *snapshot, int device)
+static void write_tags(struct vt_json *json, const struct vt_device_stats *stats)
+{
+	uint16_t order[VT_MAX_TAGS];
+	uint32_t count = vt_report_tag_order(stats, order);
+	vt_json_begin_array(json, "tags");
+	for (uint32_t i = 0; i < count; i++) {
+		vt_json_begin_object(json, NULL);
+		vt_json_string(json, "tag", vt_tag_name(order[i]));
+		write_counter(json, stats, &stats->tags.items[order[i]]);
+		vt_json_end_object(json);
+	}
+	vt_json_end_array(json);
+}
+
+static void write_stacks(struct vt_json *json, const struct vt_report *report,
+			 const struct vt_device_stats *stats, struct stack_ids *set)
+{
+	uint32_t *order = calloc(report->top ? report->top : 1, sizeof(*order));
+	uint32_t count = order ? vt_report_top_stacks(stats, report->top, order) : 0;
+	vt_json_begin_array(json, "stacks");
+	for (uint32_t i = 0; i < count; i++) {
+		const struct vt_counter *counter = &stats->stacks.items[order[i]];
+		vt_json_begin_object(json, NULL);
+		write_stack_id(json, "id", order[i], set);
+		vt_json_string(json, "tag", vt_tag_name(counter->tag));
+		write_counter(json, stats, counter);
+		vt_json_end_object(json);
+	}
+	vt_json_end_array(json);
+	free(order);
+}
+
+static void write_leaks(struct vt_json *json, const struct vt_report *report, int device,
+			struct stack_ids *set)
+{
+	unsigned listed = 0;
+	vt_json_begin_array(json, "leaks");
+	for (uint64_t i = 0; report->leaks && i < report->leaks->group_count; i++) {
+		const struct vt_leak *leak = &report->leaks->groups[i];
+		if (leak->device != device || listed == report->top)
+			continue;
+		listed++;
+		vt_json_begin_object(json, NULL);
+		write_stack_id(json, "stack", leak->stack, set);
+		vt_json_string(json, "tag", vt_tag_name(leak->tag));
+		vt_json_u64(json, "count", leak->count);
+		vt_json_u64(json, "bytes", leak->bytes);
+		vt_json_end_object(json);
+	}
+	vt_json_end_array(json);
+}
+
+static void write_snapshot(struct vt_json *json, const struct vt_oom_snapshot *snapshot,
+			   struct stack_ids *set)
+{
+	if (!snapshot) {
+		vt_json_null(json, "snapshot");
+		return;
+	}
+	vt_json_begin_object(json, "snapshot");
+	vt_json_begin_object(json, "live_by_tag");
+	for (uint32_t i = 0; i < snapshot->tag_count; i++)
+		vt_json_u64(json, vt_tag_name(snapshot->tags[i].tag), snapshot->tags[i].bytes);
+	vt_json_end_object(json);
+	vt_json_begin_array(json, "top_stacks");
+	for (uint32_t i = 0; i < snapshot->stack_count; i++) {
+		vt_json_begin_object(json, NULL);
+		write_stack_id(json, "stack", snapshot->stacks[i].stack, set);
+		vt_json_u64(json, "bytes", snapshot->stacks[i].bytes);
+		vt_json_end_object(json);
+	}
+	vt_json_end_array(json);
+	vt_json_end_object(json);
+}
+
+static void write_failures(struct vt_json *json, const struct vt_snapshot *snapshot, int device,
+			   struct stack_ids *set)
 {
 	vt_json_begin_array(json, "failures");
 	for (unsigned i = 0; i < snapshot->failure_count; i++) {
@@ -111,14 +228,17 @@ static void write_failures(struct vt_json *json, const struct vt_snapshot *snaps
 		vt_json_string(json, "driver_api", failure->driver_api);
 		vt_json_u64(json, "at_ns", failure->at_ns);
 		vt_json_u64(json, "live_bytes", failure->live_bytes);
+		vt_json_string(json, "tag", vt_tag_name(failure->tag));
+		write_stack_id(json, "stack", failure->stack, set);
+		write_snapshot(json, failure->snapshot, set);
 		vt_json_end_object(json);
 	}
 	vt_json_end_array(json);
 }
 
 /* The numbers shared by a device and the host section. */
-static void write_totals(struct vt_json *json, const struct vt_snapshot *snapshot,
-			 const struct vt_device_stats *stats, int device)
+static void write_totals(struct vt_json *json, const struct vt_report *report,
+			 const struct vt_device_stats *stats, int device, struct stack_ids *set)
 {
 	write_peak(json, stats);
 	vt_json_u64(json, "live_at_exit_bytes", stats->live);
@@ -128,10 +248,14 @@ static void write_totals(struct vt_json *json, const struct vt_snapshot *snapsho
 	vt_json_u64(json, "failed_allocations", stats->failures);
 	vt_json_u64(json, "bytes_allocated", stats->bytes_allocated);
 	write_kinds(json, stats);
-	write_failures(json, snapshot, device);
+	write_tags(json, stats);
+	write_stacks(json, report, stats, set);
+	write_leaks(json, report, device, set);
+	write_failures(json, report->snapshot, device, set);
 }
 
-static void write_device(struct vt_json *json, const struct vt_report *report, int device)
+static void write_device(struct vt_json *json, const struct vt_report *report, int device,
+			 struct stack_ids *set)
 {
 	const struct vt_device_info *info = &report->devices[device];
 	vt_json_begin_object(json, NULL);
@@ -142,7 +266,7 @@ static void write_device(struct vt_json *json, const struct vt_report *report, i
 		vt_json_u64(json, "capacity_bytes", info->capacity);
 	else
 		vt_json_null(json, "capacity_bytes");
-	write_totals(json, report->snapshot, &report->snapshot->devices[device], device);
+	write_totals(json, report, &report->snapshot->devices[device], device, set);
 	vt_json_end_object(json);
 }
 
@@ -162,12 +286,60 @@ static void write_tracer(struct vt_json *json, const struct vt_snapshot *snapsho
 	vt_json_u64(json, "untracked", counters->untracked);
 	vt_json_u64(json, "failures_total", counters->failures_total);
 	vt_json_u64(json, "failures_kept", snapshot->failure_count);
+	vt_json_u64(json, "distinct_stacks", vt_stack_limit() - 1);
+	vt_json_u64(json, "distinct_tags", vt_tag_limit() - 1);
 	vt_json_end_object(json);
+}
+
+static void write_frame(struct vt_json *json, const struct vt_frame *frame)
+{
+	vt_json_begin_object(json, NULL);
+	vt_json_string(json, "function", frame->function[0] ? frame->function : NULL);
+	vt_json_string(json, "module", frame->module[0] ? frame->module : NULL);
+	vt_json_u64(json, "offset", frame->offset);
+	vt_json_string(json, "file", frame->file[0] ? frame->file : NULL);
+	if (frame->line)
+		vt_json_i64(json, "line", frame->line);
+	else
+		vt_json_null(json, "line");
+	vt_json_end_object(json);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Each mentioned stack's frames, symbolized now and only now. */
+static void write_stack_frames(struct vt_json *json, const struct vt_report *report,
+			       struct stack_ids *set)
+{
+	qsort(set->ids, set->count, sizeof(*set->ids), by_id);
+	vt_json_begin_array(json, "stack_frames");
+	for (size_t i = 0; i < set->count; i++) {
+		if (i > 0 && set->ids[i] == set->ids[i - 1])
+			continue;
+		const uintptr_t *frames;
+		unsigned depth = vt_stack_frames(set->ids[i], &frames);
+		vt_json_begin_object(json, NULL);
+		vt_json_u64(json, "id", set->ids[i]);
+		vt_json_begin_array(json, "frames");
+		for (unsigned f = 0; f < depth; f++) {
+			struct vt_frame frame;
+			vt_symbolize(report->symbolizer, frames[f], &frame);
+			write_frame(json, &frame);
+		}
+		vt_json_end_array(json);
+		vt_json_end_object(json);
+	}
+	vt_json_end_array(json);
 }
 
 void vt_report_write_json(const struct vt_report *report, FILE *out)
 {
 	struct vt_json json;
+	struct stack_ids set = {0};
 	vt_json_init(&json, out);
 	vt_json_begin_object(&json, NULL);
 	vt_json_string(&json, "schema", VT_REPORT_SCHEMA);
@@ -175,11 +347,13 @@ void vt_report_write_json(const struct vt_report *report, FILE *out)
 	vt_json_begin_array(&json, "devices");
 	for (int d = 0; d < VT_MAX_DEVICES; d++)
 		if (report->snapshot->devices[d].seen)
-			write_device(&json, report, d);
+			write_device(&json, report, d, &set);
 	vt_json_end_array(&json);
 	vt_json_begin_object(&json, "host");
-	write_totals(&json, report->snapshot, &report->snapshot->host, VT_HOST_DEVICE);
+	write_totals(&json, report, &report->snapshot->host, VT_HOST_DEVICE, &set);
 	vt_json_end_object(&json);
+	write_stack_frames(&json, report, &set);
 	write_tracer(&json, report->snapshot);
 	vt_json_end_object(&json);
+	free(set.ids);
 }

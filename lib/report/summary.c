@@ -1,15 +1,27 @@
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "../core/rules.h"
 #include "../core/size.h"
+#include "../core/stacks.h"
+#include "../core/tags.h"
 #include "cuda_errors.h"
 #include "report.h"
 
-#define PREFIX "vramtrace: "
+#define PREFIX         "vramtrace: "
+#define SUMMARY_STACKS 5
+#define SUMMARY_FRAMES 4
 
 static const char *human(uint64_t bytes, char *buf, unsigned size)
 {
 	vt_size_format(bytes, buf, size);
 	return buf;
+}
+
+static double percent(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
 static void summarize_peak(FILE *out, const char *what, const struct vt_device_stats *stats)
@@ -27,14 +39,105 @@ static void summarize_kinds(FILE *out, const struct vt_device_stats *stats)
 {
 	char at_peak[32], peak[32];
 	for (int k = 0; k < VT_KIND_COUNT; k++) {
-		const struct vt_kind_stats *kind = &stats->kinds[k];
+		const struct vt_counter *kind = &stats->kinds[k];
 		if (kind->allocs == 0)
 			continue;
 		fprintf(out, PREFIX "  %-12s %12s at peak, own peak %s, %" PRIu64 " allocations\n",
 			vt_kind_name((enum vt_kind)k),
-			human(kind->at_peak, at_peak, sizeof(at_peak)),
+			human(vt_stats_at_peak(stats, kind), at_peak, sizeof(at_peak)),
 			human(kind->peak, peak, sizeof(peak)), kind->allocs);
 	}
+}
+
+static void summarize_tags(FILE *out, const struct vt_device_stats *stats)
+{
+	uint16_t order[VT_MAX_TAGS];
+	uint32_t count = vt_report_tag_order(stats, order);
+	if (count == 0 || (count == 1 && order[0] == VT_TAG_UNTAGGED))
+		return;
+	char at_peak[32], peak[32];
+	fprintf(out, PREFIX "  by tag at the peak:\n");
+	for (uint32_t i = 0; i < count; i++) {
+		const struct vt_counter *tag = &stats->tags.items[order[i]];
+		uint64_t bytes = vt_stats_at_peak(stats, tag);
+		fprintf(out, PREFIX "    %-20s %12s %5.1f%%  (own peak %s)\n",
+			vt_tag_name(order[i]), human(bytes, at_peak, sizeof(at_peak)),
+			percent(bytes, stats->peak), human(tag->peak, peak, sizeof(peak)));
+	}
+}
+
+/* Frames in CUDA's libraries, vramtrace and the C runtime's start-up say
+ * nothing about who allocated; the summary leaves them out. */
+static bool interesting(const struct vt_frame *frame)
+{
+	if (frame->module[0] && vt_rules_is_cuda_library(frame->module))
+		return false;
+	const char *name = frame->function;
+	return strcmp(name, "__libc_start_main") != 0 &&
+	       strcmp(name, "__libc_start_call_main") != 0 && strcmp(name, "_start") != 0 &&
+	       strcmp(name, "start_thread") != 0 && strcmp(name, "clone3") != 0 &&
+	       strcmp(name, "clone") != 0;
+}
+
+static void describe_frame(const struct vt_frame *frame, char *out, size_t size)
+{
+	const char *module = strrchr(frame->module, '/');
+	module = module ? module + 1 : frame->module;
+	if (frame->file[0]) {
+		const char *file = strrchr(frame->file, '/');
+		snprintf(out, size, "%s (%s:%d)", frame->function[0] ? frame->function : "?",
+			 file ? file + 1 : frame->file, frame->line);
+	} else {
+		snprintf(out, size, "%s (%s+0x%" PRIx64 ")",
+			 frame->function[0] ? frame->function : "?", module, frame->offset);
+	}
+}
+
+static void summarize_stack(FILE *out, const struct vt_report *report, uint32_t stack)
+{
+	const uintptr_t *frames;
+	unsigned depth = vt_stack_frames(stack, &frames);
+	unsigned shown = 0;
+	for (unsigned f = 0; f < depth && shown < SUMMARY_FRAMES; f++) {
+		struct vt_frame frame;
+		vt_symbolize(report->symbolizer, frames[f], &frame);
+		if (!interesting(&frame))
+			continue;
+		char text[1200];
+		describe_frame(&frame, text, sizeof(text));
+		fprintf(out, PREFIX "        %s %s\n", shown ? "  " : "at", text);
+		shown++;
+	}
+}
+
+static void summarize_stacks(FILE *out, const struct vt_report *report,
+			     const struct vt_device_stats *stats)
+{
+	uint32_t order[SUMMARY_STACKS];
+	uint32_t count = vt_report_top_stacks(stats, SUMMARY_STACKS, order);
+	if (count == 0)
+		return;
+	char size[32];
+	fprintf(out, PREFIX "  top stacks at the peak:\n");
+	for (uint32_t i = 0; i < count; i++) {
+		const struct vt_counter *counter = &stats->stacks.items[order[i]];
+		uint64_t bytes = vt_stats_at_peak(stats, counter);
+		fprintf(out, PREFIX "    #%" PRIu32 " %s %.1f%% [%s]\n", order[i],
+			human(bytes, size, sizeof(size)), percent(bytes, stats->peak),
+			vt_tag_name(counter->tag));
+		summarize_stack(out, report, order[i]);
+	}
+}
+
+static void summarize_snapshot(FILE *out, const struct vt_oom_snapshot *snapshot, uint64_t live)
+{
+	char size[32];
+	fprintf(out, PREFIX "      live then by tag:");
+	for (uint32_t i = 0; i < snapshot->tag_count; i++)
+		fprintf(out, "%s %s %s (%.1f%%)", i ? "," : "", vt_tag_name(snapshot->tags[i].tag),
+			human(snapshot->tags[i].bytes, size, sizeof(size)),
+			percent(snapshot->tags[i].bytes, live));
+	fputc('\n', out);
 }
 
 static void summarize_failures(FILE *out, const struct vt_snapshot *snapshot,
@@ -43,33 +146,50 @@ static void summarize_failures(FILE *out, const struct vt_snapshot *snapshot,
 	if (stats->failures == 0)
 		return;
 	fprintf(out, PREFIX "  failed allocations: %" PRIu64 "\n", stats->failures);
-	char size[32];
+	char size[32], live[32];
 	for (unsigned i = 0; i < snapshot->failure_count; i++) {
 		const struct vt_failure *failure = &snapshot->failures[i];
 		if (failure->device != device)
 			continue;
 		const char *name = vt_cuda_error_name(failure->error);
-		fprintf(out, PREFIX "    %s requested by %s at %.3f s: error %d%s%s%s\n",
+		fprintf(out,
+			PREFIX "    %s requested by %s at %.3f s [%s]: error %d%s%s%s, %s live\n",
 			human(failure->bytes, size, sizeof(size)), failure->api,
-			(double)failure->at_ns / 1e9, failure->error, name ? " (" : "",
-			name ? name : "", name ? ")" : "");
+			(double)failure->at_ns / 1e9, vt_tag_name(failure->tag), failure->error,
+			name ? " (" : "", name ? name : "", name ? ")" : "",
+			human(failure->live_bytes, live, sizeof(live)));
+		if (failure->snapshot)
+			summarize_snapshot(out, failure->snapshot, failure->live_bytes);
 	}
 }
 
-static void summarize_exit(FILE *out, const struct vt_device_stats *stats)
+static void summarize_exit(FILE *out, const struct vt_report *report,
+			   const struct vt_device_stats *stats, int device)
 {
 	char size[32];
-	fprintf(out, PREFIX "  live at exit: %s in %" PRIu64 " allocations\n",
+	fprintf(out, PREFIX "  live at exit: %s in %" PRIu64 " allocations",
 		human(stats->live, size, sizeof(size)), stats->live_count);
+	for (uint64_t i = 0; report->leaks && i < report->leaks->group_count; i++) {
+		const struct vt_leak *leak = &report->leaks->groups[i];
+		if (leak->device != device)
+			continue;
+		fprintf(out, "; most from stack #%" PRIu32 " [%s]: %s in %" PRIu64, leak->stack,
+			vt_tag_name(leak->tag), human(leak->bytes, size, sizeof(size)),
+			leak->count);
+		break;
+	}
+	fputc('\n', out);
 }
 
-static void summarize(FILE *out, const struct vt_snapshot *snapshot, const char *what,
+static void summarize(FILE *out, const struct vt_report *report, const char *what,
 		      const struct vt_device_stats *stats, int device)
 {
 	summarize_peak(out, what, stats);
 	summarize_kinds(out, stats);
-	summarize_failures(out, snapshot, stats, device);
-	summarize_exit(out, stats);
+	summarize_tags(out, stats);
+	summarize_stacks(out, report, stats);
+	summarize_failures(out, report->snapshot, stats, device);
+	summarize_exit(out, report, stats, device);
 }
 
 void vt_report_write_summary(const struct vt_report *report, FILE *out)
@@ -84,11 +204,11 @@ void vt_report_write_summary(const struct vt_report *report, FILE *out)
 		snprintf(what, sizeof(what), "device %d (%s, %s)", d,
 			 info->known && info->name[0] ? info->name : "unknown",
 			 human(info->capacity, capacity, sizeof(capacity)));
-		summarize(out, snapshot, what, &snapshot->devices[d], d);
+		summarize(out, report, what, &snapshot->devices[d], d);
 		any = true;
 	}
 	if (snapshot->host.seen) {
-		summarize(out, snapshot, "host (pinned)", &snapshot->host, VT_HOST_DEVICE);
+		summarize(out, report, "host (pinned)", &snapshot->host, VT_HOST_DEVICE);
 		any = true;
 	}
 	if (!any)

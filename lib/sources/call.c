@@ -1,5 +1,10 @@
 #include "call.h"
 
+#include "../core/rules.h"
+#include "../core/stack_capture.h"
+#include "../core/stacks.h"
+#include "../core/tag_stack.h"
+#include "../core/tags.h"
 #include "../library.h"
 #include "driver_query.h"
 
@@ -34,6 +39,36 @@ void vt_driver_leave(void)
 	call.driver_depth--;
 }
 
+static uint32_t capture_stack(unsigned depth)
+{
+	uintptr_t frames[VT_MAX_STACK_DEPTH];
+	unsigned got = vt_stack_capture(frames, depth);
+	return vt_stack_intern(frames, got);
+}
+
+/* The module rule's tag, decided once per distinct stack. */
+static uint16_t rule_tag(uint32_t stack)
+{
+	uint16_t tag;
+	if (vt_stack_get_note(stack, &tag))
+		return tag;
+	const uintptr_t *frames;
+	unsigned depth = vt_stack_frames(stack, &frames);
+	tag = vt_rules_tag_for_stack(frames, depth);
+	vt_stack_set_note(stack, tag);
+	return tag;
+}
+
+/* Precedence: explicit API tag, NVTX range, module rule, untagged. */
+static void attribute(struct vt_event *event)
+{
+	unsigned depth = vt_library_config()->stack_depth;
+	event->stack = depth ? capture_stack(depth) : VT_STACK_NONE;
+	event->tag = vt_tag_current();
+	if (event->tag == VT_TAG_UNTAGGED && event->stack != VT_STACK_NONE)
+		event->tag = rule_tag(event->stack);
+}
+
 static void emit(enum vt_op op, enum vt_kind kind, uint64_t address, uint64_t bytes, int error,
 		 const char *driver_api)
 {
@@ -47,8 +82,11 @@ static void emit(enum vt_op op, enum vt_kind kind, uint64_t address, uint64_t by
 		.api = call.api ? call.api : driver_api,
 		.driver_api = driver_api,
 	};
-	if (op != VT_OP_FREE && !vt_kind_is_host(kind))
-		event.device = vt_driver_current_device();
+	if (op != VT_OP_FREE) {
+		if (!vt_kind_is_host(kind))
+			event.device = vt_driver_current_device();
+		attribute(&event);
+	}
 	vt_library_record(&event);
 }
 

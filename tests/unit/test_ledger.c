@@ -1,10 +1,25 @@
 #include <criterion/criterion.h>
+#include <pthread.h>
 
 #include "ledger.h"
 
+static struct vt_ledger ledger;
+
+static void setup(void)
+{
+	vt_ledger_init(&ledger);
+}
+
+static void teardown(void)
+{
+	vt_ledger_destroy(&ledger);
+}
+
+TestSuite(ledger, .init = setup, .fini = teardown);
+
 static struct vt_allocation allocation(uint64_t address, uint64_t bytes, int device)
 {
-	return (struct vt_allocation){address, bytes, device, VT_KIND_DEVICE};
+	return (struct vt_allocation){address, bytes, 7, 3, (int8_t)device, VT_KIND_DEVICE};
 }
 
 static void count_bytes(const struct vt_allocation *a, void *context)
@@ -14,50 +29,115 @@ static void count_bytes(const struct vt_allocation *a, void *context)
 
 Test(ledger, insert_find_remove)
 {
-	struct vt_ledger ledger = {0};
-	bool oom;
 	struct vt_allocation a = allocation(0x1000, 100, 0), out;
-	cr_assert(vt_ledger_insert(&ledger, &a, &oom));
-	cr_assert_not(oom);
+	cr_assert_eq(vt_ledger_insert(&ledger, &a), VT_LEDGER_INSERTED);
 	cr_assert(vt_ledger_find(&ledger, 0x1000, &out));
 	cr_assert_eq(out.bytes, 100);
+	cr_assert_eq(out.stack, 7);
+	cr_assert_eq(out.tag, 3);
 	cr_assert_not(vt_ledger_find(&ledger, 0x2000, &out));
-	cr_assert(vt_ledger_remove(&ledger, 0x1000, &out));
+	cr_assert(vt_ledger_remove(&ledger, 0x1000, NULL, NULL, &out));
 	cr_assert_eq(out.device, 0);
-	cr_assert_eq(ledger.count, 0);
-	cr_assert_not(vt_ledger_remove(&ledger, 0x1000, &out), "removed twice");
+	cr_assert_eq(vt_ledger_count(&ledger), 0);
+	cr_assert_not(vt_ledger_remove(&ledger, 0x1000, NULL, NULL, &out), "removed twice");
+	cr_assert_not(vt_ledger_remove(&ledger, 0, NULL, NULL, &out));
 }
 
 Test(ledger, a_live_address_is_refused_not_counted_twice)
 {
-	struct vt_ledger ledger = {0};
-	bool oom;
 	struct vt_allocation first = allocation(0x1000, 100, 0), second = allocation(0x1000, 50, 1);
-	cr_assert(vt_ledger_insert(&ledger, &first, &oom));
-	cr_assert_not(vt_ledger_insert(&ledger, &second, &oom));
-	cr_assert_not(oom);
+	cr_assert_eq(vt_ledger_insert(&ledger, &first), VT_LEDGER_INSERTED);
+	cr_assert_eq(vt_ledger_insert(&ledger, &second), VT_LEDGER_DUPLICATE);
 	struct vt_allocation out;
 	cr_assert(vt_ledger_find(&ledger, 0x1000, &out));
 	cr_assert_eq(out.bytes, 100, "the first (outermost) record wins");
-	vt_ledger_clear(&ledger);
 }
 
-Test(ledger, many_entries_and_iteration)
+static bool refuse(const struct vt_allocation *a, const void *context)
 {
-	struct vt_ledger ledger = {0};
-	bool oom;
-	for (uint64_t i = 1; i <= 10000; i++) {
+	(void)a;
+	(void)context;
+	return false;
+}
+
+Test(ledger, a_refused_remove_leaves_the_entry)
+{
+	struct vt_allocation a = allocation(0x1000, 100, 0), out;
+	vt_ledger_insert(&ledger, &a);
+	cr_assert_not(vt_ledger_remove(&ledger, 0x1000, refuse, NULL, &out));
+	cr_assert(vt_ledger_find(&ledger, 0x1000, &out));
+}
+
+Test(ledger, retag)
+{
+	struct vt_allocation a = allocation(0x1000, 100, 0), old, out;
+	vt_ledger_insert(&ledger, &a);
+	cr_assert(vt_ledger_retag(&ledger, 0x1000, 9, &old));
+	cr_assert_eq(old.tag, 3);
+	cr_assert(vt_ledger_find(&ledger, 0x1000, &out));
+	cr_assert_eq(out.tag, 9);
+	cr_assert_not(vt_ledger_retag(&ledger, 0x2000, 9, &old));
+}
+
+/* Growth, shrinking and backward-shift deletion keep every entry findable. */
+Test(ledger, many_entries_grow_shrink_and_iterate)
+{
+	for (uint64_t i = 1; i <= 100000; i++) {
 		struct vt_allocation a = allocation(i * 4096, i, (int)(i % 4));
-		cr_assert(vt_ledger_insert(&ledger, &a, &oom));
+		cr_assert_eq(vt_ledger_insert(&ledger, &a), VT_LEDGER_INSERTED);
 	}
-	for (uint64_t i = 2; i <= 10000; i += 2) {
+	for (uint64_t i = 2; i <= 100000; i += 2) {
 		struct vt_allocation out;
-		cr_assert(vt_ledger_remove(&ledger, i * 4096, &out));
+		cr_assert(vt_ledger_remove(&ledger, i * 4096, NULL, NULL, &out), "%llu",
+			  (unsigned long long)i);
+		cr_assert_eq(out.bytes, i);
 	}
 	uint64_t total = 0;
 	vt_ledger_for_each(&ledger, count_bytes, &total);
-	cr_assert_eq(ledger.count, 5000);
-	cr_assert_eq(total, 25000000ull, "sum of odd 1..9999");
-	vt_ledger_clear(&ledger);
-	cr_assert_eq(ledger.count, 0);
+	cr_assert_eq(vt_ledger_count(&ledger), 50000);
+	cr_assert_eq(total, 2500000000ull, "sum of odd 1..99999");
+	for (uint64_t i = 1; i <= 100000; i += 2) {
+		struct vt_allocation out;
+		cr_assert(vt_ledger_find(&ledger, i * 4096, &out));
+		cr_assert(vt_ledger_remove(&ledger, i * 4096, NULL, NULL, &out));
+	}
+	cr_assert_eq(vt_ledger_count(&ledger), 0);
+}
+
+/* At most 96 bytes of table per live allocation, once it is large. */
+Test(ledger, memory_per_live_allocation)
+{
+	const uint64_t live = 1000000;
+	for (uint64_t i = 1; i <= live; i++) {
+		struct vt_allocation a = allocation(i * 512, 1, 0);
+		vt_ledger_insert(&ledger, &a);
+	}
+	uint64_t slots = 0;
+	for (int s = 0; s < VT_LEDGER_SHARDS; s++)
+		slots += ledger.shards[s].capacity;
+	double per_allocation = (double)(slots * sizeof(struct vt_allocation)) / (double)live;
+	cr_assert_leq(per_allocation, 96.0, "%.1f bytes per allocation", per_allocation);
+	cr_assert_eq(sizeof(struct vt_allocation), 24);
+}
+
+static void *insert_range(void *arg)
+{
+	uint64_t base = (uint64_t)(uintptr_t)arg;
+	for (uint64_t i = 1; i <= 20000; i++) {
+		struct vt_allocation a = allocation((base + i) * 256, 1, 0), out;
+		vt_ledger_insert(&ledger, &a);
+		if (i % 2 == 0)
+			vt_ledger_remove(&ledger, (base + i) * 256, NULL, NULL, &out);
+	}
+	return NULL;
+}
+
+Test(ledger, threads_at_once)
+{
+	pthread_t threads[8];
+	for (uintptr_t t = 0; t < 8; t++)
+		pthread_create(&threads[t], NULL, insert_range, (void *)(t * 1000000));
+	for (int t = 0; t < 8; t++)
+		pthread_join(threads[t], NULL);
+	cr_assert_eq(vt_ledger_count(&ledger), 8 * 10000);
 }

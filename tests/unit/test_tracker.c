@@ -1,52 +1,79 @@
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <string.h>
 
 #include "tracker.h"
 
 #define GiB (1ull << 30)
 
+enum { TAG_A = 1, TAG_B = 2, TAG_C = 3 };
+
 static struct vt_tracker tracker;
 static uint64_t now;
+
+static uint64_t fake_clock(void)
+{
+	return now;
+}
 
 static void setup(void)
 {
 	now = 1000;
-	vt_tracker_init(&tracker, now);
+	struct vt_tracker_options options = {
+		.oom_snapshots = 1, .snapshot_top = 4, .clock = fake_clock};
+	vt_tracker_init(&tracker, &options);
 }
+
+static struct vt_snapshot taken;
 
 static void teardown(void)
 {
+	vt_snapshot_free(&taken);
+	memset(&taken, 0, sizeof(taken));
 	vt_tracker_destroy(&tracker);
 }
 
 TestSuite(tracker, .init = setup, .fini = teardown);
 
+static void alloc_tagged(int device, enum vt_kind kind, uint64_t address, uint64_t bytes,
+			 uint16_t tag, uint32_t stack)
+{
+	struct vt_event event = {VT_OP_ALLOC, kind,  device,   address, bytes,
+				 0,           "api", "driver", tag,     stack};
+	now += 10;
+	cr_assert(vt_tracker_record(&tracker, &event));
+}
+
 static void alloc(int device, enum vt_kind kind, uint64_t address, uint64_t bytes)
 {
-	struct vt_event event = {VT_OP_ALLOC, kind, device, address, bytes, 0, "api", "driver"};
-	now += 10;
-	cr_assert(vt_tracker_record(&tracker, &event, now));
+	alloc_tagged(device, kind, address, bytes, 0, 0);
 }
 
 static void release(uint64_t address, enum vt_kind family)
 {
 	struct vt_event event = {VT_OP_FREE, family, VT_HOST_DEVICE, address, 0, 0, "free", "free"};
 	now += 10;
-	vt_tracker_record(&tracker, &event, now);
+	vt_tracker_record(&tracker, &event);
 }
 
-static void fail(int device, uint64_t bytes, int error)
+static void fail(int device, uint64_t bytes, int error, uint16_t tag)
 {
-	struct vt_event event = {VT_OP_ALLOC_FAILED, VT_KIND_DEVICE, device, 0, bytes, error,
-				 "cudaMalloc",       "cuMemAlloc_v2"};
+	struct vt_event event = {VT_OP_ALLOC_FAILED, VT_KIND_DEVICE,  device, 0, bytes, error,
+				 "cudaMalloc",       "cuMemAlloc_v2", tag,    5};
 	now += 10;
-	vt_tracker_record(&tracker, &event, now);
+	vt_tracker_record(&tracker, &event);
 }
 
 static const struct vt_snapshot *snapshot(void)
 {
-	static struct vt_snapshot taken;
-	vt_tracker_snapshot(&tracker, &taken, now);
+	vt_snapshot_free(&taken);
+	vt_tracker_snapshot(&tracker, &taken);
 	return &taken;
+}
+
+static uint64_t tag_at_peak(const struct vt_device_stats *d, uint16_t tag)
+{
+	return vt_stats_at_peak(d, &d->tags.items[tag]);
 }
 
 Test(tracker, peak_survives_frees_and_records_when)
@@ -66,6 +93,44 @@ Test(tracker, peak_survives_frees_and_records_when)
 	cr_assert_eq(d->bytes_allocated, 13 * GiB);
 }
 
+/* The example from the design: A reaches 6 GiB while B holds 2; A frees 5,
+ * then B grows to 5. The peak stays 8, with A 6 and B 2 at it, while B's
+ * own peak is 5. */
+Test(tracker, tags_at_the_peak_and_their_own_peaks)
+{
+	alloc_tagged(0, VT_KIND_DEVICE, 0x10, 2 * GiB, TAG_B, 0);
+	alloc_tagged(0, VT_KIND_DEVICE, 0x20, 1 * GiB, TAG_A, 0);
+	alloc_tagged(0, VT_KIND_DEVICE, 0x30, 5 * GiB, TAG_A, 0);
+	release(0x30, VT_KIND_DEVICE);
+	alloc_tagged(0, VT_KIND_DEVICE, 0x40, 3 * GiB, TAG_B, 0);
+	const struct vt_device_stats *d = &snapshot()->devices[0];
+	cr_assert_eq(d->peak, 8 * GiB);
+	cr_assert_eq(tag_at_peak(d, TAG_A), 6 * GiB);
+	cr_assert_eq(tag_at_peak(d, TAG_B), 2 * GiB);
+	cr_assert_eq(d->tags.items[TAG_A].peak, 6 * GiB);
+	cr_assert_eq(d->tags.items[TAG_B].peak, 5 * GiB);
+	cr_assert_eq(d->tags.items[TAG_B].live, 5 * GiB);
+	cr_assert_eq(d->tags.items[TAG_A].live, 1 * GiB);
+}
+
+/* A later, higher peak replaces what was at the earlier one. */
+Test(tracker, a_new_peak_moves_the_at_peak_numbers)
+{
+	alloc_tagged(0, VT_KIND_DEVICE, 0x10, 4 * GiB, TAG_A, 11);
+	release(0x10, VT_KIND_DEVICE);
+	alloc_tagged(0, VT_KIND_DEVICE, 0x20, 3 * GiB, TAG_B, 12);
+	alloc_tagged(0, VT_KIND_DEVICE, 0x30, 2 * GiB, TAG_C, 13); /* new peak 5 */
+	const struct vt_device_stats *d = &snapshot()->devices[0];
+	cr_assert_eq(d->peak, 5 * GiB);
+	cr_assert_eq(tag_at_peak(d, TAG_A), 0);
+	cr_assert_eq(tag_at_peak(d, TAG_B), 3 * GiB);
+	cr_assert_eq(tag_at_peak(d, TAG_C), 2 * GiB);
+	cr_assert_eq(vt_stats_at_peak(d, &d->stacks.items[11]), 0);
+	cr_assert_eq(vt_stats_at_peak(d, &d->stacks.items[12]), 3 * GiB);
+	cr_assert_eq(d->stacks.items[11].peak, 4 * GiB);
+	cr_assert_eq(d->stacks.items[12].tag, TAG_B);
+}
+
 Test(tracker, kinds_at_the_device_peak)
 {
 	alloc(0, VT_KIND_DEVICE, 0x10, 6 * GiB);
@@ -74,10 +139,24 @@ Test(tracker, kinds_at_the_device_peak)
 	alloc(0, VT_KIND_ASYNC, 0x30, 3 * GiB); /* async's own peak 5 */
 	const struct vt_device_stats *d = &snapshot()->devices[0];
 	cr_assert_eq(d->peak, 8 * GiB);
-	cr_assert_eq(d->kinds[VT_KIND_DEVICE].at_peak, 6 * GiB);
-	cr_assert_eq(d->kinds[VT_KIND_ASYNC].at_peak, 2 * GiB);
+	cr_assert_eq(vt_stats_at_peak(d, &d->kinds[VT_KIND_DEVICE]), 6 * GiB);
+	cr_assert_eq(vt_stats_at_peak(d, &d->kinds[VT_KIND_ASYNC]), 2 * GiB);
 	cr_assert_eq(d->kinds[VT_KIND_ASYNC].peak, 5 * GiB);
 	cr_assert_eq(d->kinds[VT_KIND_DEVICE].live, 0);
+}
+
+Test(tracker, retag_moves_live_bytes)
+{
+	alloc_tagged(0, VT_KIND_DEVICE, 0x10, GiB, TAG_A, 0);
+	cr_assert(vt_tracker_retag(&tracker, 0x10, TAG_B));
+	cr_assert_not(vt_tracker_retag(&tracker, 0x99, TAG_B));
+	alloc_tagged(0, VT_KIND_DEVICE, 0x20, GiB, TAG_C, 0); /* peak 2 GiB */
+	const struct vt_device_stats *d = &snapshot()->devices[0];
+	cr_assert_eq(d->tags.items[TAG_A].live, 0);
+	cr_assert_eq(d->tags.items[TAG_B].live, GiB);
+	cr_assert_eq(tag_at_peak(d, TAG_B), GiB);
+	release(0x10, VT_KIND_DEVICE);
+	cr_assert_eq(snapshot()->devices[0].tags.items[TAG_B].live, 0, "freed from its new tag");
 }
 
 Test(tracker, host_kinds_stay_out_of_device_totals)
@@ -92,22 +171,46 @@ Test(tracker, host_kinds_stay_out_of_device_totals)
 
 Test(tracker, failures_are_recorded_never_live)
 {
-	alloc(0, VT_KIND_DEVICE, 0x10, GiB);
-	fail(0, 100 * GiB, 2);
+	alloc_tagged(0, VT_KIND_DEVICE, 0x10, GiB, TAG_A, 21);
+	alloc_tagged(0, VT_KIND_DEVICE, 0x20, 3 * GiB, TAG_B, 22);
+	fail(0, 100 * GiB, 2, TAG_C);
 	const struct vt_snapshot *s = snapshot();
-	cr_assert_eq(s->devices[0].live, GiB);
+	cr_assert_eq(s->devices[0].live, 4 * GiB);
 	cr_assert_eq(s->devices[0].failures, 1);
 	cr_assert_eq(s->failure_count, 1);
-	cr_assert_eq(s->failures[0].bytes, 100 * GiB);
-	cr_assert_eq(s->failures[0].error, 2);
-	cr_assert_eq(s->failures[0].live_bytes, GiB);
-	cr_assert_str_eq(s->failures[0].api, "cudaMalloc");
+	const struct vt_failure *f = &s->failures[0];
+	cr_assert_eq(f->bytes, 100 * GiB);
+	cr_assert_eq(f->error, 2);
+	cr_assert_eq(f->live_bytes, 4 * GiB);
+	cr_assert_eq(f->at_ns, 30);
+	cr_assert_eq(f->tag, TAG_C);
+	cr_assert_eq(f->stack, 5);
+	cr_assert_str_eq(f->api, "cudaMalloc");
+	cr_assert_not_null(f->snapshot);
+	cr_assert_eq(f->snapshot->tag_count, 2);
+	cr_assert_eq(f->snapshot->tags[0].tag, TAG_B, "largest first");
+	cr_assert_eq(f->snapshot->tags[0].bytes, 3 * GiB);
+	cr_assert_eq(f->snapshot->tags[1].bytes, GiB);
+	cr_assert_eq(f->snapshot->stack_count, 2);
+	cr_assert_eq(f->snapshot->stacks[0].stack, 22);
+	cr_assert_eq(f->snapshot->stacks[1].stack, 21);
+}
+
+Test(tracker, snapshots_only_for_out_of_memory_and_only_the_first)
+{
+	fail(0, 1, 1, 0); /* invalid value: no snapshot */
+	fail(0, 100 * GiB, 2, 0);
+	fail(0, 100 * GiB, 2, 0); /* the second OOM: over VRAMTRACE_OOM_SNAPSHOTS */
+	const struct vt_snapshot *s = snapshot();
+	cr_assert_null(s->failures[0].snapshot);
+	cr_assert_not_null(s->failures[1].snapshot);
+	cr_assert_null(s->failures[2].snapshot);
 }
 
 Test(tracker, failures_beyond_the_cap_are_counted)
 {
 	for (int i = 0; i < VT_MAX_FAILURES + 5; i++)
-		fail(0, 1, 2);
+		fail(0, 1, 1, 0);
 	const struct vt_snapshot *s = snapshot();
 	cr_assert_eq(s->failure_count, VT_MAX_FAILURES);
 	cr_assert_eq(s->counters.failures_total, VT_MAX_FAILURES + 5);
@@ -151,19 +254,54 @@ Test(tracker, duplicate_addresses_count_once)
 Test(tracker, devices_out_of_range_are_dropped)
 {
 	struct vt_event event = {VT_OP_ALLOC, VT_KIND_DEVICE, VT_MAX_DEVICES, 0x10, 5, 0, "a", "a"};
-	vt_tracker_record(&tracker, &event, now);
+	vt_tracker_record(&tracker, &event);
 	event.device = -2;
-	vt_tracker_record(&tracker, &event, now);
+	vt_tracker_record(&tracker, &event);
 	cr_assert_eq(snapshot()->counters.dropped, 2);
 }
 
 Test(tracker, reset_forgets_everything)
 {
 	alloc(0, VT_KIND_DEVICE, 0x10, GiB);
-	vt_tracker_reset(&tracker, now);
+	fail(0, 100 * GiB, 2, 0);
+	vt_tracker_reset_unlocked(&tracker);
 	const struct vt_snapshot *s = snapshot();
 	cr_assert_eq(s->devices[0].peak, 0);
 	cr_assert_eq(s->counters.events, 0);
+	cr_assert_eq(s->failure_count, 0);
 	alloc(0, VT_KIND_DEVICE, 0x10, GiB);
 	cr_assert_eq(snapshot()->counters.deduplicated, 0);
+}
+
+static void *nested_tags(void *arg)
+{
+	uintptr_t id = (uintptr_t)arg;
+	for (uint64_t i = 0; i < 5000; i++) {
+		uint64_t address = (id << 32) + i * 16 + 16;
+		alloc_tagged((int)(id % 2), VT_KIND_DEVICE, address, 100, (uint16_t)(1 + id % 3),
+			     0);
+		if (i % 2)
+			release(address, VT_KIND_DEVICE);
+	}
+	return NULL;
+}
+
+/* Threads on two devices: totals per device and per tag stay exact. */
+Test(tracker, threads_on_two_devices_exact)
+{
+	pthread_t threads[8];
+	for (uintptr_t t = 0; t < 8; t++)
+		pthread_create(&threads[t], NULL, nested_tags, (void *)(t + 1));
+	for (int t = 0; t < 8; t++)
+		pthread_join(threads[t], NULL);
+	const struct vt_snapshot *s = snapshot();
+	cr_assert_eq(s->devices[0].live, 4 * 2500 * 100);
+	cr_assert_eq(s->devices[1].live, 4 * 2500 * 100);
+	cr_assert_eq(s->devices[0].allocs + s->devices[1].allocs, 8 * 5000);
+	uint64_t tagged = 0;
+	for (int d = 0; d < 2; d++)
+		for (uint16_t t = 1; t <= 3; t++)
+			tagged += s->devices[d].tags.items[t].live;
+	cr_assert_eq(tagged, 8 * 2500 * 100);
+	cr_assert_eq(s->counters.events, 8 * 7500);
 }

@@ -1,0 +1,26 @@
+/* What is still allocated, grouped by device, call stack and tag. */
+#pragma once
+
+#include <stdint.h>
+
+#include "ledger.h"
+
+struct vt_leak {
+	int device; /* CUDA ordinal, or VT_HOST_DEVICE */
+	uint32_t stack;
+	uint16_t tag;
+	uint64_t count;
+	uint64_t bytes;
+};
+
+struct vt_leaks {
+	struct vt_leak *groups; /* largest first */
+	uint64_t group_count;
+	uint64_t allocations;
+	uint64_t bytes;
+};
+
+/* Collects the groups from the ledger. False when no host memory was left
+ * (out is then empty). */
+bool vt_leaks_collect(struct vt_ledger *ledger, struct vt_leaks *out);
+void vt_leaks_free(struct vt_leaks *leaks);

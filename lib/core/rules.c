@@ -1,0 +1,159 @@
+#define _GNU_SOURCE
+#include "rules.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tags.h"
+
+#define MAX_RULES 128
+
+struct rule {
+	char pattern[128];
+	uint16_t tag;
+};
+
+static struct rule rules[MAX_RULES];
+static unsigned rule_count;
+
+/* Substrings of a library's file name, and the owner they name. */
+static const char *const built_in[][2] = {
+	{"libcublasLt", "cublas"},
+	{"libcublas", "cublas"},
+	{"libcudnn", "cudnn"},
+	{"libnccl", "nccl"},
+	{"libcufft", "cufft"},
+	{"libcusparse", "cusparse"},
+	{"libcusolver", "cusolver"},
+	{"libcurand", "curand"},
+	{"libc10_cuda", "pytorch"},
+	{"libtorch_cuda", "pytorch"},
+	{"xla_extension", "xla"},
+	{"libxla", "xla"},
+	{"jaxlib", "xla"},
+	{"cupy", "cupy"},
+	{"libtensorflow", "tensorflow"},
+	{"_pywrap_tensorflow", "tensorflow"},
+};
+
+static const char *const cuda_libraries[] = {"libcuda.so", "libcudart.so", "libvramtrace.so",
+					     "libcupti.so"};
+
+static const char *file_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static bool add_rule(const char *pattern, size_t pattern_length, const char *tag, size_t tag_length)
+{
+	if (rule_count == MAX_RULES || pattern_length == 0 || tag_length == 0 ||
+	    pattern_length >= sizeof(rules[0].pattern) || tag_length > VT_TAG_MAX_NAME)
+		return false;
+	char name[VT_TAG_MAX_NAME + 1];
+	memcpy(name, tag, tag_length);
+	name[tag_length] = '\0';
+	struct rule *rule = &rules[rule_count++];
+	memcpy(rule->pattern, pattern, pattern_length);
+	rule->pattern[pattern_length] = '\0';
+	rule->tag = vt_tag_intern(name);
+	return true;
+}
+
+/* Narrows [*start, *start + *length) to what lies between blanks. */
+static void trim(const char **start, size_t *length)
+{
+	while (*length && strchr(" \t\r", (*start)[0])) {
+		(*start)++;
+		(*length)--;
+	}
+	while (*length && strchr(" \t\r", (*start)[*length - 1]))
+		(*length)--;
+}
+
+static bool add_user_rule(const char *item, size_t length)
+{
+	trim(&item, &length);
+	if (length == 0 || item[0] == '#') /* blank, or a comment */
+		return true;
+	const char *equals = memchr(item, '=', length);
+	if (!equals)
+		return false;
+	const char *pattern = item, *tag = equals + 1;
+	size_t pattern_length = (size_t)(equals - item), tag_length = length - pattern_length - 1;
+	trim(&pattern, &pattern_length);
+	trim(&tag, &tag_length);
+	return add_rule(pattern, pattern_length, tag, tag_length);
+}
+
+static bool add_user_rules(const char *text)
+{
+	for (const char *item = text; *item;) {
+		size_t length = strcspn(item, ";\n");
+		if (!add_user_rule(item, length))
+			return false;
+		item += length + (item[length] ? 1 : 0);
+	}
+	return true;
+}
+
+static char *read_rules_file(const char *path)
+{
+	FILE *file = fopen(path, "re");
+	if (!file)
+		return NULL;
+	static char text[16384];
+	size_t got = fread(text, 1, sizeof(text) - 1, file);
+	text[got] = '\0';
+	fclose(file);
+	return text;
+}
+
+bool vt_rules_init(const char *text)
+{
+	rule_count = 0;
+	bool ok = true;
+	if (text && *text) {
+		const char *rules_text = strchr(text, '=') ? text : read_rules_file(text);
+		ok = rules_text && add_user_rules(rules_text);
+		if (!ok)
+			rule_count = 0;
+	}
+	for (size_t i = 0; i < sizeof(built_in) / sizeof(built_in[0]); i++)
+		add_rule(built_in[i][0], strlen(built_in[i][0]), built_in[i][1],
+			 strlen(built_in[i][1]));
+	return ok;
+}
+
+uint16_t vt_rules_tag_for_module(const char *path)
+{
+	const char *name = file_name(path);
+	for (unsigned i = 0; i < rule_count; i++)
+		if (strstr(name, rules[i].pattern))
+			return rules[i].tag;
+	return VT_TAG_UNTAGGED;
+}
+
+bool vt_rules_is_cuda_library(const char *path)
+{
+	const char *name = file_name(path);
+	for (size_t i = 0; i < sizeof(cuda_libraries) / sizeof(cuda_libraries[0]); i++)
+		if (strncmp(name, cuda_libraries[i], strlen(cuda_libraries[i])) == 0)
+			return true;
+	return false;
+}
+
+uint16_t vt_rules_tag_for_stack(const uintptr_t *frames, unsigned depth)
+{
+	for (unsigned i = 0; i < depth; i++) {
+		Dl_info info;
+		/* A return address points after the call; step back into it. */
+		if (!dladdr((void *)(frames[i] - 1), &info) || !info.dli_fname)
+			continue;
+		if (!vt_rules_is_cuda_library(info.dli_fname))
+			return vt_rules_tag_for_module(info.dli_fname);
+	}
+	return VT_TAG_UNTAGGED;
+}

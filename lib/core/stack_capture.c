@@ -1,0 +1,92 @@
+#define _GNU_SOURCE
+#include "stack_capture.h"
+
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "stacks.h"
+
+/* libunwind is opened here, privately, instead of linked: it exports
+ * backtrace and _Unwind_Backtrace, which must not interpose on the
+ * program's, and a process that never uses CUDA should not load it. */
+#define STRINGIFY(x)        #x
+#define SYMBOL_NAME(symbol) STRINGIFY(symbol)
+
+typedef int (*backtrace_fn)(void **, int);
+typedef int (*set_caching_policy_fn)(unw_addr_space_t, unw_caching_policy_t);
+
+static backtrace_fn backtrace_frames;
+
+/* vramtrace's own text, skipped at the top of every stack. */
+static uintptr_t own_start, own_end;
+
+struct own_search {
+	uintptr_t base;
+};
+
+static int find_own(struct dl_phdr_info *info, size_t size, void *context)
+{
+	(void)size;
+	struct own_search *search = context;
+	if (info->dlpi_addr != search->base)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *header = &info->dlpi_phdr[i];
+		if (header->p_type != PT_LOAD || !(header->p_flags & PF_X))
+			continue;
+		own_start = info->dlpi_addr + header->p_vaddr;
+		own_end = own_start + header->p_memsz;
+		return 1;
+	}
+	return 0;
+}
+
+static void find_own_text(const void *own_function)
+{
+	Dl_info info;
+	if (own_function && dladdr(own_function, &info) && info.dli_fbase) {
+		struct own_search search = {(uintptr_t)info.dli_fbase};
+		dl_iterate_phdr(find_own, &search);
+	}
+}
+
+bool vt_stack_capture_init(const void *own_function)
+{
+	void *unwind = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	if (!unwind)
+		return false;
+	set_caching_policy_fn set_caching_policy =
+		(set_caching_policy_fn)dlsym(unwind, SYMBOL_NAME(unw_set_caching_policy));
+	unw_addr_space_t *local = dlsym(unwind, SYMBOL_NAME(unw_local_addr_space));
+	if (set_caching_policy && local)
+		set_caching_policy(*local, UNW_CACHE_PER_THREAD);
+	find_own_text(own_function);
+	backtrace_frames = (backtrace_fn)dlsym(unwind, "unw_backtrace");
+	return backtrace_frames != NULL;
+}
+
+static bool is_own(uintptr_t pc)
+{
+	return pc >= own_start && pc < own_end;
+}
+
+unsigned vt_stack_capture(uintptr_t *frames, unsigned depth)
+{
+	enum { OWN_FRAMES_MAX = 16 };
+	void *raw[VT_MAX_STACK_DEPTH + OWN_FRAMES_MAX];
+	if (!backtrace_frames)
+		return 0;
+	if (depth > VT_MAX_STACK_DEPTH)
+		depth = VT_MAX_STACK_DEPTH;
+	int got = backtrace_frames(raw, (int)(depth + OWN_FRAMES_MAX));
+	int first = 0;
+	while (first < got && first < OWN_FRAMES_MAX && is_own((uintptr_t)raw[first]))
+		first++;
+	unsigned kept = 0;
+	for (int i = first; i < got && kept < depth; i++)
+		frames[kept++] = (uintptr_t)raw[i];
+	return kept;
+}

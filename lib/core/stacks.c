@@ -1,0 +1,202 @@
+#include "stacks.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHARDS        64
+#define CHUNK_RECORDS 4096
+#define MAX_CHUNKS    4096 /* up to 16 million distinct stacks */
+#define CACHE_SLOTS   256
+#define NOTE_UNSET    0xFFFFFFFFu
+
+struct record {
+	uint64_t hash;
+	const uintptr_t *frames;
+	uint32_t depth;
+	_Atomic uint32_t note;
+	_Atomic bool ready; /* set last: a reader never sees half a record */
+};
+
+struct shard {
+	pthread_mutex_t lock;
+	uint64_t capacity;
+	uint64_t count;
+	uint32_t *ids; /* open addressing over ids; 0 is empty */
+} __attribute__((aligned(64)));
+
+static struct shard shards[SHARDS];
+static pthread_once_t shards_once = PTHREAD_ONCE_INIT;
+static _Atomic(struct record *) chunks[MAX_CHUNKS];
+static _Atomic uint32_t next_id = 1;
+
+struct cache_slot {
+	uint64_t hash;
+	uint32_t id;
+};
+static __thread struct cache_slot cache[CACHE_SLOTS] __attribute__((tls_model("initial-exec")));
+
+static void init_shards(void)
+{
+	for (int i = 0; i < SHARDS; i++)
+		pthread_mutex_init(&shards[i].lock, NULL);
+}
+
+static uint64_t hash_frames(const uintptr_t *frames, unsigned depth)
+{
+	uint64_t h = 0x84222325cbf29ce4ull ^ depth;
+	for (unsigned i = 0; i < depth; i++) {
+		h ^= frames[i];
+		h *= 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h ? h : 1;
+}
+
+static struct record *record_of(uint32_t id)
+{
+	if (id == VT_STACK_NONE || id >= atomic_load_explicit(&next_id, memory_order_acquire))
+		return NULL;
+	struct record *chunk =
+		atomic_load_explicit(&chunks[id / CHUNK_RECORDS], memory_order_acquire);
+	struct record *record = chunk ? &chunk[id % CHUNK_RECORDS] : NULL;
+	return record && atomic_load_explicit(&record->ready, memory_order_acquire) ? record : NULL;
+}
+
+static bool matches(uint32_t id, uint64_t hash, const uintptr_t *frames, unsigned depth)
+{
+	const struct record *record = record_of(id);
+	return record && record->hash == hash && record->depth == depth &&
+	       memcmp(record->frames, frames, depth * sizeof(*frames)) == 0;
+}
+
+static struct record *chunk_for(uint32_t id)
+{
+	uint32_t index = id / CHUNK_RECORDS;
+	if (index >= MAX_CHUNKS)
+		return NULL;
+	struct record *chunk = atomic_load_explicit(&chunks[index], memory_order_acquire);
+	if (chunk)
+		return chunk;
+	struct record *fresh = calloc(CHUNK_RECORDS, sizeof(*fresh));
+	if (!fresh)
+		return NULL;
+	if (!atomic_compare_exchange_strong(&chunks[index], &chunk, fresh)) {
+		free(fresh);
+		return chunk; /* another thread's chunk won */
+	}
+	return fresh;
+}
+
+/* Called with the shard locked: stores a new record and returns its id. */
+static uint32_t publish(uint64_t hash, const uintptr_t *frames, unsigned depth)
+{
+	uintptr_t *copy = malloc(depth * sizeof(*copy));
+	if (!copy)
+		return VT_STACK_NONE;
+	memcpy(copy, frames, depth * sizeof(*copy));
+	uint32_t id = atomic_fetch_add(&next_id, 1);
+	struct record *chunk = chunk_for(id);
+	if (!chunk) {
+		free(copy);
+		return VT_STACK_NONE;
+	}
+	struct record *record = &chunk[id % CHUNK_RECORDS];
+	record->hash = hash;
+	record->frames = copy;
+	record->depth = depth;
+	atomic_store_explicit(&record->note, NOTE_UNSET, memory_order_relaxed);
+	atomic_store_explicit(&record->ready, true, memory_order_release);
+	return id;
+}
+
+static bool grow(struct shard *shard)
+{
+	uint64_t capacity = shard->capacity ? shard->capacity * 2 : 256;
+	uint32_t *ids = calloc(capacity, sizeof(*ids));
+	if (!ids)
+		return false;
+	for (uint64_t i = 0; i < shard->capacity; i++) {
+		uint32_t id = shard->ids[i];
+		if (!id)
+			continue;
+		uint64_t slot = record_of(id)->hash & (capacity - 1);
+		while (ids[slot])
+			slot = (slot + 1) & (capacity - 1);
+		ids[slot] = id;
+	}
+	free(shard->ids);
+	shard->ids = ids;
+	shard->capacity = capacity;
+	return true;
+}
+
+static uint32_t find_or_add(uint64_t hash, const uintptr_t *frames, unsigned depth)
+{
+	pthread_once(&shards_once, init_shards);
+	struct shard *shard = &shards[hash >> 58];
+	uint32_t id = VT_STACK_NONE;
+	pthread_mutex_lock(&shard->lock);
+	if ((shard->count + 1) * 2 <= shard->capacity || grow(shard)) {
+		uint64_t slot = hash & (shard->capacity - 1);
+		while (shard->ids[slot] && !matches(shard->ids[slot], hash, frames, depth))
+			slot = (slot + 1) & (shard->capacity - 1);
+		id = shard->ids[slot];
+		if (!id) {
+			id = publish(hash, frames, depth);
+			if (id) {
+				shard->ids[slot] = id;
+				shard->count++;
+			}
+		}
+	}
+	pthread_mutex_unlock(&shard->lock);
+	return id;
+}
+
+uint32_t vt_stack_intern(const uintptr_t *frames, unsigned depth)
+{
+	if (depth == 0)
+		return VT_STACK_NONE;
+	if (depth > VT_MAX_STACK_DEPTH)
+		depth = VT_MAX_STACK_DEPTH;
+	uint64_t hash = hash_frames(frames, depth);
+	struct cache_slot *slot = &cache[hash % CACHE_SLOTS];
+	if (slot->hash == hash && matches(slot->id, hash, frames, depth))
+		return slot->id;
+	uint32_t id = find_or_add(hash, frames, depth);
+	if (id)
+		*slot = (struct cache_slot){hash, id};
+	return id;
+}
+
+unsigned vt_stack_frames(uint32_t id, const uintptr_t **frames)
+{
+	const struct record *record = record_of(id);
+	*frames = record ? record->frames : NULL;
+	return record ? record->depth : 0;
+}
+
+uint32_t vt_stack_limit(void)
+{
+	return atomic_load(&next_id);
+}
+
+bool vt_stack_get_note(uint32_t id, uint16_t *note)
+{
+	struct record *record = record_of(id);
+	uint32_t value =
+		record ? atomic_load_explicit(&record->note, memory_order_acquire) : NOTE_UNSET;
+	if (value == NOTE_UNSET)
+		return false;
+	*note = (uint16_t)value;
+	return true;
+}
+
+void vt_stack_set_note(uint32_t id, uint16_t note)
+{
+	struct record *record = record_of(id);
+	if (record)
+		atomic_store_explicit(&record->note, note, memory_order_release);
+}

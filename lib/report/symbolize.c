@@ -1,0 +1,171 @@
+#define _GNU_SOURCE
+#include "symbolize.h"
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <elfutils/libdwfl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../sources/real.h"
+
+/* libdw is opened at report time, privately, so that loading vramtrace
+ * costs nothing and its symbols never meet the program's. */
+struct libdw {
+	__typeof__(&dwfl_begin) begin;
+	__typeof__(&dwfl_end) end;
+	__typeof__(&dwfl_linux_proc_report) proc_report;
+	__typeof__(&dwfl_report_end) report_end;
+	__typeof__(&dwfl_addrmodule) addrmodule;
+	__typeof__(&dwfl_module_addrname) addrname;
+	__typeof__(&dwfl_module_info) module_info;
+	__typeof__(&dwfl_module_getsrc) getsrc;
+	__typeof__(&dwfl_lineinfo) lineinfo;
+	__typeof__(&dwfl_linux_proc_find_elf) find_elf;
+	__typeof__(&dwfl_standard_find_debuginfo) find_debuginfo;
+};
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+struct vt_symbolizer {
+	void *handle;
+	struct libdw dw;
+	Dwfl_Callbacks callbacks;
+	char *debuginfo_path;
+	Dwfl *dwfl;
+	demangle_fn demangle;
+	bool owned; /* false for the fallback used when calloc failed */
+};
+
+static bool load_libdw(struct vt_symbolizer *s)
+{
+	s->handle = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!s->handle)
+		return false;
+	void **slots[] = {
+		(void **)&s->dw.begin,          (void **)&s->dw.end,
+		(void **)&s->dw.proc_report,    (void **)&s->dw.report_end,
+		(void **)&s->dw.addrmodule,     (void **)&s->dw.addrname,
+		(void **)&s->dw.module_info,    (void **)&s->dw.getsrc,
+		(void **)&s->dw.lineinfo,       (void **)&s->dw.find_elf,
+		(void **)&s->dw.find_debuginfo,
+	};
+	static const char *const names[] = {
+		"dwfl_begin",
+		"dwfl_end",
+		"dwfl_linux_proc_report",
+		"dwfl_report_end",
+		"dwfl_addrmodule",
+		"dwfl_module_addrname",
+		"dwfl_module_info",
+		"dwfl_module_getsrc",
+		"dwfl_lineinfo",
+		"dwfl_linux_proc_find_elf",
+		"dwfl_standard_find_debuginfo",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		*slots[i] = vt_real_dlsym(s->handle, names[i]);
+		if (!*slots[i])
+			return false;
+	}
+	return true;
+}
+
+static bool start_dwfl(struct vt_symbolizer *s)
+{
+	s->callbacks.find_elf = s->dw.find_elf;
+	s->callbacks.find_debuginfo = s->dw.find_debuginfo;
+	s->callbacks.debuginfo_path = &s->debuginfo_path;
+	s->dwfl = s->dw.begin(&s->callbacks);
+	if (!s->dwfl)
+		return false;
+	if (s->dw.proc_report(s->dwfl, getpid()) != 0 ||
+	    s->dw.report_end(s->dwfl, NULL, NULL) != 0) {
+		s->dw.end(s->dwfl);
+		s->dwfl = NULL;
+		return false;
+	}
+	return true;
+}
+
+struct vt_symbolizer *vt_symbolizer_open(void)
+{
+	static struct vt_symbolizer fallback;
+	struct vt_symbolizer *s = calloc(1, sizeof(*s));
+	if (!s)
+		return &fallback;
+	s->owned = true;
+	if (load_libdw(s))
+		start_dwfl(s);
+	/* C++ programs carry the demangler; C programs have no C++ names. */
+	s->demangle = (demangle_fn)vt_real_dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	return s;
+}
+
+static void copy(char *out, size_t size, const char *text)
+{
+	snprintf(out, size, "%s", text ? text : "");
+}
+
+static void set_function(struct vt_symbolizer *s, const char *name, struct vt_frame *out)
+{
+	int status = -1;
+	char *demangled = name && s->demangle && name[0] == '_' && name[1] == 'Z'
+				  ? s->demangle(name, NULL, NULL, &status)
+				  : NULL;
+	copy(out->function, sizeof(out->function), status == 0 ? demangled : name);
+	free(demangled);
+}
+
+static bool symbolize_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
+{
+	Dwfl_Module *module = s->dwfl ? s->dw.addrmodule(s->dwfl, pc) : NULL;
+	if (!module)
+		return false;
+	const char *module_name = NULL;
+	Dwarf_Addr start = 0;
+	s->dw.module_info(module, NULL, &start, NULL, NULL, NULL, &module_name, NULL);
+	copy(out->module, sizeof(out->module), module_name);
+	out->offset = out->pc - start;
+	set_function(s, s->dw.addrname(module, pc), out);
+	Dwfl_Line *line = s->dw.getsrc(module, pc);
+	int line_number = 0;
+	const char *file = line ? s->dw.lineinfo(line, NULL, &line_number, NULL, NULL, NULL) : NULL;
+	copy(out->file, sizeof(out->file), file);
+	out->line = file ? line_number : 0;
+	return true;
+}
+
+static void symbolize_dladdr(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
+{
+	Dl_info info;
+	if (!dladdr((void *)pc, &info))
+		return;
+	copy(out->module, sizeof(out->module), info.dli_fname);
+	out->offset = out->pc - (uintptr_t)info.dli_fbase;
+	set_function(s, info.dli_sname, out);
+}
+
+void vt_symbolize(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->pc = pc;
+	/* A return address points after its call; look up the call itself. */
+	uintptr_t call = pc ? pc - 1 : pc;
+	if (!symbolize_dwfl(s, call, out))
+		symbolize_dladdr(s, call, out);
+}
+
+void vt_symbolizer_close(struct vt_symbolizer *s)
+{
+	if (s->dwfl)
+		s->dw.end(s->dwfl);
+	if (s->handle)
+		dlclose(s->handle);
+	bool owned = s->owned;
+	memset(s, 0, sizeof(*s));
+	if (owned)
+		free(s);
+}

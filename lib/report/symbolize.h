@@ -1,0 +1,23 @@
+/* Names for return addresses, asked only for the stacks a report prints:
+ * function (demangled when the program carries a C++ runtime), module,
+ * offset in it, and file:line where debug information exists. */
+#pragma once
+
+#include <stdint.h>
+
+struct vt_frame {
+	uintptr_t pc;
+	char function[512]; /* "" when unknown */
+	char module[512];   /* the object's path, "" when unknown */
+	uint64_t offset;    /* pc - the module's load address */
+	char file[512];     /* "" without debug information */
+	int line;           /* 0 without debug information */
+};
+
+struct vt_symbolizer;
+
+/* Opens libdw on this process; falls back to the dynamic symbol table
+ * (dladdr) when libdw is missing. Never NULL. */
+struct vt_symbolizer *vt_symbolizer_open(void);
+void vt_symbolize(struct vt_symbolizer *symbolizer, uintptr_t pc, struct vt_frame *out);
+void vt_symbolizer_close(struct vt_symbolizer *symbolizer);

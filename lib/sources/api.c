@@ -1,0 +1,39 @@
+/* The public API (include/vramtrace.h reaches it through dlsym, so a program
+ * that runs without vramtrace loses nothing but the tags). Pushing a tag
+ * does not activate the library: only CUDA use does. */
+#include <stdint.h>
+
+#include "../core/tag_stack.h"
+#include "../core/tags.h"
+#include "../library.h"
+#include "call.h"
+
+VT_EXPORT int vramtrace_push(const char *tag);
+VT_EXPORT int vramtrace_pop(void);
+VT_EXPORT int vramtrace_tag_pointer(const void *ptr, const char *tag);
+VT_EXPORT int vramtrace_dump(const char *path);
+
+VT_EXPORT int vramtrace_push(const char *tag)
+{
+	if (!tag || !*tag)
+		return -1;
+	vt_tag_push(VT_TAG_FROM_API, vt_tag_intern(tag));
+	return 0;
+}
+
+VT_EXPORT int vramtrace_pop(void)
+{
+	return vt_tag_pop(VT_TAG_FROM_API) ? 0 : -1;
+}
+
+VT_EXPORT int vramtrace_tag_pointer(const void *ptr, const char *tag)
+{
+	if (!ptr || !tag || !*tag)
+		return -1;
+	return vt_library_retag((uintptr_t)ptr, vt_tag_intern(tag)) ? 0 : -1;
+}
+
+VT_EXPORT int vramtrace_dump(const char *path)
+{
+	return vt_library_dump(path) ? 0 : -1;
+}

@@ -1,0 +1,231 @@
+/* Tags, tag stacks, stack interning, module rules, leaks and top-k: the
+ * pieces attribution is made of. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "leaks.h"
+#include "rules.h"
+#include "stacks.h"
+#include "tag_stack.h"
+#include "tags.h"
+#include "top.h"
+
+Test(tags, interned_once_and_named)
+{
+	uint16_t a = vt_tag_intern("kv_cache");
+	uint16_t b = vt_tag_intern("weights");
+	cr_assert_neq(a, VT_TAG_UNTAGGED);
+	cr_assert_neq(a, b);
+	cr_assert_eq(vt_tag_intern("kv_cache"), a);
+	cr_assert_str_eq(vt_tag_name(a), "kv_cache");
+	cr_assert_str_eq(vt_tag_name(VT_TAG_UNTAGGED), "untagged");
+	cr_assert_str_eq(vt_tag_name(VT_MAX_TAGS - 1), "untagged", "never handed out");
+	cr_assert_eq(vt_tag_intern(""), VT_TAG_UNTAGGED);
+	cr_assert_eq(vt_tag_intern(NULL), VT_TAG_UNTAGGED);
+}
+
+Test(tags, long_names_are_truncated_and_the_table_is_bounded)
+{
+	char name[600];
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	uint16_t id = vt_tag_intern(name);
+	cr_assert_eq(strlen(vt_tag_name(id)), VT_TAG_MAX_NAME);
+	for (int i = 0; i < VT_MAX_TAGS + 10; i++) {
+		char unique[32];
+		snprintf(unique, sizeof(unique), "tag-%d", i);
+		vt_tag_intern(unique);
+	}
+	cr_assert_eq(vt_tag_limit(), VT_MAX_TAGS);
+	cr_assert_eq(vt_tag_intern("one too many"), VT_TAG_UNTAGGED);
+}
+
+Test(tag_stack, api_outranks_nvtx_and_nests)
+{
+	cr_assert_eq(vt_tag_current(), VT_TAG_UNTAGGED);
+	vt_tag_push(VT_TAG_FROM_NVTX, 5);
+	cr_assert_eq(vt_tag_current(), 5);
+	vt_tag_push(VT_TAG_FROM_API, 7);
+	vt_tag_push(VT_TAG_FROM_API, 8);
+	cr_assert_eq(vt_tag_current(), 8);
+	cr_assert(vt_tag_pop(VT_TAG_FROM_API));
+	cr_assert_eq(vt_tag_current(), 7);
+	cr_assert(vt_tag_pop(VT_TAG_FROM_API));
+	cr_assert_eq(vt_tag_current(), 5);
+	cr_assert(vt_tag_pop(VT_TAG_FROM_NVTX));
+	cr_assert_not(vt_tag_pop(VT_TAG_FROM_NVTX), "nothing left to pop");
+	cr_assert_eq(vt_tag_current(), VT_TAG_UNTAGGED);
+}
+
+Test(tag_stack, overflow_keeps_pops_matched)
+{
+	for (int i = 0; i < VT_TAG_STACK_DEPTH + 10; i++)
+		vt_tag_push(VT_TAG_FROM_API, (uint16_t)(i + 1));
+	cr_assert_eq(vt_tag_current(), VT_TAG_STACK_DEPTH);
+	for (int i = 0; i < 10; i++)
+		vt_tag_pop(VT_TAG_FROM_API);
+	cr_assert_eq(vt_tag_current(), VT_TAG_STACK_DEPTH);
+	vt_tag_pop(VT_TAG_FROM_API);
+	cr_assert_eq(vt_tag_current(), VT_TAG_STACK_DEPTH - 1);
+}
+
+static void *push_own_tags(void *arg)
+{
+	uint16_t base = (uint16_t)(uintptr_t)arg;
+	for (int round = 0; round < 1000; round++) {
+		vt_tag_push(VT_TAG_FROM_API, base);
+		vt_tag_push(VT_TAG_FROM_API, (uint16_t)(base + 1));
+		if (vt_tag_current() != base + 1)
+			return (void *)1;
+		vt_tag_pop(VT_TAG_FROM_API);
+		if (vt_tag_current() != base)
+			return (void *)1;
+		vt_tag_pop(VT_TAG_FROM_API);
+	}
+	return vt_tag_current() == VT_TAG_UNTAGGED ? NULL : (void *)1;
+}
+
+Test(tag_stack, each_thread_has_its_own)
+{
+	pthread_t threads[8];
+	for (uintptr_t t = 0; t < 8; t++)
+		pthread_create(&threads[t], NULL, push_own_tags, (void *)(10 * t + 10));
+	for (int t = 0; t < 8; t++) {
+		void *result;
+		pthread_join(threads[t], &result);
+		cr_assert_null(result, "thread %d saw another's tags", t);
+	}
+}
+
+Test(stacks, same_frames_same_id)
+{
+	uintptr_t a[] = {0x1000, 0x2000, 0x3000}, b[] = {0x1000, 0x2000, 0x3001};
+	uint32_t id_a = vt_stack_intern(a, 3);
+	uint32_t id_b = vt_stack_intern(b, 3);
+	cr_assert_neq(id_a, VT_STACK_NONE);
+	cr_assert_neq(id_a, id_b);
+	cr_assert_eq(vt_stack_intern(a, 3), id_a);
+	cr_assert_neq(vt_stack_intern(a, 2), id_a, "a prefix is another stack");
+	const uintptr_t *frames;
+	cr_assert_eq(vt_stack_frames(id_b, &frames), 3);
+	cr_assert_eq(frames[2], 0x3001);
+	cr_assert_eq(vt_stack_intern(a, 0), VT_STACK_NONE);
+	cr_assert_eq(vt_stack_frames(999999, &frames), 0);
+	uint16_t note;
+	cr_assert_not(vt_stack_get_note(id_a, &note));
+	vt_stack_set_note(id_a, 42);
+	cr_assert(vt_stack_get_note(id_a, &note));
+	cr_assert_eq(note, 42);
+}
+
+static void *intern_many(void *arg)
+{
+	(void)arg;
+	for (uintptr_t i = 0; i < 20000; i++) {
+		uintptr_t frames[] = {0x500000 + i % 5000, 0x600000, 0x700000};
+		uint32_t id = vt_stack_intern(frames, 3);
+		const uintptr_t *back;
+		if (vt_stack_frames(id, &back) != 3 || back[0] != frames[0])
+			return (void *)1;
+	}
+	return NULL;
+}
+
+Test(stacks, threads_agree_on_ids)
+{
+	uint32_t before = vt_stack_limit();
+	pthread_t threads[8];
+	for (int t = 0; t < 8; t++)
+		pthread_create(&threads[t], NULL, intern_many, NULL);
+	for (int t = 0; t < 8; t++) {
+		void *result;
+		pthread_join(threads[t], &result);
+		cr_assert_null(result);
+	}
+	cr_assert_eq(vt_stack_limit() - before, 5000, "each distinct stack interned once");
+}
+
+Test(rules, built_in_and_user_rules)
+{
+	cr_assert(vt_rules_init(NULL));
+	uint16_t cublas = vt_rules_tag_for_module("/opt/cuda/lib64/libcublasLt.so.13");
+	cr_assert_str_eq(vt_tag_name(cublas), "cublas");
+	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/x/libc10_cuda.so")), "pytorch");
+	cr_assert_eq(vt_rules_tag_for_module("/usr/bin/python3"), VT_TAG_UNTAGGED);
+	cr_assert(vt_rules_init("libmine=mine; libcublas=blas"));
+	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/a/libmine.so")), "mine");
+	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/a/libcublas.so")), "blas",
+			 "user rules come first");
+	cr_assert_not(vt_rules_init("no equals sign here;"), "neither rules nor a file");
+	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/a/libnccl.so.2")), "nccl");
+	cr_assert(vt_rules_is_cuda_library("/usr/lib/libcuda.so.1"));
+	cr_assert(vt_rules_is_cuda_library("libcudart.so.13"));
+	cr_assert_not(vt_rules_is_cuda_library("/usr/lib/libcublas.so.13"));
+}
+
+Test(rules, from_a_file)
+{
+	char path[] = "/tmp/vt-rules.XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	const char text[] = "# not a rule\nlibfancy=fancy\n\nlibother=other\n";
+	cr_assert(write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	bool ok = vt_rules_init(path);
+	unlink(path);
+	cr_assert(ok);
+	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/lib/libfancy.so")), "fancy");
+	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/lib/libother.so")), "other");
+	cr_assert_not(vt_rules_init("/no/such/rules/file"));
+}
+
+static uint64_t values[] = {5, 0, 9, 1, 9, 7, 3};
+
+static uint64_t value_of(uint32_t index, const void *context)
+{
+	(void)context;
+	return values[index];
+}
+
+Test(top, k_largest_nonzero_in_order)
+{
+	uint32_t out[7];
+	uint32_t count = vt_top_indices(value_of, NULL, 7, 3, out);
+	cr_assert_eq(count, 3);
+	cr_assert_eq(out[0], 2);
+	cr_assert_eq(out[1], 4, "ties keep the smaller index first");
+	cr_assert_eq(out[2], 5);
+	cr_assert_eq(vt_top_indices(value_of, NULL, 7, 10, out), 6, "zeros are left out");
+	cr_assert_eq(vt_top_indices(value_of, NULL, 7, 0, out), 0);
+}
+
+Test(leaks, grouped_by_device_stack_and_tag)
+{
+	struct vt_ledger ledger;
+	vt_ledger_init(&ledger);
+	struct vt_allocation a[] = {
+		{0x1000, 100, 7, 1, 0, VT_KIND_DEVICE}, {0x2000, 100, 7, 1, 0, VT_KIND_DEVICE},
+		{0x3000, 500, 8, 1, 0, VT_KIND_DEVICE}, {0x4000, 50, 7, 2, 0, VT_KIND_DEVICE},
+		{0x5000, 60, 7, 1, 1, VT_KIND_DEVICE},  {0x6000, 70, 0, 0, -1, VT_KIND_PINNED_HOST},
+	};
+	for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+		vt_ledger_insert(&ledger, &a[i]);
+	struct vt_leaks leaks;
+	cr_assert(vt_leaks_collect(&ledger, &leaks));
+	cr_assert_eq(leaks.group_count, 5);
+	cr_assert_eq(leaks.allocations, 6);
+	cr_assert_eq(leaks.bytes, 880);
+	cr_assert_eq(leaks.groups[0].stack, 8);
+	cr_assert_eq(leaks.groups[0].bytes, 500);
+	cr_assert_eq(leaks.groups[1].stack, 7);
+	cr_assert_eq(leaks.groups[1].count, 2);
+	cr_assert_eq(leaks.groups[1].bytes, 200);
+	cr_assert_eq(leaks.groups[1].tag, 1);
+	cr_assert_eq(leaks.groups[1].device, 0);
+	cr_assert_eq(leaks.groups[2].device, -1, "70 bytes of pinned host memory");
+	vt_leaks_free(&leaks);
+	vt_ledger_destroy(&ledger);
+}
