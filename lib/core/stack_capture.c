@@ -20,7 +20,8 @@ typedef int (*set_caching_policy_fn)(unw_addr_space_t, unw_caching_policy_t);
 
 static backtrace_fn backtrace_frames;
 
-/* vramtrace's own text, skipped at the top of every stack. */
+/* vramtrace's own text: its hooks sit between the program and CUDA at
+ * several depths, and none of them says who allocated. */
 static uintptr_t own_start, own_end;
 
 struct own_search {
@@ -82,11 +83,9 @@ unsigned vt_stack_capture(uintptr_t *frames, unsigned depth)
 	if (depth > VT_MAX_STACK_DEPTH)
 		depth = VT_MAX_STACK_DEPTH;
 	int got = backtrace_frames(raw, (int)(depth + OWN_FRAMES_MAX));
-	int first = 0;
-	while (first < got && first < OWN_FRAMES_MAX && is_own((uintptr_t)raw[first]))
-		first++;
 	unsigned kept = 0;
-	for (int i = first; i < got && kept < depth; i++)
-		frames[kept++] = (uintptr_t)raw[i];
+	for (int i = 0; i < got && kept < depth; i++)
+		if (!is_own((uintptr_t)raw[i]))
+			frames[kept++] = (uintptr_t)raw[i];
 	return kept;
 }

@@ -9,6 +9,6 @@
  * own code lies, from a function inside it (NULL skips nothing). False
  * when no unwinder could be loaded: stacks are then empty. */
 bool vt_stack_capture_init(const void *own_function);
-/* Up to depth return addresses, innermost first, skipping the leading ones
- * in vramtrace; returns how many were written. */
+/* Up to depth return addresses, innermost first, without those in
+ * vramtrace; returns how many were written. */
 unsigned vt_stack_capture(uintptr_t *frames, unsigned depth);

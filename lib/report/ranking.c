@@ -24,8 +24,8 @@ uint32_t vt_report_tag_order(const struct vt_device_stats *stats, uint16_t *orde
 {
 	uint32_t count = 0;
 	for (uint32_t t = 0; t < stats->tags.size && t < VT_MAX_TAGS; t++)
-		if (stats->tags.items[t].allocs)
-			order[count++] = (uint16_t)t;
+		if (stats->tags.items[t].allocs || stats->tags.items[t].peak)
+			order[count++] = (uint16_t)t; /* re-tagging gives bytes, not allocations */
 	qsort_r(order, count, sizeof(*order), by_tag_weight, (void *)stats);
 	return count;
 }

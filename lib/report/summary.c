@@ -72,11 +72,20 @@ static bool interesting(const struct vt_frame *frame)
 {
 	if (frame->module[0] && vt_rules_is_cuda_library(frame->module))
 		return false;
-	const char *name = frame->function;
-	return strcmp(name, "__libc_start_main") != 0 &&
-	       strcmp(name, "__libc_start_call_main") != 0 && strcmp(name, "_start") != 0 &&
-	       strcmp(name, "start_thread") != 0 && strcmp(name, "clone3") != 0 &&
-	       strcmp(name, "clone") != 0;
+	static const char *const plumbing[] = {
+		"_start",
+		"__libc_start_main",
+		"__libc_start_call_main",
+		"start_thread",
+		"clone",
+		"clone3",
+		"__clone",
+		"__clone3",
+	};
+	for (size_t i = 0; i < sizeof(plumbing) / sizeof(plumbing[0]); i++)
+		if (strcmp(frame->function, plumbing[i]) == 0)
+			return false;
+	return true;
 }
 
 static void describe_frame(const struct vt_frame *frame, char *out, size_t size)

@@ -117,6 +117,10 @@ static void set_function(struct vt_symbolizer *s, const char *name, struct vt_fr
 				  : NULL;
 	copy(out->function, sizeof(out->function), status == 0 ? demangled : name);
 	free(demangled);
+	/* "__libc_start_main@@GLIBC_2.34": the version is not part of the name. */
+	char *version = strchr(out->function, '@');
+	if (version && version != out->function)
+		*version = '\0';
 }
 
 static bool symbolize_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
@@ -124,9 +128,10 @@ static bool symbolize_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_fram
 	Dwfl_Module *module = s->dwfl ? s->dw.addrmodule(s->dwfl, pc) : NULL;
 	if (!module)
 		return false;
-	const char *module_name = NULL;
 	Dwarf_Addr start = 0;
-	s->dw.module_info(module, NULL, &start, NULL, NULL, NULL, &module_name, NULL);
+	/* For a live process the module's name is its path in /proc/PID/maps. */
+	const char *module_name =
+		s->dw.module_info(module, NULL, &start, NULL, NULL, NULL, NULL, NULL);
 	copy(out->module, sizeof(out->module), module_name);
 	out->offset = out->pc - start;
 	set_function(s, s->dw.addrname(module, pc), out);

@@ -1,0 +1,241 @@
+/* Who held the memory: tags from the API and NVTX, module rules, stacks
+ * symbolized to known lines, the OOM snapshot and the leak table. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define MiB (1024ll * 1024ll)
+#define GiB (1024ll * MiB)
+
+/* The entry named name in the array at path, by its key field. */
+static json_t *entry(json_t *report, const char *path, const char *key, const char *name)
+{
+	json_t *array = report_at(report, path);
+	size_t i;
+	json_t *item;
+	json_array_foreach(array, i, item)
+	{
+		json_t *value = json_object_get(item, key);
+		if (json_is_string(value) && strcmp(json_string_value(value), name) == 0)
+			return item;
+	}
+	cr_assert_fail("no %s %s in %s", key, name, path);
+	return NULL;
+}
+
+static int64_t tag_number(json_t *report, const char *tag, const char *field)
+{
+	return report_int(entry(report, "devices/0/tags", "tag", tag), field);
+}
+
+Test(attribution, explicit_tags_nest_per_thread_and_retag)
+{
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	traced_run(&run, &options, (char *[]){(char *)program_path("tags"), NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 30 * MiB);
+	static const struct {
+		const char *tag;
+		int64_t mib;
+	} expected[] = {{"weights", 10}, {"kv_cache", 4}, {"worker", 4}, {"odd", 4},
+			{"even", 4},     {"activations", 3}, {"untagged", 1}};
+	int64_t sum = 0;
+	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
+		cr_assert_eq(tag_number(r, expected[i].tag, "at_peak_bytes"), expected[i].mib * MiB,
+			     "%s", expected[i].tag);
+		sum += expected[i].mib * MiB;
+	}
+	cr_assert_eq(sum, 30 * MiB, "the tags add up to the peak");
+	cr_assert_eq(tag_number(r, "untagged", "peak_bytes"), 3 * MiB, "before re-tagging");
+	cr_assert_eq(tag_number(r, "activations", "allocations"), 0, "re-tagged, not allocated");
+	cr_assert(strstr(run.out, "retagged=0 dumped=0 pop_empty=-1"), "%s", run.out);
+	traced_run_free(&run);
+}
+
+Test(attribution, report_on_demand)
+{
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	char path[400];
+	traced_run(&run, &options, (char *[]){(char *)program_path("tags"), "placeholder", NULL});
+	traced_run_free(&run);
+	/* Now with the dump inside the run's own directory. */
+	char dir[] = "/tmp/vt-dump.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/now.%%p.json", dir);
+	traced_run(&run, &options, (char *[]){(char *)program_path("tags"), path, NULL});
+	cr_assert(strstr(run.out, "dumped=0"), "%s", run.out);
+	char command[600];
+	snprintf(command, sizeof(command), "grep -q '\"ended_by\": \"running\"' %s/now.*.json", dir);
+	cr_assert_eq(system(command), 0, "the dump says the program was still running");
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+	traced_run_free(&run);
+}
+
+static void run_nvtx(struct traced_run *run, const char *mode)
+{
+	char injection[600], nvtx[64];
+	snprintf(injection, sizeof(injection), "NVTX_INJECTION64_PATH=%s",
+		 build_path("VT_TEST_LIBRARY"));
+	snprintf(nvtx, sizeof(nvtx), "VRAMTRACE_NVTX=%s", mode);
+	const char *env[] = {injection, nvtx, NULL};
+	struct run_options options = {.preload = true, .simulate = true, .env = env};
+	traced_run(run, &options, (char *[]){(char *)program_path("nvtx_ranges"), NULL});
+	cr_assert_eq(run->status, 0, "%s", run->err);
+	cr_assert(run->report, "%s", run->err);
+}
+
+Test(attribution, nvtx_ranges_and_domains)
+{
+	struct traced_run run;
+	run_nvtx(&run, "innermost");
+	json_t *r = run.report;
+	cr_assert_eq(tag_number(r, "model", "bytes_allocated"), 1 * MiB);
+	cr_assert_eq(tag_number(r, "attention", "bytes_allocated"), 2 * MiB);
+	cr_assert_eq(tag_number(r, "gr\xc3\xbc\xc3\x9f" "e", "bytes_allocated"), 3 * MiB);
+	cr_assert_eq(tag_number(r, "untagged", "bytes_allocated"), 4 * MiB);
+	cr_assert_eq(tag_number(r, "prefill", "bytes_allocated"), 5 * MiB);
+	cr_assert_eq(tag_number(r, "decode", "bytes_allocated"), 6 * MiB);
+	cr_assert(strstr(run.out, "first level 0"), "%s", run.out);
+	traced_run_free(&run);
+}
+
+Test(attribution, nvtx_full_paths)
+{
+	struct traced_run run;
+	run_nvtx(&run, "path");
+	json_t *r = run.report;
+	cr_assert_eq(tag_number(r, "model", "bytes_allocated"), 1 * MiB);
+	cr_assert_eq(tag_number(r, "model/attention", "bytes_allocated"), 2 * MiB);
+	cr_assert_eq(tag_number(r, "model/gr\xc3\xbc\xc3\x9f" "e", "bytes_allocated"), 3 * MiB);
+	traced_run_free(&run);
+}
+
+Test(attribution, nvtx_without_injection_tags_nothing)
+{
+	struct traced_run run;
+	trace_program(&run, "nvtx_ranges", NULL);
+	cr_assert_eq(tag_number(run.report, "untagged", "bytes_allocated"), 21 * MiB);
+	traced_run_free(&run);
+}
+
+Test(attribution, module_rule_names_the_owner)
+{
+	struct traced_run run;
+	trace_program(&run, "module_rule", NULL);
+	cr_assert_eq(tag_number(run.report, "nccl", "at_peak_bytes"), 8 * MiB);
+	cr_assert_eq(tag_number(run.report, "untagged", "at_peak_bytes"), 2 * MiB);
+	traced_run_free(&run);
+}
+
+Test(attribution, user_rules_come_first)
+{
+	struct traced_run run;
+	trace_program(&run, "module_rule",
+		      (const char *const[]){"VRAMTRACE_RULES=libncclstub=comms", NULL});
+	cr_assert_eq(tag_number(run.report, "comms", "at_peak_bytes"), 8 * MiB);
+	traced_run_free(&run);
+}
+
+/* The frames of stack id in the report's stack_frames. */
+static json_t *frames_of(json_t *report, int64_t id)
+{
+	json_t *all = report_at(report, "stack_frames");
+	size_t i;
+	json_t *item;
+	json_array_foreach(all, i, item)
+	{
+		if (json_integer_value(json_object_get(item, "id")) == id)
+			return json_object_get(item, "frames");
+	}
+	cr_assert_fail("no frames for stack %lld", (long long)id);
+	return NULL;
+}
+
+/* Whether frames hold function at file:line. */
+static bool has_frame(json_t *frames, const char *function, const char *file, int line)
+{
+	size_t i;
+	json_t *frame;
+	json_array_foreach(frames, i, frame)
+	{
+		const char *name = json_string_value(json_object_get(frame, "function"));
+		const char *path = json_string_value(json_object_get(frame, "file"));
+		if (name && path && strcmp(name, function) == 0 && strstr(path, file) &&
+		    json_integer_value(json_object_get(frame, "line")) == line)
+			return true;
+	}
+	return false;
+}
+
+Test(attribution, stacks_symbolized_to_function_file_and_line)
+{
+	struct traced_run run;
+	trace_program(&run, "stacks", NULL);
+	json_t *r = run.report;
+	int weights_line = atoi(strstr(run.out, "weights_line=") + 13);
+	int cache_line = atoi(strstr(run.out, "cache_line=") + 11);
+	int call_line = atoi(strstr(run.out, "call_line=") + 10);
+	cr_assert_eq(json_array_size(report_at(r, "devices/0/stacks")), 2);
+	json_t *weights = report_at(r, "devices/0/stacks/0");
+	json_t *cache = report_at(r, "devices/0/stacks/1");
+	cr_assert_eq(report_int(weights, "at_peak_bytes"), 64 * MiB);
+	cr_assert_eq(report_int(cache, "at_peak_bytes"), 48 * MiB);
+	cr_assert_eq(report_int(cache, "allocations"), 3, "three calls, one stack");
+	json_t *weights_frames = frames_of(r, report_int(weights, "id"));
+	json_t *cache_frames = frames_of(r, report_int(cache, "id"));
+	cr_assert(has_frame(weights_frames, "allocate_weights", "stacks.c", weights_line));
+	cr_assert(has_frame(cache_frames, "allocate_cache", "stacks.c", cache_line));
+	cr_assert(has_frame(cache_frames, "main", "stacks.c", call_line));
+	size_t i;
+	json_t *frame;
+	json_array_foreach(weights_frames, i, frame)
+	{
+		const char *module = json_string_value(json_object_get(frame, "module"));
+		cr_assert(!module || !strstr(module, "libvramtrace"), "vramtrace's own frame");
+	}
+	cr_assert_eq(report_int(r, "tracer/distinct_stacks"), 2);
+	traced_run_free(&run);
+}
+
+Test(attribution, stacks_off)
+{
+	struct traced_run run;
+	trace_program(&run, "stacks", (const char *const[]){"VRAMTRACE_STACK_DEPTH=0", NULL});
+	cr_assert_eq(json_array_size(report_at(run.report, "devices/0/stacks")), 0);
+	cr_assert_eq(json_array_size(report_at(run.report, "stack_frames")), 0);
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 112 * MiB);
+	traced_run_free(&run);
+}
+
+Test(attribution, out_of_memory_snapshot_and_leaks)
+{
+	struct traced_run run;
+	trace_program(&run, "oom_snapshot", (const char *const[]){"VRAMSIM_CAPACITY=8GiB", NULL});
+	json_t *r = run.report;
+	json_t *failure = report_at(r, "devices/0/failures/0");
+	cr_assert_eq(report_int(failure, "bytes"), 100 * GiB);
+	cr_assert_str_eq(report_string(failure, "tag"), "activations");
+	cr_assert_eq(report_int(failure, "live_bytes"), 4 * GiB);
+	cr_assert_eq(report_int(failure, "snapshot/live_by_tag/weights"), 3 * GiB);
+	cr_assert_eq(report_int(failure, "snapshot/live_by_tag/kv_cache"), 1 * GiB);
+	cr_assert_eq(json_object_size(report_at(failure, "snapshot/live_by_tag")), 2);
+	cr_assert_eq(report_int(failure, "snapshot/top_stacks/0/bytes"), 3 * GiB);
+	cr_assert_eq(report_int(failure, "snapshot/top_stacks/1/bytes"), 1 * GiB);
+	frames_of(r, report_int(failure, "stack"));
+	frames_of(r, report_int(failure, "snapshot/top_stacks/0/stack"));
+	json_t *leaks = report_at(r, "devices/0/leaks");
+	cr_assert_eq(json_array_size(leaks), 2);
+	cr_assert_str_eq(report_string(leaks, "0/tag"), "weights");
+	cr_assert_eq(report_int(leaks, "0/bytes"), 3 * GiB);
+	cr_assert_eq(report_int(leaks, "0/count"), 1);
+	cr_assert_str_eq(report_string(leaks, "1/tag"), "kv_cache");
+	cr_assert_eq(report_int(leaks, "1/bytes"), 1 * GiB);
+	traced_run_free(&run);
+}
