@@ -34,6 +34,8 @@ static void usage(FILE *out)
 		"  --label KEY=VALUE      record a label in the report's run section (repeat\n"
 		"                         for more); added to VRAMTRACE_LABEL\n"
 		"  -h, --help             show this help\n\n"
+		"NVTX ranges become tags: NVTX_INJECTION64_PATH is set to libvramtrace.so\n"
+		"unless another injection is already set, which is kept (with a warning).\n\n"
 		"Environment of the simulated device: VRAMSIM_DEVICES (default 1),\n"
 		"VRAMSIM_CAPACITY (80GiB), VRAMSIM_CONTEXT_BYTES (512MiB),\n"
 		"VRAMSIM_GRANULARITY (2MiB).\n");
@@ -169,6 +171,21 @@ static bool set_up_simulation(const struct run_options *options)
 	return prepend_env("LD_LIBRARY_PATH", dir, ':');
 }
 
+/* NVTX honours one injection library: vramtrace's, unless another (Nsight,
+ * CUPTI) is already there, which is left in place. */
+static bool set_up_nvtx(const char *library)
+{
+	const char *current = getenv("NVTX_INJECTION64_PATH");
+	if (!current || !*current)
+		return setenv("NVTX_INJECTION64_PATH", library, 1) == 0;
+	if (strcmp(current, library) != 0)
+		fprintf(stderr,
+			"vramtrace run: NVTX_INJECTION64_PATH is already %s; left in place, "
+			"so NVTX ranges will not become tags\n",
+			current);
+	return true;
+}
+
 static bool set_up_environment(const struct run_options *options, const char *report_list)
 {
 	char library[PATH_MAX];
@@ -180,6 +197,8 @@ static bool set_up_environment(const struct run_options *options, const char *re
 	if (options->simulate && !set_up_simulation(options))
 		return false;
 	if (options->output && setenv("VRAMTRACE_OUTPUT", options->output, 1) != 0)
+		return false;
+	if (!set_up_nvtx(library))
 		return false;
 	return append_labels(options->labels) && prepend_env("LD_PRELOAD", library, ':') &&
 	       setenv("VRAMTRACE_REPORT_LIST", report_list, 1) == 0;

@@ -16,8 +16,7 @@ static json_t *entry(json_t *report, const char *path, const char *key, const ch
 	json_t *array = report_at(report, path);
 	size_t i;
 	json_t *item;
-	json_array_foreach(array, i, item)
-	{
+	json_array_foreach (array, i, item) {
 		json_t *value = json_object_get(item, key);
 		if (json_is_string(value) && strcmp(json_string_value(value), name) == 0)
 			return item;
@@ -42,7 +41,7 @@ Test(attribution, explicit_tags_nest_per_thread_and_retag)
 	static const struct {
 		const char *tag;
 		int64_t mib;
-	} expected[] = {{"weights", 10}, {"kv_cache", 4}, {"worker", 4}, {"odd", 4},
+	} expected[] = {{"weights", 10}, {"kv_cache", 4},    {"worker", 4},  {"odd", 4},
 			{"even", 4},     {"activations", 3}, {"untagged", 1}};
 	int64_t sum = 0;
 	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
@@ -71,7 +70,8 @@ Test(attribution, report_on_demand)
 	traced_run(&run, &options, (char *[]){(char *)program_path("tags"), path, NULL});
 	cr_assert(strstr(run.out, "dumped=0"), "%s", run.out);
 	char command[600];
-	snprintf(command, sizeof(command), "grep -q '\"ended_by\": \"running\"' %s/now.*.json", dir);
+	snprintf(command, sizeof(command), "grep -q '\"ended_by\": \"running\"' %s/now.*.json",
+		 dir);
 	cr_assert_eq(system(command), 0, "the dump says the program was still running");
 	snprintf(command, sizeof(command), "rm -rf %s", dir);
 	cr_assert_eq(system(command), 0);
@@ -98,7 +98,11 @@ Test(attribution, nvtx_ranges_and_domains)
 	json_t *r = run.report;
 	cr_assert_eq(tag_number(r, "model", "bytes_allocated"), 1 * MiB);
 	cr_assert_eq(tag_number(r, "attention", "bytes_allocated"), 2 * MiB);
-	cr_assert_eq(tag_number(r, "gr\xc3\xbc\xc3\x9f" "e", "bytes_allocated"), 3 * MiB);
+	cr_assert_eq(tag_number(r,
+				"gr\xc3\xbc\xc3\x9f"
+				"e",
+				"bytes_allocated"),
+		     3 * MiB);
 	cr_assert_eq(tag_number(r, "untagged", "bytes_allocated"), 4 * MiB);
 	cr_assert_eq(tag_number(r, "prefill", "bytes_allocated"), 5 * MiB);
 	cr_assert_eq(tag_number(r, "decode", "bytes_allocated"), 6 * MiB);
@@ -113,7 +117,11 @@ Test(attribution, nvtx_full_paths)
 	json_t *r = run.report;
 	cr_assert_eq(tag_number(r, "model", "bytes_allocated"), 1 * MiB);
 	cr_assert_eq(tag_number(r, "model/attention", "bytes_allocated"), 2 * MiB);
-	cr_assert_eq(tag_number(r, "model/gr\xc3\xbc\xc3\x9f" "e", "bytes_allocated"), 3 * MiB);
+	cr_assert_eq(tag_number(r,
+				"model/gr\xc3\xbc\xc3\x9f"
+				"e",
+				"bytes_allocated"),
+		     3 * MiB);
 	traced_run_free(&run);
 }
 
@@ -149,8 +157,7 @@ static json_t *frames_of(json_t *report, int64_t id)
 	json_t *all = report_at(report, "stack_frames");
 	size_t i;
 	json_t *item;
-	json_array_foreach(all, i, item)
-	{
+	json_array_foreach (all, i, item) {
 		if (json_integer_value(json_object_get(item, "id")) == id)
 			return json_object_get(item, "frames");
 	}
@@ -163,8 +170,7 @@ static bool has_frame(json_t *frames, const char *function, const char *file, in
 {
 	size_t i;
 	json_t *frame;
-	json_array_foreach(frames, i, frame)
-	{
+	json_array_foreach (frames, i, frame) {
 		const char *name = json_string_value(json_object_get(frame, "function"));
 		const char *path = json_string_value(json_object_get(frame, "file"));
 		if (name && path && strcmp(name, function) == 0 && strstr(path, file) &&
@@ -195,8 +201,7 @@ Test(attribution, stacks_symbolized_to_function_file_and_line)
 	cr_assert(has_frame(cache_frames, "main", "stacks.c", call_line));
 	size_t i;
 	json_t *frame;
-	json_array_foreach(weights_frames, i, frame)
-	{
+	json_array_foreach (weights_frames, i, frame) {
 		const char *module = json_string_value(json_object_get(frame, "module"));
 		cr_assert(!module || !strstr(module, "libvramtrace"), "vramtrace's own frame");
 	}
@@ -237,5 +242,41 @@ Test(attribution, out_of_memory_snapshot_and_leaks)
 	cr_assert_eq(report_int(leaks, "0/count"), 1);
 	cr_assert_str_eq(report_string(leaks, "1/tag"), "kv_cache");
 	cr_assert_eq(report_int(leaks, "1/bytes"), 1 * GiB);
+	traced_run_free(&run);
+}
+
+static void run_python(struct traced_run *run, bool preload)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "PYTHONPATH=%s", build_path("VT_TEST_PYTHON_DIR"));
+	const char *env[] = {path, NULL};
+	struct run_options options = {.preload = preload, .simulate = true, .env = env};
+	char *argv[] = {(char *)build_path("VT_TEST_PYTHON"),
+			(char *)build_path("VT_TEST_PYTHON_SCRIPT"), NULL};
+	traced_run(run, &options, argv);
+	cr_assert_eq(run->status, 0, "%s", run->err);
+}
+
+Test(attribution, python_helper)
+{
+	struct traced_run run;
+	run_python(&run, true);
+	json_t *r = run.report;
+	cr_assert(strstr(run.out, "available=True retagged=True pop=False"), "%s", run.out);
+	cr_assert_eq(tag_number(r, "kv_cache", "at_peak_bytes"), 8 * MiB);
+	cr_assert_eq(tag_number(r, "inner", "at_peak_bytes"), 2 * MiB);
+	cr_assert_eq(tag_number(r, "weights", "at_peak_bytes"), 4 * MiB);
+	cr_assert_eq(tag_number(r, "untagged", "at_peak_bytes"), 1 * MiB,
+		     "re-tagged after the peak");
+	cr_assert_eq(tag_number(r, "activations", "live_at_exit_bytes"), 1 * MiB);
+	traced_run_free(&run);
+}
+
+Test(attribution, python_helper_without_vramtrace)
+{
+	struct traced_run run;
+	run_python(&run, false);
+	cr_assert(strstr(run.out, "available=False retagged=False pop=False"), "%s", run.out);
+	cr_assert_eq(run.reports, 0);
 	traced_run_free(&run);
 }

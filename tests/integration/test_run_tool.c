@@ -157,3 +157,25 @@ Test(run_tool, labels_follow_those_in_the_environment)
 	cr_assert_str_eq(run.out, "team=infra,batch=8\n");
 	traced_run_free(&run);
 }
+
+Test(run_tool, nvtx_ranges_become_tags)
+{
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"run", "--simulate", "--", (char *)program_path("nvtx_ranges"), NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(report_string(run.report, "devices/0/tags/0/tag"), "decode");
+	traced_run_free(&run);
+}
+
+Test(run_tool, another_nvtx_injection_is_kept)
+{
+	struct traced_run run;
+	run_tool(&run, (char *[]){"run", "--", "/usr/bin/printenv", "NVTX_INJECTION64_PATH", NULL},
+		 (const char *const[]){"NVTX_INJECTION64_PATH=/opt/nsight/libinjection.so", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(run.out, "/opt/nsight/libinjection.so\n");
+	cr_assert(strstr(run.err, "NVTX_INJECTION64_PATH is already /opt/nsight/libinjection.so"));
+	traced_run_free(&run);
+}
