@@ -1,7 +1,10 @@
+#define _GNU_SOURCE /* adaptive mutexes */
 #include "ledger.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "lock.h"
 
 #define INITIAL_CAPACITY 64
 
@@ -26,7 +29,7 @@ void vt_ledger_init(struct vt_ledger *ledger)
 {
 	memset(ledger, 0, sizeof(*ledger));
 	for (int i = 0; i < VT_LEDGER_SHARDS; i++)
-		pthread_mutex_init(&ledger->shards[i].lock, NULL);
+		vt_lock_init(&ledger->shards[i].lock);
 }
 
 void vt_ledger_destroy(struct vt_ledger *ledger)
@@ -203,6 +206,6 @@ void vt_ledger_reset_unlocked(struct vt_ledger *ledger)
 		ledger->shards[i].slots = NULL;
 		ledger->shards[i].capacity = 0;
 		ledger->shards[i].count = 0;
-		pthread_mutex_init(&ledger->shards[i].lock, NULL);
+		vt_lock_init(&ledger->shards[i].lock);
 	}
 }

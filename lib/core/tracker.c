@@ -1,8 +1,10 @@
+#define _GNU_SOURCE /* adaptive mutexes */
 #include "tracker.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "lock.h"
 #include "top.h"
 
 #define HOST_SLOT VT_MAX_DEVICES
@@ -14,7 +16,7 @@ void vt_tracker_init(struct vt_tracker *tracker, const struct vt_tracker_options
 	tracker->start_ns = options->clock();
 	vt_ledger_init(&tracker->ledger);
 	for (int i = 0; i <= VT_MAX_DEVICES; i++)
-		pthread_mutex_init(&tracker->slots[i].lock, NULL);
+		vt_lock_init(&tracker->slots[i].lock);
 	pthread_mutex_init(&tracker->failures_lock, NULL);
 }
 
@@ -64,7 +66,7 @@ void vt_tracker_reset_unlocked(struct vt_tracker *tracker)
 	tracker->options = options;
 	tracker->start_ns = options.clock();
 	for (int i = 0; i <= VT_MAX_DEVICES; i++)
-		pthread_mutex_init(&tracker->slots[i].lock, NULL);
+		vt_lock_init(&tracker->slots[i].lock);
 	pthread_mutex_init(&tracker->failures_lock, NULL);
 }
 

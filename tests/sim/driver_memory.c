@@ -1,6 +1,6 @@
-/* Stand-in driver: allocation, free, copies and sets. Every allocation is a
- * private MAP_NORESERVE mapping, so a large device costs nothing until its
- * memory is touched, and host code may read and write it directly. */
+/* Stand-in driver: allocation, free, copies and sets. Large allocations are
+ * private MAP_NORESERVE mappings, so a large device costs nothing until its
+ * memory is touched; host code may read and write all of them directly. */
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -55,6 +55,26 @@ static bool fits_locked(int device, uint64_t charge)
 	return used <= dev->capacity && charge <= dev->capacity - used;
 }
 
+/* Small allocations come from the C heap, so a tight allocate/free loop
+ * measures the caller, not mmap; large ones are mapped lazily. */
+#define SIM_SMALL_BYTES (64u << 10)
+#define SIM_ALIGNMENT   256
+
+static bool small_allocation(size_t bytes)
+{
+	return bytes <= SIM_SMALL_BYTES;
+}
+
+static void *backing(size_t bytes, size_t mapped)
+{
+	if (!mapped) {
+		void *heap = aligned_alloc(SIM_ALIGNMENT, round_up(bytes, SIM_ALIGNMENT));
+		return heap ? heap : MAP_FAILED;
+	}
+	return mmap(NULL, mapped, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+}
+
 static CUresult allocate(void **out, size_t bytes, int device, enum sim_memory memory)
 {
 	if (!out || bytes == 0)
@@ -67,10 +87,9 @@ static CUresult allocate(void **out, size_t bytes, int device, enum sim_memory m
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	struct sim_allocation *allocation = malloc(sizeof(*allocation));
-	size_t mapped = round_up(bytes, (uint64_t)sysconf(_SC_PAGESIZE));
-	void *memory_at = allocation ? mmap(NULL, mapped, PROT_READ | PROT_WRITE,
-					    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
-				     : MAP_FAILED;
+	size_t mapped =
+		small_allocation(bytes) ? 0 : round_up(bytes, (uint64_t)sysconf(_SC_PAGESIZE));
+	void *memory_at = allocation ? backing(bytes, mapped) : MAP_FAILED;
 	if (memory_at == MAP_FAILED) {
 		pthread_mutex_unlock(&sim_lock);
 		free(allocation);
@@ -111,6 +130,8 @@ static CUresult release(uintptr_t address, bool host)
 	pthread_mutex_unlock(&sim_lock);
 	if (allocation->mapped)
 		munmap((void *)allocation->address, allocation->mapped);
+	else if (allocation->memory != SIM_MEMORY_REGISTERED)
+		free((void *)allocation->address);
 	free(allocation);
 	return CUDA_SUCCESS;
 }

@@ -1,0 +1,77 @@
+/* Allocate/free pairs at a chosen stack depth, through cudaMalloc on the
+ * simulated device or through malloc (for heaptrack, the reference tracer
+ * of host allocations). Prints nanoseconds per pair per thread. */
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static unsigned pairs, depth;
+static int use_cuda;
+static volatile int sink;
+
+static void loop(void)
+{
+	for (unsigned i = 0; i < pairs; i++) {
+		if (use_cuda) {
+			void *p;
+			if (cudaMalloc(&p, 4096) != cudaSuccess || cudaFree(p) != cudaSuccess)
+				exit(1);
+		} else {
+			void *p = malloc(4096);
+			sink += p != NULL;
+			free(p);
+		}
+	}
+}
+
+/* Each level is a real frame: no inlining, no tail call. */
+__attribute__((noinline)) static void descend(unsigned level)
+{
+	if (level == 0)
+		loop();
+	else
+		descend(level - 1);
+	sink++;
+}
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	descend(depth);
+	return NULL;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4 || (strcmp(argv[1], "cuda") != 0 && strcmp(argv[1], "malloc") != 0)) {
+		fprintf(stderr, "usage: bench_depth cuda|malloc DEPTH PAIRS [THREADS]\n");
+		return 2;
+	}
+	use_cuda = argv[1][0] == 'c';
+	depth = (unsigned)atoi(argv[2]);
+	pairs = (unsigned)atoi(argv[3]);
+	unsigned threads = argc > 4 ? (unsigned)atoi(argv[4]) : 1;
+	if (threads == 0 || threads > 64)
+		return 2;
+	if (use_cuda)
+		cudaFree(NULL);
+	pthread_t ids[64];
+	uint64_t start = now_ns();
+	for (unsigned t = 0; t < threads; t++)
+		pthread_create(&ids[t], NULL, thread_main, NULL);
+	for (unsigned t = 0; t < threads; t++)
+		pthread_join(ids[t], NULL);
+	printf("ns_per_pair %.1f\n", (double)(now_ns() - start) / pairs);
+	return 0;
+}
