@@ -7,7 +7,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
 packages="gcc g++ meson ninja-build pkg-config uthash-dev libcriterion-dev libjansson-dev binutils
-	clang-format git"
+	clang-format git libunwind-dev libdw-dev python3"
 
 missing=""
 for package in $packages; do
