@@ -88,15 +88,31 @@ static void register_fork_handlers(void)
 		registered = true;
 }
 
-static void activate(void)
+/* Configuration is read once, on the first CUDA call or NVTX range,
+ * whichever comes first; neither alone makes a report. */
+static void load_configuration(void)
 {
-	register_fork_handlers();
 	vt_config_load(&library.config);
 	if (!vt_rules_init(library.config.rules))
 		vt_warn_once(&warned_rules,
 			     "VRAMTRACE_RULES '%s' is not pattern=tag;... nor a "
 			     "readable file of them; using the built-in rules",
 			     library.config.rules);
+}
+
+const struct vt_config *vt_library_config(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	int saved_errno = errno;
+	pthread_once(&once, load_configuration);
+	errno = saved_errno;
+	return &library.config;
+}
+
+static void activate(void)
+{
+	register_fork_handlers();
+	vt_library_config();
 	if (library.config.stack_depth && !vt_stack_capture_init((const void *)vt_library_activate))
 		vt_warn_once(&warned_unwinder, "cannot load libunwind.so.8: allocations are "
 					       "recorded without call stacks");
@@ -125,12 +141,6 @@ void vt_library_activate(void)
 	int saved_errno = errno;
 	pthread_once(&library.once, activate);
 	errno = saved_errno;
-}
-
-const struct vt_config *vt_library_config(void)
-{
-	vt_library_activate();
-	return &library.config;
 }
 
 /* Names and capacities are asked of the driver on a device's first event,

@@ -10,7 +10,7 @@
 /* Cheap after the first call. Loading vramtrace costs nothing until this:
  * no thread, no file, no configuration read. */
 void vt_library_activate(void);
-/* The configuration read at activation. */
+/* The configuration, read on first use; reading it does not activate. */
 const struct vt_config *vt_library_config(void);
 void vt_library_record(const struct vt_event *event);
 /* Moves a live allocation to tag; false when it is not live. */
