@@ -89,7 +89,7 @@ static void register_fork_handlers(void)
 }
 
 /* Configuration is read once, on the first CUDA call or NVTX range,
- * whichever comes first; neither alone makes a report. */
+ * whichever comes first; an NVTX range alone makes no report. */
 static void load_configuration(void)
 {
 	vt_config_load(&library.config);
