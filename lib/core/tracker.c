@@ -26,6 +26,14 @@ static void free_arrays(struct vt_device_stats *stats)
 	free(stats->stacks.items);
 	stats->tags = (struct vt_counter_array){0};
 	stats->stacks = (struct vt_counter_array){0};
+	vt_timeline_free(&stats->timeline);
+}
+
+/* Called with the device locked, after every change of live bytes. */
+static void note_timeline(struct vt_tracker *tracker, struct vt_device_stats *stats)
+{
+	vt_timeline_note(&stats->timeline, tracker->options.clock() - tracker->start_ns,
+			 stats->live, stats->tags.items, stats->tags.size);
 }
 
 static void free_failures(struct vt_tracker *tracker)
@@ -143,9 +151,11 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_stats *stat
 	stats->bytes_allocated += event->bytes;
 	if (stats->live > stats->peak)
 		take_peak(tracker, stats, event, event_index);
+	note_timeline(tracker, stats);
 }
 
-static void count_free(struct vt_device_stats *stats, const struct vt_allocation *allocation)
+static void count_free(struct vt_tracker *tracker, struct vt_device_stats *stats,
+		       const struct vt_allocation *allocation)
 {
 	uint32_t epoch = stats->epoch;
 	count_down(&stats->kinds[allocation->kind], allocation->bytes, epoch);
@@ -155,6 +165,7 @@ static void count_free(struct vt_device_stats *stats, const struct vt_allocation
 	stats->live -= allocation->bytes;
 	stats->live_count--;
 	stats->frees++;
+	note_timeline(tracker, stats);
 }
 
 static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
@@ -200,7 +211,7 @@ static void record_free(struct vt_tracker *tracker, const struct vt_event *event
 	}
 	struct vt_device_slot *slot = slot_for(tracker, allocation.device, allocation.kind);
 	pthread_mutex_lock(&slot->lock);
-	count_free(&slot->stats, &allocation);
+	count_free(tracker, &slot->stats, &allocation);
 	pthread_mutex_unlock(&slot->lock);
 }
 
@@ -328,6 +339,7 @@ static void copy_stats(struct vt_device_slot *slot, struct vt_device_stats *out)
 	*out = slot->stats;
 	out->tags = copy_array(&slot->stats.tags);
 	out->stacks = copy_array(&slot->stats.stacks);
+	out->timeline = vt_timeline_copy(&slot->stats.timeline);
 	pthread_mutex_unlock(&slot->lock);
 }
 

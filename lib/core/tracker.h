@@ -12,6 +12,7 @@
 #include "counter.h"
 #include "event.h"
 #include "ledger.h"
+#include "timeline.h"
 
 #define VT_MAX_DEVICES  64
 #define VT_MAX_FAILURES 64
@@ -42,6 +43,7 @@ struct vt_device_stats {
 	struct vt_counter kinds[VT_KIND_COUNT];
 	struct vt_counter_array tags;
 	struct vt_counter_array stacks;
+	struct vt_timeline timeline;
 };
 
 struct vt_tag_bytes {

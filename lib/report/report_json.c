@@ -188,6 +188,27 @@ static void write_leaks(struct vt_json *json, const struct vt_report *report, in
 	vt_json_end_array(json);
 }
 
+static void write_timeline(struct vt_json *json, const struct vt_timeline *timeline)
+{
+	vt_json_begin_object(json, "timeline");
+	vt_json_u64(json, "interval_ns", timeline->interval_ns);
+	vt_json_begin_array(json, "rows");
+	for (uint32_t i = 0; i < timeline->count; i++) {
+		const struct vt_timeline_row *row = &timeline->rows[i];
+		vt_json_begin_object(json, NULL);
+		vt_json_u64(json, "t_ns", row->t_ns);
+		vt_json_u64(json, "live_bytes", row->live);
+		vt_json_begin_object(json, "by_tag");
+		for (uint32_t t = 0; t < row->tag_count; t++)
+			if (row->tags[t])
+				vt_json_u64(json, vt_tag_name((uint16_t)t), row->tags[t]);
+		vt_json_end_object(json);
+		vt_json_end_object(json);
+	}
+	vt_json_end_array(json);
+	vt_json_end_object(json);
+}
+
 static void write_snapshot(struct vt_json *json, const struct vt_oom_snapshot *snapshot,
 			   struct stack_ids *set)
 {
@@ -252,6 +273,7 @@ static void write_totals(struct vt_json *json, const struct vt_report *report,
 	write_stacks(json, report, stats, set);
 	write_leaks(json, report, device, set);
 	write_failures(json, report->snapshot, device, set);
+	write_timeline(json, &stats->timeline);
 }
 
 static void write_device(struct vt_json *json, const struct vt_report *report, int device,
