@@ -7,13 +7,16 @@
  *   llm_serving --params 70000000000 --layers 80 --dtype fp8 --sessions 32
  *
  * It prints one summary line with the bytes it asked for; the tracked peak
- * equals weights + kv_cache + activations + workspace. */
+ * equals weights + kv_cache + activations + workspace. Each kind of memory
+ * is tagged through vramtrace.h, which does nothing without vramtrace. */
 #include <cuda_runtime_api.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "vramtrace.h"
 
 struct model {
 	uint64_t params;
@@ -153,6 +156,7 @@ static int check(cudaError_t rc, const char *what)
 
 static int load_weights(const struct model *model, void **layers, struct sizes *sizes)
 {
+	VRAMTRACE_SCOPE("weights");
 	uint64_t total = model->params * model->dtype_bytes;
 	uint64_t per_layer = total / model->layers;
 	for (unsigned l = 0; l < model->layers; l++) {
@@ -167,6 +171,7 @@ static int load_weights(const struct model *model, void **layers, struct sizes *
 static int allocate_kv_cache(const struct model *model, const struct serving *serving,
 			     void **layers, struct sizes *sizes)
 {
+	VRAMTRACE_SCOPE("kv_cache");
 	for (unsigned l = 0; l < model->layers; l++) {
 		if (check(cudaMalloc(&layers[l], kv_layer_bytes(model, serving)), "cudaMalloc(kv)"))
 			return -1;
@@ -182,8 +187,15 @@ static int decode_step(const struct model *model, const struct serving *serving,
 {
 	void *activations, *workspace;
 	uint64_t bytes = activation_bytes(model, serving);
-	if (check(cudaMallocAsync(&activations, bytes, stream), "cudaMallocAsync(activations)") ||
-	    check(cudaMalloc(&workspace, serving->workspace), "cudaMalloc(workspace)"))
+	vramtrace_push("activations");
+	cudaError_t rc = cudaMallocAsync(&activations, bytes, stream);
+	vramtrace_pop();
+	if (check(rc, "cudaMallocAsync(activations)"))
+		return -1;
+	vramtrace_push("workspace");
+	rc = cudaMalloc(&workspace, serving->workspace);
+	vramtrace_pop();
+	if (check(rc, "cudaMalloc(workspace)"))
 		return -1;
 	sizes->activations = bytes;
 	sizes->workspace = serving->workspace;
@@ -207,8 +219,10 @@ static int serve(const struct model *model, const struct serving *serving, struc
 	void *staging = NULL;
 	cudaStream_t stream = NULL;
 	int rc = !weights || !kv ? -1 : 0;
-	if (rc == 0)
+	if (rc == 0) {
+		VRAMTRACE_SCOPE("staging");
 		rc = check(cudaMallocHost(&staging, serving->staging), "cudaMallocHost(staging)");
+	}
 	sizes->staging = rc == 0 ? serving->staging : 0;
 	if (rc == 0)
 		rc = load_weights(model, weights, sizes);

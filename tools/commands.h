@@ -2,3 +2,7 @@
 #pragma once
 
 int vt_command_run(int argc, char **argv);
+int vt_command_report(int argc, char **argv);
+int vt_command_diff(int argc, char **argv);
+int vt_command_check(int argc, char **argv);
+int vt_command_merge(int argc, char **argv);

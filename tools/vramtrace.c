@@ -12,6 +12,10 @@ struct command {
 
 static const struct command commands[] = {
 	{"run", vt_command_run, "run a command with vramtrace loaded and report its GPU memory"},
+	{"report", vt_command_report, "render a report: text, json, folded, trace or html"},
+	{"diff", vt_command_diff, "compare two reports by device, kind, tag and stack"},
+	{"check", vt_command_check, "check a report's peak against a memory budget"},
+	{"merge", vt_command_merge, "combine per-process (rank) reports into one"},
 };
 
 static void usage(FILE *out)
@@ -22,7 +26,8 @@ static void usage(FILE *out)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n`vramtrace COMMAND --help` describes each command.\n"
 		     "Options:\n  -h, --help     show this help\n"
-		     "  -V, --version  show the version\n");
+		     "  -V, --version  show the version\n\n"
+		     "Exit status: that of the command; 2 for bad input or usage.\n");
 }
 
 int main(int argc, char **argv)

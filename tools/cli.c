@@ -1,0 +1,136 @@
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/core/size.h"
+
+bool vt_output_open(struct vt_output *output, const char *path, const char *command)
+{
+	memset(output, 0, sizeof(*output));
+	if (!path || strcmp(path, "-") == 0) {
+		output->stream = stdout;
+		return true;
+	}
+	output->path = strdup(path);
+	if (!output->path || asprintf(&output->temporary, "%s.XXXXXX", path) < 0) {
+		free(output->path);
+		fprintf(stderr, "vramtrace %s: out of memory\n", command);
+		return false;
+	}
+	int fd = mkostemp(output->temporary, O_CLOEXEC);
+	output->stream = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!output->stream) {
+		fprintf(stderr, "vramtrace %s: cannot write %s: %s\n", command, path,
+			strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(output->temporary);
+		}
+		free(output->path);
+		free(output->temporary);
+		return false;
+	}
+	return true;
+}
+
+bool vt_output_commit(struct vt_output *output, const char *command)
+{
+	if (!output->path) {
+		bool ok = fflush(stdout) == 0 && !ferror(stdout);
+		if (!ok)
+			fprintf(stderr, "vramtrace %s: cannot write to standard output\n", command);
+		return ok;
+	}
+	bool ok = fflush(output->stream) == 0 && !ferror(output->stream);
+	ok = fclose(output->stream) == 0 && ok;
+	if (ok && rename(output->temporary, output->path) != 0)
+		ok = false;
+	if (!ok) {
+		fprintf(stderr, "vramtrace %s: cannot write %s: %s\n", command, output->path,
+			strerror(errno));
+		unlink(output->temporary);
+	}
+	free(output->path);
+	free(output->temporary);
+	memset(output, 0, sizeof(*output));
+	return ok;
+}
+
+void vt_output_abort(struct vt_output *output)
+{
+	if (output->path) {
+		fclose(output->stream);
+		unlink(output->temporary);
+		free(output->path);
+		free(output->temporary);
+	}
+	memset(output, 0, sizeof(*output));
+}
+
+bool vt_color_wanted(FILE *stream)
+{
+	const char *no_color = getenv("NO_COLOR");
+	return isatty(fileno(stream)) && !(no_color && *no_color);
+}
+
+bool vt_parse_percent(const char *text, uint32_t *hundredths)
+{
+	uint64_t whole = 0, fraction = 0;
+	unsigned digits = 0;
+	const char *p = text;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	for (; isdigit((unsigned char)*p) && whole <= 100; p++)
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++, digits++)
+			if (digits < 2)
+				fraction = fraction * 10 + (uint64_t)(*p - '0');
+			else if (*p != '0')
+				return false; /* finer than a hundredth of a percent */
+		if (digits == 1)
+			fraction *= 10;
+		if (digits == 0)
+			return false;
+	}
+	if (*p == '%')
+		p++;
+	uint64_t value = whole * 100 + fraction;
+	if (*p || value > 10000)
+		return false;
+	*hundredths = (uint32_t)value;
+	return true;
+}
+
+bool vt_parse_size_option(const char *command, const char *option, const char *text,
+			  uint64_t *bytes)
+{
+	if (vt_size_parse(text, bytes))
+		return true;
+	fprintf(stderr,
+		"vramtrace %s: %s '%s' is not a size; use bytes or a unit: 80GiB, 81920MiB, "
+		"80G (GiB), 80GB (10^9 bytes)\n",
+		command, option, text);
+	return false;
+}
+
+bool vt_parse_count_option(const char *command, const char *option, const char *text, long min,
+			   long max, long *value)
+{
+	char *end;
+	errno = 0;
+	long parsed = strtol(text, &end, 10);
+	if (!*text || *end || errno || parsed < min || parsed > max) {
+		fprintf(stderr, "vramtrace %s: %s '%s' is not a whole number from %ld to %ld\n",
+			command, option, text, min, max);
+		return false;
+	}
+	*value = parsed;
+	return true;
+}

@@ -1,0 +1,38 @@
+/* What every subcommand shares: where output goes, colour, and the parsing
+ * of sizes and percentages. Diagnostics go to stderr as "vramtrace CMD: ...";
+ * exit status 2 means bad input or usage. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define VT_EXIT_OK        0
+#define VT_EXIT_FAILED    1 /* a check or gate did not pass */
+#define VT_EXIT_BAD_INPUT 2
+
+/* Output to stdout, or to path through a temporary file that replaces it
+ * only when all was written: a failed run never leaves a partial file. */
+struct vt_output {
+	FILE *stream;
+	char *path;
+	char *temporary;
+};
+
+bool vt_output_open(struct vt_output *output, const char *path, const char *command);
+/* Finishes (renames into place); false when anything failed. */
+bool vt_output_commit(struct vt_output *output, const char *command);
+/* Drops a file output unwritten. */
+void vt_output_abort(struct vt_output *output);
+
+/* Whether stream wants ANSI colour: a terminal, and NO_COLOR unset. */
+bool vt_color_wanted(FILE *stream);
+
+/* "10", "10%", "12.5%": hundredths of a percent, 0 to 100%. */
+bool vt_parse_percent(const char *text, uint32_t *hundredths);
+/* A size as vt_size_parse takes it, with a clear error naming the option. */
+bool vt_parse_size_option(const char *command, const char *option, const char *text,
+			  uint64_t *bytes);
+/* A whole number from min to max, with a clear error naming the option. */
+bool vt_parse_count_option(const char *command, const char *option, const char *text, long min,
+			   long max, long *value);

@@ -1,0 +1,483 @@
+/* vramtrace diff: what changed between two runs (fp16 vs bf16, batch 8 vs
+ * 16), by device, kind, tag and stack. Stacks are matched by their
+ * symbolized frames, never by address, so ASLR cannot break them. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "formats.h"
+
+enum section { BY_DEVICE, BY_KIND, BY_TAG, BY_STACK, SECTIONS };
+static const char *const section_names[SECTIONS] = {"device", "kind", "tag", "stack"};
+static const char *const section_titles[SECTIONS] = {
+	"by device (peak)", "by kind (bytes at the peak)", "by tag (bytes at the peak)",
+	"by stack (bytes at the peak)"};
+
+enum diff_format { FORMAT_TEXT, FORMAT_MARKDOWN, FORMAT_JSON };
+
+struct row {
+	char *key;
+	int64_t a, b;           /* bytes at the peak (devices: the peak) */
+	int64_t a_peak, b_peak; /* own peaks */
+};
+
+struct table {
+	struct row *rows;
+	size_t count, capacity;
+	size_t hidden;
+};
+
+struct diff {
+	bool by[SECTIONS];
+	enum diff_format format;
+	uint64_t min_delta;
+	long device;
+	bool fail_if_grows;
+	uint32_t grow_limit; /* hundredths of a percent */
+	struct vt_report_file a, b;
+	struct table tables[SECTIONS];
+};
+
+static struct row *row_for(struct table *table, const char *key)
+{
+	for (size_t i = 0; i < table->count; i++)
+		if (strcmp(table->rows[i].key, key) == 0)
+			return &table->rows[i];
+	if (table->count == table->capacity) {
+		size_t capacity = table->capacity ? table->capacity * 2 : 32;
+		struct row *rows = realloc(table->rows, capacity * sizeof(*rows));
+		if (!rows)
+			return NULL;
+		table->rows = rows;
+		table->capacity = capacity;
+	}
+	struct row *row = &table->rows[table->count];
+	*row = (struct row){.key = strdup(key)};
+	if (!row->key)
+		return NULL;
+	table->count++;
+	return row;
+}
+
+static void add(struct table *table, const char *key, bool side_b, int64_t at_peak, int64_t peak)
+{
+	struct row *row = row_for(table, key);
+	if (!row)
+		return;
+	*(side_b ? &row->b : &row->a) += at_peak;
+	*(side_b ? &row->b_peak : &row->a_peak) += peak;
+}
+
+/* A stack's identity across runs: its interesting frames as symbolized,
+ * "function (file:line)", or "module+0xoffset" without symbols. */
+static void stack_key(json_t *root, int64_t id, char *key, size_t size)
+{
+	char label[1200];
+	size_t used = 0;
+	key[0] = '\0';
+	size_t i;
+	json_t *frame;
+	json_array_foreach (vt_stack_frames_of(root, id), i, frame) {
+		if (vt_frame_is_plumbing(frame))
+			continue;
+		vt_frame_label(frame, label, sizeof(label));
+		int wrote = snprintf(key + used, size - used, "%s%s", used ? " < " : "", label);
+		if (wrote < 0 || (size_t)wrote >= size - used)
+			break;
+		used += (size_t)wrote;
+	}
+	if (!key[0])
+		snprintf(key, size, "(no frames)");
+}
+
+static void add_counters(struct table *table, json_t *device, const char *array, const char *key,
+			 bool side_b)
+{
+	size_t i;
+	json_t *row;
+	json_array_foreach (json_object_get(device, array), i, row)
+		add(table, vt_str(row, key, "?"), side_b, vt_int(row, "at_peak_bytes"),
+		    vt_int(row, "peak_bytes"));
+}
+
+static void add_report(struct diff *d, json_t *root, const char *rank, bool side_b)
+{
+	size_t i, s;
+	json_t *device, *stack;
+	json_array_foreach (json_object_get(root, "devices"), i, device) {
+		if (d->device >= 0 && vt_int(device, "ordinal") != d->device)
+			continue;
+		char name[96];
+		snprintf(name, sizeof(name), "%s%s%sdevice %" PRId64, rank ? "rank " : "",
+			 rank ? rank : "", rank ? " " : "", vt_int(device, "ordinal"));
+		int64_t peak = vt_int(json_object_get(device, "peak"), "bytes");
+		add(&d->tables[BY_DEVICE], name, side_b, peak, peak);
+		add_counters(&d->tables[BY_KIND], device, "kinds", "kind", side_b);
+		add_counters(&d->tables[BY_TAG], device, "tags", "tag", side_b);
+		json_array_foreach (json_object_get(device, "stacks"), s, stack) {
+			char key[4096];
+			stack_key(root, vt_int(stack, "id"), key, sizeof(key));
+			add(&d->tables[BY_STACK], key, side_b, vt_int(stack, "at_peak_bytes"),
+			    vt_int(stack, "peak_bytes"));
+		}
+	}
+}
+
+static void add_side(struct diff *d, const struct vt_report_file *report, bool side_b)
+{
+	if (!report->merged) {
+		add_report(d, report->root, NULL, side_b);
+		return;
+	}
+	size_t i;
+	json_t *rank;
+	json_array_foreach (json_object_get(report->root, "ranks"), i, rank)
+		add_report(d, json_object_get(rank, "report"),
+			   vt_str(rank, "rank", vt_str(rank, "file", "?")), side_b);
+}
+
+static int64_t magnitude(int64_t value)
+{
+	return value < 0 ? -value : value;
+}
+
+static int by_change(const void *x, const void *y)
+{
+	const struct row *a = x, *b = y;
+	int64_t da = magnitude(a->b - a->a), db = magnitude(b->b - b->a);
+	if (da != db)
+		return da < db ? 1 : -1;
+	return strcmp(a->key, b->key);
+}
+
+/* Sorts by |delta| and keeps small changes out of all but the devices. */
+static void finish(struct diff *d, enum section section)
+{
+	struct table *table = &d->tables[section];
+	qsort(table->rows, table->count, sizeof(*table->rows), by_change);
+	if (section == BY_DEVICE)
+		return;
+	size_t kept = 0;
+	for (size_t i = 0; i < table->count; i++) {
+		if ((uint64_t)magnitude(table->rows[i].b - table->rows[i].a) >= d->min_delta) {
+			table->rows[kept++] = table->rows[i];
+		} else {
+			free(table->rows[i].key);
+			table->hidden++;
+		}
+	}
+	table->count = kept;
+}
+
+static void signed_size(int64_t bytes, char *buf, unsigned size)
+{
+	char magnitude_text[32];
+	snprintf(buf, size, "%s%s", bytes < 0 ? "-" : "+",
+		 vt_human(magnitude(bytes), magnitude_text, sizeof(magnitude_text)));
+}
+
+static void change_texts(const struct row *row, char *relative, char *ratio, size_t size)
+{
+	if (row->a > 0) {
+		snprintf(relative, size, "%+.1f%%",
+			 100.0 * (double)(row->b - row->a) / (double)row->a);
+		snprintf(ratio, size, "x%.2f", (double)row->b / (double)row->a);
+	} else {
+		snprintf(relative, size, "%s", row->b ? "new" : "0.0%");
+		snprintf(ratio, size, "%s", row->b ? "-" : "x1.00");
+	}
+}
+
+static void side_header(FILE *out, const char *name, const struct vt_report_file *report,
+			bool markdown)
+{
+	fprintf(out, "%s%s: %s", markdown ? "- **" : "", name, report->path);
+	if (markdown)
+		fputs("**", out);
+	json_t *run = json_object_get(report->root, "run");
+	const char *key;
+	json_t *value;
+	bool first = true;
+	json_object_foreach (json_object_get(run, "labels"), key, value) {
+		fprintf(out, "%s%s=%s", first ? "  " : ", ", key, json_string_value(value));
+		first = false;
+	}
+	fputc('\n', out);
+}
+
+static void print_table(const struct diff *d, enum section section, FILE *out)
+{
+	const struct table *table = &d->tables[section];
+	bool markdown = d->format == FORMAT_MARKDOWN;
+	char a[32], b[32], delta[40], relative[32], ratio[32];
+	if (markdown)
+		fprintf(out,
+			"\n### %s\n\n| %s | A | B | delta | change | ratio |\n"
+			"|---|---:|---:|---:|---:|---:|\n",
+			section_titles[section], section_names[section]);
+	else
+		fprintf(out, "\n%-44s %12s %12s %13s %9s %7s\n", section_titles[section], "A", "B",
+			"delta", "change", "ratio");
+	for (size_t i = 0; i < table->count; i++) {
+		const struct row *row = &table->rows[i];
+		vt_human(row->a, a, sizeof(a));
+		vt_human(row->b, b, sizeof(b));
+		signed_size(row->b - row->a, delta, sizeof(delta));
+		change_texts(row, relative, ratio, sizeof(relative));
+		if (markdown)
+			fprintf(out, "| `%s` | %s | %s | %s | %s | %s |\n", row->key, a, b, delta,
+				relative, ratio);
+		else
+			fprintf(out, "  %-42.42s %12s %12s %13s %9s %7s\n", row->key, a, b, delta,
+				relative, ratio);
+	}
+	if (table->hidden) {
+		char limit[32];
+		fprintf(out, "%s%zu %s changing less than %s hidden\n", markdown ? "\n" : "  ",
+			table->hidden, table->hidden == 1 ? "row" : "rows",
+			vt_human((int64_t)d->min_delta, limit, sizeof(limit)));
+	}
+}
+
+static json_t *side_json(const struct vt_report_file *report)
+{
+	json_t *labels = json_object_get(json_object_get(report->root, "run"), "labels");
+	return json_pack("{s:s, s:O}", "file", report->path, "labels",
+			 labels ? labels : json_object());
+}
+
+static json_t *table_json(const struct table *table)
+{
+	json_t *rows = json_array();
+	for (size_t i = 0; i < table->count; i++) {
+		const struct row *row = &table->rows[i];
+		json_array_append_new(
+			rows,
+			json_pack("{s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I}", "key", row->key,
+				  "a_bytes", (json_int_t)row->a, "b_bytes", (json_int_t)row->b,
+				  "delta_bytes", (json_int_t)(row->b - row->a), "relative",
+				  row->a ? json_real((double)(row->b - row->a) / (double)row->a)
+					 : json_null(),
+				  "ratio",
+				  row->a ? json_real((double)row->b / (double)row->a) : json_null(),
+				  "a_peak_bytes", (json_int_t)row->a_peak, "b_peak_bytes",
+				  (json_int_t)row->b_peak));
+	}
+	return json_pack("{s:o, s:I}", "rows", rows, "hidden", (json_int_t)table->hidden);
+}
+
+static void print(const struct diff *d, FILE *out)
+{
+	if (d->format == FORMAT_JSON) {
+		json_t *sections = json_object();
+		for (int s = 0; s < SECTIONS; s++)
+			if (d->by[s])
+				json_object_set_new(sections, section_names[s],
+						    table_json(&d->tables[s]));
+		json_t *document = json_pack("{s:o, s:o, s:I, s:o}", "a", side_json(&d->a), "b",
+					     side_json(&d->b), "min_delta_bytes",
+					     (json_int_t)d->min_delta, "sections", sections);
+		json_dumpf(document, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', out);
+		json_decref(document);
+		return;
+	}
+	side_header(out, "A", &d->a, d->format == FORMAT_MARKDOWN);
+	side_header(out, "B", &d->b, d->format == FORMAT_MARKDOWN);
+	for (int s = 0; s < SECTIONS; s++)
+		if (d->by[s])
+			print_table(d, (enum section)s, out);
+}
+
+/* Exit 1 when a device's peak grew by more than the limit. */
+static int gate(const struct diff *d)
+{
+	int status = VT_EXIT_OK;
+	const struct table *devices = &d->tables[BY_DEVICE];
+	for (size_t i = 0; i < devices->count; i++) {
+		const struct row *row = &devices->rows[i];
+		bool grew = row->a > 0 ? (unsigned __int128)row->b * 10000 >
+						 (unsigned __int128)row->a * (10000 + d->grow_limit)
+				       : row->b > 0;
+		if (!grew)
+			continue;
+		char relative[32], ratio[32];
+		change_texts(row, relative, ratio, sizeof(relative));
+		fprintf(stderr, "vramtrace diff: %s peak grew %s, more than %u.%02u%%\n", row->key,
+			relative, d->grow_limit / 100, d->grow_limit % 100);
+		status = VT_EXIT_FAILED;
+	}
+	return status;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: vramtrace diff A B [OPTIONS]\n\n"
+		"Shows how report B differs from report A: each device's peak, then bytes at\n"
+		"the peak by kind, tag and stack, with the delta, the change and the ratio B/A,\n"
+		"largest change first. Stacks are matched by their symbolized frames. Both\n"
+		"reports must be single-process reports, or both merged ones.\n\n"
+		"Options:\n"
+		"  --by LIST                 sections: device, kind, tag, stack, comma separated\n"
+		"                            (default all)\n"
+		"  --format FORMAT           text (default), markdown or json\n"
+		"  --min-delta SIZE          hide rows changing less (default 1MiB; 0 shows all)\n"
+		"  --device N                only device N\n"
+		"  --fail-if-peak-grows PCT  exit 1 when a device's peak grew by more than PCT\n"
+		"  -o, --output OUT          write to OUT instead of standard output\n"
+		"  -h, --help                show this help\n\n"
+		"Exit status: 0 done, 1 a peak grew past --fail-if-peak-grows, 2 bad input.\n");
+}
+
+static bool parse_by(struct diff *d, const char *list)
+{
+	memset(d->by, 0, sizeof(d->by));
+	char copy[128];
+	snprintf(copy, sizeof(copy), "%s", list);
+	char *save = NULL;
+	bool any = false;
+	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		int s = 0;
+		while (s < SECTIONS && strcmp(section_names[s], item) != 0)
+			s++;
+		if (s == SECTIONS)
+			return false;
+		d->by[s] = any = true;
+	}
+	return any;
+}
+
+static bool parse_format(struct diff *d, const char *name)
+{
+	static const char *const names[] = {"text", "markdown", "json"};
+	for (int f = 0; f < 3; f++)
+		if (strcmp(names[f], name) == 0) {
+			d->format = (enum diff_format)f;
+			return true;
+		}
+	return false;
+}
+
+/* Returns -1 to go on, or the exit status. */
+static int parse(int argc, char **argv, struct diff *d, const char **output)
+{
+	static const struct option long_options[] = {
+		{"by", required_argument, NULL, 'b'},
+		{"format", required_argument, NULL, 'f'},
+		{"min-delta", required_argument, NULL, 'm'},
+		{"device", required_argument, NULL, 'd'},
+		{"fail-if-peak-grows", required_argument, NULL, 'g'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	opterr = 0;
+	optind = 1;
+	for (int c; (c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1;) {
+		bool ok = true;
+		switch (c) {
+		case 'b':
+			ok = parse_by(d, optarg);
+			if (!ok)
+				fprintf(stderr,
+					"vramtrace diff: --by '%s': use device, kind, tag or "
+					"stack, comma separated\n",
+					optarg);
+			break;
+		case 'f':
+			ok = parse_format(d, optarg);
+			if (!ok)
+				fprintf(stderr,
+					"vramtrace diff: unknown format '%s' (text, markdown "
+					"or json)\n",
+					optarg);
+			break;
+		case 'm':
+			ok = vt_parse_size_option("diff", "--min-delta", optarg, &d->min_delta);
+			break;
+		case 'd':
+			ok = vt_parse_count_option("diff", "--device", optarg, 0, 1023, &d->device);
+			break;
+		case 'g':
+			d->fail_if_grows = ok = vt_parse_percent(optarg, &d->grow_limit);
+			if (!ok)
+				fprintf(stderr,
+					"vramtrace diff: --fail-if-peak-grows '%s' is not a "
+					"percentage from 0 to 100\n",
+					optarg);
+			break;
+		case 'o': *output = optarg; break;
+		case 'h': usage(stdout); return VT_EXIT_OK;
+		default:
+			fprintf(stderr, "vramtrace diff: unknown or incomplete option '%s'\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return VT_EXIT_BAD_INPUT;
+		}
+		if (!ok)
+			return VT_EXIT_BAD_INPUT;
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "vramtrace diff: give two report files, A and B\n");
+		usage(stderr);
+		return VT_EXIT_BAD_INPUT;
+	}
+	return -1;
+}
+
+static bool load_both(struct diff *d, char **argv)
+{
+	char error[1024];
+	if (!vt_report_load(argv[optind], &d->a, error, sizeof(error)) ||
+	    !vt_report_load(argv[optind + 1], &d->b, error, sizeof(error))) {
+		fprintf(stderr, "vramtrace diff: %s\n", error);
+		return false;
+	}
+	if (d->a.merged != d->b.merged) {
+		fprintf(stderr, "vramtrace diff: %s is %s and %s is not; diff two of a kind\n",
+			d->a.merged ? d->a.path : d->b.path, "a merged report",
+			d->a.merged ? d->b.path : d->a.path);
+		return false;
+	}
+	return true;
+}
+
+static void free_diff(struct diff *d)
+{
+	for (int s = 0; s < SECTIONS; s++) {
+		for (size_t i = 0; i < d->tables[s].count; i++)
+			free(d->tables[s].rows[i].key);
+		free(d->tables[s].rows);
+	}
+	vt_report_close(&d->a);
+	vt_report_close(&d->b);
+}
+
+int vt_command_diff(int argc, char **argv)
+{
+	struct diff d = {.by = {true, true, true, true}, .min_delta = 1 << 20, .device = -1};
+	const char *output = NULL;
+	int status = parse(argc, argv, &d, &output);
+	if (status >= 0)
+		return status;
+	struct vt_output out;
+	if (!load_both(&d, argv) || !vt_output_open(&out, output, "diff")) {
+		free_diff(&d);
+		return VT_EXIT_BAD_INPUT;
+	}
+	add_side(&d, &d.a, false);
+	add_side(&d, &d.b, true);
+	for (int s = 0; s < SECTIONS; s++)
+		finish(&d, (enum section)s);
+	print(&d, out.stream);
+	status = vt_output_commit(&out, "diff") ? VT_EXIT_OK : VT_EXIT_BAD_INPUT;
+	if (status == VT_EXIT_OK && d.fail_if_grows)
+		status = gate(&d);
+	free_diff(&d);
+	return status;
+}

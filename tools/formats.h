@@ -1,0 +1,36 @@
+/* The report's renderings. Each writes one whole document to out. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report_file.h"
+
+struct vt_format_options {
+	long device; /* -1 for every device */
+	long top;    /* rows of stacks, leaks and tags */
+	bool color;
+	const char *rank; /* in a merged report: the rank being drawn, else NULL */
+};
+
+void vt_format_text(json_t *root, const struct vt_format_options *options, FILE *out);
+void vt_format_json(json_t *root, const struct vt_format_options *options, FILE *out);
+void vt_format_folded(json_t *root, const struct vt_format_options *options, FILE *out);
+void vt_format_trace(json_t *root, const struct vt_format_options *options, FILE *out);
+void vt_format_html(json_t *root, const struct vt_format_options *options, FILE *out);
+
+/* The pieces a merged report is drawn from. */
+void vt_trace_add(json_t *events, json_t *root, const struct vt_format_options *options,
+		  int64_t pid_base);
+void vt_html_begin(FILE *out);
+void vt_html_body(json_t *root, const struct vt_format_options *options, FILE *out);
+void vt_html_end(FILE *out);
+
+/* Shared by the formats. */
+const char *vt_human(int64_t bytes, char *buf, unsigned size);
+/* "function (file:line)" or "module+0xoffset", into buf. */
+const char *vt_frame_label(json_t *frame, char *buf, size_t size);
+/* Whether a frame is CUDA's, vramtrace's or process start-up plumbing. */
+bool vt_frame_is_plumbing(json_t *frame);
+/* The devices to show: those matching options->device, in report order. */
+bool vt_device_selected(json_t *device, const struct vt_format_options *options);

@@ -1,0 +1,12 @@
+/* Several processes' reports (ranks) in one document: each report whole,
+ * plus what the ranks say together. Written by `vramtrace merge`, read by
+ * report and diff. */
+#pragma once
+
+#include <jansson.h>
+
+/* A merged document from the reports, in the order given (merged inputs
+ * contribute their ranks); NULL when out of memory. */
+json_t *vt_merge(json_t *const *reports, const char *const *files, size_t count);
+/* The largest device peak of one single-process report. */
+int64_t vt_report_peak(json_t *report);

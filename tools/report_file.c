@@ -1,0 +1,365 @@
+#include "report_file.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The first structural problem found, with the path of the field. */
+struct checker {
+	char *error;
+	size_t size;
+	bool failed;
+};
+
+static bool fail(struct checker *c, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+static bool fail(struct checker *c, const char *format, ...)
+{
+	if (c->failed)
+		return false;
+	va_list args;
+	va_start(args, format);
+	vsnprintf(c->error, c->size, format, args);
+	va_end(args);
+	c->failed = true;
+	return false;
+}
+
+static bool need_object(struct checker *c, json_t *value, const char *path)
+{
+	return json_is_object(value) || fail(c, "%s: expected an object", path);
+}
+
+static bool need_array(struct checker *c, json_t *value, const char *path)
+{
+	return json_is_array(value) || fail(c, "%s: expected an array", path);
+}
+
+/* A byte count, count or time: a non-negative integer. */
+static bool need_count(struct checker *c, json_t *object, const char *key, const char *path)
+{
+	json_t *value = json_object_get(object, key);
+	return (json_is_integer(value) && json_integer_value(value) >= 0) ||
+	       fail(c, "%s.%s: expected a non-negative integer", path, key);
+}
+
+static bool need_counts(struct checker *c, json_t *object, const char *const *keys,
+			const char *path)
+{
+	for (; *keys; keys++)
+		if (!need_count(c, object, *keys, path))
+			return false;
+	return true;
+}
+
+static bool need_string_or_null(struct checker *c, json_t *object, const char *key,
+				const char *path)
+{
+	json_t *value = json_object_get(object, key);
+	return !value || json_is_string(value) || json_is_null(value) ||
+	       fail(c, "%s.%s: expected a string", path, key);
+}
+
+static bool need_string(struct checker *c, json_t *object, const char *key, const char *path)
+{
+	return json_is_string(json_object_get(object, key)) ||
+	       fail(c, "%s.%s: expected a string", path, key);
+}
+
+static bool need_count_or_null(struct checker *c, json_t *object, const char *key, const char *path)
+{
+	json_t *value = json_object_get(object, key);
+	return !value || json_is_null(value) || need_count(c, object, key, path);
+}
+
+/* Each element of object[key] (an array of objects) passes check. */
+static bool each(struct checker *c, json_t *object, const char *key, const char *path,
+		 bool (*check)(struct checker *, json_t *, const char *))
+{
+	json_t *array = json_object_get(object, key);
+	char where[256];
+	snprintf(where, sizeof(where), "%s.%s", path, key);
+	if (!need_array(c, array, where))
+		return false;
+	size_t i;
+	json_t *item;
+	json_array_foreach (array, i, item) {
+		snprintf(where, sizeof(where), "%s.%s[%zu]", path, key, i);
+		if (!need_object(c, item, where) || !check(c, item, where))
+			return false;
+	}
+	return true;
+}
+
+static const char *const counter_fields[] = {"peak_bytes",  "at_peak_bytes", "live_at_exit_bytes",
+					     "allocations", "frees",         "bytes_allocated",
+					     NULL};
+
+static bool check_kind(struct checker *c, json_t *item, const char *path)
+{
+	return need_string(c, item, "kind", path) && need_counts(c, item, counter_fields, path);
+}
+
+static bool check_tag(struct checker *c, json_t *item, const char *path)
+{
+	return need_string(c, item, "tag", path) && need_counts(c, item, counter_fields, path);
+}
+
+static bool check_stack(struct checker *c, json_t *item, const char *path)
+{
+	return need_count(c, item, "id", path) && need_string(c, item, "tag", path) &&
+	       need_counts(c, item, counter_fields, path);
+}
+
+static bool check_leak(struct checker *c, json_t *item, const char *path)
+{
+	static const char *const fields[] = {"count", "bytes", NULL};
+	return need_count_or_null(c, item, "stack", path) && need_string(c, item, "tag", path) &&
+	       need_counts(c, item, fields, path);
+}
+
+static bool check_top_stack(struct checker *c, json_t *item, const char *path)
+{
+	return need_count(c, item, "stack", path) && need_count(c, item, "bytes", path);
+}
+
+static bool check_snapshot(struct checker *c, json_t *failure, const char *path)
+{
+	json_t *snapshot = json_object_get(failure, "snapshot");
+	if (!snapshot || json_is_null(snapshot))
+		return true;
+	char where[256];
+	snprintf(where, sizeof(where), "%s.snapshot", path);
+	json_t *by_tag = json_object_get(snapshot, "live_by_tag");
+	if (!need_object(c, snapshot, where) || !need_object(c, by_tag, where))
+		return false;
+	const char *key;
+	json_t *value;
+	json_object_foreach (by_tag, key, value) {
+		if (!json_is_integer(value) || json_integer_value(value) < 0)
+			return fail(c, "%s.live_by_tag.%s: expected a non-negative integer", where,
+				    key);
+	}
+	return each(c, snapshot, "top_stacks", where, check_top_stack);
+}
+
+static bool check_failure(struct checker *c, json_t *item, const char *path)
+{
+	static const char *const fields[] = {"bytes", "at_ns", "live_bytes", NULL};
+	return need_counts(c, item, fields, path) &&
+	       (json_is_integer(json_object_get(item, "error")) ||
+		fail(c, "%s.error: expected an integer", path)) &&
+	       need_string_or_null(c, item, "api", path) &&
+	       need_string_or_null(c, item, "tag", path) &&
+	       need_count_or_null(c, item, "stack", path) && check_snapshot(c, item, path);
+}
+
+static bool check_row(struct checker *c, json_t *item, const char *path)
+{
+	static const char *const fields[] = {"t_ns", "live_bytes", NULL};
+	json_t *by_tag = json_object_get(item, "by_tag");
+	if (!need_counts(c, item, fields, path) || !need_object(c, by_tag, path))
+		return false;
+	const char *key;
+	json_t *value;
+	json_object_foreach (by_tag, key, value) {
+		if (!json_is_integer(value) || json_integer_value(value) < 0)
+			return fail(c, "%s.by_tag.%s: expected a non-negative integer", path, key);
+	}
+	return true;
+}
+
+static bool check_timeline(struct checker *c, json_t *owner, const char *path)
+{
+	json_t *timeline = json_object_get(owner, "timeline");
+	if (!timeline)
+		return true;
+	char where[256];
+	snprintf(where, sizeof(where), "%s.timeline", path);
+	return need_object(c, timeline, where) && need_count(c, timeline, "interval_ns", where) &&
+	       each(c, timeline, "rows", where, check_row);
+}
+
+/* The fields a device and the host section share. */
+static bool check_totals(struct checker *c, json_t *owner, const char *path)
+{
+	static const char *const fields[] = {
+		"live_at_exit_bytes", "live_at_exit_allocations", "allocations", "frees",
+		"failed_allocations", "bytes_allocated",          NULL};
+	static const char *const peak_fields[] = {"bytes", "at_ns", NULL};
+	char where[256];
+	snprintf(where, sizeof(where), "%s.peak", path);
+	json_t *peak = json_object_get(owner, "peak");
+	return need_object(c, peak, where) && need_counts(c, peak, peak_fields, where) &&
+	       need_string_or_null(c, peak, "api", where) && need_counts(c, owner, fields, path) &&
+	       each(c, owner, "kinds", path, check_kind) &&
+	       each(c, owner, "tags", path, check_tag) &&
+	       each(c, owner, "stacks", path, check_stack) &&
+	       each(c, owner, "leaks", path, check_leak) &&
+	       each(c, owner, "failures", path, check_failure) && check_timeline(c, owner, path);
+}
+
+static bool check_device(struct checker *c, json_t *item, const char *path)
+{
+	return need_count(c, item, "ordinal", path) && need_string_or_null(c, item, "name", path) &&
+	       need_count_or_null(c, item, "capacity_bytes", path) && check_totals(c, item, path);
+}
+
+static bool check_frame(struct checker *c, json_t *item, const char *path)
+{
+	return need_string_or_null(c, item, "function", path) &&
+	       need_string_or_null(c, item, "module", path) &&
+	       need_string_or_null(c, item, "file", path);
+}
+
+static bool check_stack_frames(struct checker *c, json_t *item, const char *path)
+{
+	return need_count(c, item, "id", path) && each(c, item, "frames", path, check_frame);
+}
+
+static bool check_run(struct checker *c, json_t *root)
+{
+	json_t *run = json_object_get(root, "run");
+	if (!need_object(c, run, "run"))
+		return false;
+	json_t *command = json_object_get(run, "command");
+	json_t *labels = json_object_get(run, "labels");
+	if (!need_array(c, command, "run.command") || !need_object(c, labels, "run.labels"))
+		return false;
+	size_t i;
+	json_t *value;
+	json_array_foreach (command, i, value) {
+		if (!json_is_string(value))
+			return fail(c, "run.command[%zu]: expected a string", i);
+	}
+	const char *key;
+	json_object_foreach (labels, key, value) {
+		if (!json_is_string(value))
+			return fail(c, "run.labels.%s: expected a string", key);
+	}
+	return need_string_or_null(c, run, "host", "run") &&
+	       need_string_or_null(c, run, "rank", "run") &&
+	       need_string_or_null(c, run, "ended_by", "run");
+}
+
+static bool check_single(struct checker *c, json_t *root)
+{
+	json_t *host = json_object_get(root, "host");
+	json_t *frames = json_object_get(root, "stack_frames");
+	return check_run(c, root) && each(c, root, "devices", "", check_device) &&
+	       need_object(c, host, "host") && check_totals(c, host, "host") &&
+	       (!frames || each(c, root, "stack_frames", "", check_stack_frames));
+}
+
+static bool check_rank(struct checker *c, json_t *item, const char *path)
+{
+	json_t *report = json_object_get(item, "report");
+	char where[256];
+	snprintf(where, sizeof(where), "%s.report", path);
+	if (!need_object(c, report, where))
+		return false;
+	struct checker inner = {c->error, c->size, false};
+	if (!check_single(&inner, report)) {
+		char reason[512];
+		snprintf(reason, sizeof(reason), "%s", c->error);
+		return fail(c, "%s: %s", where, reason);
+	}
+	return need_string(c, item, "file", path);
+}
+
+static bool check_merged(struct checker *c, json_t *root)
+{
+	return each(c, root, "ranks", "", check_rank) &&
+	       (json_array_size(json_object_get(root, "ranks")) > 0 ||
+		fail(c, "ranks: a merged report needs at least one rank"));
+}
+
+bool vt_report_check(json_t *root, bool *merged, char *error, size_t size)
+{
+	struct checker c = {error, size, false};
+	if (!json_is_object(root))
+		return fail(&c, "not a vramtrace report: the document is not a JSON object");
+	json_t *schema = json_object_get(root, "schema");
+	if (!json_is_string(schema))
+		return fail(&c, "not a vramtrace report: no \"schema\" field");
+	const char *name = json_string_value(schema);
+	*merged = strcmp(name, VT_SCHEMA_MERGED) == 0;
+	if (!*merged && strcmp(name, VT_SCHEMA) != 0) {
+		if (strncmp(name, "vramtrace/", 10) == 0)
+			return fail(&c,
+				    "schema \"%.64s\" is not one this vramtrace reads (%s, %s); "
+				    "a newer vramtrace wrote it",
+				    name, VT_SCHEMA, VT_SCHEMA_MERGED);
+		return fail(&c, "not a vramtrace report: schema \"%.64s\"", name);
+	}
+	return *merged ? check_merged(&c, root) : check_single(&c, root);
+}
+
+bool vt_report_load(const char *path, struct vt_report_file *out, char *error, size_t size)
+{
+	memset(out, 0, sizeof(*out));
+	out->path = path;
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		snprintf(error, size, "%s: cannot read: %s", path, strerror(errno));
+		return false;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(error, size, "%s: is a directory, not a report", path);
+		return false;
+	}
+	if ((uint64_t)st.st_size > VT_MAX_REPORT_BYTES) {
+		snprintf(error, size, "%s: %lld bytes is larger than any report (1 GiB)", path,
+			 (long long)st.st_size);
+		return false;
+	}
+	json_error_t parse_error;
+	out->root = json_load_file(path, JSON_REJECT_DUPLICATES, &parse_error);
+	if (!out->root) {
+		if (parse_error.line > 0)
+			snprintf(error, size, "%s:%d:%d: %s", path, parse_error.line,
+				 parse_error.column, parse_error.text);
+		else
+			snprintf(error, size, "%s: %s", path, parse_error.text);
+		return false;
+	}
+	char reason[512];
+	if (!vt_report_check(out->root, &out->merged, reason, sizeof(reason))) {
+		snprintf(error, size, "%s: %s", path, reason);
+		vt_report_close(out);
+		return false;
+	}
+	return true;
+}
+
+void vt_report_close(struct vt_report_file *report)
+{
+	if (report->root)
+		json_decref(report->root);
+	report->root = NULL;
+}
+
+int64_t vt_int(json_t *object, const char *key)
+{
+	json_t *value = json_object_get(object, key);
+	return json_is_integer(value) ? json_integer_value(value) : 0;
+}
+
+const char *vt_str(json_t *object, const char *key, const char *fallback)
+{
+	json_t *value = json_object_get(object, key);
+	return json_is_string(value) ? json_string_value(value) : fallback;
+}
+
+json_t *vt_stack_frames_of(json_t *root, int64_t id)
+{
+	size_t i;
+	json_t *item;
+	json_array_foreach (json_object_get(root, "stack_frames"), i, item) {
+		if (vt_int(item, "id") == id)
+			return json_object_get(item, "frames");
+	}
+	return NULL;
+}
