@@ -39,7 +39,8 @@ void vt_timeline_note(struct vt_timeline *timeline, uint64_t t_ns, uint64_t live
 		if (!timeline->rows)
 			return;
 	}
-	struct vt_timeline_row *last = timeline->count ? &timeline->rows[timeline->count - 1] : NULL;
+	struct vt_timeline_row *last =
+		timeline->count ? &timeline->rows[timeline->count - 1] : NULL;
 	if (last && t_ns - last->t_ns < timeline->interval_ns) {
 		if (live > last->live)
 			last->live = live;
