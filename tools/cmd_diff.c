@@ -326,7 +326,8 @@ static void usage(FILE *out)
 		"  --by LIST                 sections: device, kind, tag, stack, comma separated\n"
 		"                            (default all)\n"
 		"  --format FORMAT           text (default), markdown or json\n"
-		"  --min-delta SIZE          hide rows changing less (default 1MiB; 0 shows all)\n"
+		"  --min-delta SIZE          hide rows changing less than SIZE, e.g. 1MiB\n"
+		"                            (default 0: every row, unchanged ones as x1.00)\n"
 		"  --device N                only device N\n"
 		"  --fail-if-peak-grows PCT  exit 1 when a device's peak grew by more than PCT\n"
 		"  -o, --output OUT          write to OUT instead of standard output\n"
@@ -460,7 +461,7 @@ static void free_diff(struct diff *d)
 
 int vt_command_diff(int argc, char **argv)
 {
-	struct diff d = {.by = {true, true, true, true}, .min_delta = 1 << 20, .device = -1};
+	struct diff d = {.by = {true, true, true, true}, .device = -1};
 	const char *output = NULL;
 	int status = parse(argc, argv, &d, &output);
 	if (status >= 0)

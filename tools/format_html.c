@@ -110,9 +110,15 @@ static int64_t row_series(json_t *row, const char **names, unsigned count, unsig
 	return rest;
 }
 
-static double x_of(int64_t t, int64_t end)
+/* The time axis runs from the first row to the end of the last one. */
+struct axis {
+	int64_t start, end;
+};
+
+static double x_of(int64_t t, struct axis axis)
 {
-	return end > 0 ? (double)t * CHART_WIDTH / (double)end : 0.0;
+	int64_t span = axis.end - axis.start;
+	return span > 0 ? (double)(t - axis.start) * CHART_WIDTH / (double)span : 0.0;
 }
 
 static double y_of(int64_t bytes, int64_t top)
@@ -128,7 +134,10 @@ static void timeline(FILE *out, json_t *device)
 	if (n == 0)
 		return;
 	int64_t top = vt_int(peak, "bytes") ? vt_int(peak, "bytes") : 1;
-	int64_t end = vt_int(json_array_get(rows, n - 1), "t_ns") + 1;
+	json_t *timeline_object = json_object_get(device, "timeline");
+	struct axis end = {vt_int(json_array_get(rows, 0), "t_ns"),
+			   vt_int(json_array_get(rows, n - 1), "t_ns") +
+				   vt_int(timeline_object, "interval_ns") + 1};
 	const char *names[MAX_SERIES];
 	unsigned count = series_of(device, names);
 	fprintf(out,
@@ -170,7 +179,8 @@ static void timeline(FILE *out, json_t *device)
 		peak_x, peak_x, CHART_HEIGHT, peak_x + 4, CHART_HEIGHT + 14,
 		vt_human(vt_int(peak, "bytes"), size, sizeof(size)));
 	fputs("<p>", out);
-	for (unsigned s = 0; s <= count; s++) {
+	bool others = json_array_size(json_object_get(device, "tags")) > count;
+	for (unsigned s = 0; s < count + (others ? 1 : 0); s++) {
 		fprintf(out, "<span style=\"color:%s\">&#9632;</span> ", palette[s % MAX_SERIES]);
 		escape(out, s < count ? names[s] : "other");
 		fputs(" &nbsp; ", out);
@@ -245,8 +255,55 @@ static void add_stack(struct node *root, json_t *report, json_t *stack)
 	}
 }
 
+static int larger_first(const void *a, const void *b)
+{
+	const struct node *x = *(struct node *const *)a, *y = *(struct node *const *)b;
+	return x->bytes != y->bytes ? (x->bytes < y->bytes ? 1 : -1) : strcmp(x->name, y->name);
+}
+
+/* Children largest first, so the icicle reads left to right by size. */
+static void sort_children(struct node *node)
+{
+	size_t count = 0;
+	for (struct node *c = node->child; c; c = c->next)
+		count++;
+	struct node **items = count ? calloc(count, sizeof(*items)) : NULL;
+	if (!items)
+		return;
+	size_t i = 0;
+	for (struct node *c = node->child; c; c = c->next)
+		items[i++] = c;
+	qsort(items, count, sizeof(*items), larger_first);
+	node->child = items[0];
+	for (i = 0; i < count; i++) {
+		items[i]->next = i + 1 < count ? items[i + 1] : NULL;
+		sort_children(items[i]);
+	}
+	free(items);
+}
+
+static unsigned depth_of(const struct node *node)
+{
+	unsigned deepest = 0;
+	for (const struct node *c = node->child; c; c = c->next) {
+		unsigned d = depth_of(c);
+		if (d > deepest)
+			deepest = d;
+	}
+	return deepest + 1;
+}
+
+/* A tag's colour, the same as in the timeline's legend. */
+static unsigned color_of(const char *tag, const char *const *names, unsigned count)
+{
+	for (unsigned n = 0; n < count; n++)
+		if (strcmp(names[n], tag) == 0)
+			return n;
+	return count;
+}
+
 static void draw(FILE *out, const struct node *node, double x, double width, unsigned depth,
-		 unsigned color)
+		 unsigned color, const char *const *names, unsigned count)
 {
 	char size[32];
 	fputs("<g><title>", out);
@@ -267,7 +324,8 @@ static void draw(FILE *out, const struct node *node, double x, double width, uns
 	for (const struct node *c = node->child; c; c = c->next) {
 		double child_width =
 			node->bytes ? width * (double)c->bytes / (double)node->bytes : 0;
-		draw(out, c, child_x, child_width, depth + 1, depth == 0 ? color++ : color);
+		unsigned child_color = depth == 0 ? color_of(c->name, names, count) : color;
+		draw(out, c, child_x, child_width, depth + 1, child_color, names, count);
 		child_x += child_width;
 	}
 }
@@ -294,11 +352,14 @@ static void icicle(FILE *out, json_t *report, json_t *device, long top)
 	}
 	if (!root.child)
 		return;
+	sort_children(&root);
+	const char *names[MAX_SERIES];
+	unsigned count = series_of(device, names);
 	fprintf(out,
-		"<h3>top stacks at the peak</h3>\n<svg width=\"%d\" height=\"%d\" "
+		"<h3>top stacks at the peak</h3>\n<svg width=\"%d\" height=\"%u\" "
 		"role=\"img\">\n",
-		CHART_WIDTH, (ICICLE_DEPTH + 1) * ICICLE_ROW);
-	draw(out, &root, 0, CHART_WIDTH, 0, 0);
+		CHART_WIDTH, depth_of(&root) * ICICLE_ROW);
+	draw(out, &root, 0, CHART_WIDTH, 0, count, names, count);
 	fputs("</svg>\n", out);
 	free_tree(root.child);
 }

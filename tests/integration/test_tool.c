@@ -1,0 +1,383 @@
+/* The vramtrace tool on fixtures: check at the boundary, diff on crafted
+ * pairs, merge of four ranks, every subcommand's help, and bad input. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *fixture(const char *name)
+{
+	static __thread char path[4][512];
+	static __thread int next;
+	char *out = path[next++ % 4];
+	snprintf(out, 512, "%s/%s", build_path("VT_TEST_FIXTURES"), name);
+	return out;
+}
+
+static void tool(struct traced_run *run, char **args, const char *const *env)
+{
+	char *argv[32] = {(char *)build_path("VT_TEST_TOOL")};
+	size_t n = 1;
+	for (; args[n - 1] && n < 31; n++)
+		argv[n] = args[n - 1];
+	argv[n] = NULL;
+	struct run_options options = {.env = env};
+	traced_run(run, &options, argv);
+}
+
+static int check(const char *budget, const char *headroom)
+{
+	struct traced_run run;
+	char *args[] = {"check",
+			(char *)fixture("minimal.json"),
+			"--budget",
+			(char *)budget,
+			headroom ? "--headroom" : NULL,
+			(char *)headroom,
+			NULL};
+	tool(&run, args, NULL);
+	int status = run.status;
+	cr_assert(strstr(run.out, status == 0 ? "fits:" : "does not fit:"), "%s", run.out);
+	traced_run_free(&run);
+	return status;
+}
+
+/* minimal.json peaks at exactly 1000 bytes. */
+Test(tool, check_at_the_exact_boundary)
+{
+	cr_assert_eq(check("1000", NULL), 0, "equal fits");
+	cr_assert_eq(check("999", NULL), 1, "one byte short");
+	cr_assert_eq(check("1001", NULL), 0, "one byte spare");
+	cr_assert_eq(check("1112", "10%"), 0, "1112 - 111.2 = 1000.8 usable");
+	cr_assert_eq(check("1111", "10"), 1, "1111 - 111.1 = 999.9 usable");
+	cr_assert_eq(check("2000", "50%"), 0, "2000 - 1000 = 1000 usable");
+	cr_assert_eq(check("1999", "50%"), 1);
+	cr_assert_eq(check("1KiB", "2.34%"), 0, "1024 - 23.96 = 1000.04 usable");
+	cr_assert_eq(check("1KiB", "2.35%"), 1, "1024 - 24.06 = 999.93 usable");
+}
+
+Test(tool, check_prints_the_margin_and_units)
+{
+	struct traced_run run;
+	tool(&run, (char *[]){"check", (char *)fixture("llm_bf16.json"), "--budget", "80GB", NULL},
+	     NULL);
+	cr_assert_eq(run.status, 0);
+	cr_assert(strstr(run.out, "fits: peak 18.29 GiB (19637144576 bytes)"), "%s", run.out);
+	cr_assert(strstr(run.out, "budget 74.51 GiB (80000000000 bytes); margin 56.22 GiB "
+				  "(60362855424 bytes)"),
+		  "%s", run.out);
+	traced_run_free(&run);
+}
+
+Test(tool, check_rejects_bad_sizes_and_devices)
+{
+	static const char *const bad[][6] = {
+		{"check", "@", "--budget", "80 GiB", NULL},
+		{"check", "@", "--budget", "-5", NULL},
+		{"check", "@", "--budget", "1.5GiB", NULL},
+		{"check", "@", "--budget", "80GiB", "--headroom", "101%"},
+		{"check", "@", "--budget", "80GiB", "--device", "7"},
+		{"check", "@", NULL},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *args[8] = {0};
+		for (int a = 0; a < 6 && bad[i][a]; a++)
+			args[a] = strcmp(bad[i][a], "@") ? (char *)bad[i][a]
+							 : (char *)fixture("minimal.json");
+		struct traced_run run;
+		tool(&run, args, NULL);
+		cr_assert_eq(run.status, 2, "case %zu: %s", i, run.err);
+		cr_assert(strstr(run.err, "vramtrace check:"), "case %zu: %s", i, run.err);
+		cr_assert_str_eq(run.out, "", "case %zu", i);
+		traced_run_free(&run);
+	}
+}
+
+/* The delta table of one section of a JSON diff, by key. */
+static json_t *diff_row(json_t *diff, const char *section, const char *key)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "sections/%s/rows", section);
+	size_t i;
+	json_t *row;
+	json_array_foreach (report_at(diff, path), i, row) {
+		if (strcmp(json_string_value(json_object_get(row, "key")), key) == 0)
+			return row;
+	}
+	cr_assert_fail("no %s row %s", section, key);
+	return NULL;
+}
+
+static json_t *diff_json(const char *a, const char *b)
+{
+	struct traced_run run;
+	tool(&run,
+	     (char *[]){"diff", (char *)fixture(a), (char *)fixture(b), "--format", "json", NULL},
+	     NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_error_t error;
+	json_t *parsed = json_loads(run.out, 0, &error);
+	cr_assert(parsed, "%s", error.text);
+	traced_run_free(&run);
+	return parsed;
+}
+
+Test(tool, diff_of_a_doubled_batch)
+{
+	json_t *d = diff_json("llm_batch8.json", "llm_batch16.json");
+	cr_assert_float_eq(
+		json_real_value(json_object_get(diff_row(d, "tag", "activations"), "ratio")), 2.0,
+		1e-9);
+	cr_assert_float_eq(json_real_value(json_object_get(diff_row(d, "tag", "weights"), "ratio")),
+			   1.0, 1e-9);
+	cr_assert_eq(json_integer_value(
+			     json_object_get(diff_row(d, "tag", "activations"), "delta_bytes")),
+		     1ll << 30);
+	cr_assert_str_eq(report_string(d, "sections/tag/rows/0/key"), "activations",
+			 "largest change first");
+	json_decref(d);
+}
+
+Test(tool, diff_of_a_changed_dtype)
+{
+	json_t *d = diff_json("llm_bf16.json", "llm_fp32.json");
+	cr_assert_eq(json_integer_value(json_object_get(diff_row(d, "tag", "weights"), "b_bytes")),
+		     28000000000ll);
+	cr_assert_eq(json_integer_value(json_object_get(diff_row(d, "tag", "weights"), "a_bytes")),
+		     14000000000ll);
+	cr_assert_eq(
+		json_integer_value(json_object_get(diff_row(d, "tag", "workspace"), "delta_bytes")),
+		0, "the workspace does not depend on the dtype");
+	json_decref(d);
+}
+
+Test(tool, diff_with_a_stack_in_one_run_only)
+{
+	json_t *d = diff_json("minimal.json", "minimal_b.json");
+	json_t *row = diff_row(d, "stack", "scratch_buffer (serve.c:120)");
+	cr_assert_eq(json_integer_value(json_object_get(row, "a_bytes")), 0);
+	cr_assert_eq(json_integer_value(json_object_get(row, "b_bytes")), 100);
+	cr_assert(json_is_null(json_object_get(row, "ratio")));
+	row = diff_row(d, "stack",
+		       "kv::Cache::grow(unsigned long) (cache.cc:12) < main (serve.c:95)");
+	cr_assert_eq(json_integer_value(json_object_get(row, "delta_bytes")), 400);
+	json_decref(d);
+}
+
+Test(tool, diff_gates_on_peak_growth)
+{
+	struct traced_run run;
+	tool(&run,
+	     (char *[]){"diff", (char *)fixture("minimal.json"), (char *)fixture("minimal_b.json"),
+			"--fail-if-peak-grows", "49.99", "--by", "device", NULL},
+	     NULL);
+	cr_assert_eq(run.status, 1, "50%% growth is more than 49.99%%");
+	cr_assert(strstr(run.err, "device 0 peak grew +50.0%"), "%s", run.err);
+	traced_run_free(&run);
+	tool(&run,
+	     (char *[]){"diff", (char *)fixture("minimal.json"), (char *)fixture("minimal_b.json"),
+			"--fail-if-peak-grows", "50%", "--by", "device", NULL},
+	     NULL);
+	cr_assert_eq(run.status, 0, "exactly 50%% is not more than 50%%");
+	traced_run_free(&run);
+}
+
+Test(tool, merge_of_four_ranks)
+{
+	struct traced_run run;
+	char out[512];
+	char dir[] = "/tmp/vt-merge.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/merged.json", dir);
+	tool(&run,
+	     (char *[]){"merge", (char *)fixture("rank0.json"), (char *)fixture("rank1.json"),
+			(char *)fixture("rank2.json"), (char *)fixture("rank3.json"), "-o", out,
+			NULL},
+	     NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	traced_run_free(&run);
+	json_error_t error;
+	json_t *merged = json_load_file(out, 0, &error);
+	cr_assert(merged, "%s", error.text);
+	cr_assert_str_eq(report_string(merged, "schema"), "vramtrace/merged-1");
+	cr_assert_eq(json_array_size(report_at(merged, "ranks")), 4);
+	cr_assert_eq(report_int(merged, "peak/max_bytes"), 22321499136ll);
+	cr_assert_str_eq(report_string(merged, "peak/max_rank"), "3");
+	cr_assert_eq(report_int(merged, "peak/min_bytes"), 19100273664ll);
+	cr_assert_eq(report_int(merged, "peak/skew_bytes"), 22321499136ll - 19100273664ll);
+	cr_assert_str_eq(report_string(merged, "tags/0/tag"), "weights");
+	cr_assert_eq(report_int(merged, "tags/0/at_peak_sum_bytes"), 4 * 14000000000ll);
+	cr_assert_eq(report_int(merged, "tags/0/at_peak_max_bytes"), 14000000000ll);
+	json_decref(merged);
+	/* report and diff read the merged form. */
+	tool(&run, (char *[]){"report", out, NULL}, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "4 ranks: peak max 20.79 GiB (rank 3)"), "%s", run.out);
+	traced_run_free(&run);
+	tool(&run, (char *[]){"diff", out, out, "--by", "device", NULL}, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "rank 3 device 0"), "%s", run.out);
+	traced_run_free(&run);
+	tool(&run, (char *[]){"diff", out, (char *)fixture("rank0.json"), NULL}, NULL);
+	cr_assert_eq(run.status, 2, "a merged report against a single one");
+	traced_run_free(&run);
+	tool(&run, (char *[]){"check", out, "--budget", "20GiB", NULL}, NULL);
+	cr_assert_eq(run.status, 1, "rank 3 does not fit 20 GiB");
+	traced_run_free(&run);
+	char command[600];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
+Test(tool, every_subcommand_has_help)
+{
+	static const char *const commands[] = {"run", "report", "diff", "check", "merge"};
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		struct traced_run run;
+		tool(&run, (char *[]){(char *)commands[i], "--help", NULL}, NULL);
+		cr_assert_eq(run.status, 0, "%s", commands[i]);
+		cr_assert(strstr(run.out, "Usage: vramtrace "), "%s", commands[i]);
+		cr_assert(strstr(run.out, "Exit status") || strstr(run.out, "128+N"), "%s",
+			  commands[i]);
+		traced_run_free(&run);
+	}
+}
+
+Test(tool, colour_only_on_a_terminal)
+{
+	struct traced_run run;
+	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), NULL}, NULL);
+	cr_assert_null(strstr(run.out, "\033["), "a file gets no colour");
+	traced_run_free(&run);
+	if (access("/usr/bin/script", X_OK) != 0)
+		cr_skip_test("no script(1) to make a terminal");
+	char command[1200];
+	snprintf(command, sizeof(command),
+		 "script -qec '%s report %s' /dev/null | grep -q \"$(printf '\\033')\\[1m\"",
+		 build_path("VT_TEST_TOOL"), fixture("minimal.json"));
+	cr_assert_eq(system(command), 0, "a terminal gets colour");
+	snprintf(command, sizeof(command),
+		 "NO_COLOR=1 script -qec '%s report %s' /dev/null | grep -q \"$(printf "
+		 "'\\033')\\[1m\"",
+		 build_path("VT_TEST_TOOL"), fixture("minimal.json"));
+	cr_assert_neq(system(command), 0, "NO_COLOR turns it off");
+}
+
+/* Bad input: every case exits 2 with a message naming the file, and no
+ * output file appears. */
+struct bad_input {
+	const char *name;
+	const char *content; /* NULL: made by the test */
+	const char *message; /* a part of the error message */
+};
+
+static const struct bad_input bad_inputs[] = {
+	{"empty", "", ".json:1:0: '[' or '{' expected near end of file"},
+	{"not_json", "hello", ".json:1:5: '[' or '{' expected near 'hello'"},
+	{"truncated", "{\"schema\": \"vramtrace/1\", \"run\": {", "end of file"},
+	{"array", "[1, 2]", "not a JSON object"},
+	{"no_schema", "{\"run\": {}}", "no \"schema\" field"},
+	{"wrong_schema", "{\"schema\": \"heaptrack/1\"}", "not a vramtrace report"},
+	{"newer_schema", "{\"schema\": \"vramtrace/2\"}", "a newer vramtrace wrote it"},
+	{"non_utf8", "{\"schema\": \"vramtrace/1\", \"x\": \"\xff\xfe\"}", "unable to decode"},
+	{"duplicate_key", "{\"schema\": \"vramtrace/1\", \"schema\": \"vramtrace/1\"}",
+	 "duplicate"},
+	{"negative_bytes", NULL, "devices[0].peak.bytes: expected a non-negative integer"},
+	{"string_for_number", NULL, "devices[0].allocations: expected a non-negative integer"},
+	{"deep_nesting", NULL, "maximum parsing depth reached"},
+	{"huge_number", "{\"schema\": \"vramtrace/1\", \"n\": 99999999999999999999999}",
+	 "too big integer"},
+};
+
+static char *make_content(const char *name)
+{
+	if (strcmp(name, "deep_nesting") == 0) {
+		size_t depth = 100000;
+		char *text = malloc(depth + 1);
+		memset(text, '[', depth);
+		text[depth] = '\0';
+		return text;
+	}
+	char path[512];
+	snprintf(path, sizeof(path), "%s/minimal.json", build_path("VT_TEST_FIXTURES"));
+	json_t *report = json_load_file(path, 0, NULL);
+	cr_assert(report);
+	json_t *device = json_array_get(json_object_get(report, "devices"), 0);
+	if (strcmp(name, "negative_bytes") == 0)
+		json_object_set_new(json_object_get(device, "peak"), "bytes", json_integer(-1));
+	else
+		json_object_set_new(device, "allocations", json_string("four"));
+	char *text = json_dumps(report, 0);
+	json_decref(report);
+	return text;
+}
+
+Test(tool, bad_input_table)
+{
+	char dir[] = "/tmp/vt-bad.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	static const char *const commands[] = {"report", "check", "diff", "merge"};
+	for (size_t i = 0; i < sizeof(bad_inputs) / sizeof(bad_inputs[0]); i++) {
+		const struct bad_input *bad = &bad_inputs[i];
+		char path[512], out[512];
+		snprintf(path, sizeof(path), "%s/%s.json", dir, bad->name);
+		snprintf(out, sizeof(out), "%s/out-%s", dir, bad->name);
+		char *made = bad->content ? NULL : make_content(bad->name);
+		FILE *file = fopen(path, "w");
+		fputs(bad->content ? bad->content : made, file);
+		fclose(file);
+		free(made);
+		for (size_t c = 0; c < 4; c++) {
+			char *args[8] = {(char *)commands[c], path, NULL};
+			if (c == 0)
+				args[2] = "-o", args[3] = out;
+			if (c == 1)
+				args[2] = "--budget", args[3] = "1GiB";
+			if (c == 2)
+				args[2] = (char *)fixture("minimal.json");
+			if (c == 3)
+				args[2] = "-o", args[3] = out;
+			struct traced_run run;
+			tool(&run, args, NULL);
+			cr_assert_eq(run.status, 2, "%s %s: %d %s", commands[c], bad->name,
+				     run.status, run.err);
+			cr_assert(strstr(run.err, path), "%s %s names no file: %s", commands[c],
+				  bad->name, run.err);
+			cr_assert(strstr(run.err, bad->message), "%s %s: %s", commands[c],
+				  bad->name, run.err);
+			cr_assert_neq(access(out, F_OK), 0, "%s %s left output", commands[c],
+				      bad->name);
+			traced_run_free(&run);
+		}
+	}
+	char command[600];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
+Test(tool, missing_directory_and_huge_files)
+{
+	struct traced_run run;
+	tool(&run, (char *[]){"report", "/no/such/report.json", NULL}, NULL);
+	cr_assert_eq(run.status, 2);
+	cr_assert(strstr(run.err, "/no/such/report.json: cannot read"), "%s", run.err);
+	traced_run_free(&run);
+	tool(&run, (char *[]){"report", "/tmp", NULL}, NULL);
+	cr_assert_eq(run.status, 2);
+	cr_assert(strstr(run.err, "is a directory"), "%s", run.err);
+	traced_run_free(&run);
+	char path[] = "/tmp/vt-huge.XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(ftruncate(fd, 2ll << 30), 0); /* sparse: costs nothing */
+	close(fd);
+	tool(&run, (char *[]){"report", path, NULL}, NULL);
+	unlink(path);
+	cr_assert_eq(run.status, 2);
+	cr_assert(strstr(run.err, "larger than any report"), "%s", run.err);
+	traced_run_free(&run);
+}
