@@ -1,13 +1,15 @@
 #!/bin/sh
 # Installs what vramtrace needs from Debian's packages (when missing), checks
 # for the CUDA 13 toolkit, and configures and builds into BUILD_DIR (default
-# build). Sourced by demo.sh and test.sh; safe to run again.
+# build). "--tests" adds what only the tests use (Chromium for the HTML
+# report). Run by demo.sh and test.sh; safe to run again.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
 packages="gcc g++ meson ninja-build pkg-config uthash-dev libcriterion-dev libjansson-dev binutils
 	clang-format git libunwind-dev libdw-dev python3"
+[ "${1:-}" = "--tests" ] && packages="$packages chromium bsdutils"
 
 missing=""
 for package in $packages; do

@@ -3,7 +3,7 @@
 # and runs every registered test.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh"
+"$root/scripts/setup.sh" --tests
 build_dir=${BUILD_DIR:-$root/build}
 status=0
 meson test -C "$build_dir" --print-errorlogs "$@" || status=$?

@@ -77,7 +77,7 @@ static void pointers(void)
 static void streams_and_events(void)
 {
 	cudaStream_t stream;
-	cudaEvent_t start, stop;
+	cudaEvent_t start = NULL, stop = NULL;
 	int least, greatest, calls = 0;
 	float ms = -1;
 	check("cudaDeviceGetStreamPriorityRange",
