@@ -209,32 +209,48 @@ static void side_header(FILE *out, const char *name, const struct vt_report_file
 	fputc('\n', out);
 }
 
+/* Devices have one number, the peak; other rows add their own peaks. */
+static void print_header(enum section section, bool markdown, FILE *out)
+{
+	bool peaks = section != BY_DEVICE;
+	if (markdown)
+		fprintf(out,
+			"\n### %s\n\n| %s | A | B | delta | change | ratio |%s\n"
+			"|---|---:|---:|---:|---:|---:|%s\n",
+			section_titles[section], section_names[section],
+			peaks ? " own peak A | own peak B |" : "", peaks ? "---:|---:|" : "");
+	else
+		fprintf(out, "\n%-44s %12s %12s %13s %9s %7s%s\n", section_titles[section], "A",
+			"B", "delta", "change", "ratio", peaks ? "   own peak A   own peak B" : "");
+}
+
+static void print_row(const struct row *row, bool peaks, bool markdown, FILE *out)
+{
+	char a[32], b[32], delta[40], relative[32], ratio[32], a_peak[32], b_peak[32];
+	vt_human(row->a, a, sizeof(a));
+	vt_human(row->b, b, sizeof(b));
+	vt_human(row->a_peak, a_peak, sizeof(a_peak));
+	vt_human(row->b_peak, b_peak, sizeof(b_peak));
+	signed_size(row->b - row->a, delta, sizeof(delta));
+	change_texts(row, relative, ratio, sizeof(relative));
+	if (markdown)
+		fprintf(out, "| `%s` | %s | %s | %s | %s | %s |", row->key, a, b, delta, relative,
+			ratio);
+	else
+		fprintf(out, "  %-42.42s %12s %12s %13s %9s %7s", row->key, a, b, delta, relative,
+			ratio);
+	if (peaks)
+		fprintf(out, markdown ? " %s | %s |" : " %12s %12s", a_peak, b_peak);
+	fputc('\n', out);
+}
+
 static void print_table(const struct diff *d, enum section section, FILE *out)
 {
 	const struct table *table = &d->tables[section];
 	bool markdown = d->format == FORMAT_MARKDOWN;
-	char a[32], b[32], delta[40], relative[32], ratio[32];
-	if (markdown)
-		fprintf(out,
-			"\n### %s\n\n| %s | A | B | delta | change | ratio |\n"
-			"|---|---:|---:|---:|---:|---:|\n",
-			section_titles[section], section_names[section]);
-	else
-		fprintf(out, "\n%-44s %12s %12s %13s %9s %7s\n", section_titles[section], "A", "B",
-			"delta", "change", "ratio");
-	for (size_t i = 0; i < table->count; i++) {
-		const struct row *row = &table->rows[i];
-		vt_human(row->a, a, sizeof(a));
-		vt_human(row->b, b, sizeof(b));
-		signed_size(row->b - row->a, delta, sizeof(delta));
-		change_texts(row, relative, ratio, sizeof(relative));
-		if (markdown)
-			fprintf(out, "| `%s` | %s | %s | %s | %s | %s |\n", row->key, a, b, delta,
-				relative, ratio);
-		else
-			fprintf(out, "  %-42.42s %12s %12s %13s %9s %7s\n", row->key, a, b, delta,
-				relative, ratio);
-	}
+	print_header(section, markdown, out);
+	for (size_t i = 0; i < table->count; i++)
+		print_row(&table->rows[i], section != BY_DEVICE, markdown, out);
 	if (table->hidden) {
 		char limit[32];
 		fprintf(out, "%s%zu %s changing less than %s hidden\n", markdown ? "\n" : "  ",
