@@ -181,9 +181,9 @@ bool vt_library_retag(uint64_t address, uint16_t tag)
 	return vt_tracker_retag(&library.tracker, address, tag);
 }
 
-static void write_report_json(FILE *out, void *context)
+static bool write_report_json(int fd, void *context)
 {
-	vt_report_write_json(context, out);
+	return vt_report_write_json(context, fd);
 }
 
 static void note_written(const char *path)

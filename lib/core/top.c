@@ -1,20 +1,20 @@
 #include "top.h"
 
-#include <stdlib.h>
-
-struct entry {
-	uint64_t value;
-	uint32_t index;
-};
-
 /* Larger value first; the smaller index breaks ties, so output is stable. */
-static int before(const struct entry *a, const struct entry *b)
+static int before(const struct vt_top_entry *a, const struct vt_top_entry *b)
 {
 	return a->value != b->value ? a->value > b->value : a->index < b->index;
 }
 
-/* Min-heap on "before": the root is the weakest of the kept k. */
-static void sift_down(struct entry *heap, uint32_t size, uint32_t i)
+static void swap(struct vt_top_entry *a, struct vt_top_entry *b)
+{
+	struct vt_top_entry t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/* Min-heap on "before": the root is the weakest of those kept. */
+static void sift_down(struct vt_top_entry *heap, uint32_t size, uint32_t i)
 {
 	for (;;) {
 		uint32_t weakest = i, left = 2 * i + 1, right = left + 1;
@@ -24,50 +24,41 @@ static void sift_down(struct entry *heap, uint32_t size, uint32_t i)
 			weakest = right;
 		if (weakest == i)
 			return;
-		struct entry swap = heap[i];
-		heap[i] = heap[weakest];
-		heap[weakest] = swap;
+		swap(&heap[i], &heap[weakest]);
 		i = weakest;
 	}
 }
 
-static void sift_up(struct entry *heap, uint32_t i)
+static void sift_up(struct vt_top_entry *heap, uint32_t i)
 {
 	while (i > 0 && before(&heap[(i - 1) / 2], &heap[i])) {
-		struct entry swap = heap[i];
-		heap[i] = heap[(i - 1) / 2];
-		heap[(i - 1) / 2] = swap;
+		swap(&heap[i], &heap[(i - 1) / 2]);
 		i = (i - 1) / 2;
 	}
 }
 
-static int by_rank(const void *a, const void *b)
-{
-	return before(a, b) ? -1 : before(b, a) ? 1 : 0;
-}
-
 uint32_t vt_top_indices(uint64_t (*value)(uint32_t index, const void *context), const void *context,
-			uint32_t count, uint32_t k, uint32_t *out)
+			uint32_t count, uint32_t k, struct vt_top_entry *scratch, uint32_t *out)
 {
-	struct entry *heap = k ? malloc(k * sizeof(*heap)) : NULL;
-	if (!heap)
-		return 0;
 	uint32_t size = 0;
-	for (uint32_t i = 0; i < count; i++) {
-		struct entry candidate = {value(i, context), i};
+	for (uint32_t i = 0; i < count && k; i++) {
+		struct vt_top_entry candidate = {value(i, context), i};
 		if (candidate.value == 0)
 			continue;
 		if (size < k) {
-			heap[size] = candidate;
-			sift_up(heap, size++);
-		} else if (before(&candidate, &heap[0])) {
-			heap[0] = candidate;
-			sift_down(heap, size, 0);
+			scratch[size] = candidate;
+			sift_up(scratch, size++);
+		} else if (before(&candidate, &scratch[0])) {
+			scratch[0] = candidate;
+			sift_down(scratch, size, 0);
 		}
 	}
-	qsort(heap, size, sizeof(*heap), by_rank);
-	for (uint32_t i = 0; i < size; i++)
-		out[i] = heap[i].index;
-	free(heap);
-	return size;
+	/* Taking the weakest off repeatedly fills out from the back. */
+	uint32_t found = size;
+	while (size) {
+		out[size - 1] = scratch[0].index;
+		scratch[0] = scratch[--size];
+		sift_down(scratch, size, 0);
+	}
+	return found;
 }

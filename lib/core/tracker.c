@@ -235,6 +235,7 @@ static struct vt_oom_snapshot *take_snapshot(const struct vt_device_stats *stats
 		return NULL;
 	snapshot->tags = calloc(stats->tags.size ? stats->tags.size : 1, sizeof(*snapshot->tags));
 	uint32_t *indices = calloc(top ? top : 1, sizeof(*indices));
+	struct vt_top_entry *scratch = calloc(top ? top : 1, sizeof(*scratch));
 	snapshot->stacks = calloc(top ? top : 1, sizeof(*snapshot->stacks));
 	if (snapshot->tags)
 		for (uint32_t t = 0; t < stats->tags.size; t++)
@@ -242,14 +243,15 @@ static struct vt_oom_snapshot *take_snapshot(const struct vt_device_stats *stats
 				snapshot->tags[snapshot->tag_count++] = (struct vt_tag_bytes){
 					(uint16_t)t, stats->tags.items[t].live};
 	qsort(snapshot->tags, snapshot->tag_count, sizeof(*snapshot->tags), by_bytes);
-	if (indices && snapshot->stacks) {
+	if (indices && scratch && snapshot->stacks) {
 		snapshot->stack_count = vt_top_indices(stack_live, &stats->stacks,
-						       stats->stacks.size, top, indices);
+						       stats->stacks.size, top, scratch, indices);
 		for (uint32_t i = 0; i < snapshot->stack_count; i++)
 			snapshot->stacks[i] = (struct vt_stack_bytes){
 				indices[i], stats->stacks.items[indices[i]].live};
 	}
 	free(indices);
+	free(scratch);
 	return snapshot;
 }
 

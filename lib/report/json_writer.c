@@ -1,19 +1,77 @@
 #include "json_writer.h"
 
-#include <inttypes.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
-void vt_json_init(struct vt_json *json, FILE *out)
+void vt_json_init(struct vt_json *json, int fd)
 {
-	memset(json, 0, sizeof(*json));
-	json->out = out;
+	json->fd = fd;
+	json->failed = false;
+	json->depth = 0;
+	json->used = 0;
+	memset(json->has_items, 0, sizeof(json->has_items));
+}
+
+static void flush(struct vt_json *json)
+{
+	for (size_t done = 0; done < json->used && !json->failed;) {
+		ssize_t wrote = write(json->fd, json->buffer + done, json->used - done);
+		if (wrote > 0)
+			done += (size_t)wrote;
+		else if (wrote < 0 && errno != EINTR)
+			json->failed = true;
+	}
+	json->used = 0;
+}
+
+bool vt_json_finish(struct vt_json *json)
+{
+	flush(json);
+	return !json->failed;
+}
+
+static void put(struct vt_json *json, const char *bytes, size_t length)
+{
+	while (length) {
+		if (json->used == sizeof(json->buffer))
+			flush(json);
+		size_t room = sizeof(json->buffer) - json->used;
+		size_t chunk = length < room ? length : room;
+		memcpy(json->buffer + json->used, bytes, chunk);
+		json->used += chunk;
+		bytes += chunk;
+		length -= chunk;
+	}
+}
+
+static void put_char(struct vt_json *json, char c)
+{
+	put(json, &c, 1);
+}
+
+static void put_text(struct vt_json *json, const char *text)
+{
+	put(json, text, strlen(text));
+}
+
+static void put_u64(struct vt_json *json, uint64_t value)
+{
+	char digits[20];
+	int n = 0;
+	do {
+		digits[n++] = (char)('0' + value % 10);
+		value /= 10;
+	} while (value);
+	while (n)
+		put_char(json, digits[--n]);
 }
 
 static void indent(struct vt_json *json)
 {
-	fputc('\n', json->out);
+	put_char(json, '\n');
 	for (int i = 0; i < json->depth; i++)
-		fputs("  ", json->out);
+		put(json, "  ", 2);
 }
 
 static size_t utf8_sequence_length(const unsigned char *s, size_t available)
@@ -38,53 +96,55 @@ static size_t utf8_sequence_length(const unsigned char *s, size_t available)
 	return length;
 }
 
-static void write_escaped(FILE *out, const char *value, size_t length)
+static void put_escaped(struct vt_json *json, const char *value, size_t length)
 {
+	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)value;
-	fputc('"', out);
+	put_char(json, '"');
 	for (size_t i = 0; i < length;) {
 		unsigned char c = s[i];
 		if (c == '"' || c == '\\') {
-			fputc('\\', out);
-			fputc(c, out);
+			char escaped[2] = {'\\', (char)c};
+			put(json, escaped, 2);
 		} else if (c < 0x20) {
-			fprintf(out, "\\u%04x", c);
+			char escaped[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+			put(json, escaped, 6);
 		} else if (c >= 0x80) {
 			size_t sequence = utf8_sequence_length(s + i, length - i);
 			if (sequence == 0) {
-				fputs("\\ufffd", out);
+				put_text(json, "\\ufffd");
 				i++;
 				continue;
 			}
-			fwrite(s + i, 1, sequence, out);
+			put(json, (const char *)s + i, sequence);
 			i += sequence;
 			continue;
 		} else {
-			fputc(c, out);
+			put_char(json, (char)c);
 		}
 		i++;
 	}
-	fputc('"', out);
+	put_char(json, '"');
 }
 
 static void begin_value(struct vt_json *json, const char *key)
 {
 	if (json->depth > 0) {
 		if (json->has_items[json->depth])
-			fputc(',', json->out);
+			put_char(json, ',');
 		json->has_items[json->depth] = true;
 		indent(json);
 	}
 	if (key) {
-		write_escaped(json->out, key, strlen(key));
-		fputs(": ", json->out);
+		put_escaped(json, key, strlen(key));
+		put(json, ": ", 2);
 	}
 }
 
 static void open_container(struct vt_json *json, const char *key, char bracket)
 {
 	begin_value(json, key);
-	fputc(bracket, json->out);
+	put_char(json, bracket);
 	if (json->depth + 1 < VT_JSON_MAX_DEPTH)
 		json->depth++;
 	json->has_items[json->depth] = false;
@@ -96,9 +156,9 @@ static void close_container(struct vt_json *json, char bracket)
 	json->depth--;
 	if (had_items)
 		indent(json);
-	fputc(bracket, json->out);
+	put_char(json, bracket);
 	if (json->depth == 0)
-		fputc('\n', json->out);
+		put_char(json, '\n');
 }
 
 void vt_json_begin_object(struct vt_json *json, const char *key)
@@ -124,7 +184,7 @@ void vt_json_end_array(struct vt_json *json)
 void vt_json_string_n(struct vt_json *json, const char *key, const char *value, size_t length)
 {
 	begin_value(json, key);
-	write_escaped(json->out, value, length);
+	put_escaped(json, value, length);
 }
 
 void vt_json_string(struct vt_json *json, const char *key, const char *value)
@@ -139,23 +199,28 @@ void vt_json_string(struct vt_json *json, const char *key, const char *value)
 void vt_json_u64(struct vt_json *json, const char *key, uint64_t value)
 {
 	begin_value(json, key);
-	fprintf(json->out, "%" PRIu64, value);
+	put_u64(json, value);
 }
 
 void vt_json_i64(struct vt_json *json, const char *key, int64_t value)
 {
 	begin_value(json, key);
-	fprintf(json->out, "%" PRId64, value);
+	if (value < 0) {
+		put_char(json, '-');
+		put_u64(json, (uint64_t)0 - (uint64_t)value);
+	} else {
+		put_u64(json, (uint64_t)value);
+	}
 }
 
 void vt_json_bool(struct vt_json *json, const char *key, bool value)
 {
 	begin_value(json, key);
-	fputs(value ? "true" : "false", json->out);
+	put_text(json, value ? "true" : "false");
 }
 
 void vt_json_null(struct vt_json *json, const char *key)
 {
 	begin_value(json, key);
-	fputs("null", json->out);
+	put_text(json, "null");
 }

@@ -1,22 +1,30 @@
 /* A small streaming JSON writer for the report. Writing needs no library;
  * reading reports is the tools' job and uses a real parser. Strings are
- * escaped and always valid UTF-8: bytes that are not become U+FFFD. */
+ * escaped and always valid UTF-8: bytes that are not become U+FFFD.
+ *
+ * It is async-signal-safe: a fixed buffer flushed with write(2), numbers
+ * formatted here, no allocation, so a fatal signal's handler can use it. */
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define VT_JSON_MAX_DEPTH 32
+#define VT_JSON_BUFFER    8192
 
 struct vt_json {
-	FILE *out;
+	int fd;
+	bool failed; /* a write failed; everything after it is dropped */
 	int depth;
 	bool has_items[VT_JSON_MAX_DEPTH];
-	bool after_key;
+	size_t used;
+	char buffer[VT_JSON_BUFFER];
 };
 
-void vt_json_init(struct vt_json *json, FILE *out);
+void vt_json_init(struct vt_json *json, int fd);
+/* Writes out what is buffered; false when any write failed. */
+bool vt_json_finish(struct vt_json *json);
 /* key is NULL inside arrays and at the top level. */
 void vt_json_begin_object(struct vt_json *json, const char *key);
 void vt_json_end_object(struct vt_json *json);

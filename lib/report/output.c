@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -86,17 +87,11 @@ static int create_temporary(const char *path, char *temporary, size_t size)
 	return -1;
 }
 
-static bool fill(int fd, void (*writer)(FILE *out, void *context), void *context)
+static bool fill(int fd, vt_output_writer writer, void *context)
 {
-	FILE *out = fdopen(fd, "w");
-	if (!out) {
-		close(fd);
-		return false;
-	}
-	writer(out, context);
-	bool ok = fflush(out) == 0 && !ferror(out) && fsync(fd) == 0;
+	bool ok = writer(fd, context) && fsync(fd) == 0;
 	int saved_errno = errno;
-	if (fclose(out) != 0)
+	if (close(fd) != 0)
 		ok = false;
 	errno = saved_errno;
 	return ok;
@@ -121,8 +116,8 @@ static bool publish(const char *temporary, const char *path, char *written, size
 	return false;
 }
 
-bool vt_output_write(const char *path, void (*writer)(FILE *out, void *context), void *context,
-		     char *written, size_t written_size)
+bool vt_output_write(const char *path, vt_output_writer writer, void *context, char *written,
+		     size_t written_size)
 {
 	char temporary[4096];
 	int fd = create_temporary(path, temporary, sizeof(temporary));
@@ -131,6 +126,22 @@ bool vt_output_write(const char *path, void (*writer)(FILE *out, void *context),
 	bool ok = fill(fd, writer, context) && publish(temporary, path, written, written_size);
 	int saved_errno = errno;
 	unlink(temporary);
+	errno = saved_errno;
+	return ok;
+}
+
+bool vt_output_replace(const char *previous, vt_output_writer writer, void *context)
+{
+	char temporary[4096];
+	int fd = create_temporary(previous, temporary, sizeof(temporary));
+	if (fd < 0)
+		return false;
+	/* rename(2) replaces the name itself, never what a symlink there
+	 * points to. */
+	bool ok = fill(fd, writer, context) && rename(temporary, previous) == 0;
+	int saved_errno = errno;
+	if (!ok)
+		unlink(temporary);
 	errno = saved_errno;
 	return ok;
 }

@@ -5,7 +5,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 /* Expands %p (pid), %h (host), %r (rank, "0" when unset) and %% into out.
  * A relative result is made absolute against the current directory, so a
@@ -13,8 +12,16 @@
 bool vt_output_expand(const char *template_path, int pid, const char *host, const char *rank,
 		      char *out, size_t size);
 
-/* Writes through writer(out, context) to a temporary file beside path, then
+/* What fills a report file; false when writing failed. */
+typedef bool (*vt_output_writer)(int fd, void *context);
+
+/* Writes through writer(fd, context) to a temporary file beside path, then
  * links it into place. When path exists, "-1", "-2", ... go before its
- * extension. The name used goes into written. False with errno set. */
-bool vt_output_write(const char *path, void (*writer)(FILE *out, void *context), void *context,
-		     char *written, size_t written_size);
+ * extension. The name used goes into written. False with errno set.
+ * Async-signal-safe as long as writer is. */
+bool vt_output_write(const char *path, vt_output_writer writer, void *context, char *written,
+		     size_t written_size);
+
+/* Replaces previous, a file this process wrote, with a new version (the
+ * checkpoint's next write, or the final report over the last checkpoint). */
+bool vt_output_replace(const char *previous, vt_output_writer writer, void *context);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "../core/leaks.h"
+#include "../core/top.h"
 #include "../core/tracker.h"
 #include "../sources/driver_query.h"
 #include "run.h"
@@ -16,18 +17,27 @@ struct vt_report {
 	const struct vt_run *run;
 	const struct vt_snapshot *snapshot;
 	const struct vt_device_info *devices; /* VT_MAX_DEVICES entries */
-	const struct vt_leaks *leaks;
-	unsigned top; /* stacks and leak groups listed per device */
-	struct vt_symbolizer *symbolizer;
+	const struct vt_leaks *leaks;         /* NULL: none collected */
+	unsigned top;                         /* stacks and leak groups listed per device */
+	struct vt_symbolizer *symbolizer;     /* NULL: frames left as addresses */
+	/* From a signal handler: nothing may allocate, so lists are bounded by
+	 * VT_REPORT_EMERGENCY_TOP and stacks by VT_REPORT_EMERGENCY_STACKS. */
+	bool emergency;
 };
+
+#define VT_REPORT_EMERGENCY_TOP    32
+#define VT_REPORT_EMERGENCY_STACKS 512
 
 /* The tags of stats that saw allocations, by bytes at the peak, then own
  * peak; returns how many were written to order (VT_MAX_TAGS entries). */
 uint32_t vt_report_tag_order(const struct vt_device_stats *stats, uint16_t *order);
-/* The top stacks of stats by bytes at the peak; returns how many. */
-uint32_t vt_report_top_stacks(const struct vt_device_stats *stats, unsigned top, uint32_t *order);
+/* The top stacks of stats by bytes at the peak; returns how many. order and
+ * scratch hold top entries. */
+uint32_t vt_report_top_stacks(const struct vt_device_stats *stats, unsigned top, uint32_t *order,
+			      struct vt_top_entry *scratch);
 
-void vt_report_write_json(const struct vt_report *report, FILE *out);
+/* Async-signal-safe when report->emergency is set. */
+bool vt_report_write_json(const struct vt_report *report, int fd);
 /* Every line starts "vramtrace: ", so it cannot be mistaken for the
  * program's own output. */
 void vt_report_write_summary(const struct vt_report *report, FILE *out);

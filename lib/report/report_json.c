@@ -8,11 +8,13 @@
 #include "json_writer.h"
 #include "report.h"
 
-/* Every stack id the report mentions, whose frames it prints once. */
+/* Every stack id the report mentions, whose frames it prints once. An
+ * emergency report keeps them in a fixed array and drops what overflows. */
 struct stack_ids {
 	uint32_t *ids;
 	size_t count;
 	size_t capacity;
+	bool fixed;
 };
 
 static void mention(struct stack_ids *set, uint32_t id)
@@ -21,7 +23,7 @@ static void mention(struct stack_ids *set, uint32_t id)
 		return;
 	if (set->count == set->capacity) {
 		size_t capacity = set->capacity ? set->capacity * 2 : 64;
-		uint32_t *ids = realloc(set->ids, capacity * sizeof(*ids));
+		uint32_t *ids = set->fixed ? NULL : realloc(set->ids, capacity * sizeof(*ids));
 		if (!ids)
 			return;
 		set->ids = ids;
@@ -153,8 +155,15 @@ static void write_tags(struct vt_json *json, const struct vt_device_stats *stats
 static void write_stacks(struct vt_json *json, const struct vt_report *report,
 			 const struct vt_device_stats *stats, struct stack_ids *set)
 {
-	uint32_t *order = calloc(report->top ? report->top : 1, sizeof(*order));
-	uint32_t count = order ? vt_report_top_stacks(stats, report->top, order) : 0;
+	uint32_t fixed_order[VT_REPORT_EMERGENCY_TOP];
+	struct vt_top_entry fixed_scratch[VT_REPORT_EMERGENCY_TOP];
+	unsigned top = report->emergency && report->top > VT_REPORT_EMERGENCY_TOP
+			       ? VT_REPORT_EMERGENCY_TOP
+			       : report->top;
+	uint32_t *order = report->emergency ? fixed_order : calloc(top ? top : 1, sizeof(*order));
+	struct vt_top_entry *scratch =
+		report->emergency ? fixed_scratch : calloc(top ? top : 1, sizeof(*scratch));
+	uint32_t count = order && scratch ? vt_report_top_stacks(stats, top, order, scratch) : 0;
 	vt_json_begin_array(json, "stacks");
 	for (uint32_t i = 0; i < count; i++) {
 		const struct vt_counter *counter = &stats->stacks.items[order[i]];
@@ -165,7 +174,10 @@ static void write_stacks(struct vt_json *json, const struct vt_report *report,
 		vt_json_end_object(json);
 	}
 	vt_json_end_array(json);
-	free(order);
+	if (!report->emergency) {
+		free(order);
+		free(scratch);
+	}
 }
 
 static void write_leaks(struct vt_json *json, const struct vt_report *report, int device,
@@ -292,8 +304,9 @@ static void write_device(struct vt_json *json, const struct vt_report *report, i
 	vt_json_end_object(json);
 }
 
-static void write_tracer(struct vt_json *json, const struct vt_snapshot *snapshot)
+static void write_tracer(struct vt_json *json, const struct vt_report *report)
 {
+	const struct vt_snapshot *snapshot = report->snapshot;
 	const struct vt_tracer_counters *counters = &snapshot->counters;
 	vt_json_begin_object(json, "tracer");
 	vt_json_string(json, "version", VRAMTRACE_VERSION);
@@ -310,6 +323,7 @@ static void write_tracer(struct vt_json *json, const struct vt_snapshot *snapsho
 	vt_json_u64(json, "failures_kept", snapshot->failure_count);
 	vt_json_u64(json, "distinct_stacks", vt_stack_limit() - 1);
 	vt_json_u64(json, "distinct_tags", vt_tag_limit() - 1);
+	vt_json_bool(json, "emergency", report->emergency);
 	vt_json_end_object(json);
 }
 
@@ -327,17 +341,23 @@ static void write_frame(struct vt_json *json, const struct vt_frame *frame)
 	vt_json_end_object(json);
 }
 
-static int by_id(const void *a, const void *b)
+/* An insertion sort: ids are few, and it allocates nothing. */
+static void sort_ids(uint32_t *ids, size_t count)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
+	for (size_t i = 1; i < count; i++) {
+		uint32_t id = ids[i];
+		size_t at = i;
+		for (; at > 0 && ids[at - 1] > id; at--)
+			ids[at] = ids[at - 1];
+		ids[at] = id;
+	}
 }
 
 /* Each mentioned stack's frames, symbolized now and only now. */
 static void write_stack_frames(struct vt_json *json, const struct vt_report *report,
 			       struct stack_ids *set)
 {
-	qsort(set->ids, set->count, sizeof(*set->ids), by_id);
+	sort_ids(set->ids, set->count);
 	vt_json_begin_array(json, "stack_frames");
 	for (size_t i = 0; i < set->count; i++) {
 		if (i > 0 && set->ids[i] == set->ids[i - 1])
@@ -348,8 +368,9 @@ static void write_stack_frames(struct vt_json *json, const struct vt_report *rep
 		vt_json_u64(json, "id", set->ids[i]);
 		vt_json_begin_array(json, "frames");
 		for (unsigned f = 0; f < depth; f++) {
-			struct vt_frame frame;
-			vt_symbolize(report->symbolizer, frames[f], &frame);
+			struct vt_frame frame = {.pc = frames[f], .offset = frames[f]};
+			if (report->symbolizer)
+				vt_symbolize(report->symbolizer, frames[f], &frame);
 			write_frame(json, &frame);
 		}
 		vt_json_end_array(json);
@@ -358,11 +379,14 @@ static void write_stack_frames(struct vt_json *json, const struct vt_report *rep
 	vt_json_end_array(json);
 }
 
-void vt_report_write_json(const struct vt_report *report, FILE *out)
+bool vt_report_write_json(const struct vt_report *report, int fd)
 {
 	struct vt_json json;
+	static uint32_t emergency_ids[VT_REPORT_EMERGENCY_STACKS];
 	struct stack_ids set = {0};
-	vt_json_init(&json, out);
+	if (report->emergency)
+		set = (struct stack_ids){emergency_ids, 0, VT_REPORT_EMERGENCY_STACKS, true};
+	vt_json_init(&json, fd);
 	vt_json_begin_object(&json, NULL);
 	vt_json_string(&json, "schema", VT_REPORT_SCHEMA);
 	write_run(&json, report->run);
@@ -375,7 +399,9 @@ void vt_report_write_json(const struct vt_report *report, FILE *out)
 	write_totals(&json, report, &report->snapshot->host, VT_HOST_DEVICE, &set);
 	vt_json_end_object(&json);
 	write_stack_frames(&json, report, &set);
-	write_tracer(&json, report->snapshot);
+	write_tracer(&json, report);
 	vt_json_end_object(&json);
-	free(set.ids);
+	if (!set.fixed)
+		free(set.ids);
+	return vt_json_finish(&json);
 }

@@ -123,7 +123,8 @@ static void summarize_stacks(FILE *out, const struct vt_report *report,
 			     const struct vt_device_stats *stats)
 {
 	uint32_t order[SUMMARY_STACKS];
-	uint32_t count = vt_report_top_stacks(stats, SUMMARY_STACKS, order);
+	struct vt_top_entry scratch[SUMMARY_STACKS];
+	uint32_t count = vt_report_top_stacks(stats, SUMMARY_STACKS, order, scratch);
 	if (count == 0)
 		return;
 	char size[32];

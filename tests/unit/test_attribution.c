@@ -193,13 +193,14 @@ static uint64_t value_of(uint32_t index, const void *context)
 Test(top, k_largest_nonzero_in_order)
 {
 	uint32_t out[7];
-	uint32_t count = vt_top_indices(value_of, NULL, 7, 3, out);
+	struct vt_top_entry scratch[10];
+	uint32_t count = vt_top_indices(value_of, NULL, 7, 3, scratch, out);
 	cr_assert_eq(count, 3);
 	cr_assert_eq(out[0], 2);
 	cr_assert_eq(out[1], 4, "ties keep the smaller index first");
 	cr_assert_eq(out[2], 5);
-	cr_assert_eq(vt_top_indices(value_of, NULL, 7, 10, out), 6, "zeros are left out");
-	cr_assert_eq(vt_top_indices(value_of, NULL, 7, 0, out), 0);
+	cr_assert_eq(vt_top_indices(value_of, NULL, 7, 10, scratch, out), 6, "zeros are left out");
+	cr_assert_eq(vt_top_indices(value_of, NULL, 7, 0, scratch, out), 0);
 }
 
 Test(leaks, grouped_by_device_stack_and_tag)

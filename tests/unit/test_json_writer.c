@@ -9,10 +9,15 @@ static size_t size;
 
 static json_t *write_and_parse(void (*body)(struct vt_json *))
 {
-	FILE *out = open_memstream(&text, &size);
-	struct vt_json json;
-	vt_json_init(&json, out);
+	FILE *out = tmpfile();
+	static struct vt_json json;
+	vt_json_init(&json, fileno(out));
 	body(&json);
+	cr_assert(vt_json_finish(&json));
+	size = (size_t)ftell(out);
+	text = calloc(1, size + 1);
+	rewind(out);
+	cr_assert_eq(fread(text, 1, size, out), size);
 	fclose(out);
 	json_error_t error;
 	json_t *parsed = json_loads(text, JSON_ALLOW_NUL, &error);
@@ -81,4 +86,28 @@ Test(json_writer, strings_are_escaped_and_valid_utf8)
 			 "w\xef\xbf\xbd\xef\xbf\xbd");
 	json_decref(parsed);
 	free(text);
+}
+
+static void long_document(struct vt_json *json)
+{
+	vt_json_begin_array(json, NULL);
+	for (int i = 0; i < 5000; i++)
+		vt_json_string(json, NULL, "a string long enough to cross the buffer many times");
+	vt_json_end_array(json);
+}
+
+Test(json_writer, documents_larger_than_the_buffer)
+{
+	json_t *parsed = write_and_parse(long_document);
+	cr_assert_eq(json_array_size(parsed), 5000);
+	json_decref(parsed);
+	free(text);
+}
+
+Test(json_writer, a_failed_write_is_reported)
+{
+	struct vt_json json;
+	vt_json_init(&json, -1);
+	long_document(&json);
+	cr_assert_not(vt_json_finish(&json));
 }

@@ -1,5 +1,6 @@
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,9 +25,10 @@ static void teardown(void)
 
 TestSuite(output, .init = setup, .fini = teardown);
 
-static void write_hello(FILE *out, void *context)
+static bool write_hello(int fd, void *context)
 {
-	fputs(context, out);
+	size_t length = strlen(context);
+	return write(fd, context, length) == (ssize_t)length;
 }
 
 static char *read_all(const char *path)
@@ -119,4 +121,33 @@ Test(output, a_missing_directory_fails_cleanly)
 	snprintf(path, sizeof(path), "%s/no/such/dir/report.json", dir);
 	cr_assert_not(vt_output_write(path, write_hello, "x", written, sizeof(written)));
 	cr_assert_str_eq(written, "");
+}
+
+Test(output, replacing_its_own_file)
+{
+	char path[128], written[256];
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	cr_assert(vt_output_write(path, write_hello, "checkpoint 1", written, sizeof(written)));
+	cr_assert(vt_output_replace(path, write_hello, "final"));
+	cr_assert_str_eq(read_all(path), "final");
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0600);
+}
+
+static bool fail_writing(int fd, void *context)
+{
+	(void)fd;
+	(void)context;
+	return false;
+}
+
+Test(output, a_failed_write_leaves_nothing)
+{
+	char path[128], written[256] = "";
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	cr_assert_not(vt_output_write(path, fail_writing, NULL, written, sizeof(written)));
+	char listing[256];
+	snprintf(listing, sizeof(listing), "test -z \"$(ls -A '%s')\"", dir);
+	cr_assert_eq(system(listing), 0, "no file, temporary or final");
 }
