@@ -48,13 +48,11 @@ static bool parse_labels(const char *value, struct vt_config *config)
 	return labels_valid(value) && copy_into(config->labels, sizeof(config->labels), value);
 }
 
+static bool parse_flag(const char *value, bool *out);
+
 static bool parse_summary(const char *value, struct vt_config *config)
 {
-	if (strcmp(value, "1") == 0 || strcmp(value, "0") == 0) {
-		config->summary = value[0] == '1';
-		return true;
-	}
-	return false;
+	return parse_flag(value, &config->summary);
 }
 
 static bool parse_report_list(const char *value, struct vt_config *config)
@@ -101,6 +99,29 @@ static bool parse_rules(const char *value, struct vt_config *config)
 	return *value && copy_into(config->rules, sizeof(config->rules), value);
 }
 
+static bool parse_checkpoint(const char *value, struct vt_config *config)
+{
+	return parse_count(value, 86400, &config->checkpoint_s);
+}
+
+static bool parse_flag(const char *value, bool *out)
+{
+	if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0)
+		return false;
+	*out = value[0] == '1';
+	return true;
+}
+
+static bool parse_follow_fork(const char *value, struct vt_config *config)
+{
+	return parse_flag(value, &config->follow_fork);
+}
+
+static bool parse_redact_args(const char *value, struct vt_config *config)
+{
+	return parse_flag(value, &config->redact_args);
+}
+
 static const struct option options[] = {
 	{"VRAMTRACE_OUTPUT", parse_output, "a path template such as vramtrace.%p.json"},
 	{"VRAMTRACE_LABEL", parse_labels, "key=value pairs separated by commas"},
@@ -111,6 +132,9 @@ static const struct option options[] = {
 	{"VRAMTRACE_OOM_SNAPSHOTS", parse_oom_snapshots, "a number from 0 to 1000"},
 	{"VRAMTRACE_NVTX", parse_nvtx, "innermost or path"},
 	{"VRAMTRACE_RULES", parse_rules, "pattern=tag;... or a file of such lines"},
+	{"VRAMTRACE_CHECKPOINT_S", parse_checkpoint, "seconds from 0 (off) to 86400"},
+	{"VRAMTRACE_FOLLOW_FORK", parse_follow_fork, "0 or 1"},
+	{"VRAMTRACE_REDACT_ARGS", parse_redact_args, "0 or 1"},
 };
 
 static void set_defaults(struct vt_config *config)
@@ -121,6 +145,7 @@ static void set_defaults(struct vt_config *config)
 	config->stack_depth = 32;
 	config->top = 20;
 	config->oom_snapshots = 1;
+	config->follow_fork = true;
 }
 
 static const struct option *find_option(const char *name, size_t length)

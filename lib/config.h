@@ -19,6 +19,9 @@ struct vt_config {
 	unsigned oom_snapshots;     /* VRAMTRACE_OOM_SNAPSHOTS: per device */
 	bool nvtx_path;             /* VRAMTRACE_NVTX=path: tag "outer/inner" */
 	char rules[4096];           /* VRAMTRACE_RULES: pattern=tag;... or a file */
+	unsigned checkpoint_s;      /* VRAMTRACE_CHECKPOINT_S: rewrite period, 0 off */
+	bool follow_fork;           /* VRAMTRACE_FOLLOW_FORK: children trace anew */
+	bool redact_args;           /* VRAMTRACE_REDACT_ARGS: only argv[0] recorded */
 };
 
 void vt_config_load(struct vt_config *config);

@@ -1,5 +1,7 @@
 /* The library itself: activation on the first CUDA call, the one tracker
- * every source records into, and the report at exit or on demand. */
+ * every source records into, and the report: at exit, before exec, on a
+ * fatal or terminating signal, every VRAMTRACE_CHECKPOINT_S seconds, and on
+ * demand. One process writes one report file and rewrites it in place. */
 #pragma once
 
 #include <stdbool.h>
@@ -19,3 +21,9 @@ bool vt_library_retag(uint64_t address, uint16_t tag);
 bool vt_library_dump(const char *path);
 /* The program is ending with exit status (from main or exit()). */
 void vt_library_note_exit(int status);
+/* The process is about to exec: the report is written now, since nothing
+ * of this process runs after a successful exec. */
+void vt_library_before_exec(void);
+/* A signal is ending the process: writes the report from the handler,
+ * without locks or allocation, once. */
+void vt_library_emergency(int signal_number);

@@ -372,3 +372,23 @@ void vt_snapshot_free(struct vt_snapshot *snapshot)
 		free_arrays(&snapshot->devices[d]);
 	free_arrays(&snapshot->host);
 }
+
+void vt_tracker_peek(struct vt_tracker *tracker, struct vt_snapshot *out)
+{
+	out->taken_ns = tracker->options.clock() - tracker->start_ns;
+	for (int d = 0; d < VT_MAX_DEVICES; d++)
+		out->devices[d] = tracker->slots[d].stats;
+	out->host = tracker->slots[HOST_SLOT].stats;
+	unsigned count = tracker->failure_count;
+	out->failure_count = count < VT_MAX_FAILURES ? count : VT_MAX_FAILURES;
+	for (unsigned i = 0; i < out->failure_count; i++)
+		out->failures[i] = tracker->failures[i];
+	out->counters = (struct vt_tracer_counters){
+		.events = atomic_load(&tracker->events),
+		.deduplicated = atomic_load(&tracker->deduplicated),
+		.unknown_frees = atomic_load(&tracker->unknown_frees),
+		.dropped = atomic_load(&tracker->dropped),
+		.untracked = atomic_load(&tracker->untracked),
+		.failures_total = atomic_load(&tracker->failures_total),
+	};
+}

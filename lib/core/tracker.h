@@ -126,6 +126,10 @@ void vt_tracker_destroy(struct vt_tracker *tracker);
 bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event);
 /* Moves a live allocation to another tag; false when it is not live. */
 bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint16_t tag);
+/* A shallow copy taken without locks or allocation, for a signal handler:
+ * its arrays are the tracker's own (never free them), and a device being
+ * changed at that moment may read half-updated. */
+void vt_tracker_peek(struct vt_tracker *tracker, struct vt_snapshot *out);
 /* A consistent copy per device; release with vt_snapshot_free. */
 void vt_tracker_snapshot(struct vt_tracker *tracker, struct vt_snapshot *out);
 void vt_snapshot_free(struct vt_snapshot *snapshot);

@@ -74,6 +74,28 @@ static void write_labels(struct vt_json *json, const char *labels)
 	vt_json_end_object(json);
 }
 
+static void write_environment(struct vt_json *json, const struct vt_run *run)
+{
+	vt_json_begin_object(json, "environment");
+	for (size_t at = 0; at < run->environment_size;) {
+		const char *entry = run->environment + at;
+		size_t length = strnlen(entry, run->environment_size - at);
+		const char *equals = memchr(entry, '=', length);
+		if (equals) {
+			char name[256];
+			size_t name_length = (size_t)(equals - entry);
+			if (name_length >= sizeof(name))
+				name_length = sizeof(name) - 1;
+			memcpy(name, entry, name_length);
+			name[name_length] = '\0';
+			vt_json_string_n(json, name, equals + 1,
+					 length - (size_t)(equals - entry) - 1);
+		}
+		at += length + 1;
+	}
+	vt_json_end_object(json);
+}
+
 static void write_optional_int(struct vt_json *json, const char *key, int value)
 {
 	if (value)
@@ -87,6 +109,7 @@ static void write_run(struct vt_json *json, const struct vt_run *run)
 	vt_json_begin_object(json, "run");
 	write_command(json, run);
 	write_labels(json, run->labels);
+	write_environment(json, run);
 	vt_json_i64(json, "pid", run->pid);
 	vt_json_string(json, "host", run->host);
 	vt_json_string(json, "rank", run->rank[0] ? run->rank : NULL);

@@ -46,10 +46,55 @@ void vt_run_rank(char *out, size_t size)
 	}
 }
 
-void vt_run_start(struct vt_run *run, const char *labels)
+/* VRAMTRACE_* and these, as docs/report-format.md lists them. */
+static const char *const recorded[] = {
+	"CUDA_VISIBLE_DEVICES",
+	"CUDA_DEVICE_ORDER",
+	"CUDA_MODULE_LOADING",
+	"PYTORCH_CUDA_ALLOC_CONF",
+	"RANK",
+	"LOCAL_RANK",
+	"WORLD_SIZE",
+	"LOCAL_WORLD_SIZE",
+	"SLURM_PROCID",
+	"SLURM_LOCALID",
+	"OMPI_COMM_WORLD_RANK",
+	"OMPI_COMM_WORLD_LOCAL_RANK",
+};
+
+bool vt_run_records_variable(const char *name, size_t length)
+{
+	if (length > 10 && strncmp(name, "VRAMTRACE_", 10) == 0)
+		return true;
+	for (size_t i = 0; i < sizeof(recorded) / sizeof(recorded[0]); i++)
+		if (strlen(recorded[i]) == length && strncmp(recorded[i], name, length) == 0)
+			return true;
+	return false;
+}
+
+extern char **environ;
+
+static void record_environment(struct vt_run *run)
+{
+	for (char **entry = environ; entry && *entry; entry++) {
+		const char *equals = strchr(*entry, '=');
+		if (!equals || !vt_run_records_variable(*entry, (size_t)(equals - *entry)))
+			continue;
+		size_t length = strlen(*entry) + 1;
+		if (run->environment_size + length > sizeof(run->environment))
+			break;
+		memcpy(run->environment + run->environment_size, *entry, length);
+		run->environment_size += length;
+	}
+}
+
+void vt_run_start(struct vt_run *run, const char *labels, bool redact_args)
 {
 	memset(run, 0, sizeof(*run));
 	run->command = read_command_line(&run->command_size);
+	if (run->command && redact_args)
+		run->command_size = strnlen(run->command, run->command_size) + 1;
+	record_environment(run);
 	snprintf(run->labels, sizeof(run->labels), "%s", labels);
 	run->pid = (int)getpid();
 	if (gethostname(run->host, sizeof(run->host) - 1) != 0)

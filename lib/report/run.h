@@ -2,6 +2,7 @@
  * ended, with which CUDA. Gathered when the program first uses CUDA. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,10 +19,18 @@ struct vt_run {
 	char end[40];
 	char ended_by[64];
 	struct vt_cuda_info cuda;
+	/* The few variables a report keeps: NAME=VALUE entries separated by NULs.
+	 * Nothing else of the environment is ever recorded. */
+	char environment[4096];
+	size_t environment_size;
 };
 
-/* Fills everything known at start; command is malloc'd (NULL if unread). */
-void vt_run_start(struct vt_run *run, const char *labels);
+/* Whether a variable of this name may be recorded in a report. */
+bool vt_run_records_variable(const char *name, size_t length);
+
+/* Fills everything known at start; command is malloc'd (NULL if unread),
+ * and only argv[0] when redact_args. */
+void vt_run_start(struct vt_run *run, const char *labels, bool redact_args);
 void vt_run_end(struct vt_run *run, const char *ended_by);
 /* The rank from RANK, SLURM_PROCID or OMPI_COMM_WORLD_RANK, or "". */
 void vt_run_rank(char *out, size_t size);

@@ -4,8 +4,10 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "../log.h"
 #include "driver_hooks.h"
 #include "real.h"
 
@@ -71,4 +73,38 @@ __attribute__((visibility("hidden"))) void *vt_dlsym_hook(void *handle, const ch
 	if (!found || !name || name[0] != 'c' || name[1] != 'u')
 		return found;
 	return vt_hooks_wrap_symbol(name, found);
+}
+
+typedef void *(*dlopen_fn)(const char *, int);
+
+static _Atomic(dlopen_fn) real_dlopen;
+static atomic_bool warned_deepbind;
+
+static dlopen_fn resolve_real_dlopen(void)
+{
+	static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17",
+					       "GLIBC_2.1"};
+	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		dlopen_fn found = (dlopen_fn)dlvsym(RTLD_NEXT, "dlopen", versions[i]);
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+/* A library loaded with RTLD_DEEPBIND binds to its own dependencies first,
+ * its own copy of dlsym's callers included, so its CUDA calls may bypass
+ * vramtrace: say so, once. */
+__attribute__((visibility("hidden"))) void *vt_dlopen_prepare(const char *path, int flags)
+{
+	if ((flags & RTLD_DEEPBIND) && !atomic_exchange(&warned_deepbind, true))
+		vt_warn("%s was loaded with RTLD_DEEPBIND: CUDA allocations it makes through "
+			"libraries of its own may not be traced",
+			path ? path : "a library");
+	dlopen_fn found = atomic_load_explicit(&real_dlopen, memory_order_acquire);
+	if (!found) {
+		found = resolve_real_dlopen();
+		atomic_store_explicit(&real_dlopen, found, memory_order_release);
+	}
+	return (void *)found;
 }

@@ -1,7 +1,9 @@
-/* The exported dlsym. dlsym(RTLD_NEXT, name) searches the objects after the
- * one that called it, so that case must reach the real dlsym as a tail call
- * with the caller's return address untouched; every other handle goes to
- * vt_dlsym_hook in dlsym.c. */
+/* The exported dlsym and dlopen. dlsym(RTLD_NEXT, name) searches the objects
+ * after the one that called it, and dlopen resolves a bare name with its
+ * caller's RUNPATH, so both must reach the real function as a tail call with
+ * the caller's return address untouched. dlsym's other handles go to
+ * vt_dlsym_hook in dlsym.c; dlopen first lets vt_dlopen_prepare look at its
+ * flags. */
 
 #if defined(__x86_64__)
 	.text
@@ -28,6 +30,27 @@ dlsym:
 	.cfi_endproc
 	.size	dlsym, .-dlsym
 
+	.globl	dlopen
+	.type	dlopen, @function
+dlopen:
+	.cfi_startproc
+	pushq	%rdi
+	.cfi_adjust_cfa_offset 8
+	pushq	%rsi
+	.cfi_adjust_cfa_offset 8
+	subq	$8, %rsp
+	.cfi_adjust_cfa_offset 8
+	call	vt_dlopen_prepare	/* (path, flags) -> the real dlopen */
+	addq	$8, %rsp
+	.cfi_adjust_cfa_offset -8
+	popq	%rsi
+	.cfi_adjust_cfa_offset -8
+	popq	%rdi
+	.cfi_adjust_cfa_offset -8
+	jmp	*%rax
+	.cfi_endproc
+	.size	dlopen, .-dlopen
+
 #elif defined(__aarch64__)
 	.text
 	.globl	dlsym
@@ -47,6 +70,22 @@ dlsym:
 	br	x16
 	.cfi_endproc
 	.size	dlsym, .-dlsym
+
+	.globl	dlopen
+	.type	dlopen, %function
+dlopen:
+	.cfi_startproc
+	stp	x0, x1, [sp, #-32]!
+	.cfi_adjust_cfa_offset 32
+	str	x30, [sp, #16]
+	bl	vt_dlopen_prepare
+	mov	x16, x0
+	ldr	x30, [sp, #16]
+	ldp	x0, x1, [sp], #32
+	.cfi_adjust_cfa_offset -32
+	br	x16
+	.cfi_endproc
+	.size	dlopen, .-dlopen
 
 #else
 #error "vramtrace's dlsym entry supports x86_64 and aarch64"

@@ -13,3 +13,6 @@ void *vt_real_next(const char *name);
 /* The C half of the exported dlsym (dlsym_entry.S), for every handle but
  * RTLD_NEXT. */
 void *vt_dlsym_hook(void *handle, const char *name);
+/* dlopen's C half (dlsym_entry.S): looks at the flags, returns the real
+ * dlopen. */
+void *vt_dlopen_prepare(const char *path, int flags);
