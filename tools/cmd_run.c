@@ -35,7 +35,9 @@ static void usage(FILE *out)
 		"                         for more); added to VRAMTRACE_LABEL\n"
 		"  -h, --help             show this help\n\n"
 		"NVTX ranges become tags: NVTX_INJECTION64_PATH is set to libvramtrace.so\n"
-		"unless another injection is already set, which is kept (with a warning).\n\n"
+		"unless another injection is already set, which is kept (with a warning).\n"
+		"Programs built with AddressSanitizer run too: ASAN_OPTIONS gets\n"
+		"verify_asan_link_order=0 unless it sets that itself.\n\n"
 		"Environment of the simulated device: VRAMSIM_DEVICES (default 1),\n"
 		"VRAMSIM_CAPACITY (80GiB), VRAMSIM_CONTEXT_BYTES (512MiB),\n"
 		"VRAMSIM_GRANULARITY (2MiB).\n");
@@ -186,6 +188,16 @@ static bool set_up_nvtx(const char *library)
 	return true;
 }
 
+/* A program built with AddressSanitizer insists that its runtime come first
+ * among the preloads; vramtrace does not disturb it, so the check is off. */
+static bool set_up_sanitizers(void)
+{
+	const char *options = getenv("ASAN_OPTIONS");
+	if (options && strstr(options, "verify_asan_link_order"))
+		return true;
+	return set_joined("ASAN_OPTIONS", options, ':', "verify_asan_link_order=0");
+}
+
 static bool set_up_environment(const struct run_options *options, const char *report_list)
 {
 	char library[PATH_MAX];
@@ -198,7 +210,7 @@ static bool set_up_environment(const struct run_options *options, const char *re
 		return false;
 	if (options->output && setenv("VRAMTRACE_OUTPUT", options->output, 1) != 0)
 		return false;
-	if (!set_up_nvtx(library))
+	if (!set_up_nvtx(library) || !set_up_sanitizers())
 		return false;
 	return append_labels(options->labels) && prepend_env("LD_PRELOAD", library, ':') &&
 	       setenv("VRAMTRACE_REPORT_LIST", report_list, 1) == 0;

@@ -8,6 +8,14 @@
 
 #define INITIAL_CAPACITY 64
 
+/* calloc, or a failing stand-in with which the tests run out of memory. */
+static void *(*table_calloc)(size_t, size_t) = calloc;
+
+void vt_ledger_set_calloc(void *(*allocate)(size_t, size_t))
+{
+	table_calloc = allocate ? allocate : calloc;
+}
+
 /* Fibonacci hashing: addresses are aligned, so the low bits say little. */
 static uint64_t mix(uint64_t address)
 {
@@ -54,7 +62,7 @@ static uint64_t probe(const struct vt_ledger_shard *shard, uint64_t address)
 static bool grow(struct vt_ledger_shard *shard)
 {
 	uint64_t capacity = shard->capacity ? shard->capacity * 2 : INITIAL_CAPACITY;
-	struct vt_allocation *slots = calloc(capacity, sizeof(*slots));
+	struct vt_allocation *slots = table_calloc(capacity, sizeof(*slots));
 	if (!slots)
 		return false;
 	struct vt_ledger_shard grown = {.slots = slots, .capacity = capacity};

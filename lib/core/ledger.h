@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "event.h"
@@ -58,5 +59,8 @@ uint64_t vt_ledger_count(struct vt_ledger *ledger);
 /* Visits every live allocation, one shard locked at a time. */
 void vt_ledger_for_each(struct vt_ledger *ledger,
 			void (*visit)(const struct vt_allocation *, void *), void *context);
+/* Replaces the allocator of the tables (NULL restores calloc): the tests
+ * use it to run out of host memory. */
+void vt_ledger_set_calloc(void *(*allocate)(size_t, size_t));
 /* Forgets everything without taking locks: for the child after fork. */
 void vt_ledger_reset_unlocked(struct vt_ledger *ledger);

@@ -305,3 +305,28 @@ Test(tracker, threads_on_two_devices_exact)
 	cr_assert_eq(tagged, 8 * 2500 * 100);
 	cr_assert_eq(s->counters.events, 8 * 7500);
 }
+
+static void *no_memory(size_t count, size_t size)
+{
+	(void)count;
+	(void)size;
+	return NULL;
+}
+
+/* Out of host memory for the ledger, tracing degrades to counting: the
+ * allocation still counts, its later free is unknown, nothing crashes. */
+Test(tracker, out_of_host_memory_degrades_to_counting)
+{
+	vt_ledger_set_calloc(no_memory);
+	struct vt_event event = {VT_OP_ALLOC, VT_KIND_DEVICE, 0, 0x10, GiB, 0, "a", "a"};
+	bool kept = vt_tracker_record(&tracker, &event);
+	vt_ledger_set_calloc(NULL);
+	cr_assert_not(kept, "the caller is told, to warn once");
+	release(0x10, VT_KIND_DEVICE);
+	const struct vt_snapshot *s = snapshot();
+	cr_assert_eq(s->devices[0].peak, GiB);
+	cr_assert_eq(s->counters.untracked, 1);
+	cr_assert_eq(s->counters.unknown_frees, 1);
+	alloc(0, VT_KIND_DEVICE, 0x20, GiB);
+	cr_assert_eq(snapshot()->counters.untracked, 1, "memory back: tracked again");
+}
