@@ -9,8 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../sources/real.h"
-
 /* libdw is opened at report time, privately, so that loading vramtrace
  * costs nothing and its symbols never meet the program's. */
 struct libdw {
@@ -66,7 +64,7 @@ static bool load_libdw(struct vt_symbolizer *s)
 		"dwfl_standard_find_debuginfo",
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		*slots[i] = vt_real_dlsym(s->handle, names[i]);
+		*slots[i] = dlsym(s->handle, names[i]);
 		if (!*slots[i])
 			return false;
 	}
@@ -100,7 +98,7 @@ struct vt_symbolizer *vt_symbolizer_open(void)
 	if (load_libdw(s))
 		start_dwfl(s);
 	/* C++ programs carry the demangler; C programs have no C++ names. */
-	s->demangle = (demangle_fn)vt_real_dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	s->demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
 	return s;
 }
 

@@ -9,6 +9,9 @@ pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 struct sim_device sim_devices[SIM_MAX_DEVICES];
 
 static bool initialized;
+/* Every context cuCtxCreate made: a destroyed handle must read as dead, not
+ * as freed memory, so none is ever freed. */
+static struct sim_context *created_contexts;
 static __thread struct sim_context *current_context;
 
 #define CONTEXT_STACK_DEPTH 16
@@ -263,6 +266,8 @@ SIM_EXPORT CUresult cuCtxCreate(CUcontext *out, CUctxCreateParams *params, unsig
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	context->device = device;
 	pthread_mutex_lock(&sim_lock);
+	context->next = created_contexts;
+	created_contexts = context;
 	context_start(context);
 	pthread_mutex_unlock(&sim_lock);
 	current_context = context;
@@ -283,8 +288,6 @@ SIM_EXPORT CUresult cuCtxDestroy(CUcontext handle)
 	pthread_mutex_unlock(&sim_lock);
 	if (current_context == context)
 		current_context = NULL;
-	/* The handle stays allocated: a stale handle must read as dead, not
-	 * as freed memory. */
 	return CUDA_SUCCESS;
 }
 

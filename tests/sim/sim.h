@@ -23,6 +23,7 @@ struct sim_context {
 	bool primary;
 	bool live;
 	unsigned refcount;
+	struct sim_context *next; /* in the list of created contexts */
 };
 
 struct sim_pool {
