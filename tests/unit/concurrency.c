@@ -1,0 +1,118 @@
+/* The core under 16 threads on 2 devices, written without Criterion so it
+ * also runs under ThreadSanitizer: allocating, freeing, tagging, interning
+ * stacks and taking snapshots (what a dump does) all at once, then exact
+ * totals. Exits non-zero on the first wrong number. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clock.h"
+#include "stacks.h"
+#include "tag_stack.h"
+#include "tags.h"
+#include "tracker.h"
+
+#define THREADS 16
+#define ROUNDS  4000
+
+static struct vt_tracker tracker;
+static atomic_int done;
+
+static void *work(void *arg)
+{
+	uintptr_t id = (uintptr_t)arg;
+	char name[32];
+	snprintf(name, sizeof(name), "thread%lu", (unsigned long)id);
+	uint16_t own = vt_tag_intern(name), scratch = vt_tag_intern("scratch");
+	uintptr_t frames[3] = {0x1000 + id % 4, 0x2000, 0x3000};
+	int device = (int)(id % 2);
+	struct vt_event kept = {VT_OP_ALLOC,
+				VT_KIND_DEVICE,
+				device,
+				(id + 1) << 40,
+				(id + 1) << 20,
+				0,
+				"a",
+				"a",
+				own,
+				vt_stack_intern(frames, 3)};
+	vt_tracker_record(&tracker, &kept);
+	for (uint64_t i = 0; i < ROUNDS; i++) {
+		vt_tag_push(VT_TAG_FROM_API, scratch);
+		uint64_t address = ((id + 1) << 40) + (i + 1) * 4096;
+		struct vt_event alloc = {VT_OP_ALLOC,
+					 VT_KIND_ASYNC,
+					 device,
+					 address,
+					 4096,
+					 0,
+					 "a",
+					 "a",
+					 vt_tag_current(),
+					 vt_stack_intern(frames, 1 + (unsigned)(i % 3))};
+		vt_tracker_record(&tracker, &alloc);
+		vt_tag_pop(VT_TAG_FROM_API);
+		if (i % 100 == 0)
+			vt_tracker_retag(&tracker, address, own);
+		struct vt_event release = {VT_OP_FREE, VT_KIND_DEVICE, device, address, 0, 0, "f",
+					   "f"};
+		vt_tracker_record(&tracker, &release);
+	}
+	return NULL;
+}
+
+static void *snapshots(void *arg)
+{
+	(void)arg;
+	static struct vt_snapshot snapshot;
+	while (!atomic_load(&done)) {
+		vt_tracker_snapshot(&tracker, &snapshot);
+		vt_snapshot_free(&snapshot);
+	}
+	return NULL;
+}
+
+#define CHECK(condition, ...)                                         \
+	do {                                                          \
+		if (!(condition)) {                                   \
+			fprintf(stderr, "concurrency: " __VA_ARGS__); \
+			fputc('\n', stderr);                          \
+			return 1;                                     \
+		}                                                     \
+	} while (0)
+
+int main(void)
+{
+	struct vt_tracker_options options = {1, 8, vt_clock_ns};
+	vt_tracker_init(&tracker, &options);
+	pthread_t threads[THREADS], reader;
+	pthread_create(&reader, NULL, snapshots, NULL);
+	for (uintptr_t t = 0; t < THREADS; t++)
+		pthread_create(&threads[t], NULL, work, (void *)t);
+	for (int t = 0; t < THREADS; t++)
+		pthread_join(threads[t], NULL);
+	atomic_store(&done, 1);
+	pthread_join(reader, NULL);
+	static struct vt_snapshot s;
+	vt_tracker_snapshot(&tracker, &s);
+	uint64_t allocations = s.devices[0].allocs + s.devices[1].allocs;
+	CHECK(allocations == THREADS * (ROUNDS + 1), "%llu allocations",
+	      (unsigned long long)allocations);
+	CHECK(s.devices[0].live == 64ull << 20, "device 0 holds %llu",
+	      (unsigned long long)s.devices[0].live);
+	CHECK(s.devices[1].live == 72ull << 20, "device 1 holds %llu",
+	      (unsigned long long)s.devices[1].live);
+	CHECK(s.counters.events == 2 * THREADS * ROUNDS + THREADS, "%llu events",
+	      (unsigned long long)s.counters.events);
+	CHECK(s.counters.unknown_frees == 0 && s.counters.deduplicated == 0, "lost events");
+	uint16_t scratch = vt_tag_intern("scratch");
+	CHECK(s.devices[0].tags.items[scratch].live == 0, "scratch left bytes");
+	CHECK(s.devices[0].kinds[VT_KIND_ASYNC].live + s.devices[1].kinds[VT_KIND_ASYNC].live == 0,
+	      "async bytes left");
+	CHECK(vt_stack_limit() - 1 == 4 * 3, "%u stacks", vt_stack_limit() - 1);
+	vt_snapshot_free(&s);
+	vt_tracker_destroy(&tracker);
+	printf("concurrency: %d threads x %d rounds on 2 devices: exact\n", THREADS, ROUNDS);
+	return 0;
+}
