@@ -21,7 +21,8 @@ suite() {
 	shift 2
 	echo "== $name =="
 	meson test -C "$dir" --print-errorlogs --logbase "$name" "$@" || status=1
-	logs="$logs $dir/meson-logs/$name.json"
+	# meson names a wrapped run's log after its wrapper: NAME-valgrind.json.
+	logs="$logs $(ls "$dir/meson-logs/$name".json "$dir/meson-logs/$name"-*.json 2>/dev/null)"
 }
 
 # sanitized_build DIR SANITIZERS: a second build tree with sanitizers on.
