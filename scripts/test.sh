@@ -22,7 +22,7 @@ suite() {
 	echo "== $name =="
 	meson test -C "$dir" --print-errorlogs --logbase "$name" "$@" || status=1
 	# meson names a wrapped run's log after its wrapper: NAME-valgrind.json.
-	logs="$logs $(ls "$dir/meson-logs/$name".json "$dir/meson-logs/$name"-*.json 2>/dev/null)"
+	logs="$logs $(ls "$dir/meson-logs/$name".json "$dir/meson-logs/$name"-*.json 2>/dev/null || true)"
 }
 
 # sanitized_build DIR SANITIZERS: a second build tree with sanitizers on.
