@@ -37,10 +37,31 @@ struct cache_slot {
 };
 static __thread struct cache_slot cache[CACHE_SLOTS] __attribute__((tls_model("initial-exec")));
 
+/* Every shard lock is held across fork, so a child never inherits one
+ * taken. */
+static void before_fork(void)
+{
+	for (int i = 0; i < SHARDS; i++)
+		pthread_mutex_lock(&shards[i].lock);
+}
+
+static void after_fork_in_parent(void)
+{
+	for (int i = SHARDS - 1; i >= 0; i--)
+		pthread_mutex_unlock(&shards[i].lock);
+}
+
+static void after_fork_in_child(void)
+{
+	for (int i = 0; i < SHARDS; i++)
+		pthread_mutex_init(&shards[i].lock, NULL);
+}
+
 static void init_shards(void)
 {
 	for (int i = 0; i < SHARDS; i++)
 		pthread_mutex_init(&shards[i].lock, NULL);
+	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 static uint64_t hash_frames(const uintptr_t *frames, unsigned depth)

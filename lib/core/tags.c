@@ -9,6 +9,28 @@
 #define TABLE_SIZE (VT_MAX_TAGS * 2) /* open addressing, never over half full */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+/* The lock is held across fork, so a child never inherits it taken. */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void after_fork_in_parent(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+static void after_fork_in_child(void)
+{
+	pthread_mutex_init(&lock, NULL);
+}
+
+static void watch_fork(void)
+{
+	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+}
 static _Atomic(const char *) names[VT_MAX_TAGS];
 static uint16_t table[TABLE_SIZE]; /* tag ids; 0 is an empty slot */
 static _Atomic uint16_t limit = 1;
@@ -33,6 +55,7 @@ uint16_t vt_tag_intern(const char *name)
 		return VT_TAG_UNTAGGED;
 	size_t length = strnlen(name, VT_TAG_MAX_NAME);
 	uint16_t id = VT_TAG_UNTAGGED;
+	pthread_once(&fork_once, watch_fork);
 	pthread_mutex_lock(&lock);
 	uint32_t slot = hash(name, length) % TABLE_SIZE;
 	while (table[slot] && !same(table[slot], name, length))

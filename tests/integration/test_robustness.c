@@ -235,3 +235,15 @@ Test(robustness, privacy)
 	cr_assert_neq(system(command), 0, "no secret in the report");
 	traced_run_free(&run);
 }
+
+Test(robustness, fork_while_other_threads_hold_locks, .timeout = 120)
+{
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true, .simulate = true, .output_name = "report.%p.json"};
+	traced_run(&run, &options, (char *[]){(char *)program_path("fork_busy"), NULL});
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	cr_assert(strstr(run.out, "0 of 200 children stuck"), "%s", run.out);
+	cr_assert_eq(run.reports, 1, "the children never used CUDA");
+	traced_run_free(&run);
+}
