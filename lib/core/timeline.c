@@ -30,6 +30,17 @@ static void halve(struct vt_timeline *timeline)
 	timeline->interval_ns *= 2;
 }
 
+bool vt_timeline_due(struct vt_timeline *timeline, uint64_t live)
+{
+	if (!timeline->count || timeline->countdown == 0)
+		return true;
+	timeline->countdown--;
+	struct vt_timeline_row *last = &timeline->rows[timeline->count - 1];
+	if (live > last->live)
+		last->live = live;
+	return false;
+}
+
 void vt_timeline_note(struct vt_timeline *timeline, uint64_t t_ns, uint64_t live,
 		      const struct vt_counter *tags, uint32_t tag_count)
 {
@@ -39,6 +50,7 @@ void vt_timeline_note(struct vt_timeline *timeline, uint64_t t_ns, uint64_t live
 		if (!timeline->rows)
 			return;
 	}
+	timeline->countdown = VT_TIMELINE_STRIDE - 1;
 	struct vt_timeline_row *last =
 		timeline->count ? &timeline->rows[timeline->count - 1] : NULL;
 	if (last && t_ns - last->t_ns < timeline->interval_ns) {

@@ -32,8 +32,9 @@ static void free_arrays(struct vt_device_stats *stats)
 /* Called with the device locked, after every change of live bytes. */
 static void note_timeline(struct vt_tracker *tracker, struct vt_device_stats *stats)
 {
-	vt_timeline_note(&stats->timeline, tracker->options.clock() - tracker->start_ns,
-			 stats->live, stats->tags.items, stats->tags.size);
+	if (vt_timeline_due(&stats->timeline, stats->live))
+		vt_timeline_note(&stats->timeline, tracker->options.clock() - tracker->start_ns,
+				 stats->live, stats->tags.items, stats->tags.size);
 }
 
 static void free_failures(struct vt_tracker *tracker)

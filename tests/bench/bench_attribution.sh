@@ -56,3 +56,22 @@ awk -v b="$base8" -v t="$on8" 'BEGIN {
 seconds=$(VRAMSIM_GRANULARITY=256 traced "$report_bench" 100000 1000000 "$out/big.%p.json" |
 	sed -n 's/^report_seconds //p')
 echo "report with 1,000,000 live allocations, 100,000 stacks: ${seconds:-failed} s"
+
+# Instructions are repeatable where nanoseconds are not: callgrind counts
+# what one allocate/free pair adds, the difference of two run lengths
+# cancelling start-up and exit.
+if command -v valgrind >/dev/null 2>&1; then
+	count() {
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 |
+			sed -n 's/.*refs: *//p' | tr -d ','
+	}
+	for depth in 0 32; do
+		b1=$(cuda count "$depth_bench" cuda 1 10000)
+		b2=$(cuda count "$depth_bench" cuda 1 30000)
+		t1=$(VRAMTRACE_STACK_DEPTH=$depth traced count "$depth_bench" cuda 1 10000)
+		t2=$(VRAMTRACE_STACK_DEPTH=$depth traced count "$depth_bench" cuda 1 30000)
+		awk -v d="$depth" -v b1="$b1" -v b2="$b2" -v t1="$t1" -v t2="$t2" 'BEGIN {
+			printf "instructions added per pair, stack depth %s: %.0f (baseline %.0f)\n",
+				d, ((t2 - t1) - (b2 - b1)) / 20000, (b2 - b1) / 20000 }'
+	done
+fi
