@@ -122,6 +122,11 @@ static bool parse_redact_args(const char *value, struct vt_config *config)
 	return parse_flag(value, &config->redact_args);
 }
 
+static bool parse_sample_ms(const char *value, struct vt_config *config)
+{
+	return parse_count(value, 60000, &config->sample_ms);
+}
+
 static const struct option options[] = {
 	{"VRAMTRACE_OUTPUT", parse_output, "a path template such as vramtrace.%p.json"},
 	{"VRAMTRACE_LABEL", parse_labels, "key=value pairs separated by commas"},
@@ -135,6 +140,7 @@ static const struct option options[] = {
 	{"VRAMTRACE_CHECKPOINT_S", parse_checkpoint, "seconds from 0 (off) to 86400"},
 	{"VRAMTRACE_FOLLOW_FORK", parse_follow_fork, "0 or 1"},
 	{"VRAMTRACE_REDACT_ARGS", parse_redact_args, "0 or 1"},
+	{"VRAMTRACE_SAMPLE_MS", parse_sample_ms, "milliseconds from 0 (off) to 60000"},
 };
 
 static void set_defaults(struct vt_config *config)
@@ -146,6 +152,7 @@ static void set_defaults(struct vt_config *config)
 	config->top = 20;
 	config->oom_snapshots = 1;
 	config->follow_fork = true;
+	config->sample_ms = 10;
 }
 
 static const struct option *find_option(const char *name, size_t length)

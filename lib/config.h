@@ -22,6 +22,7 @@ struct vt_config {
 	unsigned checkpoint_s;      /* VRAMTRACE_CHECKPOINT_S: rewrite period, 0 off */
 	bool follow_fork;           /* VRAMTRACE_FOLLOW_FORK: children trace anew */
 	bool redact_args;           /* VRAMTRACE_REDACT_ARGS: only argv[0] recorded */
+	unsigned sample_ms;         /* VRAMTRACE_SAMPLE_MS: NVML sampling period, 0 off */
 };
 
 void vt_config_load(struct vt_config *config);

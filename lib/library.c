@@ -19,6 +19,7 @@
 #include "report/output.h"
 #include "report/report.h"
 #include "sources/driver_query.h"
+#include "sources/nvml_view.h"
 #include "sources/signals.h"
 
 static struct {
@@ -99,6 +100,7 @@ static void after_fork_in_child(void)
 	atomic_store(&library.stopping, false);
 	atomic_store(&library.active, false);
 	atomic_store(&library.disabled, !library.config.follow_fork);
+	vt_nvml_reset();
 	library.once = (pthread_once_t)PTHREAD_ONCE_INIT;
 }
 
@@ -133,6 +135,15 @@ const struct vt_config *vt_library_config(void)
 
 static void start_checkpoints(void);
 
+/* For the NVML sampler: a plain read, racing writers only by a sample. */
+static uint64_t tracked_live(int device)
+{
+	return device >= 0 && device < VT_MAX_DEVICES
+		       ? __atomic_load_n(&library.tracker.slots[device].stats.live,
+					 __ATOMIC_RELAXED)
+		       : 0;
+}
+
 static void activate(void)
 {
 	register_fork_handlers();
@@ -157,6 +168,7 @@ static void activate(void)
 			     library.config.output);
 	vt_signals_install();
 	atomic_store(&library.active, true);
+	vt_nvml_start(library.config.sample_ms, tracked_live, library.devices);
 	start_checkpoints();
 }
 
@@ -264,6 +276,9 @@ static bool write_report(const char *ended_by, bool summary)
 	if (!vt_leaks_collect(&library.tracker.ledger, &leaks))
 		vt_warn("out of host memory: the report lists no leaks");
 	vt_run_end(&library.run, ended_by);
+	static struct vt_device_view views[VT_VIEW_DEVICES];
+	struct vt_nvml_status nvml;
+	vt_nvml_read(views, &nvml);
 	struct vt_report report = {
 		.run = &library.run,
 		.snapshot = snapshot,
@@ -271,6 +286,8 @@ static bool write_report(const char *ended_by, bool summary)
 		.leaks = &leaks,
 		.top = library.config.top,
 		.symbolizer = vt_symbolizer_open(),
+		.views = views,
+		.nvml = &nvml,
 	};
 	bool ok = put_report(&report);
 	if (summary) {
@@ -291,6 +308,7 @@ static void write_final(const char *ended_by)
 {
 	pthread_mutex_lock(&library.report_lock);
 	atomic_store(&library.stopping, true);
+	vt_nvml_stop();
 	if (!atomic_exchange(&library.final_written, true))
 		write_report(ended_by, library.config.summary);
 	pthread_mutex_unlock(&library.report_lock);

@@ -8,6 +8,7 @@
 #include "../core/top.h"
 #include "../core/tracker.h"
 #include "../sources/driver_query.h"
+#include "../sources/nvml_view.h"
 #include "run.h"
 #include "symbolize.h"
 
@@ -23,6 +24,8 @@ struct vt_report {
 	/* From a signal handler: nothing may allocate, so lists are bounded by
 	 * VT_REPORT_EMERGENCY_TOP and stacks by VT_REPORT_EMERGENCY_STACKS. */
 	bool emergency;
+	const struct vt_device_view *views; /* VT_VIEW_DEVICES entries, or NULL */
+	const struct vt_nvml_status *nvml;  /* NULL: not asked */
 };
 
 #define VT_REPORT_EMERGENCY_TOP    32

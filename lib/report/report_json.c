@@ -311,6 +311,26 @@ static void write_totals(struct vt_json *json, const struct vt_report *report,
 	write_timeline(json, &stats->timeline);
 }
 
+/* NVML's view beside the tracked one; unexplained is what no allocation
+ * call accounts for: context, module images, rounding, hidden allocations. */
+static void write_device_view(struct vt_json *json, const struct vt_report *report, int device)
+{
+	const struct vt_device_view *view = report->views ? &report->views[device] : NULL;
+	if (!view || !view->sampled) {
+		vt_json_null(json, "device_view");
+		return;
+	}
+	vt_json_begin_object(json, "device_view");
+	vt_json_string(json, "source", view->per_process ? "nvml process" : "nvml device");
+	vt_json_u64(json, "samples", view->samples);
+	vt_json_u64(json, "peak_used_bytes", view->peak_used);
+	vt_json_u64(json, "used_at_tracked_peak_bytes", view->used_at_best);
+	vt_json_u64(json, "tracked_at_sample_bytes", view->tracked_at_best);
+	vt_json_i64(json, "unexplained_at_peak_bytes",
+		    (int64_t)view->used_at_best - (int64_t)view->tracked_at_best);
+	vt_json_end_object(json);
+}
+
 static void write_device(struct vt_json *json, const struct vt_report *report, int device,
 			 struct stack_ids *set)
 {
@@ -323,6 +343,7 @@ static void write_device(struct vt_json *json, const struct vt_report *report, i
 		vt_json_u64(json, "capacity_bytes", info->capacity);
 	else
 		vt_json_null(json, "capacity_bytes");
+	write_device_view(json, report, device);
 	write_totals(json, report, &report->snapshot->devices[device], device, set);
 	vt_json_end_object(json);
 }
@@ -347,6 +368,12 @@ static void write_tracer(struct vt_json *json, const struct vt_report *report)
 	vt_json_u64(json, "distinct_stacks", vt_stack_limit() - 1);
 	vt_json_u64(json, "distinct_tags", vt_tag_limit() - 1);
 	vt_json_bool(json, "emergency", report->emergency);
+	if (!report->nvml)
+		vt_json_null(json, "nvml");
+	else if (report->nvml->available)
+		vt_json_string(json, "nvml", "available");
+	else
+		vt_json_string(json, "nvml", report->nvml->reason);
 	vt_json_end_object(json);
 }
 

@@ -1,0 +1,38 @@
+/* The device-level view: what NVML says the device (or this process on it)
+ * uses, sampled on a background thread so transient peaks are caught, set
+ * beside what vramtrace tracked. Never creates a CUDA context; a machine
+ * without NVML is noted, not an error. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "driver_query.h"
+
+#define VT_VIEW_DEVICES 64
+
+struct vt_device_view {
+	bool sampled;
+	bool per_process; /* from this process's entry, not the device total */
+	uint64_t samples;
+	uint64_t peak_used;       /* the highest used bytes seen */
+	uint64_t tracked_at_best; /* the highest tracked bytes at a sample */
+	uint64_t used_at_best;    /* used bytes at that same sample */
+};
+
+struct vt_nvml_status {
+	bool available;
+	char reason[128]; /* why not, when not */
+};
+
+/* Reads the tracked live bytes of a device, for pairing with a sample. */
+typedef uint64_t (*vt_tracked_fn)(int device);
+
+/* Starts sampling every period_ms (from activation). */
+void vt_nvml_start(unsigned period_ms, vt_tracked_fn tracked, const struct vt_device_info *devices);
+/* Takes one last sample and stops the thread. */
+void vt_nvml_stop(void);
+/* What was seen so far. */
+void vt_nvml_read(struct vt_device_view *views, struct vt_nvml_status *status);
+/* Forgets everything, for the child after fork (the thread is gone). */
+void vt_nvml_reset(void);
