@@ -313,6 +313,9 @@ bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint16_t tag
 	struct vt_device_slot *slot = slot_for(tracker, old.device, old.kind);
 	pthread_mutex_lock(&slot->lock);
 	struct vt_device_stats *stats = &slot->stats;
+	/* Grow the array for the larger id first: growing moves it, and the
+	 * two counters must point into the same array. */
+	counter_at(&stats->tags, old.tag > tag ? old.tag : tag);
 	struct vt_counter *from = counter_at(&stats->tags, old.tag);
 	struct vt_counter *to = counter_at(&stats->tags, tag);
 	if (from && to) {

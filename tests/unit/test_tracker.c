@@ -330,3 +330,14 @@ Test(tracker, out_of_host_memory_degrades_to_counting)
 	alloc(0, VT_KIND_DEVICE, 0x20, GiB);
 	cr_assert_eq(snapshot()->counters.untracked, 1, "memory back: tracked again");
 }
+
+/* Re-tagging to a tag beyond the counters' array grows it: both counters
+ * must still be the live ones afterwards. */
+Test(tracker, retag_to_a_new_large_tag)
+{
+	alloc_tagged(0, VT_KIND_DEVICE, 0x10, GiB, TAG_A, 0);
+	cr_assert(vt_tracker_retag(&tracker, 0x10, 4000));
+	const struct vt_device_stats *d = &snapshot()->devices[0];
+	cr_assert_eq(d->tags.items[TAG_A].live, 0);
+	cr_assert_eq(d->tags.items[4000].live, GiB);
+}
