@@ -16,6 +16,7 @@ enum vt_kind {
 	VT_KIND_DEVICE,
 	VT_KIND_ASYNC,
 	VT_KIND_MANAGED,
+	VT_KIND_VMM, /* physical memory of cuMemCreate, counted once per handle */
 	VT_KIND_PINNED_HOST,
 	VT_KIND_COUNT,
 	VT_KIND_FIRST_HOST = VT_KIND_PINNED_HOST,

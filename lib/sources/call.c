@@ -69,8 +69,20 @@ static void attribute(struct vt_event *event)
 		event->tag = rule_tag(event->stack);
 }
 
+/* VT_UNKNOWN_DEVICE - 1: the current context's device, asked of the driver. */
+#define CURRENT_DEVICE (VT_UNKNOWN_DEVICE - 1)
+
+static void emit_on(enum vt_op op, enum vt_kind kind, int device, uint64_t address, uint64_t bytes,
+		    int error, const char *driver_api);
+
 static void emit(enum vt_op op, enum vt_kind kind, uint64_t address, uint64_t bytes, int error,
 		 const char *driver_api)
+{
+	emit_on(op, kind, CURRENT_DEVICE, address, bytes, error, driver_api);
+}
+
+static void emit_on(enum vt_op op, enum vt_kind kind, int device, uint64_t address, uint64_t bytes,
+		    int error, const char *driver_api)
 {
 	struct vt_event event = {
 		.op = op,
@@ -84,7 +96,8 @@ static void emit(enum vt_op op, enum vt_kind kind, uint64_t address, uint64_t by
 	};
 	if (op != VT_OP_FREE) {
 		if (!vt_kind_is_host(kind))
-			event.device = vt_driver_current_device();
+			event.device =
+				device == CURRENT_DEVICE ? vt_driver_current_device() : device;
 		attribute(&event);
 	}
 	vt_library_record(&event);
@@ -93,6 +106,12 @@ static void emit(enum vt_op op, enum vt_kind kind, uint64_t address, uint64_t by
 void vt_emit_alloc(enum vt_kind kind, uint64_t address, uint64_t bytes, const char *driver_api)
 {
 	emit(VT_OP_ALLOC, kind, address, bytes, 0, driver_api);
+}
+
+void vt_emit_alloc_on(enum vt_kind kind, int device, uint64_t address, uint64_t bytes,
+		      const char *driver_api)
+{
+	emit_on(VT_OP_ALLOC, kind, device, address, bytes, 0, driver_api);
 }
 
 void vt_emit_failure(enum vt_kind kind, uint64_t bytes, int error, const char *driver_api)

@@ -21,6 +21,9 @@ bool vt_driver_enter(void);
 void vt_driver_leave(void);
 
 void vt_emit_alloc(enum vt_kind kind, uint64_t address, uint64_t bytes, const char *driver_api);
+/* An allocation on a device the call named (cuMemCreate's location). */
+void vt_emit_alloc_on(enum vt_kind kind, int device, uint64_t address, uint64_t bytes,
+		      const char *driver_api);
 void vt_emit_failure(enum vt_kind kind, uint64_t bytes, int error, const char *driver_api);
 /* family is VT_KIND_DEVICE for device-side frees, a host kind for host
  * frees: a free of the wrong family fails in CUDA and leaves memory live. */

@@ -318,3 +318,32 @@ Test(preload, without_nvml_the_view_is_noted_not_an_error)
 	snprintf(command, sizeof(command), "rm -rf %s", dir);
 	cr_assert_eq(system(command), 0);
 }
+
+static void check_vmm(const char *argument)
+{
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	traced_run(&run, &options, (char *[]){(char *)program_path("vmm"), (char *)argument, NULL});
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 60 * MiB,
+		     "the reservation is not memory");
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 0);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 4);
+	cr_assert_eq(report_int(r, "devices/0/frees"), 4);
+	cr_assert_str_eq(report_string(r, "devices/0/peak/api"), "cuMemCreate");
+	json_t *vmm = report_kind(r, "devices/0", "vmm");
+	cr_assert_eq(report_int(vmm, "peak_bytes"), 60 * MiB);
+	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0, "the double release");
+	traced_run_free(&run);
+}
+
+Test(preload, vmm_expandable_segments)
+{
+	check_vmm(NULL);
+}
+
+Test(preload, vmm_through_dlopen_and_dlsym)
+{
+	check_vmm("dlopen");
+}

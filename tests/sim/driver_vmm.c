@@ -1,0 +1,239 @@
+/* Stand-in driver: virtual memory management. Physical memory is a handle
+ * (cuMemCreate, charged to the device at once); address ranges are
+ * reservations (cuMemAddressReserve, PROT_NONE and free of charge); a
+ * mapping makes part of a reservation usable. A handle's memory is given
+ * back only when it is both released and unmapped everywhere. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <uthash.h>
+
+#include "sim.h"
+
+struct sim_handle {
+	uint64_t id;
+	size_t size;
+	int device;
+	unsigned maps;
+	bool released;
+	UT_hash_handle hh;
+};
+
+struct sim_range {
+	uintptr_t start;
+	size_t size;
+	struct sim_handle *handle; /* NULL for a reservation */
+	UT_hash_handle hh;
+};
+
+static struct sim_handle *handles;
+static struct sim_range *reservations, *mappings;
+static uint64_t next_handle = 0x1000;
+
+static bool valid_prop(const CUmemAllocationProp *prop)
+{
+	return prop && prop->type == CU_MEM_ALLOCATION_TYPE_PINNED &&
+	       prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE &&
+	       sim_valid_device(prop->location.id);
+}
+
+SIM_EXPORT CUresult cuMemGetAllocationGranularity(size_t *granularity,
+						  const CUmemAllocationProp *prop,
+						  CUmemAllocationGranularity_flags option)
+{
+	(void)option;
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!granularity || !valid_prop(prop))
+		return CUDA_ERROR_INVALID_VALUE;
+	*granularity = sim_config()->granularity;
+	return CUDA_SUCCESS;
+}
+
+/* Called with sim_lock held. */
+static void give_back_locked(struct sim_handle *handle)
+{
+	sim_devices[handle->device].charged -= handle->size;
+	HASH_DEL(handles, handle);
+	free(handle);
+}
+
+SIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *out, size_t size,
+				const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!out || !valid_prop(prop) || flags != 0 || size == 0 ||
+	    size % sim_config()->granularity != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	int device = prop->location.id;
+	struct sim_handle *handle = calloc(1, sizeof(*handle));
+	if (!handle)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&sim_lock);
+	uint64_t used = sim_device_used(device), capacity = sim_devices[device].capacity;
+	if (used > capacity || size > capacity - used) {
+		pthread_mutex_unlock(&sim_lock);
+		free(handle);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*handle = (struct sim_handle){.id = next_handle, .size = size, .device = device};
+	next_handle += 0x10;
+	HASH_ADD(hh, handles, id, sizeof(handle->id), handle);
+	sim_devices[device].charged += size;
+	pthread_mutex_unlock(&sim_lock);
+	*out = handle->id;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle id)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_handle *handle = NULL;
+	HASH_FIND(hh, handles, &id, sizeof(id), handle);
+	if (!handle || handle->released) {
+		pthread_mutex_unlock(&sim_lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	handle->released = true;
+	if (handle->maps == 0)
+		give_back_locked(handle);
+	pthread_mutex_unlock(&sim_lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
+					CUdeviceptr addr, unsigned long long flags)
+{
+	(void)addr;
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	size_t granularity = sim_config()->granularity;
+	if (!ptr || size == 0 || size % granularity != 0 || flags != 0 ||
+	    (alignment & (alignment - 1)))
+		return CUDA_ERROR_INVALID_VALUE;
+	size_t align = alignment > granularity ? alignment : granularity;
+	/* Over-reserve, then trim to the alignment asked for. */
+	char *raw = mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			 -1, 0);
+	struct sim_range *range = raw == MAP_FAILED ? NULL : calloc(1, sizeof(*range));
+	if (!range) {
+		if (raw != MAP_FAILED)
+			munmap(raw, size + align);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	uintptr_t start = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
+	if (start > (uintptr_t)raw)
+		munmap(raw, start - (uintptr_t)raw);
+	if ((uintptr_t)raw + size + align > start + size)
+		munmap((void *)(start + size), (uintptr_t)raw + size + align - start - size);
+	*range = (struct sim_range){.start = start, .size = size};
+	pthread_mutex_lock(&sim_lock);
+	HASH_ADD(hh, reservations, start, sizeof(range->start), range);
+	pthread_mutex_unlock(&sim_lock);
+	*ptr = (CUdeviceptr)start;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	uintptr_t start = (uintptr_t)ptr;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_range *range = NULL;
+	HASH_FIND(hh, reservations, &start, sizeof(start), range);
+	if (!range || range->size != size) {
+		pthread_mutex_unlock(&sim_lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	HASH_DEL(reservations, range);
+	pthread_mutex_unlock(&sim_lock);
+	munmap((void *)range->start, range->size);
+	free(range);
+	return CUDA_SUCCESS;
+}
+
+/* Called with sim_lock held: whether [start, start + size) is reserved. */
+static bool reserved_locked(uintptr_t start, size_t size)
+{
+	struct sim_range *range, *tmp;
+	HASH_ITER (hh, reservations, range, tmp) {
+		if (start >= range->start && start - range->start <= range->size &&
+		    size <= range->size - (start - range->start))
+			return true;
+	}
+	return false;
+}
+
+SIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+			     CUmemGenericAllocationHandle id, unsigned long long flags)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	uintptr_t start = (uintptr_t)ptr;
+	struct sim_range *mapping = calloc(1, sizeof(*mapping));
+	if (!mapping)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_handle *handle = NULL;
+	struct sim_range *taken = NULL;
+	HASH_FIND(hh, handles, &id, sizeof(id), handle);
+	HASH_FIND(hh, mappings, &start, sizeof(start), taken);
+	if (!handle || handle->released || flags != 0 || size == 0 || taken ||
+	    offset > handle->size || size > handle->size - offset ||
+	    !reserved_locked(start, size)) {
+		pthread_mutex_unlock(&sim_lock);
+		free(mapping);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	*mapping = (struct sim_range){.start = start, .size = size, .handle = handle};
+	HASH_ADD(hh, mappings, start, sizeof(mapping->start), mapping);
+	handle->maps++;
+	pthread_mutex_unlock(&sim_lock);
+	mprotect((void *)start, size, PROT_READ | PROT_WRITE);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	uintptr_t start = (uintptr_t)ptr;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_range *mapping = NULL;
+	HASH_FIND(hh, mappings, &start, sizeof(start), mapping);
+	if (!mapping || mapping->size != size) {
+		pthread_mutex_unlock(&sim_lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	HASH_DEL(mappings, mapping);
+	struct sim_handle *handle = mapping->handle;
+	if (--handle->maps == 0 && handle->released)
+		give_back_locked(handle);
+	pthread_mutex_unlock(&sim_lock);
+	madvise((void *)start, size, MADV_DONTNEED);
+	mprotect((void *)start, size, PROT_NONE);
+	free(mapping);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
+				   size_t count)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!desc || count == 0 || size == 0 || !ptr)
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
