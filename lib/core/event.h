@@ -18,6 +18,7 @@ enum vt_kind {
 	VT_KIND_MANAGED,
 	VT_KIND_VMM, /* physical memory of cuMemCreate, counted once per handle */
 	VT_KIND_PINNED_HOST,
+	VT_KIND_HOST_REGISTERED, /* the program's own pages, pinned: shown, not new memory */
 	VT_KIND_COUNT,
 	VT_KIND_FIRST_HOST = VT_KIND_PINNED_HOST,
 };
@@ -42,4 +43,11 @@ const char *vt_kind_name(enum vt_kind kind);
 static inline int vt_kind_is_host(enum vt_kind kind)
 {
 	return kind >= VT_KIND_FIRST_HOST;
+}
+
+/* Whether a kind is memory the process allocated, counted in its owner's
+ * totals and peak; other kinds are only shown. */
+static inline int vt_kind_is_counted(enum vt_kind kind)
+{
+	return kind != VT_KIND_HOST_REGISTERED;
 }

@@ -138,6 +138,9 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_stats *stat
 {
 	uint32_t epoch = stats->epoch;
 	count_up(&stats->kinds[event->kind], event->bytes, epoch);
+	stats->seen = true;
+	if (!vt_kind_is_counted(event->kind))
+		return; /* shown under its kind, never in the totals */
 	count_up(counter_at(&stats->tags, event->tag), event->bytes, epoch);
 	if (event->stack) {
 		struct vt_counter *stack = counter_at(&stats->stacks, event->stack);
@@ -145,7 +148,6 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_stats *stat
 		if (stack)
 			stack->tag = event->tag;
 	}
-	stats->seen = true;
 	stats->live += event->bytes;
 	stats->live_count++;
 	stats->allocs++;
@@ -160,6 +162,8 @@ static void count_free(struct vt_tracker *tracker, struct vt_device_stats *stats
 {
 	uint32_t epoch = stats->epoch;
 	count_down(&stats->kinds[allocation->kind], allocation->bytes, epoch);
+	if (!vt_kind_is_counted(allocation->kind))
+		return;
 	count_down(counter_at(&stats->tags, allocation->tag), allocation->bytes, epoch);
 	if (allocation->stack)
 		count_down(counter_at(&stats->stacks, allocation->stack), allocation->bytes, epoch);

@@ -226,3 +226,37 @@ VT_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
 {
 	return free_async(VT_PER_THREAD_STREAM, dptr, stream, "cuMemFreeAsync_ptsz");
 }
+
+typedef CUresult (*mem_host_register_fn)(void *, size_t, unsigned int);
+
+/* Registration pins pages the program already has: shown as
+ * host_registered, never counted as new memory. */
+VT_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
+{
+	REAL("cuMemHostRegister_v2", VT_LEGACY_STREAM, mem_host_register_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(p, bytes, flags);
+	int saved_errno = errno;
+	if (outer && rc == CUDA_SUCCESS)
+		vt_emit_alloc(VT_KIND_HOST_REGISTERED, (uintptr_t)p, bytes, "cuMemHostRegister_v2");
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
+typedef CUresult (*mem_host_unregister_fn)(void *);
+
+/* Recorded after it succeeded: a pointer CUDA refuses to unregister (a
+ * cuMemHostAlloc one) stays what it was. */
+VT_EXPORT CUresult cuMemHostUnregister(void *p)
+{
+	REAL("cuMemHostUnregister", VT_LEGACY_STREAM, mem_host_unregister_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(p);
+	int saved_errno = errno;
+	if (outer && rc == CUDA_SUCCESS)
+		vt_emit_free((uintptr_t)p, VT_KIND_HOST_REGISTERED, "cuMemHostUnregister");
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}

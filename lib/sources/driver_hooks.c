@@ -37,6 +37,8 @@ static struct vt_hook hooks[] = {
 		cuMemFreeAsync_ptsz),
 	HOOK("cuMemFreeHost", 2000, "cuMemFreeHost", cuMemFreeHost),
 	HOOK("cuMemHostAlloc", 2020, "cuMemHostAlloc", cuMemHostAlloc),
+	HOOK("cuMemHostRegister", 6050, "cuMemHostRegister_v2", cuMemHostRegister_v2),
+	HOOK("cuMemHostUnregister", 4000, "cuMemHostUnregister", cuMemHostUnregister),
 };
 
 #define HOOK_COUNT (sizeof(hooks) / sizeof(hooks[0]))

@@ -55,6 +55,8 @@ RUNTIME_HOOK(cudaMallocHost, (void **ptr, size_t size), (ptr, size))
 RUNTIME_HOOK(cudaHostAlloc, (void **ptr, size_t size, unsigned int flags), (ptr, size, flags))
 RUNTIME_HOOK(cudaFree, (void *ptr), (ptr))
 RUNTIME_HOOK(cudaFreeHost, (void *ptr), (ptr))
+RUNTIME_HOOK(cudaHostRegister, (void *ptr, size_t size, unsigned int flags), (ptr, size, flags))
+RUNTIME_HOOK(cudaHostUnregister, (void *ptr), (ptr))
 RUNTIME_HOOK(cudaMallocAsync, (void **ptr, size_t size, cudaStream_t stream), (ptr, size, stream))
 RUNTIME_HOOK(cudaMallocAsync_ptsz, (void **ptr, size_t size, cudaStream_t stream),
 	     (ptr, size, stream))

@@ -252,6 +252,12 @@ Test(preload, runtime_surface_behaves_as_cuda_with_and_without)
 	cr_assert_str_eq(with.out, without.out);
 	cr_assert_null(strstr(with.out, "FAILED"));
 	cr_assert_eq(report_int(with.report, "devices/0/live_at_exit_bytes"), 0);
+	/* Registered pages are shown, never counted as new memory. */
+	json_t *registered = report_kind(with.report, "host", "host_registered");
+	cr_assert_eq(report_int(registered, "bytes_allocated"), 8192);
+	cr_assert_eq(report_int(registered, "live_at_exit_bytes"), 0);
+	cr_assert_eq(report_int(with.report, "host/peak/bytes"), 4096, "only the pinned 4 KiB");
+	cr_assert_eq(report_int(with.report, "host/allocations"), 1);
 	traced_run_free(&with);
 	traced_run_free(&without);
 }
