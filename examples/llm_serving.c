@@ -214,8 +214,8 @@ static void free_all(void **layers, unsigned count)
 
 static int serve(const struct model *model, const struct serving *serving, struct sizes *sizes)
 {
-	void **weights = calloc(model->layers, sizeof(void *));
-	void **kv = calloc(model->layers, sizeof(void *));
+	void **weights = (void **)calloc(model->layers, sizeof(void *));
+	void **kv = (void **)calloc(model->layers, sizeof(void *));
 	void *staging = NULL;
 	cudaStream_t stream = NULL;
 	int rc = !weights || !kv ? -1 : 0;
