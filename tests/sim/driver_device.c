@@ -66,7 +66,7 @@ SIM_EXPORT CUresult cuInit(unsigned int flags)
 		sim_devices[i].capacity = config->capacity[i];
 		sim_devices[i].primary.device = i;
 		sim_devices[i].primary.primary = true;
-		sim_devices[i].default_pool.device = i;
+		sim_pool_init_device(i);
 	}
 	initialized = true;
 	pthread_mutex_unlock(&sim_lock);

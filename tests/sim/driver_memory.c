@@ -16,6 +16,7 @@ struct sim_allocation {
 	uint64_t charged;
 	int device;
 	enum sim_memory memory;
+	struct sim_pool *pool; /* for stream-ordered allocations */
 	UT_hash_handle hh;
 };
 
@@ -75,14 +76,24 @@ static void *backing(size_t bytes, size_t mapped)
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 }
 
+static CUresult allocate_in(void **out, size_t bytes, int device, enum sim_memory memory,
+			    struct sim_pool *pool);
+
 static CUresult allocate(void **out, size_t bytes, int device, enum sim_memory memory)
+{
+	return allocate_in(out, bytes, device, memory, NULL);
+}
+
+static CUresult allocate_in(void **out, size_t bytes, int device, enum sim_memory memory,
+			    struct sim_pool *pool)
 {
 	if (!out || bytes == 0)
 		return CUDA_ERROR_INVALID_VALUE;
 	uint64_t charge =
 		memory == SIM_MEMORY_HOST ? 0 : round_up(bytes, sim_config()->granularity);
 	pthread_mutex_lock(&sim_lock);
-	if (memory == SIM_MEMORY_DEVICE && !fits_locked(device, charge)) {
+	uint64_t growth = pool ? sim_pool_growth(pool, charge) : charge;
+	if (memory == SIM_MEMORY_DEVICE && !fits_locked(device, growth)) {
 		pthread_mutex_unlock(&sim_lock);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
@@ -102,9 +113,12 @@ static CUresult allocate(void **out, size_t bytes, int device, enum sim_memory m
 		.charged = charge,
 		.device = device,
 		.memory = memory,
+		.pool = pool,
 	};
 	HASH_ADD(hh, allocations, address, sizeof(allocation->address), allocation);
-	sim_devices[device].charged += charge;
+	sim_devices[device].charged += growth;
+	if (pool)
+		sim_pool_take(pool, charge);
 	pthread_mutex_unlock(&sim_lock);
 	*out = memory_at;
 	return CUDA_SUCCESS;
@@ -126,7 +140,9 @@ static CUresult release(uintptr_t address, bool host)
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	HASH_DEL(allocations, allocation);
-	sim_devices[allocation->device].charged -= allocation->charged;
+	sim_devices[allocation->device].charged -=
+		allocation->pool ? sim_pool_give_back(allocation->pool, allocation->charged)
+				 : allocation->charged;
 	pthread_mutex_unlock(&sim_lock);
 	if (allocation->mapped)
 		munmap((void *)allocation->address, allocation->mapped);
@@ -226,10 +242,29 @@ SIM_EXPORT CUresult cuMemFreeHost(void *p)
 
 /* Stream-ordered allocation completes at once: the simulated device has no
  * queue, so "ordered" and "immediate" cannot be told apart. */
+static CUresult allocate_from(CUdeviceptr *dptr, size_t bytes, struct sim_pool *pool)
+{
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!pool || !dptr)
+		return CUDA_ERROR_INVALID_VALUE;
+	void *at;
+	rc = allocate_in(&at, bytes, pool->device, SIM_MEMORY_DEVICE, pool);
+	if (rc == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr)at;
+	return rc;
+}
+
 SIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream)
 {
 	(void)stream;
-	return allocate_in_context(dptr, bytes, SIM_MEMORY_DEVICE);
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return allocate_from(dptr, bytes, sim_devices[device].current_pool);
 }
 
 SIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream stream)
@@ -237,31 +272,11 @@ SIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstre
 	return cuMemAllocAsync(dptr, bytes, stream);
 }
 
-/* The device whose pool this is, or -1; a bad handle is never followed. */
-static int pool_owner(CUmemoryPool pool)
-{
-	for (int device = 0; device < sim_config()->device_count; device++)
-		if ((void *)pool == (void *)&sim_devices[device].default_pool)
-			return device;
-	return -1;
-}
-
 SIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
 					    CUstream stream)
 {
 	(void)stream;
-	int device;
-	CUresult rc = sim_current_device(&device);
-	if (rc != CUDA_SUCCESS)
-		return rc;
-	int pool_device = pool_owner(pool);
-	if (pool_device < 0 || !dptr)
-		return CUDA_ERROR_INVALID_VALUE;
-	void *at;
-	rc = allocate(&at, bytes, pool_device, SIM_MEMORY_DEVICE);
-	if (rc == CUDA_SUCCESS)
-		*dptr = (CUdeviceptr)at;
-	return rc;
+	return allocate_from(dptr, bytes, sim_pool_of(pool));
 }
 
 SIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
@@ -279,24 +294,6 @@ SIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
 SIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
 {
 	return cuMemFreeAsync(dptr, stream);
-}
-
-SIM_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice device)
-{
-	CUresult rc = sim_check_init();
-	if (rc != CUDA_SUCCESS)
-		return rc;
-	if (!pool)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (!sim_valid_device(device))
-		return CUDA_ERROR_INVALID_DEVICE;
-	*pool = (CUmemoryPool)&sim_devices[device].default_pool;
-	return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice device)
-{
-	return cuDeviceGetDefaultMemPool(pool, device);
 }
 
 SIM_EXPORT CUresult cuMemGetInfo(size_t *free_bytes, size_t *total_bytes)

@@ -43,6 +43,13 @@ struct rt_driver {
 	PFN_cuMemAllocFromPoolAsync_v11020 cuMemAllocFromPoolAsync[2];
 	PFN_cuMemFreeAsync_v11020 cuMemFreeAsync[2];
 	PFN_cuDeviceGetDefaultMemPool_v11020 cuDeviceGetDefaultMemPool;
+	PFN_cuDeviceGetMemPool_v11020 cuDeviceGetMemPool;
+	PFN_cuDeviceSetMemPool_v11020 cuDeviceSetMemPool;
+	PFN_cuMemPoolCreate_v11020 cuMemPoolCreate;
+	PFN_cuMemPoolDestroy_v11020 cuMemPoolDestroy;
+	PFN_cuMemPoolTrimTo_v11020 cuMemPoolTrimTo;
+	PFN_cuMemPoolGetAttribute_v11020 cuMemPoolGetAttribute;
+	PFN_cuMemPoolSetAttribute_v11020 cuMemPoolSetAttribute;
 	PFN_cuMemGetInfo_v3020 cuMemGetInfo;
 	PFN_cuMemcpy_v4000 cuMemcpy;
 	PFN_cuMemcpyHtoD_v3020 cuMemcpyHtoD;

@@ -155,16 +155,6 @@ RT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *ptr, cudaStream_t stream)
 	return free_async(ptr, stream, RT_PER_THREAD_STREAM);
 }
 
-RT_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)
-{
-	if (!pool)
-		return rt_fail(cudaErrorInvalidValue);
-	cudaError_t error = rt_init();
-	if (error != cudaSuccess)
-		return error;
-	return rt_result(rt_driver.cuDeviceGetDefaultMemPool((CUmemoryPool *)pool, device));
-}
-
 RT_EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
 	if (!free_bytes || !total_bytes)

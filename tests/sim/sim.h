@@ -26,8 +26,14 @@ struct sim_context {
 	struct sim_context *next; /* in the list of created contexts */
 };
 
+/* A stream-ordered pool: what its allocations use, and what it keeps
+ * reserved (up to the release threshold after frees, until trimmed). */
 struct sim_pool {
 	int device;
+	bool live;
+	int reuse[3]; /* the three CU_MEMPOOL_ATTR_REUSE_* flags */
+	uint64_t used, used_high, reserved, reserved_high, threshold;
+	struct sim_pool *next; /* in the list of created pools */
 };
 
 struct sim_device {
@@ -36,6 +42,7 @@ struct sim_device {
 	unsigned contexts; /* live contexts; the first one costs context_bytes */
 	struct sim_context primary;
 	struct sim_pool default_pool;
+	struct sim_pool *current_pool; /* cuDeviceSetMemPool's, else the default */
 };
 
 struct sim_config {
@@ -59,4 +66,14 @@ struct sim_context *sim_current_context(void);
 /* CUDA_SUCCESS with the current context's device in *device. */
 CUresult sim_current_device(int *device);
 uint64_t sim_device_used(int device);
+/* The pool behind a handle, or NULL; never follows a bad handle. */
+struct sim_pool *sim_pool_of(CUmemoryPool handle);
+/* Called with sim_lock held. A pool's reserve is what the device has
+ * charged for it: growth is what an allocation of charge adds to it. */
+uint64_t sim_pool_growth(const struct sim_pool *pool, uint64_t charge);
+void sim_pool_take(struct sim_pool *pool, uint64_t charge);
+/* Returns the bytes the pool hands back to the device. */
+uint64_t sim_pool_give_back(struct sim_pool *pool, uint64_t charge);
+/* A device's pools start out as its default one, current. */
+void sim_pool_init_device(int device);
 bool sim_valid_device(int device);

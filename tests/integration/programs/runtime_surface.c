@@ -132,11 +132,83 @@ static void device_queries(void)
 	      strcmp(cudaGetErrorName((cudaError_t)12345), "unrecognized error code") == 0);
 }
 
+static unsigned long long pool_figure(cudaMemPool_t pool, enum cudaMemPoolAttr attribute)
+{
+	unsigned long long value = ~0ull;
+	cudaMemPoolGetAttribute(pool, attribute, &value);
+	return value;
+}
+
+static size_t free_bytes(void)
+{
+	size_t free_now = 0, total = 0;
+	cudaMemGetInfo(&free_now, &total);
+	return free_now;
+}
+
+/* A created pool reserves in 2 MiB units, keeps its release threshold
+ * after frees, gives memory back when trimmed or destroyed, and serves
+ * cudaMallocAsync once it is the device's current pool. */
+static void pools(void)
+{
+	const size_t mib = 1 << 20;
+	struct cudaMemPoolProps props = {.allocType = cudaMemAllocationTypePinned,
+					 .location = {.type = cudaMemLocationTypeDevice, .id = 0}};
+	cudaMemPool_t pool = NULL, current = NULL, fallback = NULL;
+	check("cudaMemPoolCreate", cudaMemPoolCreate(&pool, &props) == cudaSuccess && pool);
+	unsigned long long threshold = 8 * mib;
+	check("cudaMemPoolSetAttribute threshold",
+	      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) ==
+		      cudaSuccess);
+	check("cudaDeviceSetMemPool", cudaDeviceSetMemPool(0, pool) == cudaSuccess);
+	check("cudaDeviceGetMemPool",
+	      cudaDeviceGetMemPool(&current, 0) == cudaSuccess && current == pool);
+	size_t before = free_bytes();
+	void *a = NULL, *b = NULL;
+	check("cudaMallocAsync from the current pool",
+	      cudaMallocAsync(&a, 3 * mib, 0) == cudaSuccess &&
+		      cudaMallocFromPoolAsync(&b, 1, pool, 0) == cudaSuccess);
+	check("pool used 6 MiB", pool_figure(pool, cudaMemPoolAttrUsedMemCurrent) == 6 * mib);
+	check("device charged 6 MiB", before - free_bytes() == 6 * mib);
+	cudaFreeAsync(a, 0);
+	check("pool keeps its threshold",
+	      pool_figure(pool, cudaMemPoolAttrUsedMemCurrent) == 2 * mib &&
+		      pool_figure(pool, cudaMemPoolAttrReservedMemCurrent) == 6 * mib &&
+		      before - free_bytes() == 6 * mib);
+	check("cudaMallocAsync reuses the reserve",
+	      cudaMallocAsync(&a, 4 * mib, 0) == cudaSuccess &&
+		      pool_figure(pool, cudaMemPoolAttrReservedMemCurrent) == 6 * mib &&
+		      pool_figure(pool, cudaMemPoolAttrUsedMemHigh) == 6 * mib);
+	cudaFreeAsync(a, 0);
+	check("cudaMemPoolTrimTo",
+	      cudaMemPoolTrimTo(pool, 0) == cudaSuccess &&
+		      pool_figure(pool, cudaMemPoolAttrReservedMemCurrent) == 2 * mib &&
+		      before - free_bytes() == 2 * mib);
+	unsigned long long zero = 0, one = 1;
+	check("high-water marks reset only to zero",
+	      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero) == cudaSuccess &&
+		      pool_figure(pool, cudaMemPoolAttrUsedMemHigh) == 0 &&
+		      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &one) ==
+			      cudaErrorInvalidValue);
+	check("cudaMemPoolDestroy", cudaMemPoolDestroy(pool) == cudaSuccess);
+	check("destroyed pool's allocation frees",
+	      cudaFreeAsync(b, 0) == cudaSuccess && free_bytes() == before);
+	check("current pool falls back to the default",
+	      cudaDeviceGetMemPool(&current, 0) == cudaSuccess &&
+		      cudaDeviceGetDefaultMemPool(&fallback, 0) == cudaSuccess &&
+		      current == fallback);
+	check("destroyed pool handle refused",
+	      cudaMemPoolTrimTo(pool, 0) == cudaErrorInvalidValue &&
+		      cudaMemPoolDestroy(fallback) == cudaErrorInvalidValue);
+	cudaGetLastError();
+}
+
 int main(void)
 {
 	copies();
 	pointers();
 	streams_and_events();
 	device_queries();
+	pools();
 	return failures;
 }

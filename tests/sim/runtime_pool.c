@@ -1,0 +1,78 @@
+/* Stand-in runtime: stream-ordered memory pools, each call passed on to
+ * the driver entry point the runtime resolved. The runtime's pool
+ * properties and attributes share the driver's layout and values, and
+ * pool calls need the driver loaded but no current context. */
+#include "runtime.h"
+
+RT_EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMemPoolProps *props)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(
+		rt_driver.cuMemPoolCreate((CUmemoryPool *)pool, (const CUmemPoolProps *)props));
+}
+
+RT_EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemPoolDestroy((CUmemoryPool)pool));
+}
+
+RT_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemPoolTrimTo((CUmemoryPool)pool, keep));
+}
+
+RT_EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attribute,
+					      void *value)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemPoolGetAttribute((CUmemoryPool)pool,
+							 (CUmemPool_attribute)attribute, value));
+}
+
+RT_EXPORT cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attribute,
+					      void *value)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemPoolSetAttribute((CUmemoryPool)pool,
+							 (CUmemPool_attribute)attribute, value));
+}
+
+RT_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)
+{
+	if (!pool)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuDeviceGetDefaultMemPool((CUmemoryPool *)pool, device));
+}
+
+RT_EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device)
+{
+	if (!pool)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuDeviceGetMemPool((CUmemoryPool *)pool, device));
+}
+
+RT_EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuDeviceSetMemPool(device, (CUmemoryPool)pool));
+}
