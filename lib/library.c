@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "sources/driver_query.h"
 #include "sources/nvml_view.h"
+#include "sources/pools.h"
 #include "sources/signals.h"
 
 static struct {
@@ -101,6 +102,7 @@ static void after_fork_in_child(void)
 	atomic_store(&library.active, false);
 	atomic_store(&library.disabled, !library.config.follow_fork);
 	vt_nvml_reset();
+	vt_pools_reset();
 	library.once = (pthread_once_t)PTHREAD_ONCE_INIT;
 }
 
@@ -279,6 +281,8 @@ static bool write_report(const char *ended_by, bool summary)
 	static struct vt_device_view views[VT_VIEW_DEVICES];
 	struct vt_nvml_status nvml;
 	vt_nvml_read(views, &nvml);
+	static struct vt_pool_view pools[VT_MAX_POOLS];
+	size_t pool_count = vt_pools_read(pools, VT_MAX_POOLS);
 	struct vt_report report = {
 		.run = &library.run,
 		.snapshot = snapshot,
@@ -288,6 +292,8 @@ static bool write_report(const char *ended_by, bool summary)
 		.symbolizer = vt_symbolizer_open(),
 		.views = views,
 		.nvml = &nvml,
+		.pools = pools,
+		.pool_count = pool_count,
 	};
 	bool ok = put_report(&report);
 	if (summary) {

@@ -127,6 +127,21 @@ static void device_view(const struct text *t, json_t *device)
 			 sizeof(unexplained)));
 }
 
+/* Reserved beyond used is memory a pool holds that no allocation shows. */
+static void pools(const struct text *t, json_t *device)
+{
+	size_t index;
+	json_t *pool;
+	json_array_foreach (json_object_get(device, "pools"), index, pool) {
+		char reserved[32], peak[32], used[32];
+		fprintf(t->out, "  pool %zu: reserved %s (peak %s), used %s%s\n", index,
+			vt_human(vt_int(pool, "reserved_bytes"), reserved, sizeof(reserved)),
+			vt_human(vt_int(pool, "reserved_peak_bytes"), peak, sizeof(peak)),
+			vt_human(vt_int(pool, "used_bytes"), used, sizeof(used)),
+			json_is_true(json_object_get(pool, "destroyed")) ? ", destroyed" : "");
+	}
+}
+
 static void snapshot(const struct text *t, json_t *failure)
 {
 	json_t *taken = json_object_get(failure, "snapshot");
@@ -220,6 +235,7 @@ static void totals(const struct text *t, json_t *owner)
 	}
 	stacks(t, owner);
 	device_view(t, owner);
+	pools(t, owner);
 	failures(t, owner);
 	leaks(t, owner);
 }

@@ -9,6 +9,7 @@
 #include "../core/tracker.h"
 #include "../sources/driver_query.h"
 #include "../sources/nvml_view.h"
+#include "../sources/pools.h"
 #include "run.h"
 #include "symbolize.h"
 
@@ -26,6 +27,8 @@ struct vt_report {
 	bool emergency;
 	const struct vt_device_view *views; /* VT_VIEW_DEVICES entries, or NULL */
 	const struct vt_nvml_status *nvml;  /* NULL: not asked */
+	const struct vt_pool_view *pools;   /* pool_count entries */
+	size_t pool_count;
 };
 
 #define VT_REPORT_EMERGENCY_TOP    32

@@ -331,6 +331,26 @@ static void write_device_view(struct vt_json *json, const struct vt_report *repo
 	vt_json_end_object(json);
 }
 
+/* The stream-ordered pools allocated from on this device: reserved is the
+ * device memory each holds, used what its live allocations take. */
+static void write_pools(struct vt_json *json, const struct vt_report *report, int device)
+{
+	vt_json_begin_array(json, "pools");
+	for (size_t i = 0; i < report->pool_count; i++) {
+		const struct vt_pool_view *pool = &report->pools[i];
+		if (pool->device != device)
+			continue;
+		vt_json_begin_object(json, NULL);
+		vt_json_u64(json, "reserved_bytes", pool->reserved);
+		vt_json_u64(json, "reserved_peak_bytes", pool->reserved_peak);
+		vt_json_u64(json, "used_bytes", pool->used);
+		vt_json_u64(json, "used_peak_bytes", pool->used_peak);
+		vt_json_bool(json, "destroyed", pool->destroyed);
+		vt_json_end_object(json);
+	}
+	vt_json_end_array(json);
+}
+
 static void write_device(struct vt_json *json, const struct vt_report *report, int device,
 			 struct stack_ids *set)
 {
@@ -344,6 +364,7 @@ static void write_device(struct vt_json *json, const struct vt_report *report, i
 	else
 		vt_json_null(json, "capacity_bytes");
 	write_device_view(json, report, device);
+	write_pools(json, report, device);
 	write_totals(json, report, &report->snapshot->devices[device], device, set);
 	vt_json_end_object(json);
 }

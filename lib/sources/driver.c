@@ -7,6 +7,7 @@
 #include "call.h"
 #include "driver_hooks.h"
 #include "driver_wrappers.h"
+#include "pools.h"
 
 #define REAL(abi_name, flavour, type)                                \
 	static struct vt_hook *hook;                                 \
@@ -160,6 +161,8 @@ static CUresult alloc_async(enum vt_stream_flavour flavour, CUdeviceptr *dptr, s
 	CUresult rc = real(dptr, bytes, stream);
 	int saved_errno = errno;
 	after_alloc(outer, rc, VT_KIND_ASYNC, rc == CUDA_SUCCESS ? *dptr : 0, bytes, driver_api);
+	if (outer && rc == CUDA_SUCCESS)
+		vt_pools_note_current();
 	vt_driver_leave();
 	errno = saved_errno;
 	return rc;
@@ -185,6 +188,8 @@ static CUresult alloc_from_pool(enum vt_stream_flavour flavour, CUdeviceptr *dpt
 	CUresult rc = real(dptr, bytes, pool, stream);
 	int saved_errno = errno;
 	after_alloc(outer, rc, VT_KIND_ASYNC, rc == CUDA_SUCCESS ? *dptr : 0, bytes, driver_api);
+	if (outer && rc == CUDA_SUCCESS)
+		vt_pools_note(pool);
 	vt_driver_leave();
 	errno = saved_errno;
 	return rc;
@@ -213,7 +218,11 @@ static CUresult free_async(enum vt_stream_flavour flavour, CUdeviceptr dptr, CUs
 	bool outer = vt_driver_enter();
 	before_free(outer, dptr, VT_KIND_DEVICE, driver_api);
 	CUresult rc = real(dptr, stream);
+	int saved_errno = errno;
+	if (outer && rc == CUDA_SUCCESS)
+		vt_pools_refresh();
 	vt_driver_leave();
+	errno = saved_errno;
 	return rc;
 }
 
@@ -225,6 +234,41 @@ VT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
 VT_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
 {
 	return free_async(VT_PER_THREAD_STREAM, dptr, stream, "cuMemFreeAsync_ptsz");
+}
+
+typedef CUresult (*mem_pool_trim_to_fn)(CUmemoryPool, size_t);
+
+VT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
+{
+	REAL("cuMemPoolTrimTo", VT_LEGACY_STREAM, mem_pool_trim_to_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(pool, keep);
+	int saved_errno = errno;
+	if (outer && rc == CUDA_SUCCESS)
+		vt_pools_refresh();
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
+typedef CUresult (*mem_pool_destroy_fn)(CUmemoryPool);
+
+/* The pool's last figures are read while its handle is still good. */
+VT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+	REAL("cuMemPoolDestroy", VT_LEGACY_STREAM, mem_pool_destroy_fn);
+	bool outer = vt_driver_enter();
+	int saved_errno = errno;
+	if (outer)
+		vt_pools_refresh();
+	errno = saved_errno;
+	CUresult rc = real(pool);
+	saved_errno = errno;
+	if (outer && rc == CUDA_SUCCESS)
+		vt_pools_destroyed(pool);
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
 }
 
 typedef CUresult (*mem_host_register_fn)(void *, size_t, unsigned int);

@@ -39,6 +39,8 @@ static struct vt_hook hooks[] = {
 	HOOK("cuMemHostAlloc", 2020, "cuMemHostAlloc", cuMemHostAlloc),
 	HOOK("cuMemHostRegister", 6050, "cuMemHostRegister_v2", cuMemHostRegister_v2),
 	HOOK("cuMemHostUnregister", 4000, "cuMemHostUnregister", cuMemHostUnregister),
+	HOOK("cuMemPoolDestroy", 11020, "cuMemPoolDestroy", cuMemPoolDestroy),
+	HOOK("cuMemPoolTrimTo", 11020, "cuMemPoolTrimTo", cuMemPoolTrimTo),
 };
 
 #define HOOK_COUNT (sizeof(hooks) / sizeof(hooks[0]))

@@ -13,6 +13,8 @@ typedef CUresult (*device_get_pci_bus_id_fn)(char *, int, CUdevice);
 typedef CUresult (*get_count_fn)(int *);
 typedef CUresult (*get_version_fn)(int *);
 typedef int (*runtime_version_fn)(int *);
+typedef CUresult (*device_get_mem_pool_fn)(CUmemoryPool *, CUdevice);
+typedef CUresult (*mem_pool_get_attribute_fn)(CUmemoryPool, CUmemPool_attribute, void *);
 
 static void *driver_function(const char *name)
 {
@@ -66,4 +68,41 @@ void vt_driver_describe_cuda(struct vt_cuda_info *out)
 		out->runtime_version = 0;
 	if (runtime)
 		dlclose(runtime);
+}
+
+void *vt_driver_current_pool(void)
+{
+	static device_get_mem_pool_fn get_pool;
+	if (!get_pool)
+		get_pool = (device_get_mem_pool_fn)driver_function("cuDeviceGetMemPool");
+	int device = vt_driver_current_device();
+	CUmemoryPool pool;
+	if (!get_pool || device == VT_UNKNOWN_DEVICE || get_pool(&pool, device) != CUDA_SUCCESS)
+		return NULL;
+	return pool;
+}
+
+bool vt_driver_pool_figures(void *pool, struct vt_pool_figures *out)
+{
+	static mem_pool_get_attribute_fn get_attribute;
+	if (!get_attribute)
+		get_attribute = (mem_pool_get_attribute_fn)driver_function("cuMemPoolGetAttribute");
+	if (!get_attribute)
+		return false;
+	const struct {
+		CUmemPool_attribute attribute;
+		uint64_t *value;
+	} wanted[] = {
+		{CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &out->reserved},
+		{CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &out->reserved_high},
+		{CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &out->used},
+		{CU_MEMPOOL_ATTR_USED_MEM_HIGH, &out->used_high},
+	};
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		cuuint64_t value;
+		if (get_attribute((CUmemoryPool)pool, wanted[i].attribute, &value) != CUDA_SUCCESS)
+			return false;
+		*wanted[i].value = value;
+	}
+	return true;
 }

@@ -24,3 +24,12 @@ struct vt_cuda_info {
 int vt_driver_current_device(void);
 void vt_driver_describe_device(int device, struct vt_device_info *out);
 void vt_driver_describe_cuda(struct vt_cuda_info *out);
+
+struct vt_pool_figures {
+	uint64_t reserved, reserved_high, used, used_high;
+};
+
+/* The current device's current stream-ordered pool, or NULL. */
+void *vt_driver_current_pool(void);
+/* A pool's figures from cuMemPoolGetAttribute; false if it cannot say. */
+bool vt_driver_pool_figures(void *pool, struct vt_pool_figures *out);

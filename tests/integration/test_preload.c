@@ -353,3 +353,30 @@ Test(preload, vmm_through_dlopen_and_dlsym)
 {
 	check_vmm("dlopen");
 }
+
+static void assert_pool(json_t *pool, uint64_t reserved, uint64_t reserved_peak, uint64_t used,
+			uint64_t used_peak, bool destroyed)
+{
+	cr_assert_eq(report_int(pool, "reserved_bytes"), reserved);
+	cr_assert_eq(report_int(pool, "reserved_peak_bytes"), reserved_peak);
+	cr_assert_eq(report_int(pool, "used_bytes"), used);
+	cr_assert_eq(report_int(pool, "used_peak_bytes"), used_peak);
+	cr_assert_eq(json_is_true(json_object_get(pool, "destroyed")), destroyed);
+}
+
+Test(preload, pools_reserved_beside_used)
+{
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	traced_run(&run, &options, (char *[]){(char *)program_path("pools"), NULL});
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	json_t *pools =
+		json_object_get(json_array_get(json_object_get(run.report, "devices"), 0), "pools");
+	cr_assert_eq(json_array_size(pools), 2);
+	assert_pool(json_array_get(pools, 0), 0, 6 * MiB, 0, 6 * MiB, false);
+	/* Its last reading, after the trim and before the destroy. */
+	assert_pool(json_array_get(pools, 1), 2 * MiB, 6 * MiB, 2 * MiB, 6 * MiB, true);
+	cr_assert_eq(report_int(run.report, "devices/0/live_at_exit_bytes"), 0);
+	cr_assert_eq(report_int(run.report, "devices/0/allocations"), 3);
+	traced_run_free(&run);
+}

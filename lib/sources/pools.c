@@ -1,0 +1,100 @@
+#include "pools.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "driver_query.h"
+
+struct pool {
+	void *handle; /* NULL once destroyed: never read again */
+	struct vt_pool_view view;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pool pools[VT_MAX_POOLS];
+static size_t pool_count;
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* The driver's high-water marks may have been reset by the program, so
+ * the peaks are the most of every reading. */
+static void read_locked(struct pool *pool)
+{
+	struct vt_pool_figures figures;
+	if (!pool->handle || !vt_driver_pool_figures(pool->handle, &figures))
+		return;
+	struct vt_pool_view *view = &pool->view;
+	view->reserved = figures.reserved;
+	view->used = figures.used;
+	view->reserved_peak =
+		max_u64(view->reserved_peak, max_u64(figures.reserved, figures.reserved_high));
+	view->used_peak = max_u64(view->used_peak, max_u64(figures.used, figures.used_high));
+}
+
+static struct pool *find_or_add_locked(void *handle)
+{
+	for (size_t i = 0; i < pool_count; i++)
+		if (pools[i].handle == handle)
+			return &pools[i];
+	if (pool_count == VT_MAX_POOLS)
+		return NULL;
+	struct pool *pool = &pools[pool_count++];
+	*pool = (struct pool){.handle = handle, .view = {.device = vt_driver_current_device()}};
+	return pool;
+}
+
+void vt_pools_note(void *handle)
+{
+	if (!handle)
+		return;
+	pthread_mutex_lock(&lock);
+	struct pool *pool = find_or_add_locked(handle);
+	if (pool)
+		read_locked(pool);
+	pthread_mutex_unlock(&lock);
+}
+
+void vt_pools_note_current(void)
+{
+	vt_pools_note(vt_driver_current_pool());
+}
+
+void vt_pools_refresh(void)
+{
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < pool_count; i++)
+		read_locked(&pools[i]);
+	pthread_mutex_unlock(&lock);
+}
+
+void vt_pools_destroyed(void *handle)
+{
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < pool_count; i++) {
+		if (pools[i].handle != handle)
+			continue;
+		pools[i].handle = NULL;
+		pools[i].view.destroyed = true;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+size_t vt_pools_read(struct vt_pool_view *out, size_t max)
+{
+	pthread_mutex_lock(&lock);
+	size_t count = pool_count < max ? pool_count : max;
+	for (size_t i = 0; i < count; i++)
+		out[i] = pools[i].view;
+	pthread_mutex_unlock(&lock);
+	return count;
+}
+
+void vt_pools_reset(void)
+{
+	pthread_mutex_init(&lock, NULL);
+	memset(pools, 0, sizeof(pools));
+	pool_count = 0;
+}
