@@ -16,7 +16,8 @@ enum vt_kind {
 	VT_KIND_DEVICE,
 	VT_KIND_ASYNC,
 	VT_KIND_MANAGED,
-	VT_KIND_VMM, /* physical memory of cuMemCreate, counted once per handle */
+	VT_KIND_VMM,        /* physical memory of cuMemCreate, counted once per handle */
+	VT_KIND_IPC_IMPORT, /* another process's memory, opened by IPC: shown, not owned */
 	VT_KIND_PINNED_HOST,
 	VT_KIND_HOST_REGISTERED, /* the program's own pages, pinned: shown, not new memory */
 	VT_KIND_COUNT,
@@ -49,5 +50,5 @@ static inline int vt_kind_is_host(enum vt_kind kind)
  * totals and peak; other kinds are only shown. */
 static inline int vt_kind_is_counted(enum vt_kind kind)
 {
-	return kind != VT_KIND_HOST_REGISTERED;
+	return kind != VT_KIND_HOST_REGISTERED && kind != VT_KIND_IPC_IMPORT;
 }

@@ -200,11 +200,14 @@ static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot
 }
 
 /* A free names its family by event->kind: a device free of a host pointer
- * (or the reverse) fails in CUDA and leaves the memory live. */
+ * (or the reverse) fails in CUDA and leaves the memory live, and only
+ * closing an IPC import ends it. */
 static bool same_family(const struct vt_allocation *allocation, const void *context)
 {
 	const struct vt_event *event = context;
-	return vt_kind_is_host(allocation->kind) == vt_kind_is_host(event->kind);
+	bool import = allocation->kind == VT_KIND_IPC_IMPORT;
+	return vt_kind_is_host(allocation->kind) == vt_kind_is_host(event->kind) &&
+	       import == (event->kind == VT_KIND_IPC_IMPORT);
 }
 
 static void record_free(struct vt_tracker *tracker, const struct vt_event *event)

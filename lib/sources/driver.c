@@ -6,6 +6,7 @@
 
 #include "call.h"
 #include "driver_hooks.h"
+#include "driver_query.h"
 #include "driver_wrappers.h"
 #include "pools.h"
 
@@ -266,6 +267,53 @@ VT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
 	saved_errno = errno;
 	if (outer && rc == CUDA_SUCCESS)
 		vt_pools_destroyed(pool);
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
+typedef CUresult (*ipc_open_fn)(CUdeviceptr *, CUipcMemHandle, unsigned int);
+
+/* An import is another process's memory: shown as ipc_import, sized by
+ * the driver, never counted as this process's own. */
+static CUresult ipc_open(ipc_open_fn real, CUdeviceptr *dptr, CUipcMemHandle handle,
+			 unsigned int flags, const char *driver_api)
+{
+	bool outer = vt_driver_enter();
+	CUresult rc = real(dptr, handle, flags);
+	int saved_errno = errno;
+	if (outer && rc == CUDA_SUCCESS)
+		vt_emit_alloc(VT_KIND_IPC_IMPORT, *dptr, vt_driver_allocation_size(*dptr),
+			      driver_api);
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
+VT_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle,
+					 unsigned int flags)
+{
+	REAL("cuIpcOpenMemHandle_v2", VT_LEGACY_STREAM, ipc_open_fn);
+	return ipc_open(real, dptr, handle, flags, "cuIpcOpenMemHandle_v2");
+}
+
+VT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned int flags)
+{
+	REAL("cuIpcOpenMemHandle", VT_LEGACY_STREAM, ipc_open_fn);
+	return ipc_open(real, dptr, handle, flags, "cuIpcOpenMemHandle");
+}
+
+typedef CUresult (*ipc_close_fn)(CUdeviceptr);
+
+/* Recorded after it succeeded, like an unregistration. */
+VT_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
+{
+	REAL("cuIpcCloseMemHandle", VT_LEGACY_STREAM, ipc_close_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(dptr);
+	int saved_errno = errno;
+	if (outer && rc == CUDA_SUCCESS)
+		vt_emit_free(dptr, VT_KIND_IPC_IMPORT, "cuIpcCloseMemHandle");
 	vt_driver_leave();
 	errno = saved_errno;
 	return rc;

@@ -19,6 +19,9 @@
 static struct vt_hook hooks[] = {
 	HOOK("cuGetProcAddress", 11030, "cuGetProcAddress", cuGetProcAddress),
 	HOOK("cuGetProcAddress", 12000, "cuGetProcAddress_v2", cuGetProcAddress_v2),
+	HOOK("cuIpcCloseMemHandle", 4010, "cuIpcCloseMemHandle", cuIpcCloseMemHandle),
+	HOOK("cuIpcOpenMemHandle", 4010, "cuIpcOpenMemHandle", cuIpcOpenMemHandle),
+	HOOK("cuIpcOpenMemHandle", 11000, "cuIpcOpenMemHandle_v2", cuIpcOpenMemHandle_v2),
 	HOOK("cuMemAlloc", 3020, "cuMemAlloc_v2", cuMemAlloc_v2),
 	HOOK("cuMemCreate", 10020, "cuMemCreate", cuMemCreate),
 	HOOK("cuMemMap", 10020, "cuMemMap", cuMemMap),

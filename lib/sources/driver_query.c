@@ -13,6 +13,7 @@ typedef CUresult (*device_get_pci_bus_id_fn)(char *, int, CUdevice);
 typedef CUresult (*get_count_fn)(int *);
 typedef CUresult (*get_version_fn)(int *);
 typedef int (*runtime_version_fn)(int *);
+typedef CUresult (*mem_get_address_range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
 typedef CUresult (*device_get_mem_pool_fn)(CUmemoryPool *, CUdevice);
 typedef CUresult (*mem_pool_get_attribute_fn)(CUmemoryPool, CUmemPool_attribute, void *);
 
@@ -105,4 +106,16 @@ bool vt_driver_pool_figures(void *pool, struct vt_pool_figures *out)
 		*wanted[i].value = value;
 	}
 	return true;
+}
+
+uint64_t vt_driver_allocation_size(uint64_t address)
+{
+	static mem_get_address_range_fn address_range;
+	if (!address_range)
+		address_range =
+			(mem_get_address_range_fn)driver_function("cuMemGetAddressRange_v2");
+	size_t bytes;
+	if (!address_range || address_range(NULL, &bytes, (CUdeviceptr)address) != CUDA_SUCCESS)
+		return 0;
+	return bytes;
 }

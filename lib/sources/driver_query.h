@@ -33,3 +33,7 @@ struct vt_pool_figures {
 void *vt_driver_current_pool(void);
 /* A pool's figures from cuMemPoolGetAttribute; false if it cannot say. */
 bool vt_driver_pool_figures(void *pool, struct vt_pool_figures *out);
+
+/* The size of the allocation holding address, from cuMemGetAddressRange;
+ * 0 if the driver cannot say. */
+uint64_t vt_driver_allocation_size(uint64_t address);

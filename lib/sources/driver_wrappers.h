@@ -1,7 +1,8 @@
 /* The driver entry points vramtrace exports under their ABI names, each a
  * wrapper around the real one. cuda.h declares most; these are the
  * per-thread-stream flavours it declares only under its own macros, and the
- * 4-argument cuGetProcAddress of the 11030 ABI. */
+ * 4-argument cuGetProcAddress of the 11030 ABI and cuIpcOpenMemHandle of
+ * the 4010 one. */
 #pragma once
 
 #include <cuda.h>
@@ -13,3 +14,5 @@ CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream);
 
 #undef cuGetProcAddress
 CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags);
+#undef cuIpcOpenMemHandle
+CUresult cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned int flags);

@@ -89,8 +89,10 @@ static CUresult allocate_in(void **out, size_t bytes, int device, enum sim_memor
 {
 	if (!out || bytes == 0)
 		return CUDA_ERROR_INVALID_VALUE;
-	uint64_t charge =
-		memory == SIM_MEMORY_HOST ? 0 : round_up(bytes, sim_config()->granularity);
+	/* Host memory is not the device's; an import is charged to the
+	 * process that exported it. */
+	bool charged = memory != SIM_MEMORY_HOST && memory != SIM_MEMORY_IMPORTED;
+	uint64_t charge = charged ? round_up(bytes, sim_config()->granularity) : 0;
 	pthread_mutex_lock(&sim_lock);
 	uint64_t growth = pool ? sim_pool_growth(pool, charge) : charge;
 	if (memory == SIM_MEMORY_DEVICE && !fits_locked(device, growth)) {
@@ -124,18 +126,28 @@ static CUresult allocate_in(void **out, size_t bytes, int device, enum sim_memor
 	return CUDA_SUCCESS;
 }
 
-static bool memory_matches(enum sim_memory memory, bool host)
+/* Which call may end an allocation: cuMemFree device and managed memory,
+ * cuMemFreeHost host memory, cuIpcCloseMemHandle an import. Registrations
+ * end only through cuMemHostUnregister. */
+enum sim_release_by { SIM_BY_FREE, SIM_BY_FREE_HOST, SIM_BY_IPC_CLOSE };
+
+static bool released_by(enum sim_memory memory, enum sim_release_by by)
 {
-	if (memory == SIM_MEMORY_REGISTERED)
-		return false; /* only cuMemHostUnregister releases a registration */
-	return host ? memory == SIM_MEMORY_HOST : memory != SIM_MEMORY_HOST;
+	switch (memory) {
+	case SIM_MEMORY_DEVICE:
+	case SIM_MEMORY_MANAGED: return by == SIM_BY_FREE;
+	case SIM_MEMORY_HOST: return by == SIM_BY_FREE_HOST;
+	case SIM_MEMORY_IMPORTED: return by == SIM_BY_IPC_CLOSE;
+	case SIM_MEMORY_REGISTERED: break;
+	}
+	return false;
 }
 
-static CUresult release(uintptr_t address, bool host)
+static CUresult release(uintptr_t address, enum sim_release_by by)
 {
 	pthread_mutex_lock(&sim_lock);
 	struct sim_allocation *allocation = find_locked(address);
-	if (!allocation || !memory_matches(allocation->memory, host)) {
+	if (!allocation || !released_by(allocation->memory, by)) {
 		pthread_mutex_unlock(&sim_lock);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
@@ -199,7 +211,7 @@ SIM_EXPORT CUresult cuMemFree(CUdeviceptr dptr)
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	return release((uintptr_t)dptr, false);
+	return release((uintptr_t)dptr, SIM_BY_FREE);
 }
 
 SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
@@ -237,7 +249,7 @@ SIM_EXPORT CUresult cuMemFreeHost(void *p)
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	return release((uintptr_t)p, true);
+	return release((uintptr_t)p, SIM_BY_FREE_HOST);
 }
 
 /* Stream-ordered allocation completes at once: the simulated device has no
@@ -441,10 +453,13 @@ SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t
 static unsigned int memory_type(enum sim_memory memory)
 {
 	switch (memory) {
-	case SIM_MEMORY_DEVICE: return CU_MEMORYTYPE_DEVICE;
+	case SIM_MEMORY_DEVICE:
+	case SIM_MEMORY_IMPORTED: return CU_MEMORYTYPE_DEVICE;
 	case SIM_MEMORY_MANAGED: return CU_MEMORYTYPE_UNIFIED;
-	default: return CU_MEMORYTYPE_HOST;
+	case SIM_MEMORY_HOST:
+	case SIM_MEMORY_REGISTERED: break;
 	}
+	return CU_MEMORYTYPE_HOST;
 }
 
 static CUresult pointer_attribute(void *data, CUpointer_attribute attribute,
@@ -553,4 +568,27 @@ SIM_EXPORT CUresult cuMemHostGetDevicePointer(CUdeviceptr *dptr, void *p, unsign
 		return CUDA_ERROR_INVALID_VALUE;
 	*dptr = (CUdeviceptr)p;
 	return CUDA_SUCCESS;
+}
+
+CUresult sim_import(void **out, size_t bytes, int device)
+{
+	return allocate(out, bytes, device, SIM_MEMORY_IMPORTED);
+}
+
+CUresult sim_close_import(uintptr_t address)
+{
+	return release(address, SIM_BY_IPC_CLOSE);
+}
+
+bool sim_exportable(uintptr_t address, size_t *bytes, int *device)
+{
+	pthread_mutex_lock(&sim_lock);
+	struct sim_allocation *allocation = find_locked(address);
+	bool exportable = allocation && allocation->memory == SIM_MEMORY_DEVICE;
+	if (exportable) {
+		*bytes = allocation->bytes;
+		*device = allocation->device;
+	}
+	pthread_mutex_unlock(&sim_lock);
+	return exportable;
 }

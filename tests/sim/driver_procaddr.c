@@ -13,6 +13,8 @@ CUresult cuMemFreeAsync_ptsz(CUdeviceptr, CUstream);
 CUresult cuEventElapsedTime(float *, CUevent, CUevent);
 #undef cuGetProcAddress
 CUresult cuGetProcAddress(const char *, void **, int, cuuint64_t);
+#undef cuIpcOpenMemHandle
+CUresult cuIpcOpenMemHandle(CUdeviceptr *, CUipcMemHandle, unsigned int);
 
 struct entry_point {
 	const char *name; /* the base name, as cuGetProcAddress takes it */
@@ -64,6 +66,10 @@ static const struct entry_point entry_points[] = {
 	ENTRY("cuGetProcAddress", 11030, cuGetProcAddress),
 	ENTRY("cuGetProcAddress", 12000, cuGetProcAddress_v2),
 	ENTRY("cuInit", 2000, cuInit),
+	ENTRY("cuIpcCloseMemHandle", 4010, cuIpcCloseMemHandle),
+	ENTRY("cuIpcGetMemHandle", 4010, cuIpcGetMemHandle),
+	ENTRY("cuIpcOpenMemHandle", 4010, cuIpcOpenMemHandle),
+	ENTRY("cuIpcOpenMemHandle", 11000, cuIpcOpenMemHandle_v2),
 	ENTRY("cuLaunchKernel", 4000, cuLaunchKernel),
 	ENTRY("cuMemAddressFree", 10020, cuMemAddressFree),
 	ENTRY("cuMemAddressReserve", 10020, cuMemAddressReserve),

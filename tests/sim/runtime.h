@@ -51,6 +51,9 @@ struct rt_driver {
 	PFN_cuMemPoolGetAttribute_v11020 cuMemPoolGetAttribute;
 	PFN_cuMemPoolSetAttribute_v11020 cuMemPoolSetAttribute;
 	PFN_cuMemGetInfo_v3020 cuMemGetInfo;
+	PFN_cuIpcGetMemHandle_v4010 cuIpcGetMemHandle;
+	PFN_cuIpcOpenMemHandle_v11000 cuIpcOpenMemHandle;
+	PFN_cuIpcCloseMemHandle_v4010 cuIpcCloseMemHandle;
 	PFN_cuMemcpy_v4000 cuMemcpy;
 	PFN_cuMemcpyHtoD_v3020 cuMemcpyHtoD;
 	PFN_cuMemcpyDtoH_v3020 cuMemcpyDtoH;

@@ -248,3 +248,34 @@ RT_EXPORT cudaError_t cudaMemAdvise(const void *ptr, size_t count, enum cudaMemo
 		return error;
 	return ptr ? cudaSuccess : rt_fail(cudaErrorInvalidValue);
 }
+
+RT_EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *ptr)
+{
+	if (!handle)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuIpcGetMemHandle((CUipcMemHandle *)handle, (CUdeviceptr)ptr));
+}
+
+RT_EXPORT cudaError_t cudaIpcOpenMemHandle(void **ptr, cudaIpcMemHandle_t handle,
+					   unsigned int flags)
+{
+	if (!ptr)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	CUipcMemHandle named;
+	memcpy(&named, &handle, sizeof(named));
+	return rt_result(rt_driver.cuIpcOpenMemHandle((CUdeviceptr *)ptr, named, flags));
+}
+
+RT_EXPORT cudaError_t cudaIpcCloseMemHandle(void *ptr)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuIpcCloseMemHandle((CUdeviceptr)ptr));
+}

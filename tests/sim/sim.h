@@ -16,6 +16,7 @@ enum sim_memory {
 	SIM_MEMORY_MANAGED,
 	SIM_MEMORY_HOST,
 	SIM_MEMORY_REGISTERED, /* the program's own host memory, page-locked */
+	SIM_MEMORY_IMPORTED,   /* another process's device memory, by IPC */
 };
 
 struct sim_context {
@@ -77,3 +78,9 @@ uint64_t sim_pool_give_back(struct sim_pool *pool, uint64_t charge);
 /* A device's pools start out as its default one, current. */
 void sim_pool_init_device(int device);
 bool sim_valid_device(int device);
+/* An IPC import: a local stand-in for another process's allocation,
+ * charged to no one here, ended only by sim_close_import. */
+CUresult sim_import(void **out, size_t bytes, int device);
+CUresult sim_close_import(uintptr_t address);
+/* Whether address starts a device allocation (which IPC may export). */
+bool sim_exportable(uintptr_t address, size_t *bytes, int *device);
