@@ -17,6 +17,7 @@ enum vt_kind {
 	VT_KIND_ASYNC,
 	VT_KIND_MANAGED,
 	VT_KIND_VMM,        /* physical memory of cuMemCreate, counted once per handle */
+	VT_KIND_ARRAY,      /* CUDA arrays and mipmapped arrays, keyed by handle */
 	VT_KIND_IPC_IMPORT, /* another process's memory, opened by IPC: shown, not owned */
 	VT_KIND_PINNED_HOST,
 	VT_KIND_HOST_REGISTERED, /* the program's own pages, pinned: shown, not new memory */

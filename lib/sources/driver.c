@@ -10,14 +10,6 @@
 #include "driver_wrappers.h"
 #include "pools.h"
 
-#define REAL(abi_name, flavour, type)                                \
-	static struct vt_hook *hook;                                 \
-	if (!hook)                                                   \
-		hook = vt_hook_named(abi_name);                      \
-	type real = hook ? (type)vt_hook_real(hook, flavour) : NULL; \
-	if (!real)                                                   \
-	return CUDA_ERROR_NOT_INITIALIZED
-
 static void after_alloc(bool outer, CUresult rc, enum vt_kind kind, uint64_t address,
 			uint64_t bytes, const char *driver_api)
 {
@@ -45,7 +37,7 @@ static CUresult device_alloc(mem_alloc_fn real, CUdeviceptr *dptr, size_t bytes,
 
 VT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
-	REAL("cuMemAlloc_v2", VT_LEGACY_STREAM, mem_alloc_fn);
+	VT_REAL("cuMemAlloc_v2", VT_LEGACY_STREAM, mem_alloc_fn);
 	return device_alloc(real, dptr, bytes, VT_KIND_DEVICE, "cuMemAlloc_v2");
 }
 
@@ -54,7 +46,7 @@ typedef CUresult (*mem_alloc_pitch_fn)(CUdeviceptr *, size_t *, size_t, size_t, 
 VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
 				      unsigned int element_bytes)
 {
-	REAL("cuMemAllocPitch_v2", VT_LEGACY_STREAM, mem_alloc_pitch_fn);
+	VT_REAL("cuMemAllocPitch_v2", VT_LEGACY_STREAM, mem_alloc_pitch_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(dptr, pitch, width, height, element_bytes);
 	int saved_errno = errno;
@@ -72,7 +64,7 @@ typedef CUresult (*mem_alloc_managed_fn)(CUdeviceptr *, size_t, unsigned int);
 
 VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
 {
-	REAL("cuMemAllocManaged", VT_LEGACY_STREAM, mem_alloc_managed_fn);
+	VT_REAL("cuMemAllocManaged", VT_LEGACY_STREAM, mem_alloc_managed_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(dptr, bytes, flags);
 	int saved_errno = errno;
@@ -106,7 +98,7 @@ static CUresult device_free(mem_free_fn real, CUdeviceptr dptr, const char *driv
 
 VT_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
-	REAL("cuMemFree_v2", VT_LEGACY_STREAM, mem_free_fn);
+	VT_REAL("cuMemFree_v2", VT_LEGACY_STREAM, mem_free_fn);
 	return device_free(real, dptr, "cuMemFree_v2");
 }
 
@@ -114,7 +106,7 @@ typedef CUresult (*mem_host_alloc_fn)(void **, size_t, unsigned int);
 
 VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 {
-	REAL("cuMemHostAlloc", VT_LEGACY_STREAM, mem_host_alloc_fn);
+	VT_REAL("cuMemHostAlloc", VT_LEGACY_STREAM, mem_host_alloc_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(pp, bytes, flags);
 	int saved_errno = errno;
@@ -129,7 +121,7 @@ typedef CUresult (*mem_alloc_host_fn)(void **, size_t);
 
 VT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytes)
 {
-	REAL("cuMemAllocHost_v2", VT_LEGACY_STREAM, mem_alloc_host_fn);
+	VT_REAL("cuMemAllocHost_v2", VT_LEGACY_STREAM, mem_alloc_host_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(pp, bytes);
 	int saved_errno = errno;
@@ -144,7 +136,7 @@ typedef CUresult (*mem_free_host_fn)(void *);
 
 VT_EXPORT CUresult cuMemFreeHost(void *p)
 {
-	REAL("cuMemFreeHost", VT_LEGACY_STREAM, mem_free_host_fn);
+	VT_REAL("cuMemFreeHost", VT_LEGACY_STREAM, mem_free_host_fn);
 	bool outer = vt_driver_enter();
 	before_free(outer, (uintptr_t)p, VT_KIND_PINNED_HOST, "cuMemFreeHost");
 	CUresult rc = real(p);
@@ -157,7 +149,7 @@ typedef CUresult (*mem_alloc_async_fn)(CUdeviceptr *, size_t, CUstream);
 static CUresult alloc_async(enum vt_stream_flavour flavour, CUdeviceptr *dptr, size_t bytes,
 			    CUstream stream, const char *driver_api)
 {
-	REAL("cuMemAllocAsync", flavour, mem_alloc_async_fn);
+	VT_REAL("cuMemAllocAsync", flavour, mem_alloc_async_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(dptr, bytes, stream);
 	int saved_errno = errno;
@@ -184,7 +176,7 @@ typedef CUresult (*mem_alloc_from_pool_fn)(CUdeviceptr *, size_t, CUmemoryPool, 
 static CUresult alloc_from_pool(enum vt_stream_flavour flavour, CUdeviceptr *dptr, size_t bytes,
 				CUmemoryPool pool, CUstream stream, const char *driver_api)
 {
-	REAL("cuMemAllocFromPoolAsync", flavour, mem_alloc_from_pool_fn);
+	VT_REAL("cuMemAllocFromPoolAsync", flavour, mem_alloc_from_pool_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(dptr, bytes, pool, stream);
 	int saved_errno = errno;
@@ -215,7 +207,7 @@ typedef CUresult (*mem_free_async_fn)(CUdeviceptr, CUstream);
 static CUresult free_async(enum vt_stream_flavour flavour, CUdeviceptr dptr, CUstream stream,
 			   const char *driver_api)
 {
-	REAL("cuMemFreeAsync", flavour, mem_free_async_fn);
+	VT_REAL("cuMemFreeAsync", flavour, mem_free_async_fn);
 	bool outer = vt_driver_enter();
 	before_free(outer, dptr, VT_KIND_DEVICE, driver_api);
 	CUresult rc = real(dptr, stream);
@@ -241,7 +233,7 @@ typedef CUresult (*mem_pool_trim_to_fn)(CUmemoryPool, size_t);
 
 VT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
 {
-	REAL("cuMemPoolTrimTo", VT_LEGACY_STREAM, mem_pool_trim_to_fn);
+	VT_REAL("cuMemPoolTrimTo", VT_LEGACY_STREAM, mem_pool_trim_to_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(pool, keep);
 	int saved_errno = errno;
@@ -257,7 +249,7 @@ typedef CUresult (*mem_pool_destroy_fn)(CUmemoryPool);
 /* The pool's last figures are read while its handle is still good. */
 VT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
 {
-	REAL("cuMemPoolDestroy", VT_LEGACY_STREAM, mem_pool_destroy_fn);
+	VT_REAL("cuMemPoolDestroy", VT_LEGACY_STREAM, mem_pool_destroy_fn);
 	bool outer = vt_driver_enter();
 	int saved_errno = errno;
 	if (outer)
@@ -293,13 +285,13 @@ static CUresult ipc_open(ipc_open_fn real, CUdeviceptr *dptr, CUipcMemHandle han
 VT_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle,
 					 unsigned int flags)
 {
-	REAL("cuIpcOpenMemHandle_v2", VT_LEGACY_STREAM, ipc_open_fn);
+	VT_REAL("cuIpcOpenMemHandle_v2", VT_LEGACY_STREAM, ipc_open_fn);
 	return ipc_open(real, dptr, handle, flags, "cuIpcOpenMemHandle_v2");
 }
 
 VT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned int flags)
 {
-	REAL("cuIpcOpenMemHandle", VT_LEGACY_STREAM, ipc_open_fn);
+	VT_REAL("cuIpcOpenMemHandle", VT_LEGACY_STREAM, ipc_open_fn);
 	return ipc_open(real, dptr, handle, flags, "cuIpcOpenMemHandle");
 }
 
@@ -308,7 +300,7 @@ typedef CUresult (*ipc_close_fn)(CUdeviceptr);
 /* Recorded after it succeeded, like an unregistration. */
 VT_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
-	REAL("cuIpcCloseMemHandle", VT_LEGACY_STREAM, ipc_close_fn);
+	VT_REAL("cuIpcCloseMemHandle", VT_LEGACY_STREAM, ipc_close_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(dptr);
 	int saved_errno = errno;
@@ -325,7 +317,7 @@ typedef CUresult (*mem_host_register_fn)(void *, size_t, unsigned int);
  * host_registered, never counted as new memory. */
 VT_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
 {
-	REAL("cuMemHostRegister_v2", VT_LEGACY_STREAM, mem_host_register_fn);
+	VT_REAL("cuMemHostRegister_v2", VT_LEGACY_STREAM, mem_host_register_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(p, bytes, flags);
 	int saved_errno = errno;
@@ -342,7 +334,7 @@ typedef CUresult (*mem_host_unregister_fn)(void *);
  * cuMemHostAlloc one) stays what it was. */
 VT_EXPORT CUresult cuMemHostUnregister(void *p)
 {
-	REAL("cuMemHostUnregister", VT_LEGACY_STREAM, mem_host_unregister_fn);
+	VT_REAL("cuMemHostUnregister", VT_LEGACY_STREAM, mem_host_unregister_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(p);
 	int saved_errno = errno;

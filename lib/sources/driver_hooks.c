@@ -17,6 +17,9 @@
 /* Sorted by base name, then version, so the newest ABI a request allows is
  * the last match. */
 static struct vt_hook hooks[] = {
+	HOOK("cuArray3DCreate", 3020, "cuArray3DCreate_v2", cuArray3DCreate_v2),
+	HOOK("cuArrayCreate", 3020, "cuArrayCreate_v2", cuArrayCreate_v2),
+	HOOK("cuArrayDestroy", 2000, "cuArrayDestroy", cuArrayDestroy),
 	HOOK("cuGetProcAddress", 11030, "cuGetProcAddress", cuGetProcAddress),
 	HOOK("cuGetProcAddress", 12000, "cuGetProcAddress_v2", cuGetProcAddress_v2),
 	HOOK("cuIpcCloseMemHandle", 4010, "cuIpcCloseMemHandle", cuIpcCloseMemHandle),
@@ -42,6 +45,8 @@ static struct vt_hook hooks[] = {
 	HOOK("cuMemHostAlloc", 2020, "cuMemHostAlloc", cuMemHostAlloc),
 	HOOK("cuMemHostRegister", 6050, "cuMemHostRegister_v2", cuMemHostRegister_v2),
 	HOOK("cuMemHostUnregister", 4000, "cuMemHostUnregister", cuMemHostUnregister),
+	HOOK("cuMipmappedArrayCreate", 5000, "cuMipmappedArrayCreate", cuMipmappedArrayCreate),
+	HOOK("cuMipmappedArrayDestroy", 5000, "cuMipmappedArrayDestroy", cuMipmappedArrayDestroy),
 	HOOK("cuMemPoolDestroy", 11020, "cuMemPoolDestroy", cuMemPoolDestroy),
 	HOOK("cuMemPoolTrimTo", 11020, "cuMemPoolTrimTo", cuMemPoolTrimTo),
 };

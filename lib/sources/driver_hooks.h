@@ -34,3 +34,13 @@ void *vt_hooks_wrap_symbol(const char *name, void *real);
 
 /* cuGetProcAddress(base_name, version, flags) returned real: likewise. */
 void *vt_hooks_wrap_entry_point(const char *base_name, int version, uint64_t flags, void *real);
+
+/* In a wrapper: declares real, the function behind the hook exported as
+ * abi_name, or returns CUDA_ERROR_NOT_INITIALIZED when there is none. */
+#define VT_REAL(abi_name, flavour, type)                             \
+	static struct vt_hook *hook;                                 \
+	if (!hook)                                                   \
+		hook = vt_hook_named(abi_name);                      \
+	type real = hook ? (type)vt_hook_real(hook, flavour) : NULL; \
+	if (!real)                                                   \
+	return CUDA_ERROR_NOT_INITIALIZED

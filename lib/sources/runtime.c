@@ -68,3 +68,20 @@ RUNTIME_HOOK(cudaMallocFromPoolAsync_ptsz,
 	     (ptr, size, pool, stream))
 RUNTIME_HOOK(cudaFreeAsync, (void *ptr, cudaStream_t stream), (ptr, stream))
 RUNTIME_HOOK(cudaFreeAsync_ptsz, (void *ptr, cudaStream_t stream), (ptr, stream))
+RUNTIME_HOOK(cudaMallocArray,
+	     (cudaArray_t * array, const struct cudaChannelFormatDesc *desc, size_t width,
+	      size_t height, unsigned int flags),
+	     (array, desc, width, height, flags))
+RUNTIME_HOOK(cudaMalloc3DArray,
+	     (cudaArray_t * array, const struct cudaChannelFormatDesc *desc,
+	      struct cudaExtent extent, unsigned int flags),
+	     (array, desc, extent, flags))
+RUNTIME_HOOK(cudaMallocMipmappedArray,
+	     (cudaMipmappedArray_t * array, const struct cudaChannelFormatDesc *desc,
+	      struct cudaExtent extent, unsigned int levels, unsigned int flags),
+	     (array, desc, extent, levels, flags))
+RUNTIME_HOOK(cudaFreeArray, (cudaArray_t array), (array))
+RUNTIME_HOOK(cudaFreeMipmappedArray, (cudaMipmappedArray_t array), (array))
+RUNTIME_HOOK(cudaIpcOpenMemHandle, (void **ptr, cudaIpcMemHandle_t handle, unsigned int flags),
+	     (ptr, handle, flags))
+RUNTIME_HOOK(cudaIpcCloseMemHandle, (void *ptr), (ptr))

@@ -32,14 +32,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct handle_state *handles;
 static struct mapping *mappings;
 
-#define REAL(abi_name, type)                                                  \
-	static struct vt_hook *hook;                                          \
-	if (!hook)                                                            \
-		hook = vt_hook_named(abi_name);                               \
-	type real = hook ? (type)vt_hook_real(hook, VT_LEGACY_STREAM) : NULL; \
-	if (!real)                                                            \
-	return CUDA_ERROR_NOT_INITIALIZED
-
 /* Called with the lock held: the state of handle, created when asked. */
 static struct handle_state *state_of(uint64_t handle, bool create)
 {
@@ -68,7 +60,7 @@ typedef CUresult (*mem_create_fn)(CUmemGenericAllocationHandle *, size_t,
 VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
 			       const CUmemAllocationProp *prop, unsigned long long flags)
 {
-	REAL("cuMemCreate", mem_create_fn);
+	VT_REAL("cuMemCreate", VT_LEGACY_STREAM, mem_create_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(handle, size, prop, flags);
 	int saved_errno = errno;
@@ -90,7 +82,7 @@ typedef CUresult (*mem_release_fn)(CUmemGenericAllocationHandle);
 
 VT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 {
-	REAL("cuMemRelease", mem_release_fn);
+	VT_REAL("cuMemRelease", VT_LEGACY_STREAM, mem_release_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(handle);
 	int saved_errno = errno;
@@ -113,7 +105,7 @@ typedef CUresult (*mem_map_fn)(CUdeviceptr, size_t, size_t, CUmemGenericAllocati
 VT_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 			    CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
-	REAL("cuMemMap", mem_map_fn);
+	VT_REAL("cuMemMap", VT_LEGACY_STREAM, mem_map_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(ptr, size, offset, handle, flags);
 	int saved_errno = errno;
@@ -138,7 +130,7 @@ typedef CUresult (*mem_unmap_fn)(CUdeviceptr, size_t);
 
 VT_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
-	REAL("cuMemUnmap", mem_unmap_fn);
+	VT_REAL("cuMemUnmap", VT_LEGACY_STREAM, mem_unmap_fn);
 	bool outer = vt_driver_enter();
 	CUresult rc = real(ptr, size);
 	int saved_errno = errno;

@@ -67,12 +67,21 @@ static void redirect(const char *dir, const char *name, int fd)
 	close(file);
 }
 
+static bool ends_with(const char *name, const char *suffix)
+{
+	size_t length = strlen(name), suffix_length = strlen(suffix);
+	return length >= suffix_length && strcmp(name + length - suffix_length, suffix) == 0;
+}
+
+/* A checkpoint being written when SIGKILL came stays a partial .tmp file
+ * beside the last complete report; it is not a report. */
 static void load_reports(struct traced_run *run)
 {
 	DIR *dir = opendir(run->dir);
 	cr_assert(dir);
 	for (struct dirent *entry; (entry = readdir(dir));) {
-		if (strncmp(entry->d_name, "report", 6) != 0 || !strstr(entry->d_name, ".json"))
+		if (strncmp(entry->d_name, "report", 6) != 0 || !strstr(entry->d_name, ".json") ||
+		    ends_with(entry->d_name, ".tmp"))
 			continue;
 		char path[512];
 		snprintf(path, sizeof(path), "%s/%s", run->dir, entry->d_name);

@@ -262,6 +262,25 @@ Test(preload, runtime_surface_behaves_as_cuda_with_and_without)
 	traced_run_free(&without);
 }
 
+/* Each array at the size the driver says it needs (see arrays.c). */
+Test(preload, arrays_at_the_drivers_size)
+{
+	struct traced_run run;
+	trace_program(&run, "arrays", NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 10754048);
+	cr_assert_str_eq(report_string(r, "devices/0/peak/api"), "cuArrayCreate_v2");
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 4);
+	cr_assert_eq(report_int(r, "devices/0/frees"), 4);
+	cr_assert_eq(report_int(r, "devices/0/failed_allocations"), 0);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 0);
+	json_t *arrays = report_kind(r, "devices/0", "array");
+	cr_assert_eq(report_int(arrays, "peak_bytes"), 10754048);
+	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0);
+	traced_run_free(&run);
+}
+
 /* The importer shows the 6 MiB it opened but owns only its own 1 MiB. */
 Test(preload, ipc_import_is_shown_not_owned)
 {

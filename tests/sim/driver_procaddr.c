@@ -30,6 +30,10 @@ struct entry_point {
 
 /* Sorted by name, then version, newest last. */
 static const struct entry_point entry_points[] = {
+	ENTRY("cuArray3DCreate", 3020, cuArray3DCreate_v2),
+	ENTRY("cuArrayCreate", 3020, cuArrayCreate_v2),
+	ENTRY("cuArrayDestroy", 2000, cuArrayDestroy),
+	ENTRY("cuArrayGetMemoryRequirements", 11060, cuArrayGetMemoryRequirements),
 	ENTRY("cuCtxCreate", 12050, cuCtxCreate_v4),
 	ENTRY("cuCtxDestroy", 4000, cuCtxDestroy_v2),
 	ENTRY("cuCtxGetCurrent", 4000, cuCtxGetCurrent),
@@ -111,6 +115,10 @@ static const struct entry_point entry_points[] = {
 	ENTRY("cuMemsetD32Async", 3020, cuMemsetD32Async),
 	ENTRY("cuMemsetD8", 3020, cuMemsetD8_v2),
 	ENTRY("cuMemsetD8Async", 3020, cuMemsetD8Async),
+	ENTRY("cuMipmappedArrayCreate", 5000, cuMipmappedArrayCreate),
+	ENTRY("cuMipmappedArrayDestroy", 5000, cuMipmappedArrayDestroy),
+	ENTRY("cuMipmappedArrayGetMemoryRequirements", 11060,
+	      cuMipmappedArrayGetMemoryRequirements),
 	ENTRY("cuPointerGetAttribute", 4000, cuPointerGetAttribute),
 	ENTRY("cuStreamCreate", 2000, cuStreamCreate),
 	ENTRY("cuStreamCreateWithPriority", 5050, cuStreamCreateWithPriority),

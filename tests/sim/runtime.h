@@ -51,6 +51,10 @@ struct rt_driver {
 	PFN_cuMemPoolGetAttribute_v11020 cuMemPoolGetAttribute;
 	PFN_cuMemPoolSetAttribute_v11020 cuMemPoolSetAttribute;
 	PFN_cuMemGetInfo_v3020 cuMemGetInfo;
+	PFN_cuArray3DCreate_v3020 cuArray3DCreate;
+	PFN_cuArrayDestroy_v2000 cuArrayDestroy;
+	PFN_cuMipmappedArrayCreate_v5000 cuMipmappedArrayCreate;
+	PFN_cuMipmappedArrayDestroy_v5000 cuMipmappedArrayDestroy;
 	PFN_cuIpcGetMemHandle_v4010 cuIpcGetMemHandle;
 	PFN_cuIpcOpenMemHandle_v11000 cuIpcOpenMemHandle;
 	PFN_cuIpcCloseMemHandle_v4010 cuIpcCloseMemHandle;

@@ -1,0 +1,54 @@
+/* CUDA arrays on the simulated device, which pads each row to 512 bytes:
+ *   cudaMallocArray float4 1000 x 600           16384 x 600      = 9830400
+ *   cudaMalloc3DArray uchar1 100 x 50 x 10        512 x 50 x 10  =  256000
+ *   cudaMallocMipmappedArray half2 256 x 256, 3 levels
+ *                        1024 x 256 + 512 x 128 + 512 x 64       =  360448
+ *   cuArrayCreate 2 x u16 300 x 200              1536 x 200      =  307200
+ * 10754048 bytes at the peak, all freed; a bad channel description fails
+ * in the runtime, before any driver call. */
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+
+static int failed(const char *what, int error, int expected)
+{
+	if (error == expected)
+		return 0;
+	fprintf(stderr, "%s: %d\n", what, error);
+	return 1;
+}
+
+int main(void)
+{
+	struct cudaChannelFormatDesc rgba_float = {32, 32, 32, 32, cudaChannelFormatKindFloat};
+	struct cudaChannelFormatDesc byte_channel = {8, 0, 0, 0, cudaChannelFormatKindUnsigned};
+	struct cudaChannelFormatDesc half_pair = {16, 16, 0, 0, cudaChannelFormatKindFloat};
+	struct cudaChannelFormatDesc odd = {24, 0, 0, 0, cudaChannelFormatKindFloat};
+	cudaArray_t flat, volume, refused;
+	cudaMipmappedArray_t mipmapped;
+	CUarray driver_array;
+	CUDA_ARRAY_DESCRIPTOR desc = {.Width = 300,
+				      .Height = 200,
+				      .Format = CU_AD_FORMAT_UNSIGNED_INT16,
+				      .NumChannels = 2};
+	if (failed("2D", cudaMallocArray(&flat, &rgba_float, 1000, 600, 0), cudaSuccess) ||
+	    failed("3D",
+		   cudaMalloc3DArray(&volume, &byte_channel, (struct cudaExtent){100, 50, 10}, 0),
+		   cudaSuccess) ||
+	    failed("mipmapped",
+		   cudaMallocMipmappedArray(&mipmapped, &half_pair,
+					    (struct cudaExtent){256, 256, 0}, 3, 0),
+		   cudaSuccess) ||
+	    failed("driver", cuArrayCreate(&driver_array, &desc), CUDA_SUCCESS) ||
+	    failed("odd channels", cudaMallocArray(&refused, &odd, 16, 16, 0),
+		   cudaErrorInvalidChannelDescriptor))
+		return 1;
+	cudaGetLastError();
+	if (failed("free 2D", cudaFreeArray(flat), cudaSuccess) ||
+	    failed("free 3D", cudaFreeArray(volume), cudaSuccess) ||
+	    failed("free mipmapped", cudaFreeMipmappedArray(mipmapped), cudaSuccess) ||
+	    failed("free driver", cuArrayDestroy(driver_array), CUDA_SUCCESS) ||
+	    failed("free NULL", cudaFreeArray(NULL), cudaSuccess))
+		return 1;
+	return 0;
+}

@@ -1,0 +1,170 @@
+/* Stand-in driver: CUDA arrays and mipmapped arrays. An array's layout is
+ * opaque on a real device; the simulated one pads each row to 512 bytes
+ * and stacks the rows, layers and mipmap levels (each level half the size
+ * of the one above, never below 1), which cuArrayGetMemoryRequirements and
+ * cuMipmappedArrayGetMemoryRequirements report. The device is charged that
+ * size rounded to its granularity. Only the plain channel formats are
+ * simulated; others are refused. */
+#include "sim.h"
+
+#define SIM_ARRAY_ROW_ALIGNMENT 512
+
+struct sim_array {
+	int device;
+	bool mipmapped;
+	uint64_t bytes, charged;
+};
+
+static unsigned format_bytes(CUarray_format format)
+{
+	switch (format) {
+	case CU_AD_FORMAT_UNSIGNED_INT8:
+	case CU_AD_FORMAT_SIGNED_INT8: return 1;
+	case CU_AD_FORMAT_UNSIGNED_INT16:
+	case CU_AD_FORMAT_SIGNED_INT16:
+	case CU_AD_FORMAT_HALF: return 2;
+	case CU_AD_FORMAT_UNSIGNED_INT32:
+	case CU_AD_FORMAT_SIGNED_INT32:
+	case CU_AD_FORMAT_FLOAT: return 4;
+	default: return 0;
+	}
+}
+
+static uint64_t at_least_one(uint64_t value)
+{
+	return value ? value : 1;
+}
+
+static uint64_t level_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned level)
+{
+	uint64_t element = (uint64_t)format_bytes(desc->Format) * desc->NumChannels;
+	uint64_t width = at_least_one(desc->Width >> level);
+	uint64_t height = at_least_one(desc->Height >> level);
+	uint64_t depth = desc->Flags & CUDA_ARRAY3D_LAYERED ? at_least_one(desc->Depth)
+							    : at_least_one(desc->Depth >> level);
+	uint64_t row = (width * element + SIM_ARRAY_ROW_ALIGNMENT - 1) / SIM_ARRAY_ROW_ALIGNMENT *
+		       SIM_ARRAY_ROW_ALIGNMENT;
+	return row * height * depth;
+}
+
+static bool valid(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
+{
+	unsigned channels = desc->NumChannels;
+	return desc->Width && format_bytes(desc->Format) &&
+	       (channels == 1 || channels == 2 || channels == 4) && levels >= 1 &&
+	       (levels == 1 || (desc->Width >> (levels - 1)) || (desc->Height >> (levels - 1)));
+}
+
+static CUresult create(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels,
+		       bool mipmapped)
+{
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!handle || !desc || !valid(desc, levels))
+		return CUDA_ERROR_INVALID_VALUE;
+	uint64_t bytes = 0;
+	for (unsigned level = 0; level < levels; level++)
+		bytes += level_bytes(desc, level);
+	uint64_t granularity = sim_config()->granularity;
+	uint64_t charge = (bytes + granularity - 1) / granularity * granularity;
+	struct sim_array *array = malloc(sizeof(*array));
+	if (!array)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*array = (struct sim_array){device, mipmapped, bytes, charge};
+	pthread_mutex_lock(&sim_lock);
+	uint64_t used = sim_device_used(device), capacity = sim_devices[device].capacity;
+	bool fits = used <= capacity && charge <= capacity - used;
+	if (fits)
+		sim_devices[device].charged += charge;
+	pthread_mutex_unlock(&sim_lock);
+	if (!fits) {
+		free(array);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*handle = array;
+	return CUDA_SUCCESS;
+}
+
+/* Array handles are never checked against a list: like the real driver's,
+ * a stale one is the program's bug. */
+static CUresult destroy(void *handle, bool mipmapped)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_array *array = handle;
+	if (!array || array->mipmapped != mipmapped)
+		return CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&sim_lock);
+	sim_devices[array->device].charged -= array->charged;
+	pthread_mutex_unlock(&sim_lock);
+	free(array);
+	return CUDA_SUCCESS;
+}
+
+static CUDA_ARRAY3D_DESCRIPTOR from_2d(const CUDA_ARRAY_DESCRIPTOR *desc)
+{
+	return (CUDA_ARRAY3D_DESCRIPTOR){.Width = desc->Width,
+					 .Height = desc->Height,
+					 .Format = desc->Format,
+					 .NumChannels = desc->NumChannels};
+}
+
+SIM_EXPORT CUresult cuArrayCreate_v2(CUarray *handle, const CUDA_ARRAY_DESCRIPTOR *desc)
+{
+	if (!desc)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUDA_ARRAY3D_DESCRIPTOR full = from_2d(desc);
+	return create((void **)handle, &full, 1, false);
+}
+
+SIM_EXPORT CUresult cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+	return create((void **)handle, desc, 1, false);
+}
+
+SIM_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *handle,
+					   const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned int levels)
+{
+	return create((void **)handle, desc, levels, true);
+}
+
+SIM_EXPORT CUresult cuArrayDestroy(CUarray handle)
+{
+	return destroy(handle, false);
+}
+
+SIM_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray handle)
+{
+	return destroy(handle, true);
+}
+
+static CUresult requirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *out, void *handle, bool mipmapped,
+			     CUdevice device)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	const struct sim_array *array = handle;
+	if (!out || !array || array->mipmapped != mipmapped)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!sim_valid_device(device))
+		return CUDA_ERROR_INVALID_DEVICE;
+	*out = (CUDA_ARRAY_MEMORY_REQUIREMENTS){.size = array->bytes,
+						.alignment = SIM_ARRAY_ROW_ALIGNMENT};
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *out,
+						 CUarray handle, CUdevice device)
+{
+	return requirements(out, handle, false, device);
+}
+
+SIM_EXPORT CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *out,
+							  CUmipmappedArray handle, CUdevice device)
+{
+	return requirements(out, handle, true, device);
+}

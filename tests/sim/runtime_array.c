@@ -1,0 +1,100 @@
+/* Stand-in runtime: CUDA arrays, made through the driver's
+ * cuArray3DCreate and cuMipmappedArrayCreate from a channel description
+ * (x, y, z, w bits of one kind); the array flags share the driver's values. */
+#include <stdbool.h>
+
+#include "runtime.h"
+
+/* The driver format and channel count, or false when CUDA has none. */
+static bool driver_format(const struct cudaChannelFormatDesc *desc, CUarray_format *format,
+			  unsigned *channels)
+{
+	int bits = desc->x;
+	*channels = (desc->x > 0) + (desc->y > 0) + (desc->z > 0) + (desc->w > 0);
+	if (*channels == 3 || *channels == 0)
+		return false;
+	if ((desc->y && desc->y != bits) || (desc->z && desc->z != bits) ||
+	    (desc->w && desc->w != bits))
+		return false;
+	switch (desc->f) {
+	case cudaChannelFormatKindUnsigned:
+		*format = bits == 8    ? CU_AD_FORMAT_UNSIGNED_INT8
+			  : bits == 16 ? CU_AD_FORMAT_UNSIGNED_INT16
+				       : CU_AD_FORMAT_UNSIGNED_INT32;
+		return bits == 8 || bits == 16 || bits == 32;
+	case cudaChannelFormatKindSigned:
+		*format = bits == 8    ? CU_AD_FORMAT_SIGNED_INT8
+			  : bits == 16 ? CU_AD_FORMAT_SIGNED_INT16
+				       : CU_AD_FORMAT_SIGNED_INT32;
+		return bits == 8 || bits == 16 || bits == 32;
+	case cudaChannelFormatKindFloat:
+		*format = bits == 16 ? CU_AD_FORMAT_HALF : CU_AD_FORMAT_FLOAT;
+		return bits == 16 || bits == 32;
+	default: return false;
+	}
+}
+
+static cudaError_t describe(const struct cudaChannelFormatDesc *desc, struct cudaExtent extent,
+			    unsigned int flags, CUDA_ARRAY3D_DESCRIPTOR *out)
+{
+	if (!desc)
+		return rt_fail(cudaErrorInvalidValue);
+	*out = (CUDA_ARRAY3D_DESCRIPTOR){.Width = extent.width,
+					 .Height = extent.height,
+					 .Depth = extent.depth,
+					 .Flags = flags};
+	if (!driver_format(desc, &out->Format, &out->NumChannels))
+		return rt_fail(cudaErrorInvalidChannelDescriptor);
+	return rt_context();
+}
+
+RT_EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t *array,
+					const struct cudaChannelFormatDesc *desc,
+					struct cudaExtent extent, unsigned int flags)
+{
+	CUDA_ARRAY3D_DESCRIPTOR full;
+	cudaError_t error = describe(desc, extent, flags, &full);
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuArray3DCreate((CUarray *)array, &full));
+}
+
+RT_EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
+				      size_t width, size_t height, unsigned int flags)
+{
+	return cudaMalloc3DArray(array, desc, (struct cudaExtent){width, height, 0}, flags);
+}
+
+RT_EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *array,
+					       const struct cudaChannelFormatDesc *desc,
+					       struct cudaExtent extent, unsigned int levels,
+					       unsigned int flags)
+{
+	CUDA_ARRAY3D_DESCRIPTOR full;
+	cudaError_t error = describe(desc, extent, flags, &full);
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(
+		rt_driver.cuMipmappedArrayCreate((CUmipmappedArray *)array, &full, levels));
+}
+
+/* Freeing NULL is a no-op, as for cudaFree. */
+RT_EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
+{
+	if (!array)
+		return cudaSuccess;
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuArrayDestroy((CUarray)array));
+}
+
+RT_EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t array)
+{
+	if (!array)
+		return cudaSuccess;
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMipmappedArrayDestroy((CUmipmappedArray)array));
+}
