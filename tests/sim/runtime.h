@@ -55,6 +55,8 @@ struct rt_driver {
 	PFN_cuArrayDestroy_v2000 cuArrayDestroy;
 	PFN_cuMipmappedArrayCreate_v5000 cuMipmappedArrayCreate;
 	PFN_cuMipmappedArrayDestroy_v5000 cuMipmappedArrayDestroy;
+	PFN_cuArrayGetMemoryRequirements_v11060 cuArrayGetMemoryRequirements;
+	PFN_cuMipmappedArrayGetMemoryRequirements_v11060 cuMipmappedArrayGetMemoryRequirements;
 	PFN_cuIpcGetMemHandle_v4010 cuIpcGetMemHandle;
 	PFN_cuIpcOpenMemHandle_v11000 cuIpcOpenMemHandle;
 	PFN_cuIpcCloseMemHandle_v4010 cuIpcCloseMemHandle;

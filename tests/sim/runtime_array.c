@@ -98,3 +98,29 @@ RT_EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t array)
 		return error;
 	return rt_result(rt_driver.cuMipmappedArrayDestroy((CUmipmappedArray)array));
 }
+
+RT_EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+							     enum cudaChannelFormatKind kind)
+{
+	return (struct cudaChannelFormatDesc){x, y, z, w, kind};
+}
+
+RT_EXPORT cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *out,
+						     cudaArray_t array, int device)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuArrayGetMemoryRequirements(
+		(CUDA_ARRAY_MEMORY_REQUIREMENTS *)out, (CUarray)array, device));
+}
+
+RT_EXPORT cudaError_t cudaMipmappedArrayGetMemoryRequirements(
+	struct cudaArrayMemoryRequirements *out, cudaMipmappedArray_t array, int device)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMipmappedArrayGetMemoryRequirements(
+		(CUDA_ARRAY_MEMORY_REQUIREMENTS *)out, (CUmipmappedArray)array, device));
+}

@@ -100,6 +100,8 @@ static const struct wanted wanted[] = {
 	WANT(cuArrayDestroy, 2000),
 	WANT(cuMipmappedArrayCreate, 5000),
 	WANT(cuMipmappedArrayDestroy, 5000),
+	WANT(cuArrayGetMemoryRequirements, 11060),
+	WANT(cuMipmappedArrayGetMemoryRequirements, 11060),
 	WANT(cuIpcGetMemHandle, 4010),
 	WANT(cuIpcOpenMemHandle, 11000),
 	WANT(cuIpcCloseMemHandle, 4010),
@@ -308,4 +310,19 @@ RT_EXPORT cudaError_t cudaGetLastError(void)
 RT_EXPORT cudaError_t cudaPeekAtLastError(void)
 {
 	return last_error;
+}
+
+/* Initializes device's primary context without making it current. */
+RT_EXPORT cudaError_t cudaInitDevice(int device, unsigned int device_flags, unsigned int flags)
+{
+	(void)device_flags;
+	if (flags != 0)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_init();
+	if (error == cudaSuccess)
+		error = rt_check_device(device);
+	if (error != cudaSuccess)
+		return error;
+	CUcontext context;
+	return rt_result(rt_driver.cuDevicePrimaryCtxRetain(&context, device));
 }

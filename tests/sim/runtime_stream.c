@@ -168,3 +168,21 @@ RT_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallb
 		callback(stream, cudaSuccess, data);
 	return error;
 }
+
+/* Nothing is ever captured: the simulated device has no graphs. */
+RT_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
+					    enum cudaStreamCaptureStatus *status)
+{
+	if (!status)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = cudaStreamQuery(stream);
+	if (error == cudaSuccess)
+		*status = cudaStreamCaptureStatusNone;
+	return error;
+}
+
+RT_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
+						 enum cudaStreamCaptureStatus *status)
+{
+	return cudaStreamIsCapturing(stream, status);
+}

@@ -203,6 +203,27 @@ static void pools(void)
 	cudaGetLastError();
 }
 
+/* The queries around arrays and streams that programs make in passing. */
+static void queries(void)
+{
+	struct cudaChannelFormatDesc desc =
+		cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+	check("cudaCreateChannelDesc",
+	      desc.x == 32 && desc.y == 0 && desc.f == cudaChannelFormatKindFloat);
+	cudaArray_t array = NULL;
+	struct cudaArrayMemoryRequirements needed = {0};
+	check("cudaArrayGetMemoryRequirements",
+	      cudaMallocArray(&array, &desc, 100, 10, 0) == cudaSuccess &&
+		      cudaArrayGetMemoryRequirements(&needed, array, 0) == cudaSuccess &&
+		      needed.size == 512 * 10 && cudaFreeArray(array) == cudaSuccess);
+	enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusActive;
+	check("cudaStreamIsCapturing", cudaStreamIsCapturing(0, &status) == cudaSuccess &&
+					       status == cudaStreamCaptureStatusNone);
+	check("cudaInitDevice", cudaInitDevice(0, 0, 0) == cudaSuccess &&
+					cudaInitDevice(99, 0, 0) == cudaErrorInvalidDevice);
+	cudaGetLastError();
+}
+
 int main(void)
 {
 	copies();
@@ -210,5 +231,6 @@ int main(void)
 	streams_and_events();
 	device_queries();
 	pools();
+	queries();
 	return failures;
 }
