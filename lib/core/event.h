@@ -19,6 +19,7 @@ enum vt_kind {
 	VT_KIND_VMM,        /* physical memory of cuMemCreate, counted once per handle */
 	VT_KIND_ARRAY,      /* CUDA arrays and mipmapped arrays, keyed by handle */
 	VT_KIND_IPC_IMPORT, /* another process's memory, opened by IPC: shown, not owned */
+	VT_KIND_MULTICAST,  /* a multicast object: its memory is what is bound to it */
 	VT_KIND_PINNED_HOST,
 	VT_KIND_HOST_REGISTERED, /* the program's own pages, pinned: shown, not new memory */
 	VT_KIND_COUNT,
@@ -51,5 +52,6 @@ static inline int vt_kind_is_host(enum vt_kind kind)
  * totals and peak; other kinds are only shown. */
 static inline int vt_kind_is_counted(enum vt_kind kind)
 {
-	return kind != VT_KIND_HOST_REGISTERED && kind != VT_KIND_IPC_IMPORT;
+	return kind != VT_KIND_HOST_REGISTERED && kind != VT_KIND_IPC_IMPORT &&
+	       kind != VT_KIND_MULTICAST;
 }

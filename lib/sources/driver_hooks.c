@@ -47,6 +47,7 @@ static struct vt_hook hooks[] = {
 	HOOK("cuMemHostUnregister", 4000, "cuMemHostUnregister", cuMemHostUnregister),
 	HOOK("cuMipmappedArrayCreate", 5000, "cuMipmappedArrayCreate", cuMipmappedArrayCreate),
 	HOOK("cuMipmappedArrayDestroy", 5000, "cuMipmappedArrayDestroy", cuMipmappedArrayDestroy),
+	HOOK("cuMulticastCreate", 12010, "cuMulticastCreate", cuMulticastCreate),
 	HOOK("cuMemPoolDestroy", 11020, "cuMemPoolDestroy", cuMemPoolDestroy),
 	HOOK("cuMemPoolTrimTo", 11020, "cuMemPoolTrimTo", cuMemPoolTrimTo),
 };

@@ -78,6 +78,27 @@ VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
 	return rc;
 }
 
+typedef CUresult (*multicast_create_fn)(CUmemGenericAllocationHandle *,
+					const CUmulticastObjectProp *);
+
+/* A multicast object is a handle like cuMemCreate's, mapped and released
+ * the same way, but the memory behind it is the physical memory bound to
+ * it, already counted: it is shown, never counted again. */
+VT_EXPORT CUresult cuMulticastCreate(CUmemGenericAllocationHandle *handle,
+				     const CUmulticastObjectProp *prop)
+{
+	VT_REAL("cuMulticastCreate", VT_LEGACY_STREAM, multicast_create_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(handle, prop);
+	int saved_errno = errno;
+	if (outer && rc == CUDA_SUCCESS)
+		vt_emit_alloc(VT_KIND_MULTICAST, HANDLE_KEY(*handle), prop->size,
+			      "cuMulticastCreate");
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
 typedef CUresult (*mem_release_fn)(CUmemGenericAllocationHandle);
 
 VT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)

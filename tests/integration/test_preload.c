@@ -262,6 +262,23 @@ Test(preload, runtime_surface_behaves_as_cuda_with_and_without)
 	traced_run_free(&without);
 }
 
+Test(preload, multicast_objects_are_shown_not_counted_again)
+{
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	traced_run(&run, &options, (char *[]){(char *)program_path("multicast"), NULL});
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 8 * MiB, "the physical memory only");
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 1);
+	json_t *multicast = report_kind(r, "devices/0", "multicast");
+	cr_assert_eq(report_int(multicast, "bytes_allocated"), 8 * MiB);
+	cr_assert_eq(report_int(multicast, "live_at_exit_bytes"), 0);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 0);
+	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0);
+	traced_run_free(&run);
+}
+
 /* Each array at the size the driver says it needs (see arrays.c). */
 Test(preload, arrays_at_the_drivers_size)
 {

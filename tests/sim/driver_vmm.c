@@ -2,7 +2,9 @@
  * (cuMemCreate, charged to the device at once); address ranges are
  * reservations (cuMemAddressReserve, PROT_NONE and free of charge); a
  * mapping makes part of a reservation usable. A handle's memory is given
- * back only when it is both released and unmapped everywhere. */
+ * back only when it is both released and unmapped everywhere. A multicast
+ * object is a handle too, mapped and released the same way, but its memory
+ * is what is bound to it, so it costs nothing itself. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,6 +15,7 @@
 struct sim_handle {
 	uint64_t id;
 	size_t size;
+	uint64_t charged; /* a multicast object holds no memory of its own */
 	int device;
 	unsigned maps;
 	bool released;
@@ -54,7 +57,7 @@ SIM_EXPORT CUresult cuMemGetAllocationGranularity(size_t *granularity,
 /* Called with sim_lock held. */
 static void give_back_locked(struct sim_handle *handle)
 {
-	sim_devices[handle->device].charged -= handle->size;
+	sim_devices[handle->device].charged -= handle->charged;
 	HASH_DEL(handles, handle);
 	free(handle);
 }
@@ -79,7 +82,8 @@ SIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *out, size_t size,
 		free(handle);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	*handle = (struct sim_handle){.id = next_handle, .size = size, .device = device};
+	*handle = (struct sim_handle){
+		.id = next_handle, .size = size, .charged = size, .device = device};
 	next_handle += 0x10;
 	HASH_ADD(hh, handles, id, sizeof(handle->id), handle);
 	sim_devices[device].charged += size;
@@ -236,4 +240,93 @@ SIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcce
 	if (!desc || count == 0 || size == 0 || !ptr)
 		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
+}
+
+static bool valid_multicast_prop(const CUmulticastObjectProp *prop)
+{
+	return prop && prop->numDevices >= 1 &&
+	       prop->numDevices <= (unsigned)sim_config()->device_count && prop->flags == 0;
+}
+
+SIM_EXPORT CUresult cuMulticastGetGranularity(size_t *granularity,
+					      const CUmulticastObjectProp *prop,
+					      CUmulticastGranularity_flags option)
+{
+	(void)option;
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!granularity || !valid_multicast_prop(prop))
+		return CUDA_ERROR_INVALID_VALUE;
+	*granularity = sim_config()->granularity;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMulticastCreate(CUmemGenericAllocationHandle *out,
+				      const CUmulticastObjectProp *prop)
+{
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!out || !valid_multicast_prop(prop) || prop->size == 0 ||
+	    prop->size % sim_config()->granularity != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_handle *handle = calloc(1, sizeof(*handle));
+	if (!handle)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&sim_lock);
+	*handle = (struct sim_handle){.id = next_handle, .size = prop->size, .device = device};
+	next_handle += 0x10;
+	HASH_ADD(hh, handles, id, sizeof(handle->id), handle);
+	pthread_mutex_unlock(&sim_lock);
+	*out = handle->id;
+	return CUDA_SUCCESS;
+}
+
+/* Whether id is a live handle, and, for a multicast object, [offset,
+ * offset + size) lies inside it. */
+static bool live_range(CUmemGenericAllocationHandle id, size_t offset, size_t size)
+{
+	pthread_mutex_lock(&sim_lock);
+	struct sim_handle *handle = NULL;
+	HASH_FIND(hh, handles, &id, sizeof(id), handle);
+	bool inside = handle && !handle->released && offset <= handle->size &&
+		      size <= handle->size - offset;
+	pthread_mutex_unlock(&sim_lock);
+	return inside;
+}
+
+SIM_EXPORT CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle multicast, CUdevice device)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!sim_valid_device(device))
+		return CUDA_ERROR_INVALID_DEVICE;
+	return live_range(multicast, 0, 0) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuMulticastBindMem(CUmemGenericAllocationHandle multicast,
+				       size_t multicast_offset, CUmemGenericAllocationHandle memory,
+				       size_t memory_offset, size_t size, unsigned long long flags)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	bool valid = flags == 0 && size != 0 && live_range(multicast, multicast_offset, size) &&
+		     live_range(memory, memory_offset, size);
+	return valid ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuMulticastUnbind(CUmemGenericAllocationHandle multicast, CUdevice device,
+				      size_t multicast_offset, size_t size)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!sim_valid_device(device))
+		return CUDA_ERROR_INVALID_DEVICE;
+	return live_range(multicast, multicast_offset, size) ? CUDA_SUCCESS
+							     : CUDA_ERROR_INVALID_VALUE;
 }
