@@ -19,6 +19,7 @@
 #include "report/output.h"
 #include "report/report.h"
 #include "sources/driver_query.h"
+#include "sources/graphs.h"
 #include "sources/nvml_view.h"
 #include "sources/pools.h"
 #include "sources/signals.h"
@@ -103,6 +104,7 @@ static void after_fork_in_child(void)
 	atomic_store(&library.disabled, !library.config.follow_fork);
 	vt_nvml_reset();
 	vt_pools_reset();
+	vt_graphs_reset();
 	library.once = (pthread_once_t)PTHREAD_ONCE_INIT;
 }
 
@@ -283,6 +285,8 @@ static bool write_report(const char *ended_by, bool summary)
 	vt_nvml_read(views, &nvml);
 	static struct vt_pool_view pools[VT_MAX_POOLS];
 	size_t pool_count = vt_pools_read(pools, VT_MAX_POOLS);
+	static struct vt_graph_view graphs[VT_VIEW_DEVICES];
+	vt_graphs_read(graphs);
 	struct vt_report report = {
 		.run = &library.run,
 		.snapshot = snapshot,
@@ -294,6 +298,7 @@ static bool write_report(const char *ended_by, bool summary)
 		.nvml = &nvml,
 		.pools = pools,
 		.pool_count = pool_count,
+		.graphs = graphs,
 	};
 	bool ok = put_report(&report);
 	if (summary) {

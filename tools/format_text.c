@@ -142,6 +142,18 @@ static void pools(const struct text *t, json_t *device)
 	}
 }
 
+static void graph_memory(const struct text *t, json_t *device)
+{
+	json_t *graphs = json_object_get(device, "graph_memory");
+	if (!json_is_object(graphs))
+		return;
+	char reserved[32], peak[32], used[32];
+	fprintf(t->out, "  graph memory: reserved %s (peak %s), used %s\n",
+		vt_human(vt_int(graphs, "reserved_bytes"), reserved, sizeof(reserved)),
+		vt_human(vt_int(graphs, "reserved_peak_bytes"), peak, sizeof(peak)),
+		vt_human(vt_int(graphs, "used_bytes"), used, sizeof(used)));
+}
+
 static void snapshot(const struct text *t, json_t *failure)
 {
 	json_t *taken = json_object_get(failure, "snapshot");
@@ -236,6 +248,7 @@ static void totals(const struct text *t, json_t *owner)
 	stacks(t, owner);
 	device_view(t, owner);
 	pools(t, owner);
+	graph_memory(t, owner);
 	failures(t, owner);
 	leaks(t, owner);
 }

@@ -9,6 +9,7 @@
 #include "../core/tracker.h"
 #include "../sources/driver_query.h"
 #include "../sources/nvml_view.h"
+#include "../sources/graphs.h"
 #include "../sources/pools.h"
 #include "run.h"
 #include "symbolize.h"
@@ -29,6 +30,7 @@ struct vt_report {
 	const struct vt_nvml_status *nvml;  /* NULL: not asked */
 	const struct vt_pool_view *pools;   /* pool_count entries */
 	size_t pool_count;
+	const struct vt_graph_view *graphs; /* VT_VIEW_DEVICES entries, or NULL */
 };
 
 #define VT_REPORT_EMERGENCY_TOP    32

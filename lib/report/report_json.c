@@ -331,6 +331,28 @@ static void write_device_view(struct vt_json *json, const struct vt_report *repo
 	vt_json_end_object(json);
 }
 
+static void write_reserve_fields(struct vt_json *json, const struct vt_reserve_view *memory)
+{
+	vt_json_u64(json, "reserved_bytes", memory->reserved);
+	vt_json_u64(json, "reserved_peak_bytes", memory->reserved_peak);
+	vt_json_u64(json, "used_bytes", memory->used);
+	vt_json_u64(json, "used_peak_bytes", memory->used_peak);
+}
+
+/* What the device's graphs hold, sampled after every launch and trim once
+ * a graph allocation node exists; null when none does. */
+static void write_graph_memory(struct vt_json *json, const struct vt_report *report, int device)
+{
+	const struct vt_graph_view *graphs = report->graphs ? &report->graphs[device] : NULL;
+	if (!graphs || !graphs->sampled) {
+		vt_json_null(json, "graph_memory");
+		return;
+	}
+	vt_json_begin_object(json, "graph_memory");
+	write_reserve_fields(json, &graphs->memory);
+	vt_json_end_object(json);
+}
+
 /* The stream-ordered pools allocated from on this device: reserved is the
  * device memory each holds, used what its live allocations take. */
 static void write_pools(struct vt_json *json, const struct vt_report *report, int device)
@@ -341,10 +363,7 @@ static void write_pools(struct vt_json *json, const struct vt_report *report, in
 		if (pool->device != device)
 			continue;
 		vt_json_begin_object(json, NULL);
-		vt_json_u64(json, "reserved_bytes", pool->reserved);
-		vt_json_u64(json, "reserved_peak_bytes", pool->reserved_peak);
-		vt_json_u64(json, "used_bytes", pool->used);
-		vt_json_u64(json, "used_peak_bytes", pool->used_peak);
+		write_reserve_fields(json, &pool->memory);
 		vt_json_bool(json, "destroyed", pool->destroyed);
 		vt_json_end_object(json);
 	}
@@ -365,6 +384,7 @@ static void write_device(struct vt_json *json, const struct vt_report *report, i
 		vt_json_null(json, "capacity_bytes");
 	write_device_view(json, report, device);
 	write_pools(json, report, device);
+	write_graph_memory(json, report, device);
 	write_totals(json, report, &report->snapshot->devices[device], device, set);
 	vt_json_end_object(json);
 }

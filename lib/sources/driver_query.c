@@ -15,6 +15,7 @@ typedef CUresult (*get_version_fn)(int *);
 typedef int (*runtime_version_fn)(int *);
 typedef CUresult (*mem_get_address_range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
 typedef CUresult (*array_requirements_fn)(CUDA_ARRAY_MEMORY_REQUIREMENTS *, void *, CUdevice);
+typedef CUresult (*graph_mem_attribute_fn)(CUdevice, CUgraphMem_attribute, void *);
 typedef CUresult (*device_get_mem_pool_fn)(CUmemoryPool *, CUdevice);
 typedef CUresult (*mem_pool_get_attribute_fn)(CUmemoryPool, CUmemPool_attribute, void *);
 
@@ -84,7 +85,7 @@ void *vt_driver_current_pool(void)
 	return pool;
 }
 
-bool vt_driver_pool_figures(void *pool, struct vt_pool_figures *out)
+bool vt_driver_pool_figures(void *pool, struct vt_reserve_figures *out)
 {
 	static mem_pool_get_attribute_fn get_attribute;
 	if (!get_attribute)
@@ -134,4 +135,30 @@ uint64_t vt_driver_array_size(void *array, bool mipmapped)
 	    requirements[mipmapped](&needed, array, device) != CUDA_SUCCESS)
 		return 0;
 	return needed.size;
+}
+
+bool vt_driver_graph_figures(int device, struct vt_reserve_figures *out)
+{
+	static graph_mem_attribute_fn get_attribute;
+	if (!get_attribute)
+		get_attribute =
+			(graph_mem_attribute_fn)driver_function("cuDeviceGetGraphMemAttribute");
+	if (!get_attribute)
+		return false;
+	const struct {
+		CUgraphMem_attribute attribute;
+		uint64_t *value;
+	} wanted[] = {
+		{CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &out->reserved},
+		{CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH, &out->reserved_high},
+		{CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &out->used},
+		{CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &out->used_high},
+	};
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		cuuint64_t value;
+		if (get_attribute(device, wanted[i].attribute, &value) != CUDA_SUCCESS)
+			return false;
+		*wanted[i].value = value;
+	}
+	return true;
 }

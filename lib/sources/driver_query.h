@@ -25,14 +25,18 @@ int vt_driver_current_device(void);
 void vt_driver_describe_device(int device, struct vt_device_info *out);
 void vt_driver_describe_cuda(struct vt_cuda_info *out);
 
-struct vt_pool_figures {
+/* Reserved beside used, current and high-water, as the driver reports
+ * them for a stream-ordered pool or a device's graph memory. */
+struct vt_reserve_figures {
 	uint64_t reserved, reserved_high, used, used_high;
 };
 
 /* The current device's current stream-ordered pool, or NULL. */
 void *vt_driver_current_pool(void);
 /* A pool's figures from cuMemPoolGetAttribute; false if it cannot say. */
-bool vt_driver_pool_figures(void *pool, struct vt_pool_figures *out);
+bool vt_driver_pool_figures(void *pool, struct vt_reserve_figures *out);
+/* A device's graph memory from cuDeviceGetGraphMemAttribute; likewise. */
+bool vt_driver_graph_figures(int device, struct vt_reserve_figures *out);
 
 /* The size of the allocation holding address, from cuMemGetAddressRange;
  * 0 if the driver cannot say. */

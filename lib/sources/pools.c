@@ -14,24 +14,11 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pool pools[VT_MAX_POOLS];
 static size_t pool_count;
 
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
-/* The driver's high-water marks may have been reset by the program, so
- * the peaks are the most of every reading. */
 static void read_locked(struct pool *pool)
 {
-	struct vt_pool_figures figures;
-	if (!pool->handle || !vt_driver_pool_figures(pool->handle, &figures))
-		return;
-	struct vt_pool_view *view = &pool->view;
-	view->reserved = figures.reserved;
-	view->used = figures.used;
-	view->reserved_peak =
-		max_u64(view->reserved_peak, max_u64(figures.reserved, figures.reserved_high));
-	view->used_peak = max_u64(view->used_peak, max_u64(figures.used, figures.used_high));
+	struct vt_reserve_figures figures;
+	if (pool->handle && vt_driver_pool_figures(pool->handle, &figures))
+		vt_reserve_update(&pool->view.memory, &figures);
 }
 
 static struct pool *find_or_add_locked(void *handle)

@@ -10,13 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "reserve.h"
+
 #define VT_MAX_POOLS 64
 
 struct vt_pool_view {
 	int device;
 	bool destroyed;
-	uint64_t reserved, reserved_peak;
-	uint64_t used, used_peak;
+	struct vt_reserve_view memory;
 };
 
 /* After cuMemAllocAsync: the current device's current pool served it. */

@@ -279,6 +279,23 @@ Test(preload, multicast_objects_are_shown_not_counted_again)
 	traced_run_free(&run);
 }
 
+/* Graph memory is shown beside the tracked 1 MiB, never in it (graphs.c). */
+Test(preload, graph_memory_sampled_beside_tracked)
+{
+	struct traced_run run;
+	trace_program(&run, "graphs", NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), MiB);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 1);
+	json_t *graphs = report_at(r, "devices/0/graph_memory");
+	cr_assert_eq(report_int(graphs, "reserved_bytes"), 0, "after the trim");
+	cr_assert_eq(report_int(graphs, "reserved_peak_bytes"), 6 * MiB);
+	cr_assert_eq(report_int(graphs, "used_bytes"), 0);
+	cr_assert_eq(report_int(graphs, "used_peak_bytes"), 6 * MiB);
+	traced_run_free(&run);
+}
+
 /* Each array at the size the driver says it needs (see arrays.c). */
 Test(preload, arrays_at_the_drivers_size)
 {

@@ -9,6 +9,7 @@
 CUresult cuMemAllocAsync_ptsz(CUdeviceptr *, size_t, CUstream);
 CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
 CUresult cuMemFreeAsync_ptsz(CUdeviceptr, CUstream);
+CUresult cuGraphLaunch_ptsz(CUgraphExec, CUstream);
 #undef cuEventElapsedTime
 CUresult cuEventElapsedTime(float *, CUevent, CUevent);
 #undef cuGetProcAddress
@@ -49,7 +50,10 @@ static const struct entry_point entry_points[] = {
 	ENTRY("cuDeviceGetCount", 2000, cuDeviceGetCount),
 	ENTRY("cuDeviceGetDefaultMemPool", 11020, cuDeviceGetDefaultMemPool),
 	ENTRY("cuDeviceGetMemPool", 11020, cuDeviceGetMemPool),
+	ENTRY("cuDeviceGetGraphMemAttribute", 11040, cuDeviceGetGraphMemAttribute),
 	ENTRY("cuDeviceGetName", 2000, cuDeviceGetName),
+	ENTRY("cuDeviceGraphMemTrim", 11040, cuDeviceGraphMemTrim),
+	ENTRY("cuDeviceSetGraphMemAttribute", 11040, cuDeviceSetGraphMemAttribute),
 	ENTRY("cuDeviceSetMemPool", 11020, cuDeviceSetMemPool),
 	ENTRY("cuDeviceGetPCIBusId", 4010, cuDeviceGetPCIBusId),
 	ENTRY("cuDeviceGetUuid", 11040, cuDeviceGetUuid_v2),
@@ -69,6 +73,13 @@ static const struct entry_point entry_points[] = {
 	ENTRY("cuGetErrorString", 6000, cuGetErrorString),
 	ENTRY("cuGetProcAddress", 11030, cuGetProcAddress),
 	ENTRY("cuGetProcAddress", 12000, cuGetProcAddress_v2),
+	ENTRY("cuGraphAddMemAllocNode", 11040, cuGraphAddMemAllocNode),
+	ENTRY("cuGraphAddMemFreeNode", 11040, cuGraphAddMemFreeNode),
+	ENTRY("cuGraphCreate", 10000, cuGraphCreate),
+	ENTRY("cuGraphDestroy", 10000, cuGraphDestroy),
+	ENTRY("cuGraphExecDestroy", 10000, cuGraphExecDestroy),
+	ENTRY("cuGraphInstantiateWithFlags", 11040, cuGraphInstantiateWithFlags),
+	ENTRY_PT("cuGraphLaunch", 10000, cuGraphLaunch, cuGraphLaunch_ptsz),
 	ENTRY("cuInit", 2000, cuInit),
 	ENTRY("cuIpcCloseMemHandle", 4010, cuIpcCloseMemHandle),
 	ENTRY("cuIpcGetMemHandle", 4010, cuIpcGetMemHandle),

@@ -44,6 +44,9 @@ struct sim_device {
 	struct sim_context primary;
 	struct sim_pool default_pool;
 	struct sim_pool *current_pool; /* cuDeviceSetMemPool's, else the default */
+	/* Memory of graph allocation nodes: in use while allocated by a
+	 * launch, reserved (and charged) until cuDeviceGraphMemTrim. */
+	uint64_t graph_used, graph_used_high, graph_reserved, graph_reserved_high;
 };
 
 struct sim_config {

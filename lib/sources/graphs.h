@@ -1,0 +1,26 @@
+/* Graph memory: what CUDA graphs' allocation nodes hold on each device,
+ * read with the real cuDeviceGetGraphMemAttribute after every graph launch
+ * and cuDeviceGraphMemTrim, once the program has added an allocation node
+ * for that device (so programs without graph memory pay nothing). Graph
+ * memory is allocated by launches, not by any allocation call, so it is
+ * shown beside the tracked totals, never in them. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "nvml_view.h"
+#include "reserve.h"
+
+struct vt_graph_view {
+	bool sampled;
+	struct vt_reserve_view memory;
+};
+
+/* After cuGraphAddMemAllocNode succeeded for device. */
+void vt_graphs_note_device(int device);
+/* After a graph launch or a trim. */
+void vt_graphs_sample(void);
+/* Copies VT_VIEW_DEVICES entries. */
+void vt_graphs_read(struct vt_graph_view *views);
+/* Forgets everything, for the child after fork. */
+void vt_graphs_reset(void);

@@ -1,0 +1,277 @@
+/* Stand-in driver: graphs, only as far as memory goes. A graph holds
+ * allocation and free nodes (other work runs nowhere); an allocation
+ * node's address is fixed when the node is added, but its memory exists
+ * only from a launch that allocates it to a launch that frees it. The
+ * device keeps freed graph memory reserved, and charged, until
+ * cuDeviceGraphMemTrim. Graph allocations are freed only by free nodes. */
+#include <string.h>
+#include <sys/mman.h>
+
+#include "sim.h"
+
+struct sim_graph_allocation {
+	uintptr_t address;
+	uint64_t charge;
+	int device;
+	bool live;
+	struct sim_graph_allocation *next;
+};
+
+enum sim_node_kind { SIM_NODE_ALLOC, SIM_NODE_FREE };
+
+struct sim_node {
+	enum sim_node_kind kind;
+	struct sim_graph_allocation *allocation;
+};
+
+struct sim_graph {
+	struct sim_node *nodes;
+	size_t count;
+};
+
+static struct sim_graph_allocation *graph_allocations;
+
+static CUresult add_node(struct sim_graph *graph, struct sim_node node, CUgraphNode *out)
+{
+	struct sim_node *grown = realloc(graph->nodes, (graph->count + 1) * sizeof(*grown));
+	if (!grown)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	graph->nodes = grown;
+	graph->nodes[graph->count++] = node;
+	/* A node handle is its position plus one, never dereferenced. */
+	*out = (CUgraphNode)(uintptr_t)graph->count;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphCreate(CUgraph *out, unsigned int flags)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!out || flags != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_graph *graph = calloc(1, sizeof(*graph));
+	if (!graph)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*out = (CUgraph)graph;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphDestroy(CUgraph handle)
+{
+	struct sim_graph *graph = (struct sim_graph *)handle;
+	if (!graph)
+		return CUDA_ERROR_INVALID_VALUE;
+	free(graph->nodes);
+	free(graph);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph handle,
+					   const CUgraphNode *dependencies, size_t count,
+					   CUDA_MEM_ALLOC_NODE_PARAMS *params)
+{
+	(void)dependencies;
+	(void)count;
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!node || !handle || !params || params->bytesize == 0 ||
+	    params->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+	    params->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_INVALID_VALUE;
+	int device = params->poolProps.location.id;
+	if (!sim_valid_device(device))
+		return CUDA_ERROR_INVALID_DEVICE;
+	struct sim_graph_allocation *allocation = calloc(1, sizeof(*allocation));
+	void *at = mmap(NULL, params->bytesize, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (!allocation || at == MAP_FAILED) {
+		free(allocation);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	uint64_t granularity = sim_config()->granularity;
+	*allocation = (struct sim_graph_allocation){
+		.address = (uintptr_t)at,
+		.charge = (params->bytesize + granularity - 1) / granularity * granularity,
+		.device = device,
+	};
+	rc = add_node((struct sim_graph *)handle, (struct sim_node){SIM_NODE_ALLOC, allocation},
+		      node);
+	if (rc != CUDA_SUCCESS) {
+		munmap(at, params->bytesize);
+		free(allocation);
+		return rc;
+	}
+	pthread_mutex_lock(&sim_lock);
+	allocation->next = graph_allocations;
+	graph_allocations = allocation;
+	pthread_mutex_unlock(&sim_lock);
+	params->dptr = (CUdeviceptr)at;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph handle,
+					  const CUgraphNode *dependencies, size_t count,
+					  CUdeviceptr dptr)
+{
+	(void)dependencies;
+	(void)count;
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_graph_allocation *allocation = NULL;
+	pthread_mutex_lock(&sim_lock);
+	for (allocation = graph_allocations; allocation; allocation = allocation->next)
+		if (allocation->address == (uintptr_t)dptr)
+			break;
+	pthread_mutex_unlock(&sim_lock);
+	if (!node || !handle || !allocation)
+		return CUDA_ERROR_INVALID_VALUE;
+	return add_node((struct sim_graph *)handle, (struct sim_node){SIM_NODE_FREE, allocation},
+			node);
+}
+
+/* An executable graph is a copy of the graph's nodes at instantiation. */
+SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph handle,
+						unsigned long long flags)
+{
+	(void)flags;
+	const struct sim_graph *graph = (const struct sim_graph *)handle;
+	if (!out || !graph)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_graph *copy = calloc(1, sizeof(*copy));
+	if (copy && graph->count) {
+		copy->nodes = malloc(graph->count * sizeof(*copy->nodes));
+		if (copy->nodes) {
+			memcpy(copy->nodes, graph->nodes, graph->count * sizeof(*copy->nodes));
+			copy->count = graph->count;
+		}
+	}
+	if (!copy || copy->count != graph->count) {
+		free(copy);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*out = (CUgraphExec)copy;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec handle)
+{
+	return cuGraphDestroy((CUgraph)handle);
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Called with sim_lock held: false when the device has no room. */
+static bool allocate_locked(struct sim_graph_allocation *allocation)
+{
+	struct sim_device *dev = &sim_devices[allocation->device];
+	uint64_t free_in_reserve = dev->graph_reserved - dev->graph_used;
+	uint64_t growth =
+		allocation->charge > free_in_reserve ? allocation->charge - free_in_reserve : 0;
+	uint64_t used = sim_device_used(allocation->device);
+	if (used > dev->capacity || growth > dev->capacity - used)
+		return false;
+	dev->charged += growth;
+	dev->graph_reserved += growth;
+	dev->graph_used += allocation->charge;
+	dev->graph_used_high = max_u64(dev->graph_used_high, dev->graph_used);
+	dev->graph_reserved_high = max_u64(dev->graph_reserved_high, dev->graph_reserved);
+	allocation->live = true;
+	return true;
+}
+
+SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec handle, CUstream stream)
+{
+	(void)stream;
+	const struct sim_graph *exec = (const struct sim_graph *)handle;
+	if (!exec)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult rc = CUDA_SUCCESS;
+	pthread_mutex_lock(&sim_lock);
+	for (size_t i = 0; i < exec->count && rc == CUDA_SUCCESS; i++) {
+		struct sim_graph_allocation *allocation = exec->nodes[i].allocation;
+		bool allocating = exec->nodes[i].kind == SIM_NODE_ALLOC;
+		if (allocating == allocation->live)
+			rc = CUDA_ERROR_INVALID_VALUE; /* allocated twice, or freed twice */
+		else if (allocating && !allocate_locked(allocation))
+			rc = CUDA_ERROR_OUT_OF_MEMORY;
+		else if (!allocating) {
+			sim_devices[allocation->device].graph_used -= allocation->charge;
+			allocation->live = false;
+		}
+	}
+	pthread_mutex_unlock(&sim_lock);
+	return rc;
+}
+
+SIM_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec handle, CUstream stream)
+{
+	return cuGraphLaunch(handle, stream);
+}
+
+SIM_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!sim_valid_device(device))
+		return CUDA_ERROR_INVALID_DEVICE;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_device *dev = &sim_devices[device];
+	dev->charged -= dev->graph_reserved - dev->graph_used;
+	dev->graph_reserved = dev->graph_used;
+	pthread_mutex_unlock(&sim_lock);
+	return CUDA_SUCCESS;
+}
+
+static uint64_t *graph_figure(struct sim_device *dev, CUgraphMem_attribute attribute)
+{
+	switch (attribute) {
+	case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT: return &dev->graph_used;
+	case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH: return &dev->graph_used_high;
+	case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT: return &dev->graph_reserved;
+	case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH: return &dev->graph_reserved_high;
+	}
+	return NULL;
+}
+
+SIM_EXPORT CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attribute,
+						 void *value)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!sim_valid_device(device))
+		return CUDA_ERROR_INVALID_DEVICE;
+	uint64_t *figure = graph_figure(&sim_devices[device], attribute);
+	if (!figure || !value)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_lock);
+	*(cuuint64_t *)value = *figure;
+	pthread_mutex_unlock(&sim_lock);
+	return CUDA_SUCCESS;
+}
+
+/* Only the high-water marks can be set, and only to zero. */
+SIM_EXPORT CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attribute,
+						 void *value)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!sim_valid_device(device))
+		return CUDA_ERROR_INVALID_DEVICE;
+	bool high = attribute == CU_GRAPH_MEM_ATTR_USED_MEM_HIGH ||
+		    attribute == CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH;
+	if (!high || !value || *(cuuint64_t *)value != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_lock);
+	*graph_figure(&sim_devices[device], attribute) = 0;
+	pthread_mutex_unlock(&sim_lock);
+	return CUDA_SUCCESS;
+}
