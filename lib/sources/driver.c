@@ -229,41 +229,6 @@ VT_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
 	return free_async(VT_PER_THREAD_STREAM, dptr, stream, "cuMemFreeAsync_ptsz");
 }
 
-typedef CUresult (*mem_pool_trim_to_fn)(CUmemoryPool, size_t);
-
-VT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
-{
-	VT_REAL("cuMemPoolTrimTo", VT_LEGACY_STREAM, mem_pool_trim_to_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(pool, keep);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS)
-		vt_pools_refresh();
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
-}
-
-typedef CUresult (*mem_pool_destroy_fn)(CUmemoryPool);
-
-/* The pool's last figures are read while its handle is still good. */
-VT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
-{
-	VT_REAL("cuMemPoolDestroy", VT_LEGACY_STREAM, mem_pool_destroy_fn);
-	bool outer = vt_driver_enter();
-	int saved_errno = errno;
-	if (outer)
-		vt_pools_refresh();
-	errno = saved_errno;
-	CUresult rc = real(pool);
-	saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS)
-		vt_pools_destroyed(pool);
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
-}
-
 typedef CUresult (*ipc_open_fn)(CUdeviceptr *, CUipcMemHandle, unsigned int);
 
 /* An import is another process's memory: shown as ipc_import, sized by

@@ -1,8 +1,12 @@
 #include "pools.h"
 
+#include <cuda.h>
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 
+#include "call.h"
+#include "driver_hooks.h"
 #include "driver_query.h"
 
 struct pool {
@@ -84,4 +88,39 @@ void vt_pools_reset(void)
 	pthread_mutex_init(&lock, NULL);
 	memset(pools, 0, sizeof(pools));
 	pool_count = 0;
+}
+
+typedef CUresult (*mem_pool_trim_to_fn)(CUmemoryPool, size_t);
+
+VT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
+{
+	VT_REAL("cuMemPoolTrimTo", VT_LEGACY_STREAM, mem_pool_trim_to_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(pool, keep);
+	int saved_errno = errno;
+	if (outer && rc == CUDA_SUCCESS)
+		vt_pools_refresh();
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
+typedef CUresult (*mem_pool_destroy_fn)(CUmemoryPool);
+
+/* The pool's last figures are read while its handle is still good. */
+VT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+	VT_REAL("cuMemPoolDestroy", VT_LEGACY_STREAM, mem_pool_destroy_fn);
+	bool outer = vt_driver_enter();
+	int saved_errno = errno;
+	if (outer)
+		vt_pools_refresh();
+	errno = saved_errno;
+	CUresult rc = real(pool);
+	saved_errno = errno;
+	if (outer && rc == CUDA_SUCCESS)
+		vt_pools_destroyed(pool);
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
 }
