@@ -155,7 +155,7 @@ static CUresult alloc_async(enum vt_stream_flavour flavour, CUdeviceptr *dptr, s
 	int saved_errno = errno;
 	after_alloc(outer, rc, VT_KIND_ASYNC, rc == CUDA_SUCCESS ? *dptr : 0, bytes, driver_api);
 	if (outer && rc == CUDA_SUCCESS)
-		vt_pools_note_current();
+		vt_pools_note_current_device();
 	vt_driver_leave();
 	errno = saved_errno;
 	return rc;
@@ -211,11 +211,7 @@ static CUresult free_async(enum vt_stream_flavour flavour, CUdeviceptr dptr, CUs
 	bool outer = vt_driver_enter();
 	before_free(outer, dptr, VT_KIND_DEVICE, driver_api);
 	CUresult rc = real(dptr, stream);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS)
-		vt_pools_refresh();
 	vt_driver_leave();
-	errno = saved_errno;
 	return rc;
 }
 

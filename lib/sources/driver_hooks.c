@@ -22,6 +22,7 @@ static struct vt_hook hooks[] = {
 	HOOK("cuArrayDestroy", 2000, "cuArrayDestroy", cuArrayDestroy),
 	HOOK("cuGetProcAddress", 11030, "cuGetProcAddress", cuGetProcAddress),
 	HOOK("cuGetProcAddress", 12000, "cuGetProcAddress_v2", cuGetProcAddress_v2),
+	HOOK("cuDeviceSetMemPool", 11020, "cuDeviceSetMemPool", cuDeviceSetMemPool),
 	HOOK("cuDeviceGraphMemTrim", 11040, "cuDeviceGraphMemTrim", cuDeviceGraphMemTrim),
 	HOOK("cuGraphAddMemAllocNode", 11040, "cuGraphAddMemAllocNode", cuGraphAddMemAllocNode),
 	HOOK_PT("cuGraphLaunch", 10000, "cuGraphLaunch", cuGraphLaunch, "cuGraphLaunch_ptsz",

@@ -73,14 +73,13 @@ void vt_driver_describe_cuda(struct vt_cuda_info *out)
 		dlclose(runtime);
 }
 
-void *vt_driver_current_pool(void)
+void *vt_driver_device_pool(int device)
 {
 	static device_get_mem_pool_fn get_pool;
 	if (!get_pool)
 		get_pool = (device_get_mem_pool_fn)driver_function("cuDeviceGetMemPool");
-	int device = vt_driver_current_device();
 	CUmemoryPool pool;
-	if (!get_pool || device == VT_UNKNOWN_DEVICE || get_pool(&pool, device) != CUDA_SUCCESS)
+	if (!get_pool || get_pool(&pool, device) != CUDA_SUCCESS)
 		return NULL;
 	return pool;
 }

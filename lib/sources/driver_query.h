@@ -31,8 +31,8 @@ struct vt_reserve_figures {
 	uint64_t reserved, reserved_high, used, used_high;
 };
 
-/* The current device's current stream-ordered pool, or NULL. */
-void *vt_driver_current_pool(void);
+/* A device's current stream-ordered pool, or NULL. */
+void *vt_driver_device_pool(int device);
 /* A pool's figures from cuMemPoolGetAttribute; false if it cannot say. */
 bool vt_driver_pool_figures(void *pool, struct vt_reserve_figures *out);
 /* A device's graph memory from cuDeviceGetGraphMemAttribute; likewise. */

@@ -3,6 +3,7 @@
 #include <cuda.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "call.h"
@@ -17,6 +18,8 @@ struct pool {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pool pools[VT_MAX_POOLS];
 static size_t pool_count;
+/* Devices whose current pool served a cuMemAllocAsync, one bit each. */
+static _Atomic uint64_t current_pool_devices;
 
 static void read_locked(struct pool *pool)
 {
@@ -25,7 +28,7 @@ static void read_locked(struct pool *pool)
 		vt_reserve_update(&pool->view.memory, &figures);
 }
 
-static struct pool *find_or_add_locked(void *handle)
+static struct pool *find_or_add_locked(void *handle, int device)
 {
 	for (size_t i = 0; i < pool_count; i++)
 		if (pools[i].handle == handle)
@@ -33,7 +36,7 @@ static struct pool *find_or_add_locked(void *handle)
 	if (pool_count == VT_MAX_POOLS)
 		return NULL;
 	struct pool *pool = &pools[pool_count++];
-	*pool = (struct pool){.handle = handle, .view = {.device = vt_driver_current_device()}};
+	*pool = (struct pool){.handle = handle, .view = {.device = device}};
 	return pool;
 }
 
@@ -41,27 +44,37 @@ void vt_pools_note(void *handle)
 {
 	if (!handle)
 		return;
+	int device = vt_driver_current_device();
 	pthread_mutex_lock(&lock);
-	struct pool *pool = find_or_add_locked(handle);
-	if (pool)
-		read_locked(pool);
+	find_or_add_locked(handle, device);
 	pthread_mutex_unlock(&lock);
 }
 
-void vt_pools_note_current(void)
+void vt_pools_note_current_device(void)
 {
-	vt_pools_note(vt_driver_current_pool());
+	int device = vt_driver_current_device();
+	if (device >= 0 && device < 64)
+		atomic_fetch_or_explicit(&current_pool_devices, 1ull << device,
+					 memory_order_relaxed);
 }
 
-void vt_pools_refresh(void)
+/* The current pools of the devices that allocated from theirs join the
+ * pools in play; then every live pool is read. */
+static void refresh(void)
 {
+	uint64_t devices = atomic_load_explicit(&current_pool_devices, memory_order_relaxed);
 	pthread_mutex_lock(&lock);
+	for (int device = 0; device < 64; device++) {
+		void *current = devices & (1ull << device) ? vt_driver_device_pool(device) : NULL;
+		if (current)
+			find_or_add_locked(current, device);
+	}
 	for (size_t i = 0; i < pool_count; i++)
 		read_locked(&pools[i]);
 	pthread_mutex_unlock(&lock);
 }
 
-void vt_pools_destroyed(void *handle)
+static void destroyed(void *handle)
 {
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < pool_count; i++) {
@@ -75,6 +88,7 @@ void vt_pools_destroyed(void *handle)
 
 size_t vt_pools_read(struct vt_pool_view *out, size_t max)
 {
+	refresh();
 	pthread_mutex_lock(&lock);
 	size_t count = pool_count < max ? pool_count : max;
 	for (size_t i = 0; i < count; i++)
@@ -88,6 +102,7 @@ void vt_pools_reset(void)
 	pthread_mutex_init(&lock, NULL);
 	memset(pools, 0, sizeof(pools));
 	pool_count = 0;
+	atomic_store(&current_pool_devices, 0);
 }
 
 typedef CUresult (*mem_pool_trim_to_fn)(CUmemoryPool, size_t);
@@ -99,7 +114,7 @@ VT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
 	CUresult rc = real(pool, keep);
 	int saved_errno = errno;
 	if (outer && rc == CUDA_SUCCESS)
-		vt_pools_refresh();
+		refresh();
 	vt_driver_leave();
 	errno = saved_errno;
 	return rc;
@@ -114,13 +129,29 @@ VT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
 	bool outer = vt_driver_enter();
 	int saved_errno = errno;
 	if (outer)
-		vt_pools_refresh();
+		refresh();
 	errno = saved_errno;
 	CUresult rc = real(pool);
 	saved_errno = errno;
 	if (outer && rc == CUDA_SUCCESS)
-		vt_pools_destroyed(pool);
+		destroyed(pool);
 	vt_driver_leave();
 	errno = saved_errno;
+	return rc;
+}
+
+typedef CUresult (*device_set_mem_pool_fn)(CUdevice, CUmemoryPool);
+
+/* The pool being replaced is read while it is still the current one. */
+VT_EXPORT CUresult cuDeviceSetMemPool(CUdevice device, CUmemoryPool pool)
+{
+	VT_REAL("cuDeviceSetMemPool", VT_LEGACY_STREAM, device_set_mem_pool_fn);
+	bool outer = vt_driver_enter();
+	int saved_errno = errno;
+	if (outer)
+		refresh();
+	errno = saved_errno;
+	CUresult rc = real(device, pool);
+	vt_driver_leave();
 	return rc;
 }

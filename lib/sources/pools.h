@@ -1,9 +1,14 @@
 /* Stream-ordered memory pools: what each one the program allocates from
  * keeps reserved beside what its allocations use. Reserved bytes are the
- * device memory the pool holds; used ones are what the tracked allocations
- * account for, so the difference is pool slack no allocation call shows.
- * The figures come from the real cuMemPoolGetAttribute, read after every
- * pool event through a pointer no hook sees. */
+ * device memory the pool holds; used ones are what its live allocations
+ * take, so the difference is pool slack no allocation call shows.
+ *
+ * The figures come from the real cuMemPoolGetAttribute, through a pointer
+ * no hook sees. The driver keeps each pool's high-water marks itself, so
+ * the allocation path only notes which pools are in play (one handle or
+ * one device bit); the figures are read when a pool is trimmed, before it
+ * is destroyed or replaced as its device's current pool, and for the
+ * report. */
 #pragma once
 
 #include <stdbool.h>
@@ -21,15 +26,11 @@ struct vt_pool_view {
 };
 
 /* After cuMemAllocAsync: the current device's current pool served it. */
-void vt_pools_note_current(void);
-/* After an allocation from, or a trim of, this pool. */
+void vt_pools_note_current_device(void);
+/* After an allocation from this pool. */
 void vt_pools_note(void *pool);
-/* After a stream-ordered free, which may have shrunk any pool, and before
- * a pool is destroyed. */
-void vt_pools_refresh(void);
-/* After cuMemPoolDestroy succeeded: the handle is never read again. */
-void vt_pools_destroyed(void *pool);
-/* Copies up to max pools, in the order first seen; returns how many. */
+/* Reads every pool in play; copies up to max, in the order first seen,
+ * and returns how many. */
 size_t vt_pools_read(struct vt_pool_view *out, size_t max);
 /* Forgets every pool, for the child after fork. */
 void vt_pools_reset(void);
