@@ -272,6 +272,26 @@ VT_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 	return rc;
 }
 
+typedef CUresult (*external_buffer_fn)(CUdeviceptr *, CUexternalMemory,
+				       const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *);
+
+/* A buffer of memory Vulkan, OpenGL or another process allocated: shown as
+ * external, never counted as this program's; cuMemFree ends it. */
+VT_EXPORT CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *dptr, CUexternalMemory external,
+						   const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *desc)
+{
+	VT_REAL("cuExternalMemoryGetMappedBuffer", VT_LEGACY_STREAM, external_buffer_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(dptr, external, desc);
+	int saved_errno = errno;
+	if (outer && rc == CUDA_SUCCESS)
+		vt_emit_alloc(VT_KIND_EXTERNAL, *dptr, desc->size,
+			      "cuExternalMemoryGetMappedBuffer");
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
 typedef CUresult (*mem_host_register_fn)(void *, size_t, unsigned int);
 
 /* Registration pins pages the program already has: shown as

@@ -24,6 +24,8 @@ static struct vt_hook hooks[] = {
 	HOOK("cuGetProcAddress", 12000, "cuGetProcAddress_v2", cuGetProcAddress_v2),
 	HOOK("cuDeviceSetMemPool", 11020, "cuDeviceSetMemPool", cuDeviceSetMemPool),
 	HOOK("cuDeviceGraphMemTrim", 11040, "cuDeviceGraphMemTrim", cuDeviceGraphMemTrim),
+	HOOK("cuExternalMemoryGetMappedBuffer", 10000, "cuExternalMemoryGetMappedBuffer",
+	     cuExternalMemoryGetMappedBuffer),
 	HOOK("cuGraphAddMemAllocNode", 11040, "cuGraphAddMemAllocNode", cuGraphAddMemAllocNode),
 	HOOK_PT("cuGraphLaunch", 10000, "cuGraphLaunch", cuGraphLaunch, "cuGraphLaunch_ptsz",
 		cuGraphLaunch_ptsz),

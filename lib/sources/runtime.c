@@ -85,3 +85,7 @@ RUNTIME_HOOK(cudaFreeMipmappedArray, (cudaMipmappedArray_t array), (array))
 RUNTIME_HOOK(cudaIpcOpenMemHandle, (void **ptr, cudaIpcMemHandle_t handle, unsigned int flags),
 	     (ptr, handle, flags))
 RUNTIME_HOOK(cudaIpcCloseMemHandle, (void *ptr), (ptr))
+RUNTIME_HOOK(cudaExternalMemoryGetMappedBuffer,
+	     (void **ptr, cudaExternalMemory_t external,
+	      const struct cudaExternalMemoryBufferDesc *desc),
+	     (ptr, external, desc))

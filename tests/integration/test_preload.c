@@ -296,6 +296,22 @@ Test(preload, graph_memory_sampled_beside_tracked)
 	traced_run_free(&run);
 }
 
+/* A mapped buffer of external memory is shown, never owned (external.c). */
+Test(preload, external_memory_is_shown_not_owned)
+{
+	struct traced_run run;
+	trace_program(&run, "external", NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), MiB);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 1);
+	json_t *external = report_kind(r, "devices/0", "external");
+	cr_assert_eq(report_int(external, "bytes_allocated"), 4 * MiB);
+	cr_assert_eq(report_int(external, "live_at_exit_bytes"), 0);
+	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0);
+	traced_run_free(&run);
+}
+
 /* Each array at the size the driver says it needs (see arrays.c). */
 Test(preload, arrays_at_the_drivers_size)
 {

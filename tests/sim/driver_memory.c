@@ -91,7 +91,8 @@ static CUresult allocate_in(void **out, size_t bytes, int device, enum sim_memor
 		return CUDA_ERROR_INVALID_VALUE;
 	/* Host memory is not the device's; an import is charged to the
 	 * process that exported it. */
-	bool charged = memory != SIM_MEMORY_HOST && memory != SIM_MEMORY_IMPORTED;
+	bool charged = memory != SIM_MEMORY_HOST && memory != SIM_MEMORY_IMPORTED &&
+		       memory != SIM_MEMORY_EXTERNAL;
 	uint64_t charge = charged ? round_up(bytes, sim_config()->granularity) : 0;
 	pthread_mutex_lock(&sim_lock);
 	uint64_t growth = pool ? sim_pool_growth(pool, charge) : charge;
@@ -135,7 +136,8 @@ static bool released_by(enum sim_memory memory, enum sim_release_by by)
 {
 	switch (memory) {
 	case SIM_MEMORY_DEVICE:
-	case SIM_MEMORY_MANAGED: return by == SIM_BY_FREE;
+	case SIM_MEMORY_MANAGED:
+	case SIM_MEMORY_EXTERNAL: return by == SIM_BY_FREE;
 	case SIM_MEMORY_HOST: return by == SIM_BY_FREE_HOST;
 	case SIM_MEMORY_IMPORTED: return by == SIM_BY_IPC_CLOSE;
 	case SIM_MEMORY_REGISTERED: break;
@@ -454,7 +456,8 @@ static unsigned int memory_type(enum sim_memory memory)
 {
 	switch (memory) {
 	case SIM_MEMORY_DEVICE:
-	case SIM_MEMORY_IMPORTED: return CU_MEMORYTYPE_DEVICE;
+	case SIM_MEMORY_IMPORTED:
+	case SIM_MEMORY_EXTERNAL: return CU_MEMORYTYPE_DEVICE;
 	case SIM_MEMORY_MANAGED: return CU_MEMORYTYPE_UNIFIED;
 	case SIM_MEMORY_HOST:
 	case SIM_MEMORY_REGISTERED: break;
@@ -573,6 +576,11 @@ SIM_EXPORT CUresult cuMemHostGetDevicePointer(CUdeviceptr *dptr, void *p, unsign
 CUresult sim_import(void **out, size_t bytes, int device)
 {
 	return allocate(out, bytes, device, SIM_MEMORY_IMPORTED);
+}
+
+CUresult sim_map_external(void **out, size_t bytes, int device)
+{
+	return allocate(out, bytes, device, SIM_MEMORY_EXTERNAL);
 }
 
 CUresult sim_close_import(uintptr_t address)

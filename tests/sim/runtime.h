@@ -67,6 +67,9 @@ struct rt_driver {
 	PFN_cuDeviceGraphMemTrim_v11040 cuDeviceGraphMemTrim;
 	PFN_cuDeviceGetGraphMemAttribute_v11040 cuDeviceGetGraphMemAttribute;
 	PFN_cuDeviceSetGraphMemAttribute_v11040 cuDeviceSetGraphMemAttribute;
+	PFN_cuImportExternalMemory_v10000 cuImportExternalMemory;
+	PFN_cuExternalMemoryGetMappedBuffer_v10000 cuExternalMemoryGetMappedBuffer;
+	PFN_cuDestroyExternalMemory_v10000 cuDestroyExternalMemory;
 	PFN_cuIpcGetMemHandle_v4010 cuIpcGetMemHandle;
 	PFN_cuIpcOpenMemHandle_v11000 cuIpcOpenMemHandle;
 	PFN_cuIpcCloseMemHandle_v4010 cuIpcCloseMemHandle;

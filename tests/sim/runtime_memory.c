@@ -279,3 +279,33 @@ RT_EXPORT cudaError_t cudaIpcCloseMemHandle(void *ptr)
 		return error;
 	return rt_result(rt_driver.cuIpcCloseMemHandle((CUdeviceptr)ptr));
 }
+
+/* External memory: the runtime's descriptors share the driver's layout. */
+RT_EXPORT cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *external,
+					       const struct cudaExternalMemoryHandleDesc *desc)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuImportExternalMemory(
+		(CUexternalMemory *)external, (const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *)desc));
+}
+
+RT_EXPORT cudaError_t cudaExternalMemoryGetMappedBuffer(
+	void **ptr, cudaExternalMemory_t external, const struct cudaExternalMemoryBufferDesc *desc)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuExternalMemoryGetMappedBuffer(
+		(CUdeviceptr *)ptr, (CUexternalMemory)external,
+		(const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *)desc));
+}
+
+RT_EXPORT cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t external)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuDestroyExternalMemory((CUexternalMemory)external));
+}

@@ -17,6 +17,7 @@ enum sim_memory {
 	SIM_MEMORY_HOST,
 	SIM_MEMORY_REGISTERED, /* the program's own host memory, page-locked */
 	SIM_MEMORY_IMPORTED,   /* another process's device memory, by IPC */
+	SIM_MEMORY_EXTERNAL,   /* a buffer of another API's memory; cuMemFree ends it */
 };
 
 struct sim_context {
@@ -84,6 +85,9 @@ bool sim_valid_device(int device);
 /* An IPC import: a local stand-in for another process's allocation,
  * charged to no one here, ended only by sim_close_import. */
 CUresult sim_import(void **out, size_t bytes, int device);
+/* A mapped buffer of external memory: charged to no one here (the API
+ * that allocated it already was), ended by cuMemFree. */
+CUresult sim_map_external(void **out, size_t bytes, int device);
 CUresult sim_close_import(uintptr_t address);
 /* Whether address starts a device allocation (which IPC may export). */
 bool sim_exportable(uintptr_t address, size_t *bytes, int *device);
