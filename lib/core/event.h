@@ -16,11 +16,12 @@ enum vt_kind {
 	VT_KIND_DEVICE,
 	VT_KIND_ASYNC,
 	VT_KIND_MANAGED,
-	VT_KIND_VMM,        /* physical memory of cuMemCreate, counted once per handle */
-	VT_KIND_ARRAY,      /* CUDA arrays and mipmapped arrays, keyed by handle */
-	VT_KIND_IPC_IMPORT, /* another process's memory, opened by IPC: shown, not owned */
-	VT_KIND_MULTICAST,  /* a multicast object: its memory is what is bound to it */
-	VT_KIND_EXTERNAL,   /* a buffer of memory another API allocated: shown, not owned */
+	VT_KIND_VMM,         /* physical memory of cuMemCreate, counted once per handle */
+	VT_KIND_ARRAY,       /* CUDA arrays and mipmapped arrays, keyed by handle */
+	VT_KIND_IPC_IMPORT,  /* another process's memory, opened by IPC: shown, not owned */
+	VT_KIND_MULTICAST,   /* a multicast object: its memory is what is bound to it */
+	VT_KIND_EXTERNAL,    /* a buffer of memory another API allocated: shown, not owned */
+	VT_KIND_POOL_IMPORT, /* another process's pool allocation: shown, not owned */
 	VT_KIND_PINNED_HOST,
 	VT_KIND_HOST_REGISTERED, /* the program's own pages, pinned: shown, not new memory */
 	VT_KIND_COUNT,
@@ -54,5 +55,5 @@ static inline int vt_kind_is_host(enum vt_kind kind)
 static inline int vt_kind_is_counted(enum vt_kind kind)
 {
 	return kind != VT_KIND_HOST_REGISTERED && kind != VT_KIND_IPC_IMPORT &&
-	       kind != VT_KIND_MULTICAST && kind != VT_KIND_EXTERNAL;
+	       kind != VT_KIND_MULTICAST && kind != VT_KIND_EXTERNAL && kind != VT_KIND_POOL_IMPORT;
 }

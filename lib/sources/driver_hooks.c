@@ -55,6 +55,7 @@ static struct vt_hook hooks[] = {
 	HOOK("cuMipmappedArrayCreate", 5000, "cuMipmappedArrayCreate", cuMipmappedArrayCreate),
 	HOOK("cuMipmappedArrayDestroy", 5000, "cuMipmappedArrayDestroy", cuMipmappedArrayDestroy),
 	HOOK("cuMulticastCreate", 12010, "cuMulticastCreate", cuMulticastCreate),
+	HOOK("cuMemPoolImportPointer", 11020, "cuMemPoolImportPointer", cuMemPoolImportPointer),
 	HOOK("cuMemPoolDestroy", 11020, "cuMemPoolDestroy", cuMemPoolDestroy),
 	HOOK("cuMemPoolTrimTo", 11020, "cuMemPoolTrimTo", cuMemPoolTrimTo),
 };

@@ -155,3 +155,22 @@ VT_EXPORT CUresult cuDeviceSetMemPool(CUdevice device, CUmemoryPool pool)
 	vt_driver_leave();
 	return rc;
 }
+
+typedef CUresult (*pool_import_pointer_fn)(CUdeviceptr *, CUmemoryPool, CUmemPoolPtrExportData *);
+
+/* Another process's pool allocation: shown as pool_import at the size the
+ * driver gives, never counted as this process's; a free ends it. */
+VT_EXPORT CUresult cuMemPoolImportPointer(CUdeviceptr *dptr, CUmemoryPool pool,
+					  CUmemPoolPtrExportData *data)
+{
+	VT_REAL("cuMemPoolImportPointer", VT_LEGACY_STREAM, pool_import_pointer_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(dptr, pool, data);
+	int saved_errno = errno;
+	if (outer && rc == CUDA_SUCCESS)
+		vt_emit_alloc(VT_KIND_POOL_IMPORT, *dptr, vt_driver_allocation_size(*dptr),
+			      "cuMemPoolImportPointer");
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}

@@ -89,3 +89,6 @@ RUNTIME_HOOK(cudaExternalMemoryGetMappedBuffer,
 	     (void **ptr, cudaExternalMemory_t external,
 	      const struct cudaExternalMemoryBufferDesc *desc),
 	     (ptr, external, desc))
+RUNTIME_HOOK(cudaMemPoolImportPointer,
+	     (void **ptr, cudaMemPool_t pool, struct cudaMemPoolPtrExportData *data),
+	     (ptr, pool, data))

@@ -356,6 +356,31 @@ Test(preload, ipc_import_is_shown_not_owned)
 	traced_run_free(&run);
 }
 
+/* The importer of a pool allocation shows it, owns only its 1 MiB. */
+Test(preload, pool_import_is_shown_not_owned)
+{
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true, .simulate = true, .output_name = "report.%p.json"};
+	traced_run(&run, &options, (char *[]){(char *)program_path("pool_ipc"), NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_eq(run.reports, 2, "the exporter's and the importer's");
+	for (unsigned i = 0; i < 2; i++) {
+		json_t *r = run.all[i];
+		bool importer = report_int(r, "devices/0/peak/bytes") == MiB;
+		cr_assert(importer || report_int(r, "devices/0/peak/bytes") == 6 * MiB);
+		cr_assert_eq(report_int(r, "devices/0/allocations"), 1);
+		cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 0);
+		cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0);
+		if (!importer)
+			continue;
+		json_t *imported = report_kind(r, "devices/0", "pool_import");
+		cr_assert_eq(report_int(imported, "bytes_allocated"), 6 * MiB);
+		cr_assert_eq(report_int(imported, "live_at_exit_bytes"), 0);
+	}
+	traced_run_free(&run);
+}
+
 Test(preload, fork_children_never_write_the_parents_report)
 {
 	struct traced_run run;

@@ -45,7 +45,7 @@ SIM_EXPORT CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *dptr, CUexterna
 	    desc->offset > external->size || desc->size > external->size - desc->offset)
 		return CUDA_ERROR_INVALID_VALUE;
 	void *at;
-	rc = sim_map_external(&at, desc->size, external->device);
+	rc = sim_map_foreign(&at, desc->size, external->device);
 	if (rc == CUDA_SUCCESS)
 		*dptr = (CUdeviceptr)at;
 	return rc;

@@ -92,7 +92,7 @@ static CUresult allocate_in(void **out, size_t bytes, int device, enum sim_memor
 	/* Host memory is not the device's; an import is charged to the
 	 * process that exported it. */
 	bool charged = memory != SIM_MEMORY_HOST && memory != SIM_MEMORY_IMPORTED &&
-		       memory != SIM_MEMORY_EXTERNAL;
+		       memory != SIM_MEMORY_FOREIGN;
 	uint64_t charge = charged ? round_up(bytes, sim_config()->granularity) : 0;
 	pthread_mutex_lock(&sim_lock);
 	uint64_t growth = pool ? sim_pool_growth(pool, charge) : charge;
@@ -137,7 +137,7 @@ static bool released_by(enum sim_memory memory, enum sim_release_by by)
 	switch (memory) {
 	case SIM_MEMORY_DEVICE:
 	case SIM_MEMORY_MANAGED:
-	case SIM_MEMORY_EXTERNAL: return by == SIM_BY_FREE;
+	case SIM_MEMORY_FOREIGN: return by == SIM_BY_FREE;
 	case SIM_MEMORY_HOST: return by == SIM_BY_FREE_HOST;
 	case SIM_MEMORY_IMPORTED: return by == SIM_BY_IPC_CLOSE;
 	case SIM_MEMORY_REGISTERED: break;
@@ -262,7 +262,7 @@ static CUresult allocate_from(CUdeviceptr *dptr, size_t bytes, struct sim_pool *
 	CUresult rc = sim_current_device(&device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!pool || !dptr)
+	if (!pool || !dptr || pool->imported)
 		return CUDA_ERROR_INVALID_VALUE;
 	void *at;
 	rc = allocate_in(&at, bytes, pool->device, SIM_MEMORY_DEVICE, pool);
@@ -457,7 +457,7 @@ static unsigned int memory_type(enum sim_memory memory)
 	switch (memory) {
 	case SIM_MEMORY_DEVICE:
 	case SIM_MEMORY_IMPORTED:
-	case SIM_MEMORY_EXTERNAL: return CU_MEMORYTYPE_DEVICE;
+	case SIM_MEMORY_FOREIGN: return CU_MEMORYTYPE_DEVICE;
 	case SIM_MEMORY_MANAGED: return CU_MEMORYTYPE_UNIFIED;
 	case SIM_MEMORY_HOST:
 	case SIM_MEMORY_REGISTERED: break;
@@ -578,9 +578,9 @@ CUresult sim_import(void **out, size_t bytes, int device)
 	return allocate(out, bytes, device, SIM_MEMORY_IMPORTED);
 }
 
-CUresult sim_map_external(void **out, size_t bytes, int device)
+CUresult sim_map_foreign(void **out, size_t bytes, int device)
 {
-	return allocate(out, bytes, device, SIM_MEMORY_EXTERNAL);
+	return allocate(out, bytes, device, SIM_MEMORY_FOREIGN);
 }
 
 CUresult sim_close_import(uintptr_t address)
@@ -599,4 +599,17 @@ bool sim_exportable(uintptr_t address, size_t *bytes, int *device)
 	}
 	pthread_mutex_unlock(&sim_lock);
 	return exportable;
+}
+
+bool sim_pool_allocation(uintptr_t address, size_t *bytes, struct sim_pool **pool)
+{
+	pthread_mutex_lock(&sim_lock);
+	struct sim_allocation *allocation = find_locked(address);
+	bool pooled = allocation && allocation->pool;
+	if (pooled) {
+		*bytes = allocation->bytes;
+		*pool = allocation->pool;
+	}
+	pthread_mutex_unlock(&sim_lock);
+	return pooled;
 }

@@ -65,11 +65,29 @@ uint64_t sim_pool_give_back(struct sim_pool *pool, uint64_t charge)
 	return release_to(pool, pool->live ? pool->threshold : 0);
 }
 
+struct sim_pool *sim_pool_add(int device, unsigned handle_types, bool imported)
+{
+	struct sim_pool *pool = calloc(1, sizeof(*pool));
+	if (!pool)
+		return NULL;
+	pool->device = device;
+	pool->live = true;
+	pool->handle_types = handle_types;
+	pool->imported = imported;
+	pthread_mutex_lock(&sim_lock);
+	pool->next = created_pools;
+	created_pools = pool;
+	pthread_mutex_unlock(&sim_lock);
+	return pool;
+}
+
 static CUresult check_props(const CUmemPoolProps *props)
 {
 	if (!props || props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
 	    props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (props->handleTypes & ~CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+		return CUDA_ERROR_NOT_SUPPORTED; /* only file descriptors are simulated */
 	if (!sim_valid_device(props->location.id))
 		return CUDA_ERROR_INVALID_DEVICE;
 	return CUDA_SUCCESS;
@@ -84,15 +102,9 @@ SIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *handle, const CUmemPoolProps *
 		rc = check_props(props);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	struct sim_pool *pool = calloc(1, sizeof(*pool));
+	struct sim_pool *pool = sim_pool_add(props->location.id, props->handleTypes, false);
 	if (!pool)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	pool->device = props->location.id;
-	pool->live = true;
-	pthread_mutex_lock(&sim_lock);
-	pool->next = created_pools;
-	created_pools = pool;
-	pthread_mutex_unlock(&sim_lock);
 	*handle = (CUmemoryPool)pool;
 	return CUDA_SUCCESS;
 }
@@ -229,7 +241,7 @@ SIM_EXPORT CUresult cuDeviceSetMemPool(CUdevice device, CUmemoryPool handle)
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	struct sim_pool *pool = sim_pool_of(handle);
-	if (!pool || pool->device != device)
+	if (!pool || pool->device != device || pool->imported)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&sim_lock);
 	sim_devices[device].current_pool = pool;

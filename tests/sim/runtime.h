@@ -50,6 +50,10 @@ struct rt_driver {
 	PFN_cuMemPoolTrimTo_v11020 cuMemPoolTrimTo;
 	PFN_cuMemPoolGetAttribute_v11020 cuMemPoolGetAttribute;
 	PFN_cuMemPoolSetAttribute_v11020 cuMemPoolSetAttribute;
+	PFN_cuMemPoolExportToShareableHandle_v11020 cuMemPoolExportToShareableHandle;
+	PFN_cuMemPoolImportFromShareableHandle_v11020 cuMemPoolImportFromShareableHandle;
+	PFN_cuMemPoolExportPointer_v11020 cuMemPoolExportPointer;
+	PFN_cuMemPoolImportPointer_v11020 cuMemPoolImportPointer;
 	PFN_cuMemGetInfo_v3020 cuMemGetInfo;
 	PFN_cuArray3DCreate_v3020 cuArray3DCreate;
 	PFN_cuArrayDestroy_v2000 cuArrayDestroy;

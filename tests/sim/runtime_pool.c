@@ -76,3 +76,44 @@ RT_EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool)
 		return error;
 	return rt_result(rt_driver.cuDeviceSetMemPool(device, (CUmemoryPool)pool));
 }
+
+RT_EXPORT cudaError_t cudaMemPoolExportToShareableHandle(void *handle, cudaMemPool_t pool,
+							 enum cudaMemAllocationHandleType type,
+							 unsigned int flags)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemPoolExportToShareableHandle(
+		handle, (CUmemoryPool)pool, (CUmemAllocationHandleType)type, flags));
+}
+
+RT_EXPORT cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *pool, void *handle,
+							   enum cudaMemAllocationHandleType type,
+							   unsigned int flags)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemPoolImportFromShareableHandle(
+		(CUmemoryPool *)pool, handle, (CUmemAllocationHandleType)type, flags));
+}
+
+RT_EXPORT cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *data, void *ptr)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(
+		rt_driver.cuMemPoolExportPointer((CUmemPoolPtrExportData *)data, (CUdeviceptr)ptr));
+}
+
+RT_EXPORT cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t pool,
+					       struct cudaMemPoolPtrExportData *data)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemPoolImportPointer((CUdeviceptr *)ptr, (CUmemoryPool)pool,
+							  (CUmemPoolPtrExportData *)data));
+}

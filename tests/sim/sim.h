@@ -17,7 +17,8 @@ enum sim_memory {
 	SIM_MEMORY_HOST,
 	SIM_MEMORY_REGISTERED, /* the program's own host memory, page-locked */
 	SIM_MEMORY_IMPORTED,   /* another process's device memory, by IPC */
-	SIM_MEMORY_EXTERNAL,   /* a buffer of another API's memory; cuMemFree ends it */
+	SIM_MEMORY_FOREIGN,    /* allocated elsewhere (another API, another process's
+				* pool); cuMemFree ends it */
 };
 
 struct sim_context {
@@ -33,7 +34,9 @@ struct sim_context {
 struct sim_pool {
 	int device;
 	bool live;
-	int reuse[3]; /* the three CU_MEMPOOL_ATTR_REUSE_* flags */
+	int reuse[3];          /* the three CU_MEMPOOL_ATTR_REUSE_* flags */
+	unsigned handle_types; /* what it may be exported as */
+	bool imported;         /* another process's pool: only imports pointers */
 	uint64_t used, used_high, reserved, reserved_high, threshold;
 	struct sim_pool *next; /* in the list of created pools */
 };
@@ -79,15 +82,20 @@ uint64_t sim_pool_growth(const struct sim_pool *pool, uint64_t charge);
 void sim_pool_take(struct sim_pool *pool, uint64_t charge);
 /* Returns the bytes the pool hands back to the device. */
 uint64_t sim_pool_give_back(struct sim_pool *pool, uint64_t charge);
+/* A created pool, or another process's imported one; NULL without memory. */
+struct sim_pool *sim_pool_add(int device, unsigned handle_types, bool imported);
 /* A device's pools start out as its default one, current. */
 void sim_pool_init_device(int device);
 bool sim_valid_device(int device);
 /* An IPC import: a local stand-in for another process's allocation,
  * charged to no one here, ended only by sim_close_import. */
 CUresult sim_import(void **out, size_t bytes, int device);
-/* A mapped buffer of external memory: charged to no one here (the API
- * that allocated it already was), ended by cuMemFree. */
-CUresult sim_map_external(void **out, size_t bytes, int device);
+/* A stand-in for memory allocated elsewhere (an external memory buffer,
+ * another process's pool allocation): charged to no one here, ended by
+ * cuMemFree. */
+CUresult sim_map_foreign(void **out, size_t bytes, int device);
 CUresult sim_close_import(uintptr_t address);
+/* Whether address starts an allocation from a pool, and which. */
+bool sim_pool_allocation(uintptr_t address, size_t *bytes, struct sim_pool **pool);
 /* Whether address starts a device allocation (which IPC may export). */
 bool sim_exportable(uintptr_t address, size_t *bytes, int *device);
