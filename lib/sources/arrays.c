@@ -113,6 +113,28 @@ VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *handle,
 	return rc;
 }
 
+typedef CUresult (*external_mipmapped_fn)(CUmipmappedArray *, CUexternalMemory,
+					  const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *);
+
+/* Memory another API allocated, seen as a mipmapped array: shown as
+ * external, never counted; cuMipmappedArrayDestroy ends it. */
+VT_EXPORT CUresult
+cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *handle, CUexternalMemory external,
+					const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *desc)
+{
+	VT_REAL("cuExternalMemoryGetMappedMipmappedArray", VT_LEGACY_STREAM, external_mipmapped_fn);
+	bool outer = vt_driver_enter();
+	CUresult rc = real(handle, external, desc);
+	int saved_errno = errno;
+	if (outer && rc == CUDA_SUCCESS)
+		vt_emit_alloc(VT_KIND_EXTERNAL, (uintptr_t)*handle,
+			      array_bytes(*handle, true, &desc->arrayDesc, desc->numLevels),
+			      "cuExternalMemoryGetMappedMipmappedArray");
+	vt_driver_leave();
+	errno = saved_errno;
+	return rc;
+}
+
 typedef CUresult (*array_destroy_fn)(void *);
 
 /* Recorded before it is forwarded, as a free is. */

@@ -26,6 +26,8 @@ static struct vt_hook hooks[] = {
 	HOOK("cuDeviceGraphMemTrim", 11040, "cuDeviceGraphMemTrim", cuDeviceGraphMemTrim),
 	HOOK("cuExternalMemoryGetMappedBuffer", 10000, "cuExternalMemoryGetMappedBuffer",
 	     cuExternalMemoryGetMappedBuffer),
+	HOOK("cuExternalMemoryGetMappedMipmappedArray", 10000,
+	     "cuExternalMemoryGetMappedMipmappedArray", cuExternalMemoryGetMappedMipmappedArray),
 	HOOK("cuGraphAddMemAllocNode", 11040, "cuGraphAddMemAllocNode", cuGraphAddMemAllocNode),
 	HOOK_PT("cuGraphLaunch", 10000, "cuGraphLaunch", cuGraphLaunch, "cuGraphLaunch_ptsz",
 		cuGraphLaunch_ptsz),

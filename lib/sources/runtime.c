@@ -92,3 +92,7 @@ RUNTIME_HOOK(cudaExternalMemoryGetMappedBuffer,
 RUNTIME_HOOK(cudaMemPoolImportPointer,
 	     (void **ptr, cudaMemPool_t pool, struct cudaMemPoolPtrExportData *data),
 	     (ptr, pool, data))
+RUNTIME_HOOK(cudaExternalMemoryGetMappedMipmappedArray,
+	     (cudaMipmappedArray_t * array, cudaExternalMemory_t external,
+	      const struct cudaExternalMemoryMipmappedArrayDesc *desc),
+	     (array, external, desc))

@@ -55,8 +55,8 @@ static bool valid(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
 	       (levels == 1 || (desc->Width >> (levels - 1)) || (desc->Height >> (levels - 1)));
 }
 
-static CUresult create(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels,
-		       bool mipmapped)
+CUresult sim_array_create(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels,
+			  bool mipmapped, bool charged)
 {
 	int device;
 	CUresult rc = sim_current_device(&device);
@@ -68,7 +68,7 @@ static CUresult create(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *desc, unsig
 	for (unsigned level = 0; level < levels; level++)
 		bytes += level_bytes(desc, level);
 	uint64_t granularity = sim_config()->granularity;
-	uint64_t charge = (bytes + granularity - 1) / granularity * granularity;
+	uint64_t charge = charged ? (bytes + granularity - 1) / granularity * granularity : 0;
 	struct sim_array *array = malloc(sizeof(*array));
 	if (!array)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -117,18 +117,18 @@ SIM_EXPORT CUresult cuArrayCreate_v2(CUarray *handle, const CUDA_ARRAY_DESCRIPTO
 	if (!desc)
 		return CUDA_ERROR_INVALID_VALUE;
 	CUDA_ARRAY3D_DESCRIPTOR full = from_2d(desc);
-	return create((void **)handle, &full, 1, false);
+	return sim_array_create((void **)handle, &full, 1, false, true);
 }
 
 SIM_EXPORT CUresult cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
 {
-	return create((void **)handle, desc, 1, false);
+	return sim_array_create((void **)handle, desc, 1, false, true);
 }
 
 SIM_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *handle,
 					   const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned int levels)
 {
-	return create((void **)handle, desc, levels, true);
+	return sim_array_create((void **)handle, desc, levels, true, true);
 }
 
 SIM_EXPORT CUresult cuArrayDestroy(CUarray handle)

@@ -64,3 +64,27 @@ SIM_EXPORT CUresult cuDestroyExternalMemory(CUexternalMemory handle)
 	free(external);
 	return CUDA_SUCCESS;
 }
+
+/* The array takes what the simulated layout says it needs, which must lie
+ * inside the memory from offset. */
+SIM_EXPORT CUresult
+cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *array, CUexternalMemory handle,
+					const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *desc)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	const struct sim_external *external = (const struct sim_external *)handle;
+	if (!array || !external || !desc || desc->offset > external->size)
+		return CUDA_ERROR_INVALID_VALUE;
+	rc = sim_array_create((void **)array, &desc->arrayDesc, desc->numLevels, true, false);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	CUDA_ARRAY_MEMORY_REQUIREMENTS needed;
+	cuMipmappedArrayGetMemoryRequirements(&needed, *array, external->device);
+	if (needed.size > external->size - desc->offset) {
+		cuMipmappedArrayDestroy(*array);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}

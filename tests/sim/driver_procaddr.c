@@ -71,6 +71,8 @@ static const struct entry_point entry_points[] = {
 	ENTRY("cuEventRecord", 2000, cuEventRecord),
 	ENTRY("cuEventSynchronize", 2000, cuEventSynchronize),
 	ENTRY("cuExternalMemoryGetMappedBuffer", 10000, cuExternalMemoryGetMappedBuffer),
+	ENTRY("cuExternalMemoryGetMappedMipmappedArray", 10000,
+	      cuExternalMemoryGetMappedMipmappedArray),
 	ENTRY("cuGetErrorName", 6000, cuGetErrorName),
 	ENTRY("cuGetErrorString", 6000, cuGetErrorString),
 	ENTRY("cuGetProcAddress", 11030, cuGetProcAddress),

@@ -73,6 +73,7 @@ struct rt_driver {
 	PFN_cuDeviceSetGraphMemAttribute_v11040 cuDeviceSetGraphMemAttribute;
 	PFN_cuImportExternalMemory_v10000 cuImportExternalMemory;
 	PFN_cuExternalMemoryGetMappedBuffer_v10000 cuExternalMemoryGetMappedBuffer;
+	PFN_cuExternalMemoryGetMappedMipmappedArray_v10000 cuExternalMemoryGetMappedMipmappedArray;
 	PFN_cuDestroyExternalMemory_v10000 cuDestroyExternalMemory;
 	PFN_cuIpcGetMemHandle_v4010 cuIpcGetMemHandle;
 	PFN_cuIpcOpenMemHandle_v11000 cuIpcOpenMemHandle;

@@ -124,3 +124,19 @@ RT_EXPORT cudaError_t cudaMipmappedArrayGetMemoryRequirements(
 	return rt_result(rt_driver.cuMipmappedArrayGetMemoryRequirements(
 		(CUDA_ARRAY_MEMORY_REQUIREMENTS *)out, (CUmipmappedArray)array, device));
 }
+
+RT_EXPORT cudaError_t cudaExternalMemoryGetMappedMipmappedArray(
+	cudaMipmappedArray_t *array, cudaExternalMemory_t external,
+	const struct cudaExternalMemoryMipmappedArrayDesc *desc)
+{
+	if (!desc)
+		return rt_fail(cudaErrorInvalidValue);
+	CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC driver_desc = {.offset = desc->offset,
+								 .numLevels = desc->numLevels};
+	cudaError_t error =
+		describe(&desc->formatDesc, desc->extent, desc->flags, &driver_desc.arrayDesc);
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuExternalMemoryGetMappedMipmappedArray(
+		(CUmipmappedArray *)array, (CUexternalMemory)external, &driver_desc));
+}

@@ -118,6 +118,7 @@ static const struct wanted wanted[] = {
 	WANT(cuDeviceSetGraphMemAttribute, 11040),
 	WANT(cuImportExternalMemory, 10000),
 	WANT(cuExternalMemoryGetMappedBuffer, 10000),
+	WANT(cuExternalMemoryGetMappedMipmappedArray, 10000),
 	WANT(cuDestroyExternalMemory, 10000),
 	WANT(cuIpcGetMemHandle, 4010),
 	WANT(cuIpcOpenMemHandle, 11000),

@@ -95,6 +95,10 @@ CUresult sim_import(void **out, size_t bytes, int device);
  * cuMemFree. */
 CUresult sim_map_foreign(void **out, size_t bytes, int device);
 CUresult sim_close_import(uintptr_t address);
+/* An array or mipmapped array; charged to the device unless it is memory
+ * allocated elsewhere (external memory). */
+CUresult sim_array_create(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels,
+			  bool mipmapped, bool charged);
 /* Whether address starts an allocation from a pool, and which. */
 bool sim_pool_allocation(uintptr_t address, size_t *bytes, struct sim_pool **pool);
 /* Whether address starts a device allocation (which IPC may export). */

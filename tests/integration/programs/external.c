@@ -1,7 +1,9 @@
 /* External memory as an interop program sees it: an opaque file descriptor
  * of 16 MiB imported, a 4 MiB buffer mapped at 1 MiB and freed with
- * cudaFree. The buffer belongs to whichever API allocated the memory, so
- * only the program's own 1 MiB cudaMalloc counts. */
+ * cudaFree, and a half2 256 x 256 mipmapped array of 3 levels (360448
+ * bytes in the simulated layout) mapped at 0 and destroyed. Both belong to
+ * whichever API allocated the memory, so only the program's own 1 MiB
+ * cudaMalloc counts. */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <sys/mman.h>
@@ -19,12 +21,24 @@ int main(void)
 		.type = cudaExternalMemoryHandleTypeOpaqueFd, .handle.fd = fd, .size = 16 * MiB};
 	struct cudaExternalMemoryBufferDesc buffer_desc = {.offset = MiB, .size = 4 * MiB};
 	struct cudaExternalMemoryBufferDesc too_far = {.offset = 13 * MiB, .size = 4 * MiB};
+	struct cudaExternalMemoryMipmappedArrayDesc texture_desc = {
+		.formatDesc = {16, 16, 0, 0, cudaChannelFormatKindFloat},
+		.extent = {256, 256, 0},
+		.numLevels = 3};
+	struct cudaExternalMemoryMipmappedArrayDesc too_large = {
+		.formatDesc = {32, 32, 32, 32, cudaChannelFormatKindFloat},
+		.extent = {4096, 4096, 0},
+		.numLevels = 1};
+	cudaMipmappedArray_t texture, refused;
 	cudaExternalMemory_t external;
 	if (cudaImportExternalMemory(&external, &desc) ||
 	    cudaExternalMemoryGetMappedBuffer(&buffer, external, &buffer_desc) ||
 	    cudaExternalMemoryGetMappedBuffer(&buffer, external, &too_far) !=
 		    cudaErrorInvalidValue ||
-	    cudaMemset(buffer, 0, 4 * MiB) || cudaFree(buffer) ||
+	    cudaExternalMemoryGetMappedMipmappedArray(&texture, external, &texture_desc) ||
+	    cudaExternalMemoryGetMappedMipmappedArray(&refused, external, &too_large) !=
+		    cudaErrorInvalidValue ||
+	    cudaFreeMipmappedArray(texture) || cudaMemset(buffer, 0, 4 * MiB) || cudaFree(buffer) ||
 	    cudaDestroyExternalMemory(external) || cudaFree(own))
 		return 1;
 	return 0;
