@@ -1,6 +1,6 @@
 #!/bin/sh
-# Prints the CUDA toolkit root: CUDA_HOME, CUDA_PATH, the nvcc on PATH, then
-# the standard prefix. Exits 1 when none holds cuda.h.
+# Prints the CUDA toolkit root: CUDA_HOME, CUDA_PATH, then the nvcc on PATH.
+# Exits 1 when none holds cuda.h.
 has_headers() { [ -n "$1" ] && [ -f "$1/include/cuda.h" ]; }
 for root in "$CUDA_HOME" "$CUDA_PATH"; do
 	if has_headers "$root"; then echo "$root"; exit 0; fi
@@ -10,5 +10,4 @@ if [ -n "$nvcc" ]; then
 	root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
 	if has_headers "$root"; then echo "$root"; exit 0; fi
 fi
-if has_headers /usr/local/cuda; then echo /usr/local/cuda; exit 0; fi
 exit 1
