@@ -72,17 +72,18 @@ static void attribute(struct vt_event *event)
 /* VT_UNKNOWN_DEVICE - 1: the current context's device, asked of the driver. */
 #define CURRENT_DEVICE (VT_UNKNOWN_DEVICE - 1)
 
-static void emit_on(enum vt_op op, enum vt_kind kind, int device, uint64_t address, uint64_t bytes,
-		    int error, const char *driver_api);
+static int emit_on(enum vt_op op, enum vt_kind kind, int device, uint64_t address, uint64_t bytes,
+		   int error, const char *driver_api);
 
-static void emit(enum vt_op op, enum vt_kind kind, uint64_t address, uint64_t bytes, int error,
-		 const char *driver_api)
+static int emit(enum vt_op op, enum vt_kind kind, uint64_t address, uint64_t bytes, int error,
+		const char *driver_api)
 {
-	emit_on(op, kind, CURRENT_DEVICE, address, bytes, error, driver_api);
+	return emit_on(op, kind, CURRENT_DEVICE, address, bytes, error, driver_api);
 }
 
-static void emit_on(enum vt_op op, enum vt_kind kind, int device, uint64_t address, uint64_t bytes,
-		    int error, const char *driver_api)
+/* Returns the device the event was recorded on. */
+static int emit_on(enum vt_op op, enum vt_kind kind, int device, uint64_t address, uint64_t bytes,
+		   int error, const char *driver_api)
 {
 	struct vt_event event = {
 		.op = op,
@@ -101,11 +102,12 @@ static void emit_on(enum vt_op op, enum vt_kind kind, int device, uint64_t addre
 		attribute(&event);
 	}
 	vt_library_record(&event);
+	return event.device;
 }
 
-void vt_emit_alloc(enum vt_kind kind, uint64_t address, uint64_t bytes, const char *driver_api)
+int vt_emit_alloc(enum vt_kind kind, uint64_t address, uint64_t bytes, const char *driver_api)
 {
-	emit(VT_OP_ALLOC, kind, address, bytes, 0, driver_api);
+	return emit(VT_OP_ALLOC, kind, address, bytes, 0, driver_api);
 }
 
 void vt_emit_alloc_on(enum vt_kind kind, int device, uint64_t address, uint64_t bytes,

@@ -20,7 +20,9 @@ void vt_runtime_leave(const char *saved);
 bool vt_driver_enter(void);
 void vt_driver_leave(void);
 
-void vt_emit_alloc(enum vt_kind kind, uint64_t address, uint64_t bytes, const char *driver_api);
+/* Returns the device the allocation was recorded on (VT_HOST_DEVICE for a
+ * host kind), so a caller need not ask the driver again. */
+int vt_emit_alloc(enum vt_kind kind, uint64_t address, uint64_t bytes, const char *driver_api);
 /* An allocation on a device the call named (cuMemCreate's location). */
 void vt_emit_alloc_on(enum vt_kind kind, int device, uint64_t address, uint64_t bytes,
 		      const char *driver_api);

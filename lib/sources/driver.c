@@ -10,15 +10,16 @@
 #include "driver_wrappers.h"
 #include "pools.h"
 
-static void after_alloc(bool outer, CUresult rc, enum vt_kind kind, uint64_t address,
-			uint64_t bytes, const char *driver_api)
+/* Returns the device a recorded allocation went to, else VT_UNKNOWN_DEVICE. */
+static int after_alloc(bool outer, CUresult rc, enum vt_kind kind, uint64_t address, uint64_t bytes,
+		       const char *driver_api)
 {
 	if (!outer)
-		return;
+		return VT_UNKNOWN_DEVICE;
 	if (rc == CUDA_SUCCESS)
-		vt_emit_alloc(kind, address, bytes, driver_api);
-	else
-		vt_emit_failure(kind, bytes, (int)rc, driver_api);
+		return vt_emit_alloc(kind, address, bytes, driver_api);
+	vt_emit_failure(kind, bytes, (int)rc, driver_api);
+	return VT_UNKNOWN_DEVICE;
 }
 
 typedef CUresult (*mem_alloc_fn)(CUdeviceptr *, size_t);
@@ -153,9 +154,8 @@ static CUresult alloc_async(enum vt_stream_flavour flavour, CUdeviceptr *dptr, s
 	bool outer = vt_driver_enter();
 	CUresult rc = real(dptr, bytes, stream);
 	int saved_errno = errno;
-	after_alloc(outer, rc, VT_KIND_ASYNC, rc == CUDA_SUCCESS ? *dptr : 0, bytes, driver_api);
-	if (outer && rc == CUDA_SUCCESS)
-		vt_pools_note_current_device();
+	vt_pools_note_current(after_alloc(outer, rc, VT_KIND_ASYNC, rc == CUDA_SUCCESS ? *dptr : 0,
+					  bytes, driver_api));
 	vt_driver_leave();
 	errno = saved_errno;
 	return rc;
@@ -180,9 +180,8 @@ static CUresult alloc_from_pool(enum vt_stream_flavour flavour, CUdeviceptr *dpt
 	bool outer = vt_driver_enter();
 	CUresult rc = real(dptr, bytes, pool, stream);
 	int saved_errno = errno;
-	after_alloc(outer, rc, VT_KIND_ASYNC, rc == CUDA_SUCCESS ? *dptr : 0, bytes, driver_api);
-	if (outer && rc == CUDA_SUCCESS)
-		vt_pools_note(pool);
+	vt_pools_note(pool, after_alloc(outer, rc, VT_KIND_ASYNC, rc == CUDA_SUCCESS ? *dptr : 0,
+					bytes, driver_api));
 	vt_driver_leave();
 	errno = saved_errno;
 	return rc;

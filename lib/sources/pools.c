@@ -40,22 +40,24 @@ static struct pool *find_or_add_locked(void *handle, int device)
 	return pool;
 }
 
-void vt_pools_note(void *handle)
+void vt_pools_note(void *handle, int device)
 {
-	if (!handle)
+	if (!handle || device < 0)
 		return;
-	int device = vt_driver_current_device();
 	pthread_mutex_lock(&lock);
 	find_or_add_locked(handle, device);
 	pthread_mutex_unlock(&lock);
 }
 
-void vt_pools_note_current_device(void)
+/* A load first: after the first allocation the bit is set, and a plain
+ * read keeps the cache line shared between threads. */
+void vt_pools_note_current(int device)
 {
-	int device = vt_driver_current_device();
-	if (device >= 0 && device < 64)
-		atomic_fetch_or_explicit(&current_pool_devices, 1ull << device,
-					 memory_order_relaxed);
+	if (device < 0 || device >= 64)
+		return;
+	uint64_t bit = 1ull << device;
+	if (!(atomic_load_explicit(&current_pool_devices, memory_order_relaxed) & bit))
+		atomic_fetch_or_explicit(&current_pool_devices, bit, memory_order_relaxed);
 }
 
 /* The current pools of the devices that allocated from theirs join the

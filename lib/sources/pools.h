@@ -25,10 +25,11 @@ struct vt_pool_view {
 	struct vt_reserve_view memory;
 };
 
-/* After cuMemAllocAsync: the current device's current pool served it. */
-void vt_pools_note_current_device(void);
-/* After an allocation from this pool. */
-void vt_pools_note(void *pool);
+/* After cuMemAllocAsync recorded an allocation on device (anything else,
+ * VT_UNKNOWN_DEVICE, is ignored): that device's current pool served it. */
+void vt_pools_note_current(int device);
+/* Likewise after an allocation from pool. */
+void vt_pools_note(void *pool, int device);
 /* Reads every pool in play; copies up to max, in the order first seen,
  * and returns how many. */
 size_t vt_pools_read(struct vt_pool_view *out, size_t max);

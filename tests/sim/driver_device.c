@@ -105,7 +105,7 @@ SIM_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal)
 	return CUDA_SUCCESS;
 }
 
-static CUresult check_device(CUdevice device)
+CUresult sim_check_device(CUdevice device)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -115,7 +115,7 @@ static CUresult check_device(CUdevice device)
 
 SIM_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice device)
 {
-	CUresult rc = check_device(device);
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!name || len <= 0)
@@ -126,7 +126,7 @@ SIM_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice device)
 
 SIM_EXPORT CUresult cuDeviceTotalMem(size_t *bytes, CUdevice device)
 {
-	CUresult rc = check_device(device);
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!bytes)
@@ -158,7 +158,7 @@ static int attribute_value(CUdevice_attribute attribute, int device)
 
 SIM_EXPORT CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice device)
 {
-	CUresult rc = check_device(device);
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!value || attribute <= 0 || attribute >= CU_DEVICE_ATTRIBUTE_MAX)
@@ -169,7 +169,7 @@ SIM_EXPORT CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribut
 
 SIM_EXPORT CUresult cuDeviceGetPCIBusId(char *bus_id, int len, CUdevice device)
 {
-	CUresult rc = check_device(device);
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!bus_id || len <= 0)
@@ -180,7 +180,7 @@ SIM_EXPORT CUresult cuDeviceGetPCIBusId(char *bus_id, int len, CUdevice device)
 
 SIM_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice device)
 {
-	CUresult rc = check_device(device);
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!uuid)
@@ -208,7 +208,7 @@ static void context_stop(struct sim_context *context)
 
 SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *out, CUdevice device)
 {
-	CUresult rc = check_device(device);
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!out)
@@ -224,7 +224,7 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *out, CUdevice device)
 
 SIM_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice device)
 {
-	CUresult rc = check_device(device);
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	pthread_mutex_lock(&sim_lock);
@@ -241,7 +241,7 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice device)
 
 SIM_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice device, unsigned int *flags, int *active)
 {
-	CUresult rc = check_device(device);
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!flags || !active)
@@ -256,7 +256,7 @@ SIM_EXPORT CUresult cuCtxCreate(CUcontext *out, CUctxCreateParams *params, unsig
 {
 	(void)params;
 	(void)flags;
-	CUresult rc = check_device(device);
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!out)

@@ -216,11 +216,9 @@ SIM_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec handle, CUstream stream)
 
 SIM_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
 {
-	CUresult rc = sim_check_init();
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!sim_valid_device(device))
-		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&sim_lock);
 	struct sim_device *dev = &sim_devices[device];
 	dev->charged -= dev->graph_reserved - dev->graph_used;
@@ -243,11 +241,9 @@ static uint64_t *graph_figure(struct sim_device *dev, CUgraphMem_attribute attri
 SIM_EXPORT CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attribute,
 						 void *value)
 {
-	CUresult rc = sim_check_init();
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!sim_valid_device(device))
-		return CUDA_ERROR_INVALID_DEVICE;
 	uint64_t *figure = graph_figure(&sim_devices[device], attribute);
 	if (!figure || !value)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -261,11 +257,9 @@ SIM_EXPORT CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_att
 SIM_EXPORT CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attribute,
 						 void *value)
 {
-	CUresult rc = sim_check_init();
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!sim_valid_device(device))
-		return CUDA_ERROR_INVALID_DEVICE;
 	bool high = attribute == CU_GRAPH_MEM_ATTR_USED_MEM_HIGH ||
 		    attribute == CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH;
 	if (!high || !value || *(cuuint64_t *)value != 0)

@@ -202,17 +202,9 @@ SIM_EXPORT CUresult cuMemPoolSetAttribute(CUmemoryPool handle, CUmemPool_attribu
 	return rc;
 }
 
-static CUresult check_device(CUdevice device)
-{
-	CUresult rc = sim_check_init();
-	if (rc != CUDA_SUCCESS)
-		return rc;
-	return sim_valid_device(device) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
-}
-
 SIM_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *handle, CUdevice device)
 {
-	CUresult rc = check_device(device);
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!handle)
@@ -223,7 +215,7 @@ SIM_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *handle, CUdevice dev
 
 SIM_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *handle, CUdevice device)
 {
-	CUresult rc = check_device(device);
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!handle)
@@ -237,7 +229,7 @@ SIM_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *handle, CUdevice device)
 /* A pool serves only the device it was made for. */
 SIM_EXPORT CUresult cuDeviceSetMemPool(CUdevice device, CUmemoryPool handle)
 {
-	CUresult rc = check_device(device);
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	struct sim_pool *pool = sim_pool_of(handle);

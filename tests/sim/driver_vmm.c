@@ -299,11 +299,9 @@ static bool live_range(CUmemGenericAllocationHandle id, size_t offset, size_t si
 
 SIM_EXPORT CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle multicast, CUdevice device)
 {
-	CUresult rc = sim_check_init();
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!sim_valid_device(device))
-		return CUDA_ERROR_INVALID_DEVICE;
 	return live_range(multicast, 0, 0) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -322,11 +320,9 @@ SIM_EXPORT CUresult cuMulticastBindMem(CUmemGenericAllocationHandle multicast,
 SIM_EXPORT CUresult cuMulticastUnbind(CUmemGenericAllocationHandle multicast, CUdevice device,
 				      size_t multicast_offset, size_t size)
 {
-	CUresult rc = sim_check_init();
+	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!sim_valid_device(device))
-		return CUDA_ERROR_INVALID_DEVICE;
 	return live_range(multicast, multicast_offset, size) ? CUDA_SUCCESS
 							     : CUDA_ERROR_INVALID_VALUE;
 }

@@ -69,6 +69,8 @@ extern struct sim_device sim_devices[SIM_MAX_DEVICES];
 
 /* Fails with CUDA_ERROR_NOT_INITIALIZED until cuInit succeeded. */
 CUresult sim_check_init(void);
+/* sim_check_init, then CUDA_ERROR_INVALID_DEVICE for a bad ordinal. */
+CUresult sim_check_device(CUdevice device);
 /* The calling thread's current context, or NULL. */
 struct sim_context *sim_current_context(void);
 /* CUDA_SUCCESS with the current context's device in *device. */
