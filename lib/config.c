@@ -127,6 +127,17 @@ static bool parse_sample_ms(const char *value, struct vt_config *config)
 	return parse_count(value, 60000, &config->sample_ms);
 }
 
+static bool parse_sources(const char *value, struct vt_config *config)
+{
+	static const char *const names[] = {"hooks", "cupti", "both"};
+	for (int i = 0; i < 3; i++)
+		if (strcmp(value, names[i]) == 0) {
+			config->sources = (enum vt_sources)i;
+			return true;
+		}
+	return false;
+}
+
 static const struct option options[] = {
 	{"VRAMTRACE_OUTPUT", parse_output, "a path template such as vramtrace.%p.json"},
 	{"VRAMTRACE_LABEL", parse_labels, "key=value pairs separated by commas"},
@@ -141,6 +152,7 @@ static const struct option options[] = {
 	{"VRAMTRACE_FOLLOW_FORK", parse_follow_fork, "0 or 1"},
 	{"VRAMTRACE_REDACT_ARGS", parse_redact_args, "0 or 1"},
 	{"VRAMTRACE_SAMPLE_MS", parse_sample_ms, "milliseconds from 0 (off) to 60000"},
+	{"VRAMTRACE_SOURCES", parse_sources, "hooks, cupti or both"},
 };
 
 static void set_defaults(struct vt_config *config)

@@ -8,6 +8,14 @@
 
 #define VT_CONFIG_MAX_STACK_DEPTH 128
 
+/* Which sources record allocations: the symbol hooks, CUPTI's callbacks,
+ * or both (each allocation still counted once). */
+enum vt_sources {
+	VT_SOURCES_HOOKS,
+	VT_SOURCES_CUPTI,
+	VT_SOURCES_BOTH,
+};
+
 struct vt_config {
 	char output[PATH_MAX];      /* VRAMTRACE_OUTPUT: path template */
 	char labels[4096];          /* VRAMTRACE_LABEL: key=value,key=value */
@@ -23,6 +31,7 @@ struct vt_config {
 	bool follow_fork;           /* VRAMTRACE_FOLLOW_FORK: children trace anew */
 	bool redact_args;           /* VRAMTRACE_REDACT_ARGS: only argv[0] recorded */
 	unsigned sample_ms;         /* VRAMTRACE_SAMPLE_MS: NVML sampling period, 0 off */
+	enum vt_sources sources;    /* VRAMTRACE_SOURCES: hooks, cupti or both */
 };
 
 void vt_config_load(struct vt_config *config);

@@ -2,12 +2,9 @@
  * behind an opaque handle, which stands in for the address. The size is
  * the driver's own (cuArrayGetMemoryRequirements), or, where the driver
  * cannot say, computed from the descriptor without any padding. */
-#include <cuda.h>
-#include <errno.h>
-
-#include "call.h"
 #include "driver_hooks.h"
 #include "driver_query.h"
+#include "observer.h"
 
 static uint64_t element_bytes(CUarray_format format)
 {
@@ -47,117 +44,119 @@ static uint64_t array_bytes(void *handle, bool mipmapped, const CUDA_ARRAY3D_DES
 	return bytes ? bytes : computed_bytes(desc, levels);
 }
 
-static void after_create(bool outer, CUresult rc, void *handle, bool mipmapped,
-			 const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels,
-			 const char *driver_api)
+static void record_create(const struct vt_observer *self, CUresult rc, void *handle, bool mipmapped,
+			  const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
 {
-	if (!outer || !desc)
+	if (!desc)
 		return;
 	if (rc == CUDA_SUCCESS)
 		vt_emit_alloc(VT_KIND_ARRAY, (uintptr_t)handle,
-			      array_bytes(handle, mipmapped, desc, levels), driver_api);
+			      array_bytes(handle, mipmapped, desc, levels), self->name);
 	else
-		vt_emit_failure(VT_KIND_ARRAY, computed_bytes(desc, levels), (int)rc, driver_api);
+		vt_emit_failure(VT_KIND_ARRAY, computed_bytes(desc, levels), (int)rc, self->name);
 }
 
-typedef CUresult (*array_create_fn)(CUarray *, const CUDA_ARRAY_DESCRIPTOR *);
+static void after_array_create(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuArrayCreate_v2_params *p = args;
+	const CUDA_ARRAY_DESCRIPTOR *desc = p->pAllocateArray;
+	if (!desc)
+		return;
+	CUDA_ARRAY3D_DESCRIPTOR full = {.Width = desc->Width,
+					.Height = desc->Height,
+					.Format = desc->Format,
+					.NumChannels = desc->NumChannels};
+	record_create(self, rc, rc == CUDA_SUCCESS ? *p->pHandle : NULL, false, &full, 1);
+}
+VT_OBSERVER(cuArrayCreate_v2, NULL, after_array_create);
 
 VT_EXPORT CUresult cuArrayCreate_v2(CUarray *handle, const CUDA_ARRAY_DESCRIPTOR *desc)
 {
-	VT_REAL("cuArrayCreate_v2", VT_LEGACY_STREAM, array_create_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(handle, desc);
-	int saved_errno = errno;
-	if (desc) {
-		CUDA_ARRAY3D_DESCRIPTOR full = {.Width = desc->Width,
-						.Height = desc->Height,
-						.Format = desc->Format,
-						.NumChannels = desc->NumChannels};
-		after_create(outer, rc, rc == CUDA_SUCCESS ? *handle : NULL, false, &full, 1,
-			     "cuArrayCreate_v2");
-	}
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuArrayCreate_v2", VT_LEGACY_STREAM,
+		CUresult(*)(CUarray *, const CUDA_ARRAY_DESCRIPTOR *));
+	cuArrayCreate_v2_params params = {handle, desc};
+	VT_RETURN_OBSERVED(cuArrayCreate_v2, &params, real(handle, desc));
 }
 
-typedef CUresult (*array_3d_create_fn)(CUarray *, const CUDA_ARRAY3D_DESCRIPTOR *);
+static void after_array_3d_create(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuArray3DCreate_v2_params *p = args;
+	record_create(self, rc, rc == CUDA_SUCCESS ? *p->pHandle : NULL, false, p->pAllocateArray,
+		      1);
+}
+VT_OBSERVER(cuArray3DCreate_v2, NULL, after_array_3d_create);
 
 VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
 {
-	VT_REAL("cuArray3DCreate_v2", VT_LEGACY_STREAM, array_3d_create_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(handle, desc);
-	int saved_errno = errno;
-	after_create(outer, rc, rc == CUDA_SUCCESS ? *handle : NULL, false, desc, 1,
-		     "cuArray3DCreate_v2");
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuArray3DCreate_v2", VT_LEGACY_STREAM,
+		CUresult(*)(CUarray *, const CUDA_ARRAY3D_DESCRIPTOR *));
+	cuArray3DCreate_v2_params params = {handle, desc};
+	VT_RETURN_OBSERVED(cuArray3DCreate_v2, &params, real(handle, desc));
 }
 
-typedef CUresult (*mipmapped_create_fn)(CUmipmappedArray *, const CUDA_ARRAY3D_DESCRIPTOR *,
-					unsigned int);
+static void after_mipmapped_create(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuMipmappedArrayCreate_params *p = args;
+	record_create(self, rc, rc == CUDA_SUCCESS ? *p->pHandle : NULL, true,
+		      p->pMipmappedArrayDesc, p->numMipmapLevels);
+}
+VT_OBSERVER(cuMipmappedArrayCreate, NULL, after_mipmapped_create);
 
 VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *handle,
 					  const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned int levels)
 {
-	VT_REAL("cuMipmappedArrayCreate", VT_LEGACY_STREAM, mipmapped_create_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(handle, desc, levels);
-	int saved_errno = errno;
-	after_create(outer, rc, rc == CUDA_SUCCESS ? *handle : NULL, true, desc, levels,
-		     "cuMipmappedArrayCreate");
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMipmappedArrayCreate", VT_LEGACY_STREAM,
+		CUresult(*)(CUmipmappedArray *, const CUDA_ARRAY3D_DESCRIPTOR *, unsigned int));
+	cuMipmappedArrayCreate_params params = {handle, desc, levels};
+	VT_RETURN_OBSERVED(cuMipmappedArrayCreate, &params, real(handle, desc, levels));
 }
-
-typedef CUresult (*external_mipmapped_fn)(CUmipmappedArray *, CUexternalMemory,
-					  const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *);
 
 /* Memory another API allocated, seen as a mipmapped array: shown as
  * external, never counted; cuMipmappedArrayDestroy ends it. */
+static void after_external_mipmapped(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuExternalMemoryGetMappedMipmappedArray_params *p = args;
+	if (rc == CUDA_SUCCESS)
+		vt_emit_alloc(VT_KIND_EXTERNAL, (uintptr_t)*p->mipmap,
+			      array_bytes(*p->mipmap, true, &p->mipmapDesc->arrayDesc,
+					  p->mipmapDesc->numLevels),
+			      self->name);
+}
+VT_OBSERVER(cuExternalMemoryGetMappedMipmappedArray, NULL, after_external_mipmapped);
+
 VT_EXPORT CUresult
 cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *handle, CUexternalMemory external,
 					const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *desc)
 {
-	VT_REAL("cuExternalMemoryGetMappedMipmappedArray", VT_LEGACY_STREAM, external_mipmapped_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(handle, external, desc);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS)
-		vt_emit_alloc(VT_KIND_EXTERNAL, (uintptr_t)*handle,
-			      array_bytes(*handle, true, &desc->arrayDesc, desc->numLevels),
-			      "cuExternalMemoryGetMappedMipmappedArray");
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuExternalMemoryGetMappedMipmappedArray", VT_LEGACY_STREAM,
+		CUresult(*)(CUmipmappedArray *, CUexternalMemory,
+			    const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *));
+	cuExternalMemoryGetMappedMipmappedArray_params params = {handle, external, desc};
+	VT_RETURN_OBSERVED(cuExternalMemoryGetMappedMipmappedArray, &params,
+			   real(handle, external, desc));
 }
 
-typedef CUresult (*array_destroy_fn)(void *);
-
-/* Recorded before it is forwarded, as a free is. */
-static CUresult destroy(array_destroy_fn real, void *handle, const char *driver_api)
+/* Recorded before it is forwarded, as a free is. Both destroys take the
+ * handle alone. */
+static void before_destroy(const struct vt_observer *self, const void *args)
 {
-	bool outer = vt_driver_enter();
-	int saved_errno = errno;
-	if (outer && handle)
-		vt_emit_free((uintptr_t)handle, VT_KIND_DEVICE, driver_api);
-	errno = saved_errno;
-	CUresult rc = real(handle);
-	vt_driver_leave();
-	return rc;
+	const cuArrayDestroy_params *p = args;
+	if (p->hArray)
+		vt_emit_free((uintptr_t)p->hArray, VT_KIND_DEVICE, self->name);
 }
+VT_OBSERVER(cuArrayDestroy, before_destroy, NULL);
+VT_OBSERVER(cuMipmappedArrayDestroy, before_destroy, NULL);
 
 VT_EXPORT CUresult cuArrayDestroy(CUarray handle)
 {
-	VT_REAL("cuArrayDestroy", VT_LEGACY_STREAM, array_destroy_fn);
-	return destroy(real, handle, "cuArrayDestroy");
+	VT_REAL("cuArrayDestroy", VT_LEGACY_STREAM, CUresult(*)(CUarray));
+	cuArrayDestroy_params params = {handle};
+	VT_RETURN_OBSERVED(cuArrayDestroy, &params, real(handle));
 }
 
 VT_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray handle)
 {
-	VT_REAL("cuMipmappedArrayDestroy", VT_LEGACY_STREAM, array_destroy_fn);
-	return destroy(real, handle, "cuMipmappedArrayDestroy");
+	VT_REAL("cuMipmappedArrayDestroy", VT_LEGACY_STREAM, CUresult(*)(CUmipmappedArray));
+	cuMipmappedArrayDestroy_params params = {handle};
+	VT_RETURN_OBSERVED(cuMipmappedArrayDestroy, &params, real(handle));
 }

@@ -1,5 +1,7 @@
 #include "call.h"
 
+#include <stdatomic.h>
+
 #include "../core/rules.h"
 #include "../core/stack_capture.h"
 #include "../core/stacks.h"
@@ -28,15 +30,31 @@ void vt_runtime_leave(const char *saved)
 	call.api = saved;
 }
 
-bool vt_driver_enter(void)
+static _Atomic unsigned recording = VT_SOURCE_HOOKS;
+
+void vt_sources_set_recording(unsigned sources)
 {
-	vt_library_activate();
-	return call.driver_depth++ == 0;
+	atomic_store_explicit(&recording, sources, memory_order_release);
 }
 
-void vt_driver_leave(void)
+unsigned vt_sources_recording(void)
 {
-	call.driver_depth--;
+	return atomic_load_explicit(&recording, memory_order_acquire);
+}
+
+/* Activation decides which sources record, so it comes first. */
+enum vt_layer vt_call_enter(enum vt_source source)
+{
+	vt_library_activate();
+	if (!(atomic_load_explicit(&recording, memory_order_relaxed) & source))
+		return VT_LAYER_PASSIVE;
+	return call.driver_depth++ == 0 ? VT_LAYER_OUTER : VT_LAYER_INNER;
+}
+
+void vt_call_leave(enum vt_layer layer)
+{
+	if (layer != VT_LAYER_PASSIVE)
+		call.driver_depth--;
 }
 
 static uint32_t capture_stack(unsigned depth)

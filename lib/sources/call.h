@@ -15,10 +15,28 @@
 const char *vt_runtime_enter(const char *api);
 void vt_runtime_leave(const char *saved);
 
-/* Driver wrappers: true when this is the outermost driver call on the
- * thread, the one that records. */
-bool vt_driver_enter(void);
-void vt_driver_leave(void);
+/* Where a driver call is seen: by its symbol hook, or by a CUPTI callback
+ * from inside the driver. */
+enum vt_source {
+	VT_SOURCE_HOOKS = 1,
+	VT_SOURCE_CUPTI = 2,
+};
+
+/* Which sources record; the hooks alone until CUPTI subscribed. */
+void vt_sources_set_recording(unsigned sources);
+unsigned vt_sources_recording(void);
+
+/* A driver call as one source sees it: passive when the source does not
+ * record, else inner or outer. Only the outermost call on the thread
+ * records, so a call seen by a hook and by CUPTI inside it counts once. */
+enum vt_layer {
+	VT_LAYER_PASSIVE,
+	VT_LAYER_INNER,
+	VT_LAYER_OUTER,
+};
+
+enum vt_layer vt_call_enter(enum vt_source source);
+void vt_call_leave(enum vt_layer layer);
 
 /* Returns the device the allocation was recorded on (VT_HOST_DEVICE for a
  * host kind), so a caller need not ask the driver again. */

@@ -1,326 +1,300 @@
-/* Wrappers of the driver's allocation and free entry points. Each calls the
- * real function, then records what it did: a free before it is forwarded (so
- * no reuse of the address can slip in between), an allocation only after it
+/* The driver's allocation and free entry points: what each observer
+ * records, and the hook wrapper that forwards the call between its halves.
+ * A free is recorded before it is forwarded, an allocation only after it
  * succeeded. Return codes, output values and errno pass through untouched. */
-#include <errno.h>
-
-#include "call.h"
 #include "driver_hooks.h"
 #include "driver_query.h"
 #include "driver_wrappers.h"
+#include "observer.h"
 #include "pools.h"
 
 /* Returns the device a recorded allocation went to, else VT_UNKNOWN_DEVICE. */
-static int after_alloc(bool outer, CUresult rc, enum vt_kind kind, uint64_t address, uint64_t bytes,
-		       const char *driver_api)
+static int record_alloc(const struct vt_observer *self, CUresult rc, enum vt_kind kind,
+			uint64_t address, uint64_t bytes)
 {
-	if (!outer)
-		return VT_UNKNOWN_DEVICE;
 	if (rc == CUDA_SUCCESS)
-		return vt_emit_alloc(kind, address, bytes, driver_api);
-	vt_emit_failure(kind, bytes, (int)rc, driver_api);
+		return vt_emit_alloc(kind, address, bytes, self->name);
+	vt_emit_failure(kind, bytes, (int)rc, self->name);
 	return VT_UNKNOWN_DEVICE;
 }
 
-typedef CUresult (*mem_alloc_fn)(CUdeviceptr *, size_t);
-
-static CUresult device_alloc(mem_alloc_fn real, CUdeviceptr *dptr, size_t bytes, enum vt_kind kind,
-			     const char *driver_api)
+/* Freeing address 0 is not a free. */
+static void record_free(const struct vt_observer *self, uint64_t address, enum vt_kind family)
 {
-	bool outer = vt_driver_enter();
-	CUresult rc = real(dptr, bytes);
-	int saved_errno = errno;
-	after_alloc(outer, rc, kind, rc == CUDA_SUCCESS ? *dptr : 0, bytes, driver_api);
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	if (address)
+		vt_emit_free(address, family, self->name);
 }
+
+static void after_mem_alloc(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuMemAlloc_v2_params *p = args;
+	record_alloc(self, rc, VT_KIND_DEVICE, rc == CUDA_SUCCESS ? *p->dptr : 0, p->bytesize);
+}
+VT_OBSERVER(cuMemAlloc_v2, NULL, after_mem_alloc);
 
 VT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
-	VT_REAL("cuMemAlloc_v2", VT_LEGACY_STREAM, mem_alloc_fn);
-	return device_alloc(real, dptr, bytes, VT_KIND_DEVICE, "cuMemAlloc_v2");
+	VT_REAL("cuMemAlloc_v2", VT_LEGACY_STREAM, CUresult(*)(CUdeviceptr *, size_t));
+	cuMemAlloc_v2_params params = {dptr, bytes};
+	VT_RETURN_OBSERVED(cuMemAlloc_v2, &params, real(dptr, bytes));
 }
 
-typedef CUresult (*mem_alloc_pitch_fn)(CUdeviceptr *, size_t *, size_t, size_t, unsigned int);
+/* The pitch is known only on success; a failure records the rows
+ * requested, unpadded. */
+static void after_mem_alloc_pitch(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuMemAllocPitch_v2_params *p = args;
+	bool ok = rc == CUDA_SUCCESS;
+	uint64_t row = ok ? *p->pPitch : p->WidthInBytes;
+	record_alloc(self, rc, VT_KIND_DEVICE, ok ? *p->dptr : 0, row * p->Height);
+}
+VT_OBSERVER(cuMemAllocPitch_v2, NULL, after_mem_alloc_pitch);
 
 VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
 				      unsigned int element_bytes)
 {
-	VT_REAL("cuMemAllocPitch_v2", VT_LEGACY_STREAM, mem_alloc_pitch_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(dptr, pitch, width, height, element_bytes);
-	int saved_errno = errno;
-	/* The pitch is known only on success; a failure records the rows
-	 * requested, unpadded. */
-	uint64_t bytes = rc == CUDA_SUCCESS ? (uint64_t)*pitch * height : (uint64_t)width * height;
-	after_alloc(outer, rc, VT_KIND_DEVICE, rc == CUDA_SUCCESS ? *dptr : 0, bytes,
-		    "cuMemAllocPitch_v2");
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMemAllocPitch_v2", VT_LEGACY_STREAM,
+		CUresult(*)(CUdeviceptr *, size_t *, size_t, size_t, unsigned int));
+	cuMemAllocPitch_v2_params params = {dptr, pitch, width, height, element_bytes};
+	VT_RETURN_OBSERVED(cuMemAllocPitch_v2, &params,
+			   real(dptr, pitch, width, height, element_bytes));
 }
 
-typedef CUresult (*mem_alloc_managed_fn)(CUdeviceptr *, size_t, unsigned int);
+static void after_mem_alloc_managed(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuMemAllocManaged_params *p = args;
+	record_alloc(self, rc, VT_KIND_MANAGED, rc == CUDA_SUCCESS ? *p->dptr : 0, p->bytesize);
+}
+VT_OBSERVER(cuMemAllocManaged, NULL, after_mem_alloc_managed);
 
 VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
 {
-	VT_REAL("cuMemAllocManaged", VT_LEGACY_STREAM, mem_alloc_managed_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(dptr, bytes, flags);
-	int saved_errno = errno;
-	after_alloc(outer, rc, VT_KIND_MANAGED, rc == CUDA_SUCCESS ? *dptr : 0, bytes,
-		    "cuMemAllocManaged");
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMemAllocManaged", VT_LEGACY_STREAM,
+		CUresult(*)(CUdeviceptr *, size_t, unsigned int));
+	cuMemAllocManaged_params params = {dptr, bytes, flags};
+	VT_RETURN_OBSERVED(cuMemAllocManaged, &params, real(dptr, bytes, flags));
 }
 
-typedef CUresult (*mem_free_fn)(CUdeviceptr);
-
-/* Frees are recorded before they are forwarded; freeing address 0 is not a
- * free. */
-static void before_free(bool outer, uint64_t address, enum vt_kind family, const char *driver_api)
+/* cuMemFree_v2 and cuMemFreeAsync (either stream flavour) lead with the
+ * pointer. */
+static void before_mem_free(const struct vt_observer *self, const void *args)
 {
-	int saved_errno = errno;
-	if (outer && address)
-		vt_emit_free(address, family, driver_api);
-	errno = saved_errno;
+	const cuMemFree_v2_params *p = args;
+	record_free(self, p->dptr, VT_KIND_DEVICE);
 }
-
-static CUresult device_free(mem_free_fn real, CUdeviceptr dptr, const char *driver_api)
-{
-	bool outer = vt_driver_enter();
-	before_free(outer, dptr, VT_KIND_DEVICE, driver_api);
-	CUresult rc = real(dptr);
-	vt_driver_leave();
-	return rc;
-}
+VT_OBSERVER(cuMemFree_v2, before_mem_free, NULL);
 
 VT_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
-	VT_REAL("cuMemFree_v2", VT_LEGACY_STREAM, mem_free_fn);
-	return device_free(real, dptr, "cuMemFree_v2");
+	VT_REAL("cuMemFree_v2", VT_LEGACY_STREAM, CUresult(*)(CUdeviceptr));
+	cuMemFree_v2_params params = {dptr};
+	VT_RETURN_OBSERVED(cuMemFree_v2, &params, real(dptr));
 }
 
-typedef CUresult (*mem_host_alloc_fn)(void **, size_t, unsigned int);
+static void after_mem_host_alloc(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuMemHostAlloc_params *p = args;
+	record_alloc(self, rc, VT_KIND_PINNED_HOST, rc == CUDA_SUCCESS ? (uintptr_t)*p->pp : 0,
+		     p->bytesize);
+}
+VT_OBSERVER(cuMemHostAlloc, NULL, after_mem_host_alloc);
 
 VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 {
-	VT_REAL("cuMemHostAlloc", VT_LEGACY_STREAM, mem_host_alloc_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(pp, bytes, flags);
-	int saved_errno = errno;
-	after_alloc(outer, rc, VT_KIND_PINNED_HOST, rc == CUDA_SUCCESS ? (uintptr_t)*pp : 0, bytes,
-		    "cuMemHostAlloc");
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMemHostAlloc", VT_LEGACY_STREAM, CUresult(*)(void **, size_t, unsigned int));
+	cuMemHostAlloc_params params = {pp, bytes, flags};
+	VT_RETURN_OBSERVED(cuMemHostAlloc, &params, real(pp, bytes, flags));
 }
 
-typedef CUresult (*mem_alloc_host_fn)(void **, size_t);
+/* cuMemAllocHost_v2's parameters are cuMemHostAlloc's without the flags. */
+VT_OBSERVER(cuMemAllocHost_v2, NULL, after_mem_host_alloc);
 
 VT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytes)
 {
-	VT_REAL("cuMemAllocHost_v2", VT_LEGACY_STREAM, mem_alloc_host_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(pp, bytes);
-	int saved_errno = errno;
-	after_alloc(outer, rc, VT_KIND_PINNED_HOST, rc == CUDA_SUCCESS ? (uintptr_t)*pp : 0, bytes,
-		    "cuMemAllocHost_v2");
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMemAllocHost_v2", VT_LEGACY_STREAM, CUresult(*)(void **, size_t));
+	cuMemAllocHost_v2_params params = {pp, bytes};
+	VT_RETURN_OBSERVED(cuMemAllocHost_v2, &params, real(pp, bytes));
 }
 
-typedef CUresult (*mem_free_host_fn)(void *);
+static void before_mem_free_host(const struct vt_observer *self, const void *args)
+{
+	const cuMemFreeHost_params *p = args;
+	record_free(self, (uintptr_t)p->p, VT_KIND_PINNED_HOST);
+}
+VT_OBSERVER(cuMemFreeHost, before_mem_free_host, NULL);
 
 VT_EXPORT CUresult cuMemFreeHost(void *p)
 {
-	VT_REAL("cuMemFreeHost", VT_LEGACY_STREAM, mem_free_host_fn);
-	bool outer = vt_driver_enter();
-	before_free(outer, (uintptr_t)p, VT_KIND_PINNED_HOST, "cuMemFreeHost");
-	CUresult rc = real(p);
-	vt_driver_leave();
-	return rc;
+	VT_REAL("cuMemFreeHost", VT_LEGACY_STREAM, CUresult(*)(void *));
+	cuMemFreeHost_params params = {p};
+	VT_RETURN_OBSERVED(cuMemFreeHost, &params, real(p));
 }
 
-typedef CUresult (*mem_alloc_async_fn)(CUdeviceptr *, size_t, CUstream);
-
-static CUresult alloc_async(enum vt_stream_flavour flavour, CUdeviceptr *dptr, size_t bytes,
-			    CUstream stream, const char *driver_api)
+/* The device's current pool served it: noted, read later. */
+static void after_mem_alloc_async(const struct vt_observer *self, const void *args, CUresult rc)
 {
-	VT_REAL("cuMemAllocAsync", flavour, mem_alloc_async_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(dptr, bytes, stream);
-	int saved_errno = errno;
-	vt_pools_note_current(after_alloc(outer, rc, VT_KIND_ASYNC, rc == CUDA_SUCCESS ? *dptr : 0,
-					  bytes, driver_api));
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	const cuMemAllocAsync_params *p = args;
+	vt_pools_note_current(record_alloc(self, rc, VT_KIND_ASYNC,
+					   rc == CUDA_SUCCESS ? *p->dptr : 0, p->bytesize));
 }
+VT_OBSERVER(cuMemAllocAsync, NULL, after_mem_alloc_async);
+VT_OBSERVER(cuMemAllocAsync_ptsz, NULL, after_mem_alloc_async);
 
 VT_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream)
 {
-	return alloc_async(VT_LEGACY_STREAM, dptr, bytes, stream, "cuMemAllocAsync");
+	VT_REAL("cuMemAllocAsync", VT_LEGACY_STREAM, CUresult(*)(CUdeviceptr *, size_t, CUstream));
+	cuMemAllocAsync_params params = {dptr, bytes, stream};
+	VT_RETURN_OBSERVED(cuMemAllocAsync, &params, real(dptr, bytes, stream));
 }
 
 VT_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream stream)
 {
-	return alloc_async(VT_PER_THREAD_STREAM, dptr, bytes, stream, "cuMemAllocAsync_ptsz");
+	VT_REAL("cuMemAllocAsync", VT_PER_THREAD_STREAM,
+		CUresult(*)(CUdeviceptr *, size_t, CUstream));
+	cuMemAllocAsync_ptsz_params params = {dptr, bytes, stream};
+	VT_RETURN_OBSERVED(cuMemAllocAsync_ptsz, &params, real(dptr, bytes, stream));
 }
 
-typedef CUresult (*mem_alloc_from_pool_fn)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
-
-static CUresult alloc_from_pool(enum vt_stream_flavour flavour, CUdeviceptr *dptr, size_t bytes,
-				CUmemoryPool pool, CUstream stream, const char *driver_api)
+static void after_mem_alloc_from_pool(const struct vt_observer *self, const void *args, CUresult rc)
 {
-	VT_REAL("cuMemAllocFromPoolAsync", flavour, mem_alloc_from_pool_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(dptr, bytes, pool, stream);
-	int saved_errno = errno;
-	vt_pools_note(pool, after_alloc(outer, rc, VT_KIND_ASYNC, rc == CUDA_SUCCESS ? *dptr : 0,
-					bytes, driver_api));
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	const cuMemAllocFromPoolAsync_params *p = args;
+	vt_pools_note(p->pool, record_alloc(self, rc, VT_KIND_ASYNC,
+					    rc == CUDA_SUCCESS ? *p->dptr : 0, p->bytesize));
 }
+VT_OBSERVER(cuMemAllocFromPoolAsync, NULL, after_mem_alloc_from_pool);
+VT_OBSERVER(cuMemAllocFromPoolAsync_ptsz, NULL, after_mem_alloc_from_pool);
 
 VT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
 					   CUstream stream)
 {
-	return alloc_from_pool(VT_LEGACY_STREAM, dptr, bytes, pool, stream,
-			       "cuMemAllocFromPoolAsync");
+	VT_REAL("cuMemAllocFromPoolAsync", VT_LEGACY_STREAM,
+		CUresult(*)(CUdeviceptr *, size_t, CUmemoryPool, CUstream));
+	cuMemAllocFromPoolAsync_params params = {dptr, bytes, pool, stream};
+	VT_RETURN_OBSERVED(cuMemAllocFromPoolAsync, &params, real(dptr, bytes, pool, stream));
 }
 
 VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
 						CUstream stream)
 {
-	return alloc_from_pool(VT_PER_THREAD_STREAM, dptr, bytes, pool, stream,
-			       "cuMemAllocFromPoolAsync_ptsz");
+	VT_REAL("cuMemAllocFromPoolAsync", VT_PER_THREAD_STREAM,
+		CUresult(*)(CUdeviceptr *, size_t, CUmemoryPool, CUstream));
+	cuMemAllocFromPoolAsync_ptsz_params params = {dptr, bytes, pool, stream};
+	VT_RETURN_OBSERVED(cuMemAllocFromPoolAsync_ptsz, &params, real(dptr, bytes, pool, stream));
 }
 
-typedef CUresult (*mem_free_async_fn)(CUdeviceptr, CUstream);
-
-static CUresult free_async(enum vt_stream_flavour flavour, CUdeviceptr dptr, CUstream stream,
-			   const char *driver_api)
-{
-	VT_REAL("cuMemFreeAsync", flavour, mem_free_async_fn);
-	bool outer = vt_driver_enter();
-	before_free(outer, dptr, VT_KIND_DEVICE, driver_api);
-	CUresult rc = real(dptr, stream);
-	vt_driver_leave();
-	return rc;
-}
+VT_OBSERVER(cuMemFreeAsync, before_mem_free, NULL);
+VT_OBSERVER(cuMemFreeAsync_ptsz, before_mem_free, NULL);
 
 VT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
 {
-	return free_async(VT_LEGACY_STREAM, dptr, stream, "cuMemFreeAsync");
+	VT_REAL("cuMemFreeAsync", VT_LEGACY_STREAM, CUresult(*)(CUdeviceptr, CUstream));
+	cuMemFreeAsync_params params = {dptr, stream};
+	VT_RETURN_OBSERVED(cuMemFreeAsync, &params, real(dptr, stream));
 }
 
 VT_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
 {
-	return free_async(VT_PER_THREAD_STREAM, dptr, stream, "cuMemFreeAsync_ptsz");
+	VT_REAL("cuMemFreeAsync", VT_PER_THREAD_STREAM, CUresult(*)(CUdeviceptr, CUstream));
+	cuMemFreeAsync_ptsz_params params = {dptr, stream};
+	VT_RETURN_OBSERVED(cuMemFreeAsync_ptsz, &params, real(dptr, stream));
 }
 
-typedef CUresult (*ipc_open_fn)(CUdeviceptr *, CUipcMemHandle, unsigned int);
-
-/* An import is another process's memory: shown as ipc_import, sized by
- * the driver, never counted as this process's own. */
-static CUresult ipc_open(ipc_open_fn real, CUdeviceptr *dptr, CUipcMemHandle handle,
-			 unsigned int flags, const char *driver_api)
+/* An import is another process's memory: shown as ipc_import, sized by the
+ * driver, never counted as this process's own. Both ABIs share a layout. */
+static void after_ipc_open(const struct vt_observer *self, const void *args, CUresult rc)
 {
-	bool outer = vt_driver_enter();
-	CUresult rc = real(dptr, handle, flags);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS)
-		vt_emit_alloc(VT_KIND_IPC_IMPORT, *dptr, vt_driver_allocation_size(*dptr),
-			      driver_api);
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	const cuIpcOpenMemHandle_v2_params *p = args;
+	if (rc == CUDA_SUCCESS)
+		vt_emit_alloc(VT_KIND_IPC_IMPORT, *p->pdptr, vt_driver_allocation_size(*p->pdptr),
+			      self->name);
 }
+VT_OBSERVER(cuIpcOpenMemHandle_v2, NULL, after_ipc_open);
+VT_OBSERVER(cuIpcOpenMemHandle, NULL, after_ipc_open);
 
 VT_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle,
 					 unsigned int flags)
 {
-	VT_REAL("cuIpcOpenMemHandle_v2", VT_LEGACY_STREAM, ipc_open_fn);
-	return ipc_open(real, dptr, handle, flags, "cuIpcOpenMemHandle_v2");
+	VT_REAL("cuIpcOpenMemHandle_v2", VT_LEGACY_STREAM,
+		CUresult(*)(CUdeviceptr *, CUipcMemHandle, unsigned int));
+	cuIpcOpenMemHandle_v2_params params = {dptr, handle, flags};
+	VT_RETURN_OBSERVED(cuIpcOpenMemHandle_v2, &params, real(dptr, handle, flags));
 }
 
 VT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned int flags)
 {
-	VT_REAL("cuIpcOpenMemHandle", VT_LEGACY_STREAM, ipc_open_fn);
-	return ipc_open(real, dptr, handle, flags, "cuIpcOpenMemHandle");
+	VT_REAL("cuIpcOpenMemHandle", VT_LEGACY_STREAM,
+		CUresult(*)(CUdeviceptr *, CUipcMemHandle, unsigned int));
+	cuIpcOpenMemHandle_params params = {dptr, handle, flags};
+	VT_RETURN_OBSERVED(cuIpcOpenMemHandle, &params, real(dptr, handle, flags));
 }
-
-typedef CUresult (*ipc_close_fn)(CUdeviceptr);
 
 /* Recorded after it succeeded, like an unregistration. */
+static void after_ipc_close(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuIpcCloseMemHandle_params *p = args;
+	if (rc == CUDA_SUCCESS)
+		vt_emit_free(p->dptr, VT_KIND_IPC_IMPORT, self->name);
+}
+VT_OBSERVER(cuIpcCloseMemHandle, NULL, after_ipc_close);
+
 VT_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
-	VT_REAL("cuIpcCloseMemHandle", VT_LEGACY_STREAM, ipc_close_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(dptr);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS)
-		vt_emit_free(dptr, VT_KIND_IPC_IMPORT, "cuIpcCloseMemHandle");
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuIpcCloseMemHandle", VT_LEGACY_STREAM, CUresult(*)(CUdeviceptr));
+	cuIpcCloseMemHandle_params params = {dptr};
+	VT_RETURN_OBSERVED(cuIpcCloseMemHandle, &params, real(dptr));
 }
-
-typedef CUresult (*external_buffer_fn)(CUdeviceptr *, CUexternalMemory,
-				       const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *);
 
 /* A buffer of memory Vulkan, OpenGL or another process allocated: shown as
  * external, never counted as this program's; cuMemFree ends it. */
+static void after_external_buffer(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuExternalMemoryGetMappedBuffer_params *p = args;
+	if (rc == CUDA_SUCCESS)
+		vt_emit_alloc(VT_KIND_EXTERNAL, *p->devPtr, p->bufferDesc->size, self->name);
+}
+VT_OBSERVER(cuExternalMemoryGetMappedBuffer, NULL, after_external_buffer);
+
 VT_EXPORT CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *dptr, CUexternalMemory external,
 						   const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *desc)
 {
-	VT_REAL("cuExternalMemoryGetMappedBuffer", VT_LEGACY_STREAM, external_buffer_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(dptr, external, desc);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS)
-		vt_emit_alloc(VT_KIND_EXTERNAL, *dptr, desc->size,
-			      "cuExternalMemoryGetMappedBuffer");
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuExternalMemoryGetMappedBuffer", VT_LEGACY_STREAM,
+		CUresult(*)(CUdeviceptr *, CUexternalMemory,
+			    const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *));
+	cuExternalMemoryGetMappedBuffer_params params = {dptr, external, desc};
+	VT_RETURN_OBSERVED(cuExternalMemoryGetMappedBuffer, &params, real(dptr, external, desc));
 }
-
-typedef CUresult (*mem_host_register_fn)(void *, size_t, unsigned int);
 
 /* Registration pins pages the program already has: shown as
  * host_registered, never counted as new memory. */
+static void after_host_register(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuMemHostRegister_v2_params *p = args;
+	if (rc == CUDA_SUCCESS)
+		vt_emit_alloc(VT_KIND_HOST_REGISTERED, (uintptr_t)p->p, p->bytesize, self->name);
+}
+VT_OBSERVER(cuMemHostRegister_v2, NULL, after_host_register);
+
 VT_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
 {
-	VT_REAL("cuMemHostRegister_v2", VT_LEGACY_STREAM, mem_host_register_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(p, bytes, flags);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS)
-		vt_emit_alloc(VT_KIND_HOST_REGISTERED, (uintptr_t)p, bytes, "cuMemHostRegister_v2");
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMemHostRegister_v2", VT_LEGACY_STREAM,
+		CUresult(*)(void *, size_t, unsigned int));
+	cuMemHostRegister_v2_params params = {p, bytes, flags};
+	VT_RETURN_OBSERVED(cuMemHostRegister_v2, &params, real(p, bytes, flags));
 }
-
-typedef CUresult (*mem_host_unregister_fn)(void *);
 
 /* Recorded after it succeeded: a pointer CUDA refuses to unregister (a
  * cuMemHostAlloc one) stays what it was. */
+static void after_host_unregister(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuMemHostUnregister_params *p = args;
+	if (rc == CUDA_SUCCESS)
+		vt_emit_free((uintptr_t)p->p, VT_KIND_HOST_REGISTERED, self->name);
+}
+VT_OBSERVER(cuMemHostUnregister, NULL, after_host_unregister);
+
 VT_EXPORT CUresult cuMemHostUnregister(void *p)
 {
-	VT_REAL("cuMemHostUnregister", VT_LEGACY_STREAM, mem_host_unregister_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(p);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS)
-		vt_emit_free((uintptr_t)p, VT_KIND_HOST_REGISTERED, "cuMemHostUnregister");
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMemHostUnregister", VT_LEGACY_STREAM, CUresult(*)(void *));
+	cuMemHostUnregister_params params = {p};
+	VT_RETURN_OBSERVED(cuMemHostUnregister, &params, real(p));
 }

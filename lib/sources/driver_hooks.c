@@ -5,62 +5,69 @@
 #include <string.h>
 
 #include "driver_wrappers.h"
+#include "observer.h"
 #include "real.h"
 
+/* Every observed entry point, sorted by base name, then version, so the
+ * newest ABI a request allows is the last match: X(base, version, abi) for
+ * one stream flavour, X_PT(base, version, abi, abi_ptsz) for both. */
 /* clang-format off */
-#define HOOK(base, version, abi, fn) \
-	{base, version, {abi, NULL}, {(void *)(fn), NULL}, {NULL, NULL}}
-#define HOOK_PT(base, version, abi, fn, abi_pt, fn_pt) \
-	{base, version, {abi, abi_pt}, {(void *)(fn), (void *)(fn_pt)}, {NULL, NULL}}
-/* clang-format on */
+#define OBSERVED_HOOKS(X, X_PT) \
+	X("cuArray3DCreate", 3020, cuArray3DCreate_v2) \
+	X("cuArrayCreate", 3020, cuArrayCreate_v2) \
+	X("cuArrayDestroy", 2000, cuArrayDestroy) \
+	X("cuDeviceSetMemPool", 11020, cuDeviceSetMemPool) \
+	X("cuDeviceGraphMemTrim", 11040, cuDeviceGraphMemTrim) \
+	X("cuExternalMemoryGetMappedBuffer", 10000, cuExternalMemoryGetMappedBuffer) \
+	X("cuExternalMemoryGetMappedMipmappedArray", 10000, cuExternalMemoryGetMappedMipmappedArray) \
+	X("cuGraphAddMemAllocNode", 11040, cuGraphAddMemAllocNode) \
+	X_PT("cuGraphLaunch", 10000, cuGraphLaunch, cuGraphLaunch_ptsz) \
+	X("cuIpcCloseMemHandle", 4010, cuIpcCloseMemHandle) \
+	X("cuIpcOpenMemHandle", 4010, cuIpcOpenMemHandle) \
+	X("cuIpcOpenMemHandle", 11000, cuIpcOpenMemHandle_v2) \
+	X("cuMemAlloc", 3020, cuMemAlloc_v2) \
+	X("cuMemCreate", 10020, cuMemCreate) \
+	X("cuMemMap", 10020, cuMemMap) \
+	X("cuMemRelease", 10020, cuMemRelease) \
+	X("cuMemUnmap", 10020, cuMemUnmap) \
+	X_PT("cuMemAllocAsync", 11020, cuMemAllocAsync, cuMemAllocAsync_ptsz) \
+	X_PT("cuMemAllocFromPoolAsync", 11020, cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync_ptsz) \
+	X("cuMemAllocHost", 3020, cuMemAllocHost_v2) \
+	X("cuMemAllocManaged", 6000, cuMemAllocManaged) \
+	X("cuMemAllocPitch", 3020, cuMemAllocPitch_v2) \
+	X("cuMemFree", 3020, cuMemFree_v2) \
+	X_PT("cuMemFreeAsync", 11020, cuMemFreeAsync, cuMemFreeAsync_ptsz) \
+	X("cuMemFreeHost", 2000, cuMemFreeHost) \
+	X("cuMemHostAlloc", 2020, cuMemHostAlloc) \
+	X("cuMemHostRegister", 6050, cuMemHostRegister_v2) \
+	X("cuMemHostUnregister", 4000, cuMemHostUnregister) \
+	X("cuMipmappedArrayCreate", 5000, cuMipmappedArrayCreate) \
+	X("cuMipmappedArrayDestroy", 5000, cuMipmappedArrayDestroy) \
+	X("cuMulticastCreate", 12010, cuMulticastCreate) \
+	X("cuMemPoolImportPointer", 11020, cuMemPoolImportPointer) \
+	X("cuMemPoolDestroy", 11020, cuMemPoolDestroy) \
+	X("cuMemPoolTrimTo", 11020, cuMemPoolTrimTo)
 
-/* Sorted by base name, then version, so the newest ABI a request allows is
- * the last match. */
+#define DECLARE(base, version, abi) extern const struct vt_observer vt_observe_##abi;
+#define DECLARE_PT(base, version, abi, abi_pt) DECLARE(base, version, abi) DECLARE(base, version, abi_pt)
+OBSERVED_HOOKS(DECLARE, DECLARE_PT)
+
+#define HOOK(base, version, abi) \
+	{base, version, {#abi, NULL}, {(void *)(abi), NULL}, {&vt_observe_##abi, NULL}, {NULL, NULL}},
+#define HOOK_PT(base, version, abi, abi_pt) \
+	{base, version, {#abi, #abi_pt}, {(void *)(abi), (void *)(abi_pt)}, \
+	 {&vt_observe_##abi, &vt_observe_##abi_pt}, {NULL, NULL}},
+#define UNOBSERVED(base, version, abi) \
+	{base, version, {#abi, NULL}, {(void *)(abi), NULL}, {NULL, NULL}, {NULL, NULL}},
+
 static struct vt_hook hooks[] = {
-	HOOK("cuArray3DCreate", 3020, "cuArray3DCreate_v2", cuArray3DCreate_v2),
-	HOOK("cuArrayCreate", 3020, "cuArrayCreate_v2", cuArrayCreate_v2),
-	HOOK("cuArrayDestroy", 2000, "cuArrayDestroy", cuArrayDestroy),
-	HOOK("cuGetProcAddress", 11030, "cuGetProcAddress", cuGetProcAddress),
-	HOOK("cuGetProcAddress", 12000, "cuGetProcAddress_v2", cuGetProcAddress_v2),
-	HOOK("cuDeviceSetMemPool", 11020, "cuDeviceSetMemPool", cuDeviceSetMemPool),
-	HOOK("cuDeviceGraphMemTrim", 11040, "cuDeviceGraphMemTrim", cuDeviceGraphMemTrim),
-	HOOK("cuExternalMemoryGetMappedBuffer", 10000, "cuExternalMemoryGetMappedBuffer",
-	     cuExternalMemoryGetMappedBuffer),
-	HOOK("cuExternalMemoryGetMappedMipmappedArray", 10000,
-	     "cuExternalMemoryGetMappedMipmappedArray", cuExternalMemoryGetMappedMipmappedArray),
-	HOOK("cuGraphAddMemAllocNode", 11040, "cuGraphAddMemAllocNode", cuGraphAddMemAllocNode),
-	HOOK_PT("cuGraphLaunch", 10000, "cuGraphLaunch", cuGraphLaunch, "cuGraphLaunch_ptsz",
-		cuGraphLaunch_ptsz),
-	HOOK("cuIpcCloseMemHandle", 4010, "cuIpcCloseMemHandle", cuIpcCloseMemHandle),
-	HOOK("cuIpcOpenMemHandle", 4010, "cuIpcOpenMemHandle", cuIpcOpenMemHandle),
-	HOOK("cuIpcOpenMemHandle", 11000, "cuIpcOpenMemHandle_v2", cuIpcOpenMemHandle_v2),
-	HOOK("cuMemAlloc", 3020, "cuMemAlloc_v2", cuMemAlloc_v2),
-	HOOK("cuMemCreate", 10020, "cuMemCreate", cuMemCreate),
-	HOOK("cuMemMap", 10020, "cuMemMap", cuMemMap),
-	HOOK("cuMemRelease", 10020, "cuMemRelease", cuMemRelease),
-	HOOK("cuMemUnmap", 10020, "cuMemUnmap", cuMemUnmap),
-	HOOK_PT("cuMemAllocAsync", 11020, "cuMemAllocAsync", cuMemAllocAsync,
-		"cuMemAllocAsync_ptsz", cuMemAllocAsync_ptsz),
-	HOOK_PT("cuMemAllocFromPoolAsync", 11020, "cuMemAllocFromPoolAsync",
-		cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync_ptsz",
-		cuMemAllocFromPoolAsync_ptsz),
-	HOOK("cuMemAllocHost", 3020, "cuMemAllocHost_v2", cuMemAllocHost_v2),
-	HOOK("cuMemAllocManaged", 6000, "cuMemAllocManaged", cuMemAllocManaged),
-	HOOK("cuMemAllocPitch", 3020, "cuMemAllocPitch_v2", cuMemAllocPitch_v2),
-	HOOK("cuMemFree", 3020, "cuMemFree_v2", cuMemFree_v2),
-	HOOK_PT("cuMemFreeAsync", 11020, "cuMemFreeAsync", cuMemFreeAsync, "cuMemFreeAsync_ptsz",
-		cuMemFreeAsync_ptsz),
-	HOOK("cuMemFreeHost", 2000, "cuMemFreeHost", cuMemFreeHost),
-	HOOK("cuMemHostAlloc", 2020, "cuMemHostAlloc", cuMemHostAlloc),
-	HOOK("cuMemHostRegister", 6050, "cuMemHostRegister_v2", cuMemHostRegister_v2),
-	HOOK("cuMemHostUnregister", 4000, "cuMemHostUnregister", cuMemHostUnregister),
-	HOOK("cuMipmappedArrayCreate", 5000, "cuMipmappedArrayCreate", cuMipmappedArrayCreate),
-	HOOK("cuMipmappedArrayDestroy", 5000, "cuMipmappedArrayDestroy", cuMipmappedArrayDestroy),
-	HOOK("cuMulticastCreate", 12010, "cuMulticastCreate", cuMulticastCreate),
-	HOOK("cuMemPoolImportPointer", 11020, "cuMemPoolImportPointer", cuMemPoolImportPointer),
-	HOOK("cuMemPoolDestroy", 11020, "cuMemPoolDestroy", cuMemPoolDestroy),
-	HOOK("cuMemPoolTrimTo", 11020, "cuMemPoolTrimTo", cuMemPoolTrimTo),
+	/* The entry points themselves: wrapped so that every pointer they
+	 * hand out is a hook; nothing to observe. */
+	UNOBSERVED("cuGetProcAddress", 11030, cuGetProcAddress)
+	UNOBSERVED("cuGetProcAddress", 12000, cuGetProcAddress_v2)
+	OBSERVED_HOOKS(HOOK, HOOK_PT)
 };
+/* clang-format on */
 
 #define HOOK_COUNT (sizeof(hooks) / sizeof(hooks[0]))
 
@@ -123,4 +130,13 @@ void *vt_hooks_wrap_entry_point(const char *base_name, int version, uint64_t fla
 	bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) &&
 			  best->wrapper[VT_PER_THREAD_STREAM];
 	return offer(best, per_thread ? VT_PER_THREAD_STREAM : VT_LEGACY_STREAM, real);
+}
+
+void vt_hooks_for_each_observer(void (*visit)(const struct vt_observer *observer, void *context),
+				void *context)
+{
+	for (size_t i = 0; i < HOOK_COUNT; i++)
+		for (int f = 0; f < VT_STREAM_FLAVOURS; f++)
+			if (hooks[i].observer[f])
+				visit(hooks[i].observer[f], context);
 }

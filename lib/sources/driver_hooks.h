@@ -19,6 +19,7 @@ struct vt_hook {
 	int min_version;                          /* the ABI's first CUDA version */
 	const char *abi_name[VT_STREAM_FLAVOURS]; /* exported symbols; [1] may be NULL */
 	void *wrapper[VT_STREAM_FLAVOURS];
+	const struct vt_observer *observer[VT_STREAM_FLAVOURS]; /* NULL: not observed */
 	void *_Atomic real[VT_STREAM_FLAVOURS];
 };
 
@@ -35,12 +36,18 @@ void *vt_hooks_wrap_symbol(const char *name, void *real);
 /* cuGetProcAddress(base_name, version, flags) returned real: likewise. */
 void *vt_hooks_wrap_entry_point(const char *base_name, int version, uint64_t flags, void *real);
 
+struct vt_observer;
+
+/* Calls visit with the observer of every hooked entry point. */
+void vt_hooks_for_each_observer(void (*visit)(const struct vt_observer *observer, void *context),
+				void *context);
+
 /* In a wrapper: declares real, the function behind the hook exported as
  * abi_name, or returns CUDA_ERROR_NOT_INITIALIZED when there is none. */
-#define VT_REAL(abi_name, flavour, type)                             \
-	static struct vt_hook *hook;                                 \
-	if (!hook)                                                   \
-		hook = vt_hook_named(abi_name);                      \
-	type real = hook ? (type)vt_hook_real(hook, flavour) : NULL; \
-	if (!real)                                                   \
+#define VT_REAL(abi_name, flavour, type)                                         \
+	static struct vt_hook *hook;                                             \
+	if (!hook)                                                               \
+		hook = vt_hook_named(abi_name);                                  \
+	__typeof__(type) real = hook ? (type)vt_hook_real(hook, flavour) : NULL; \
+	if (!real)                                                               \
 	return CUDA_ERROR_NOT_INITIALIZED

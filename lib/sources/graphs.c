@@ -1,14 +1,12 @@
 #include "graphs.h"
 
-#include <cuda.h>
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
-#include "call.h"
 #include "driver_hooks.h"
 #include "driver_wrappers.h"
+#include "observer.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vt_graph_view views[VT_VIEW_DEVICES];
@@ -50,52 +48,56 @@ void vt_graphs_reset(void)
 	atomic_store(&devices_with_graph_memory, 0);
 }
 
-typedef CUresult (*add_alloc_node_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
-				      CUDA_MEM_ALLOC_NODE_PARAMS *);
+static void after_add_alloc_node(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	(void)self;
+	const cuGraphAddMemAllocNode_params *p = args;
+	const CUmemLocation *location = &p->nodeParams->poolProps.location;
+	if (rc == CUDA_SUCCESS && location->type == CU_MEM_LOCATION_TYPE_DEVICE)
+		vt_graphs_note_device(location->id);
+}
+VT_OBSERVER(cuGraphAddMemAllocNode, NULL, after_add_alloc_node);
 
 VT_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph graph,
 					  const CUgraphNode *dependencies, size_t count,
-					  CUDA_MEM_ALLOC_NODE_PARAMS *params)
+					  CUDA_MEM_ALLOC_NODE_PARAMS *node_params)
 {
-	VT_REAL("cuGraphAddMemAllocNode", VT_LEGACY_STREAM, add_alloc_node_fn);
-	CUresult rc = real(node, graph, dependencies, count, params);
-	if (rc == CUDA_SUCCESS && params->poolProps.location.type == CU_MEM_LOCATION_TYPE_DEVICE)
-		vt_graphs_note_device(params->poolProps.location.id);
-	return rc;
+	VT_REAL("cuGraphAddMemAllocNode", VT_LEGACY_STREAM,
+		CUresult(*)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+			    CUDA_MEM_ALLOC_NODE_PARAMS *));
+	cuGraphAddMemAllocNode_params params = {node, graph, dependencies, count, node_params};
+	VT_RETURN_OBSERVED(cuGraphAddMemAllocNode, &params,
+			   real(node, graph, dependencies, count, node_params));
 }
 
-typedef CUresult (*graph_launch_fn)(CUgraphExec, CUstream);
-
-static CUresult launch(enum vt_stream_flavour flavour, CUgraphExec exec, CUstream stream)
+/* A launch allocates and frees graph memory; a trim returns it. */
+static void after_graph_memory_change(const struct vt_observer *self, const void *args, CUresult rc)
 {
-	VT_REAL("cuGraphLaunch", flavour, graph_launch_fn);
-	CUresult rc = real(exec, stream);
-	int saved_errno = errno;
+	(void)self, (void)args;
 	if (rc == CUDA_SUCCESS)
 		vt_graphs_sample();
-	errno = saved_errno;
-	return rc;
 }
+VT_OBSERVER(cuGraphLaunch, NULL, after_graph_memory_change);
+VT_OBSERVER(cuGraphLaunch_ptsz, NULL, after_graph_memory_change);
+VT_OBSERVER(cuDeviceGraphMemTrim, NULL, after_graph_memory_change);
 
 VT_EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream)
 {
-	return launch(VT_LEGACY_STREAM, exec, stream);
+	VT_REAL("cuGraphLaunch", VT_LEGACY_STREAM, CUresult(*)(CUgraphExec, CUstream));
+	cuGraphLaunch_params params = {exec, stream};
+	VT_RETURN_OBSERVED(cuGraphLaunch, &params, real(exec, stream));
 }
 
 VT_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream stream)
 {
-	return launch(VT_PER_THREAD_STREAM, exec, stream);
+	VT_REAL("cuGraphLaunch", VT_PER_THREAD_STREAM, CUresult(*)(CUgraphExec, CUstream));
+	cuGraphLaunch_ptsz_params params = {exec, stream};
+	VT_RETURN_OBSERVED(cuGraphLaunch_ptsz, &params, real(exec, stream));
 }
-
-typedef CUresult (*graph_mem_trim_fn)(CUdevice);
 
 VT_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
 {
-	VT_REAL("cuDeviceGraphMemTrim", VT_LEGACY_STREAM, graph_mem_trim_fn);
-	CUresult rc = real(device);
-	int saved_errno = errno;
-	if (rc == CUDA_SUCCESS)
-		vt_graphs_sample();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuDeviceGraphMemTrim", VT_LEGACY_STREAM, CUresult(*)(CUdevice));
+	cuDeviceGraphMemTrim_params params = {device};
+	VT_RETURN_OBSERVED(cuDeviceGraphMemTrim, &params, real(device));
 }

@@ -1,14 +1,12 @@
 #include "pools.h"
 
-#include <cuda.h>
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
-#include "call.h"
 #include "driver_hooks.h"
 #include "driver_query.h"
+#include "observer.h"
 
 struct pool {
 	void *handle; /* NULL once destroyed: never read again */
@@ -107,72 +105,70 @@ void vt_pools_reset(void)
 	atomic_store(&current_pool_devices, 0);
 }
 
-typedef CUresult (*mem_pool_trim_to_fn)(CUmemoryPool, size_t);
+static void after_pool_trim(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	(void)self, (void)args;
+	if (rc == CUDA_SUCCESS)
+		refresh();
+}
+VT_OBSERVER(cuMemPoolTrimTo, NULL, after_pool_trim);
 
 VT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
 {
-	VT_REAL("cuMemPoolTrimTo", VT_LEGACY_STREAM, mem_pool_trim_to_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(pool, keep);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS)
-		refresh();
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMemPoolTrimTo", VT_LEGACY_STREAM, CUresult(*)(CUmemoryPool, size_t));
+	cuMemPoolTrimTo_params params = {pool, keep};
+	VT_RETURN_OBSERVED(cuMemPoolTrimTo, &params, real(pool, keep));
 }
 
-typedef CUresult (*mem_pool_destroy_fn)(CUmemoryPool);
+/* The pool's last figures are read while its handle is still good; so is
+ * the pool that cuDeviceSetMemPool is about to replace. */
+static void before_pool_change(const struct vt_observer *self, const void *args)
+{
+	(void)self, (void)args;
+	refresh();
+}
 
-/* The pool's last figures are read while its handle is still good. */
+static void after_pool_destroy(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	(void)self;
+	const cuMemPoolDestroy_params *p = args;
+	if (rc == CUDA_SUCCESS)
+		destroyed(p->pool);
+}
+VT_OBSERVER(cuMemPoolDestroy, before_pool_change, after_pool_destroy);
+
 VT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
 {
-	VT_REAL("cuMemPoolDestroy", VT_LEGACY_STREAM, mem_pool_destroy_fn);
-	bool outer = vt_driver_enter();
-	int saved_errno = errno;
-	if (outer)
-		refresh();
-	errno = saved_errno;
-	CUresult rc = real(pool);
-	saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS)
-		destroyed(pool);
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMemPoolDestroy", VT_LEGACY_STREAM, CUresult(*)(CUmemoryPool));
+	cuMemPoolDestroy_params params = {pool};
+	VT_RETURN_OBSERVED(cuMemPoolDestroy, &params, real(pool));
 }
 
-typedef CUresult (*device_set_mem_pool_fn)(CUdevice, CUmemoryPool);
+VT_OBSERVER(cuDeviceSetMemPool, before_pool_change, NULL);
 
-/* The pool being replaced is read while it is still the current one. */
 VT_EXPORT CUresult cuDeviceSetMemPool(CUdevice device, CUmemoryPool pool)
 {
-	VT_REAL("cuDeviceSetMemPool", VT_LEGACY_STREAM, device_set_mem_pool_fn);
-	bool outer = vt_driver_enter();
-	int saved_errno = errno;
-	if (outer)
-		refresh();
-	errno = saved_errno;
-	CUresult rc = real(device, pool);
-	vt_driver_leave();
-	return rc;
+	VT_REAL("cuDeviceSetMemPool", VT_LEGACY_STREAM, CUresult(*)(CUdevice, CUmemoryPool));
+	cuDeviceSetMemPool_params params = {device, pool};
+	VT_RETURN_OBSERVED(cuDeviceSetMemPool, &params, real(device, pool));
 }
-
-typedef CUresult (*pool_import_pointer_fn)(CUdeviceptr *, CUmemoryPool, CUmemPoolPtrExportData *);
 
 /* Another process's pool allocation: shown as pool_import at the size the
  * driver gives, never counted as this process's; a free ends it. */
+static void after_pool_import(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuMemPoolImportPointer_params *p = args;
+	if (rc == CUDA_SUCCESS)
+		vt_emit_alloc(VT_KIND_POOL_IMPORT, *p->ptr_out,
+			      vt_driver_allocation_size(*p->ptr_out), self->name);
+}
+VT_OBSERVER(cuMemPoolImportPointer, NULL, after_pool_import);
+
 VT_EXPORT CUresult cuMemPoolImportPointer(CUdeviceptr *dptr, CUmemoryPool pool,
 					  CUmemPoolPtrExportData *data)
 {
-	VT_REAL("cuMemPoolImportPointer", VT_LEGACY_STREAM, pool_import_pointer_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(dptr, pool, data);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS)
-		vt_emit_alloc(VT_KIND_POOL_IMPORT, *dptr, vt_driver_allocation_size(*dptr),
-			      "cuMemPoolImportPointer");
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMemPoolImportPointer", VT_LEGACY_STREAM,
+		CUresult(*)(CUdeviceptr *, CUmemoryPool, CUmemPoolPtrExportData *));
+	cuMemPoolImportPointer_params params = {dptr, pool, data};
+	VT_RETURN_OBSERVED(cuMemPoolImportPointer, &params, real(dptr, pool, data));
 }

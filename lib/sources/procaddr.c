@@ -27,11 +27,11 @@ VT_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int versi
 	get_proc_address_v2_fn real = (get_proc_address_v2_fn)vt_hook_real(hook, VT_LEGACY_STREAM);
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	vt_driver_enter();
+	enum vt_layer layer = vt_call_enter(VT_SOURCE_HOOKS);
 	CUresult rc = real(symbol, pfn, version, flags, status);
 	int saved_errno = errno;
 	wrap_result(rc, symbol, pfn, version, flags);
-	vt_driver_leave();
+	vt_call_leave(layer);
 	errno = saved_errno;
 	return rc;
 }
@@ -44,11 +44,11 @@ VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int version,
 	get_proc_address_fn real = (get_proc_address_fn)vt_hook_real(hook, VT_LEGACY_STREAM);
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	vt_driver_enter();
+	enum vt_layer layer = vt_call_enter(VT_SOURCE_HOOKS);
 	CUresult rc = real(symbol, pfn, version, flags);
 	int saved_errno = errno;
 	wrap_result(rc, symbol, pfn, version, flags);
-	vt_driver_leave();
+	vt_call_leave(layer);
 	errno = saved_errno;
 	return rc;
 }

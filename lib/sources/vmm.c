@@ -3,14 +3,12 @@
  * address ranges map it; reservations (cuMemAddressReserve) are never
  * counted. A handle's bytes are gone only when it is released and every
  * mapping of it is unmapped. */
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <uthash.h>
 
-#include "call.h"
 #include "driver_hooks.h"
-#include "driver_wrappers.h"
+#include "observer.h"
 
 /* Handles share the ledger with addresses; this bit keeps them apart. */
 #define HANDLE_KEY(handle) ((uint64_t)(handle) | (1ull << 63))
@@ -54,127 +52,129 @@ static bool gone(struct handle_state *state)
 	return true;
 }
 
-typedef CUresult (*mem_create_fn)(CUmemGenericAllocationHandle *, size_t,
-				  const CUmemAllocationProp *, unsigned long long);
+/* Host-located physical memory is host memory: not this device's. */
+static void after_mem_create(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuMemCreate_params *p = args;
+	if (!p->prop || p->prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return;
+	if (rc == CUDA_SUCCESS)
+		vt_emit_alloc_on(VT_KIND_VMM, p->prop->location.id, HANDLE_KEY(*p->handle), p->size,
+				 self->name);
+	else
+		vt_emit_failure(VT_KIND_VMM, p->size, (int)rc, self->name);
+}
+VT_OBSERVER(cuMemCreate, NULL, after_mem_create);
 
 VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
 			       const CUmemAllocationProp *prop, unsigned long long flags)
 {
-	VT_REAL("cuMemCreate", VT_LEGACY_STREAM, mem_create_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(handle, size, prop, flags);
-	int saved_errno = errno;
-	/* Host-located physical memory is host memory: not this device's. */
-	bool on_device = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE;
-	if (outer && on_device) {
-		if (rc == CUDA_SUCCESS)
-			vt_emit_alloc_on(VT_KIND_VMM, prop->location.id, HANDLE_KEY(*handle), size,
-					 "cuMemCreate");
-		else
-			vt_emit_failure(VT_KIND_VMM, size, (int)rc, "cuMemCreate");
-	}
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMemCreate", VT_LEGACY_STREAM,
+		CUresult(*)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+			    unsigned long long));
+	cuMemCreate_params params = {handle, size, prop, flags};
+	VT_RETURN_OBSERVED(cuMemCreate, &params, real(handle, size, prop, flags));
 }
-
-typedef CUresult (*multicast_create_fn)(CUmemGenericAllocationHandle *,
-					const CUmulticastObjectProp *);
 
 /* A multicast object is a handle like cuMemCreate's, mapped and released
  * the same way, but the memory behind it is the physical memory bound to
  * it, already counted: it is shown, never counted again. */
+static void after_multicast_create(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuMulticastCreate_params *p = args;
+	if (rc == CUDA_SUCCESS)
+		vt_emit_alloc(VT_KIND_MULTICAST, HANDLE_KEY(*p->mcHandle), p->prop->size,
+			      self->name);
+}
+VT_OBSERVER(cuMulticastCreate, NULL, after_multicast_create);
+
 VT_EXPORT CUresult cuMulticastCreate(CUmemGenericAllocationHandle *handle,
 				     const CUmulticastObjectProp *prop)
 {
-	VT_REAL("cuMulticastCreate", VT_LEGACY_STREAM, multicast_create_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(handle, prop);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS)
-		vt_emit_alloc(VT_KIND_MULTICAST, HANDLE_KEY(*handle), prop->size,
-			      "cuMulticastCreate");
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMulticastCreate", VT_LEGACY_STREAM,
+		CUresult(*)(CUmemGenericAllocationHandle *, const CUmulticastObjectProp *));
+	cuMulticastCreate_params params = {handle, prop};
+	VT_RETURN_OBSERVED(cuMulticastCreate, &params, real(handle, prop));
 }
 
-typedef CUresult (*mem_release_fn)(CUmemGenericAllocationHandle);
+static void after_mem_release(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuMemRelease_params *p = args;
+	if (rc != CUDA_SUCCESS)
+		return;
+	pthread_mutex_lock(&lock);
+	struct handle_state *state = state_of(p->handle, true);
+	bool freed = state && (state->released = true, gone(state));
+	pthread_mutex_unlock(&lock);
+	if (freed || !state)
+		vt_emit_free(HANDLE_KEY(p->handle), VT_KIND_DEVICE, self->name);
+}
+VT_OBSERVER(cuMemRelease, NULL, after_mem_release);
 
 VT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 {
-	VT_REAL("cuMemRelease", VT_LEGACY_STREAM, mem_release_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(handle);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS) {
-		pthread_mutex_lock(&lock);
-		struct handle_state *state = state_of(handle, true);
-		bool freed = state && (state->released = true, gone(state));
-		pthread_mutex_unlock(&lock);
-		if (freed || !state)
-			vt_emit_free(HANDLE_KEY(handle), VT_KIND_DEVICE, "cuMemRelease");
-	}
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMemRelease", VT_LEGACY_STREAM, CUresult(*)(CUmemGenericAllocationHandle));
+	cuMemRelease_params params = {handle};
+	VT_RETURN_OBSERVED(cuMemRelease, &params, real(handle));
 }
 
-typedef CUresult (*mem_map_fn)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
-			       unsigned long long);
+static void after_mem_map(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	(void)self;
+	const cuMemMap_params *p = args;
+	if (rc != CUDA_SUCCESS)
+		return;
+	struct mapping *mapping = malloc(sizeof(*mapping));
+	pthread_mutex_lock(&lock);
+	struct handle_state *state = state_of(p->handle, true);
+	if (state)
+		state->maps++;
+	if (mapping) {
+		*mapping = (struct mapping){.start = p->ptr, .handle = p->handle};
+		HASH_ADD(hh, mappings, start, sizeof(mapping->start), mapping);
+	}
+	pthread_mutex_unlock(&lock);
+}
+VT_OBSERVER(cuMemMap, NULL, after_mem_map);
 
 VT_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 			    CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
-	VT_REAL("cuMemMap", VT_LEGACY_STREAM, mem_map_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(ptr, size, offset, handle, flags);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS) {
-		struct mapping *mapping = malloc(sizeof(*mapping));
-		pthread_mutex_lock(&lock);
-		struct handle_state *state = state_of(handle, true);
-		if (state)
-			state->maps++;
-		if (mapping) {
-			*mapping = (struct mapping){.start = ptr, .handle = handle};
-			HASH_ADD(hh, mappings, start, sizeof(mapping->start), mapping);
-		}
-		pthread_mutex_unlock(&lock);
-	}
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMemMap", VT_LEGACY_STREAM,
+		CUresult(*)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
+			    unsigned long long));
+	cuMemMap_params params = {ptr, size, offset, handle, flags};
+	VT_RETURN_OBSERVED(cuMemMap, &params, real(ptr, size, offset, handle, flags));
 }
 
-typedef CUresult (*mem_unmap_fn)(CUdeviceptr, size_t);
+static void after_mem_unmap(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuMemUnmap_params *p = args;
+	if (rc != CUDA_SUCCESS)
+		return;
+	uint64_t start = p->ptr, handle = 0;
+	bool freed = false;
+	pthread_mutex_lock(&lock);
+	struct mapping *mapping = NULL;
+	HASH_FIND(hh, mappings, &start, sizeof(start), mapping);
+	if (mapping) {
+		handle = mapping->handle;
+		HASH_DEL(mappings, mapping);
+		free(mapping);
+		struct handle_state *state = state_of(handle, false);
+		if (state && state->maps)
+			state->maps--;
+		freed = state && gone(state);
+	}
+	pthread_mutex_unlock(&lock);
+	if (freed)
+		vt_emit_free(HANDLE_KEY(handle), VT_KIND_DEVICE, self->name);
+}
+VT_OBSERVER(cuMemUnmap, NULL, after_mem_unmap);
 
 VT_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
-	VT_REAL("cuMemUnmap", VT_LEGACY_STREAM, mem_unmap_fn);
-	bool outer = vt_driver_enter();
-	CUresult rc = real(ptr, size);
-	int saved_errno = errno;
-	if (outer && rc == CUDA_SUCCESS) {
-		uint64_t start = ptr, handle = 0;
-		bool freed = false;
-		pthread_mutex_lock(&lock);
-		struct mapping *mapping = NULL;
-		HASH_FIND(hh, mappings, &start, sizeof(start), mapping);
-		if (mapping) {
-			handle = mapping->handle;
-			HASH_DEL(mappings, mapping);
-			free(mapping);
-			struct handle_state *state = state_of(handle, false);
-			if (state && state->maps)
-				state->maps--;
-			freed = state && gone(state);
-		}
-		pthread_mutex_unlock(&lock);
-		if (freed)
-			vt_emit_free(HANDLE_KEY(handle), VT_KIND_DEVICE, "cuMemUnmap");
-	}
-	vt_driver_leave();
-	errno = saved_errno;
-	return rc;
+	VT_REAL("cuMemUnmap", VT_LEGACY_STREAM, CUresult(*)(CUdeviceptr, size_t));
+	cuMemUnmap_params params = {ptr, size};
+	VT_RETURN_OBSERVED(cuMemUnmap, &params, real(ptr, size));
 }
