@@ -18,6 +18,7 @@
 #include "log.h"
 #include "report/output.h"
 #include "report/report.h"
+#include "sources/cupti.h"
 #include "sources/driver_query.h"
 #include "sources/graphs.h"
 #include "sources/nvml_view.h"
@@ -105,6 +106,7 @@ static void after_fork_in_child(void)
 	vt_nvml_reset();
 	vt_pools_reset();
 	vt_graphs_reset();
+	vt_cupti_reset();
 	library.once = (pthread_once_t)PTHREAD_ONCE_INIT;
 }
 
@@ -174,6 +176,9 @@ static void activate(void)
 	atomic_store(&library.active, true);
 	vt_nvml_start(library.config.sample_ms, tracked_live, library.devices);
 	start_checkpoints();
+	/* Last: loading CUPTI may call into the driver, and those calls must
+	 * find the library active. */
+	vt_cupti_start(library.config.sources, library.tracker.start_ns);
 }
 
 void vt_library_activate(void)
@@ -287,6 +292,8 @@ static bool write_report(const char *ended_by, bool summary)
 	size_t pool_count = vt_pools_read(pools, VT_MAX_POOLS);
 	static struct vt_graph_view graphs[VT_VIEW_DEVICES];
 	vt_graphs_read(graphs);
+	static struct vt_cupti_view cupti;
+	vt_cupti_read(&cupti);
 	struct vt_report report = {
 		.run = &library.run,
 		.snapshot = snapshot,
@@ -299,6 +306,7 @@ static bool write_report(const char *ended_by, bool summary)
 		.pools = pools,
 		.pool_count = pool_count,
 		.graphs = graphs,
+		.cupti = &cupti,
 	};
 	bool ok = put_report(&report);
 	if (summary) {

@@ -7,6 +7,7 @@
 #include "../core/leaks.h"
 #include "../core/top.h"
 #include "../core/tracker.h"
+#include "../sources/cupti.h"
 #include "../sources/driver_query.h"
 #include "../sources/nvml_view.h"
 #include "../sources/graphs.h"
@@ -31,6 +32,7 @@ struct vt_report {
 	const struct vt_pool_view *pools;   /* pool_count entries */
 	size_t pool_count;
 	const struct vt_graph_view *graphs; /* VT_VIEW_DEVICES entries, or NULL */
+	const struct vt_cupti_view *cupti;  /* NULL: not read */
 };
 
 #define VT_REPORT_EMERGENCY_TOP    32

@@ -4,6 +4,7 @@
 #include "../core/event.h"
 #include "../core/stacks.h"
 #include "../core/tags.h"
+#include "../sources/call.h"
 #include "cuda_errors.h"
 #include "json_writer.h"
 #include "report.h"
@@ -389,14 +390,57 @@ static void write_device(struct vt_json *json, const struct vt_report *report, i
 	vt_json_end_object(json);
 }
 
+/* "subscribed", why CUPTI was asked for and is not used, or null when it
+ * was not asked for. */
+static void write_cupti_status(struct vt_json *json, const struct vt_cupti_view *cupti)
+{
+	if (cupti && cupti->status.subscribed)
+		vt_json_string(json, "cupti", "subscribed");
+	else if (cupti && cupti->status.note[0])
+		vt_json_string(json, "cupti", cupti->status.note);
+	else
+		vt_json_null(json, "cupti");
+}
+
+/* Contexts and modules as CUPTI's resource domain saw them: where the
+ * memory before the first allocation goes. Null without CUPTI. */
+static void write_resources(struct vt_json *json, const struct vt_cupti_view *cupti)
+{
+	if (!cupti || !cupti->status.subscribed) {
+		vt_json_null(json, "resources");
+		return;
+	}
+	vt_json_begin_object(json, "resources");
+	vt_json_begin_array(json, "events");
+	for (size_t i = 0; i < cupti->count; i++) {
+		const struct vt_resource_event *event = &cupti->events[i];
+		vt_json_begin_object(json, NULL);
+		vt_json_u64(json, "at_ns", event->at_ns);
+		vt_json_string(json, "event", vt_resource_kind_name(event->kind));
+		if (event->device == VT_UNKNOWN_DEVICE)
+			vt_json_null(json, "device");
+		else
+			vt_json_i64(json, "device", event->device);
+		vt_json_u64(json, "bytes", event->bytes);
+		vt_json_end_object(json);
+	}
+	vt_json_end_array(json);
+	vt_json_u64(json, "dropped", cupti->dropped);
+	vt_json_end_object(json);
+}
+
 static void write_tracer(struct vt_json *json, const struct vt_report *report)
 {
 	const struct vt_snapshot *snapshot = report->snapshot;
 	const struct vt_tracer_counters *counters = &snapshot->counters;
 	vt_json_begin_object(json, "tracer");
 	vt_json_string(json, "version", VRAMTRACE_VERSION);
+	unsigned recording = vt_sources_recording();
 	vt_json_begin_array(json, "sources");
-	vt_json_string(json, NULL, "hooks");
+	if (recording & VT_SOURCE_HOOKS)
+		vt_json_string(json, NULL, "hooks");
+	if (recording & VT_SOURCE_CUPTI)
+		vt_json_string(json, NULL, "cupti");
 	vt_json_end_array(json);
 	vt_json_u64(json, "duration_ns", snapshot->taken_ns);
 	vt_json_u64(json, "events", counters->events);
@@ -415,6 +459,7 @@ static void write_tracer(struct vt_json *json, const struct vt_report *report)
 		vt_json_string(json, "nvml", "available");
 	else
 		vt_json_string(json, "nvml", report->nvml->reason);
+	write_cupti_status(json, report->cupti);
 	vt_json_end_object(json);
 }
 
@@ -490,6 +535,7 @@ bool vt_report_write_json(const struct vt_report *report, int fd)
 	write_totals(&json, report, &report->snapshot->host, VT_HOST_DEVICE, &set);
 	vt_json_end_object(&json);
 	write_stack_frames(&json, report, &set);
+	write_resources(&json, report->cupti);
 	write_tracer(&json, report);
 	vt_json_end_object(&json);
 	if (!set.fixed)

@@ -109,6 +109,19 @@ bool vt_driver_pool_figures(void *pool, struct vt_reserve_figures *out)
 	return true;
 }
 
+typedef CUresult (*ctx_get_device_v2_fn)(CUdevice *, CUcontext);
+
+int vt_driver_context_device(void *context)
+{
+	static ctx_get_device_v2_fn get_device;
+	if (!get_device)
+		get_device = (ctx_get_device_v2_fn)driver_function("cuCtxGetDevice_v2");
+	CUdevice device;
+	if (!get_device || get_device(&device, (CUcontext)context) != CUDA_SUCCESS)
+		return VT_UNKNOWN_DEVICE;
+	return device;
+}
+
 uint64_t vt_driver_allocation_size(uint64_t address)
 {
 	static mem_get_address_range_fn address_range;

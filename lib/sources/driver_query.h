@@ -38,6 +38,10 @@ bool vt_driver_pool_figures(void *pool, struct vt_reserve_figures *out);
 /* A device's graph memory from cuDeviceGetGraphMemAttribute; likewise. */
 bool vt_driver_graph_figures(int device, struct vt_reserve_figures *out);
 
+/* The device a context belongs to (cuCtxGetDevice_v2), else
+ * VT_UNKNOWN_DEVICE. */
+int vt_driver_context_device(void *context);
+
 /* The size of the allocation holding address, from cuMemGetAddressRange;
  * 0 if the driver cannot say. */
 uint64_t vt_driver_allocation_size(uint64_t address);

@@ -112,7 +112,7 @@ static CUDA_ARRAY3D_DESCRIPTOR from_2d(const CUDA_ARRAY_DESCRIPTOR *desc)
 					 .NumChannels = desc->NumChannels};
 }
 
-SIM_EXPORT CUresult cuArrayCreate_v2(CUarray *handle, const CUDA_ARRAY_DESCRIPTOR *desc)
+static CUresult untraced_cuArrayCreate_v2(CUarray *handle, const CUDA_ARRAY_DESCRIPTOR *desc)
 {
 	if (!desc)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -120,25 +120,59 @@ SIM_EXPORT CUresult cuArrayCreate_v2(CUarray *handle, const CUDA_ARRAY_DESCRIPTO
 	return sim_array_create((void **)handle, &full, 1, false, true);
 }
 
-SIM_EXPORT CUresult cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
+SIM_EXPORT CUresult cuArrayCreate_v2(CUarray *handle, const CUDA_ARRAY_DESCRIPTOR *desc)
+{
+	cuArrayCreate_v2_params params = {handle, desc};
+	return SIM_TRACED(cuArrayCreate_v2, &params, untraced_cuArrayCreate_v2(handle, desc));
+}
+
+static CUresult untraced_cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
 {
 	return sim_array_create((void **)handle, desc, 1, false, true);
+}
+
+SIM_EXPORT CUresult cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+	cuArray3DCreate_v2_params params = {handle, desc};
+	return SIM_TRACED(cuArray3DCreate_v2, &params, untraced_cuArray3DCreate_v2(handle, desc));
+}
+
+static CUresult untraced_cuMipmappedArrayCreate(CUmipmappedArray *handle,
+						const CUDA_ARRAY3D_DESCRIPTOR *desc,
+						unsigned int levels)
+{
+	return sim_array_create((void **)handle, desc, levels, true, true);
 }
 
 SIM_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *handle,
 					   const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned int levels)
 {
-	return sim_array_create((void **)handle, desc, levels, true, true);
+	cuMipmappedArrayCreate_params params = {handle, desc, levels};
+	return SIM_TRACED(cuMipmappedArrayCreate, &params,
+			  untraced_cuMipmappedArrayCreate(handle, desc, levels));
 }
 
-SIM_EXPORT CUresult cuArrayDestroy(CUarray handle)
+static CUresult untraced_cuArrayDestroy(CUarray handle)
 {
 	return destroy(handle, false);
 }
 
-SIM_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray handle)
+SIM_EXPORT CUresult cuArrayDestroy(CUarray handle)
+{
+	cuArrayDestroy_params params = {handle};
+	return SIM_TRACED(cuArrayDestroy, &params, untraced_cuArrayDestroy(handle));
+}
+
+CUresult untraced_cuMipmappedArrayDestroy(CUmipmappedArray handle)
 {
 	return destroy(handle, true);
+}
+
+SIM_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray handle)
+{
+	cuMipmappedArrayDestroy_params params = {handle};
+	return SIM_TRACED(cuMipmappedArrayDestroy, &params,
+			  untraced_cuMipmappedArrayDestroy(handle));
 }
 
 static CUresult requirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *out, void *handle, bool mipmapped,

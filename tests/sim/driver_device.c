@@ -215,9 +215,12 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *out, CUdevice device)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&sim_lock);
 	struct sim_context *context = &sim_devices[device].primary;
-	if (context->refcount++ == 0)
+	bool created = context->refcount++ == 0;
+	if (created)
 		context_start(context);
 	pthread_mutex_unlock(&sim_lock);
+	if (created)
+		sim_resource_event(CUPTI_CBID_RESOURCE_CONTEXT_CREATED, (CUcontext)context, NULL);
 	*out = (CUcontext)context;
 	return CUDA_SUCCESS;
 }
@@ -227,13 +230,18 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice device)
 	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	pthread_mutex_lock(&sim_lock);
 	struct sim_context *context = &sim_devices[device].primary;
-	if (context->refcount == 0) {
-		pthread_mutex_unlock(&sim_lock);
+	pthread_mutex_lock(&sim_lock);
+	unsigned refcount = context->refcount;
+	pthread_mutex_unlock(&sim_lock);
+	if (refcount == 0)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	}
-	if (--context->refcount == 0)
+	/* The subscriber hears of the end while the context still works. */
+	if (refcount == 1)
+		sim_resource_event(CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, (CUcontext)context,
+				   NULL);
+	pthread_mutex_lock(&sim_lock);
+	if (context->refcount && --context->refcount == 0)
 		context_stop(context);
 	pthread_mutex_unlock(&sim_lock);
 	return CUDA_SUCCESS;
@@ -270,6 +278,7 @@ SIM_EXPORT CUresult cuCtxCreate(CUcontext *out, CUctxCreateParams *params, unsig
 	created_contexts = context;
 	context_start(context);
 	pthread_mutex_unlock(&sim_lock);
+	sim_resource_event(CUPTI_CBID_RESOURCE_CONTEXT_CREATED, (CUcontext)context, NULL);
 	current_context = context;
 	*out = (CUcontext)context;
 	return CUDA_SUCCESS;
@@ -283,6 +292,7 @@ SIM_EXPORT CUresult cuCtxDestroy(CUcontext handle)
 		return rc;
 	if (!context || context->primary || !context->live)
 		return CUDA_ERROR_INVALID_CONTEXT;
+	sim_resource_event(CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, handle, NULL);
 	pthread_mutex_lock(&sim_lock);
 	context_stop(context);
 	pthread_mutex_unlock(&sim_lock);

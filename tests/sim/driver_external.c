@@ -34,8 +34,9 @@ SIM_EXPORT CUresult cuImportExternalMemory(CUexternalMemory *out,
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *dptr, CUexternalMemory handle,
-						    const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *desc)
+static CUresult
+untraced_cuExternalMemoryGetMappedBuffer(CUdeviceptr *dptr, CUexternalMemory handle,
+					 const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *desc)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -49,6 +50,14 @@ SIM_EXPORT CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *dptr, CUexterna
 	if (rc == CUDA_SUCCESS)
 		*dptr = (CUdeviceptr)at;
 	return rc;
+}
+
+SIM_EXPORT CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *dptr, CUexternalMemory handle,
+						    const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *desc)
+{
+	cuExternalMemoryGetMappedBuffer_params params = {dptr, handle, desc};
+	return SIM_TRACED(cuExternalMemoryGetMappedBuffer, &params,
+			  untraced_cuExternalMemoryGetMappedBuffer(dptr, handle, desc));
 }
 
 /* Buffers mapped from it stay until freed, as on the real driver. */
@@ -67,9 +76,9 @@ SIM_EXPORT CUresult cuDestroyExternalMemory(CUexternalMemory handle)
 
 /* The array takes what the simulated layout says it needs, which must lie
  * inside the memory from offset. */
-SIM_EXPORT CUresult
-cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *array, CUexternalMemory handle,
-					const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *desc)
+static CUresult untraced_cuExternalMemoryGetMappedMipmappedArray(
+	CUmipmappedArray *array, CUexternalMemory handle,
+	const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *desc)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -83,8 +92,17 @@ cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *array, CUexternalMemor
 	CUDA_ARRAY_MEMORY_REQUIREMENTS needed;
 	cuMipmappedArrayGetMemoryRequirements(&needed, *array, external->device);
 	if (needed.size > external->size - desc->offset) {
-		cuMipmappedArrayDestroy(*array);
+		untraced_cuMipmappedArrayDestroy(*array);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult
+cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *array, CUexternalMemory handle,
+					const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *desc)
+{
+	cuExternalMemoryGetMappedMipmappedArray_params params = {array, handle, desc};
+	return SIM_TRACED(cuExternalMemoryGetMappedMipmappedArray, &params,
+			  untraced_cuExternalMemoryGetMappedMipmappedArray(array, handle, desc));
 }

@@ -67,9 +67,9 @@ SIM_EXPORT CUresult cuGraphDestroy(CUgraph handle)
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph handle,
-					   const CUgraphNode *dependencies, size_t count,
-					   CUDA_MEM_ALLOC_NODE_PARAMS *params)
+static CUresult untraced_cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph handle,
+						const CUgraphNode *dependencies, size_t count,
+						CUDA_MEM_ALLOC_NODE_PARAMS *params)
 {
 	(void)dependencies;
 	(void)count;
@@ -109,6 +109,16 @@ SIM_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph handle,
 	pthread_mutex_unlock(&sim_lock);
 	params->dptr = (CUdeviceptr)at;
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph handle,
+					   const CUgraphNode *dependencies, size_t count,
+					   CUDA_MEM_ALLOC_NODE_PARAMS *node_params)
+{
+	cuGraphAddMemAllocNode_params params = {node, handle, dependencies, count, node_params};
+	return SIM_TRACED(
+		cuGraphAddMemAllocNode, &params,
+		untraced_cuGraphAddMemAllocNode(node, handle, dependencies, count, node_params));
 }
 
 SIM_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph handle,
@@ -185,7 +195,7 @@ static bool allocate_locked(struct sim_graph_allocation *allocation)
 	return true;
 }
 
-SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec handle, CUstream stream)
+static CUresult untraced_cuGraphLaunch(CUgraphExec handle, CUstream stream)
 {
 	(void)stream;
 	const struct sim_graph *exec = (const struct sim_graph *)handle;
@@ -209,12 +219,24 @@ SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec handle, CUstream stream)
 	return rc;
 }
 
-SIM_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec handle, CUstream stream)
+SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec handle, CUstream stream)
 {
-	return cuGraphLaunch(handle, stream);
+	cuGraphLaunch_params params = {handle, stream};
+	return SIM_TRACED(cuGraphLaunch, &params, untraced_cuGraphLaunch(handle, stream));
 }
 
-SIM_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
+static CUresult untraced_cuGraphLaunch_ptsz(CUgraphExec handle, CUstream stream)
+{
+	return untraced_cuGraphLaunch(handle, stream);
+}
+
+SIM_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec handle, CUstream stream)
+{
+	cuGraphLaunch_ptsz_params params = {handle, stream};
+	return SIM_TRACED(cuGraphLaunch_ptsz, &params, untraced_cuGraphLaunch_ptsz(handle, stream));
+}
+
+static CUresult untraced_cuDeviceGraphMemTrim(CUdevice device)
 {
 	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
@@ -225,6 +247,12 @@ SIM_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
 	dev->graph_reserved = dev->graph_used;
 	pthread_mutex_unlock(&sim_lock);
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
+{
+	cuDeviceGraphMemTrim_params params = {device};
+	return SIM_TRACED(cuDeviceGraphMemTrim, &params, untraced_cuDeviceGraphMemTrim(device));
 }
 
 static uint64_t *graph_figure(struct sim_device *dev, CUgraphMem_attribute attribute)

@@ -41,8 +41,8 @@ SIM_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *handle, CUdeviceptr dptr)
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle,
-					  unsigned int flags)
+static CUresult untraced_cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle,
+					       unsigned int flags)
 {
 	int device;
 	CUresult rc = sim_current_device(&device);
@@ -63,15 +63,37 @@ SIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle hand
 	return rc;
 }
 
-SIM_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned int flags)
+SIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle,
+					  unsigned int flags)
 {
-	return cuIpcOpenMemHandle_v2(dptr, handle, flags);
+	cuIpcOpenMemHandle_v2_params params = {dptr, handle, flags};
+	return SIM_TRACED(cuIpcOpenMemHandle_v2, &params,
+			  untraced_cuIpcOpenMemHandle_v2(dptr, handle, flags));
 }
 
-SIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
+static CUresult untraced_cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle,
+					    unsigned int flags)
+{
+	return untraced_cuIpcOpenMemHandle_v2(dptr, handle, flags);
+}
+
+SIM_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned int flags)
+{
+	cuIpcOpenMemHandle_params params = {dptr, handle, flags};
+	return SIM_TRACED(cuIpcOpenMemHandle, &params,
+			  untraced_cuIpcOpenMemHandle(dptr, handle, flags));
+}
+
+static CUresult untraced_cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	return sim_close_import((uintptr_t)dptr);
+}
+
+SIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
+{
+	cuIpcCloseMemHandle_params params = {dptr};
+	return SIM_TRACED(cuIpcCloseMemHandle, &params, untraced_cuIpcCloseMemHandle(dptr));
 }

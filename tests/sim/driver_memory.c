@@ -181,16 +181,22 @@ static CUresult allocate_in_context(CUdeviceptr *dptr, size_t bytes, enum sim_me
 	return rc;
 }
 
-SIM_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytes)
+static CUresult untraced_cuMemAlloc(CUdeviceptr *dptr, size_t bytes)
 {
 	return allocate_in_context(dptr, bytes, SIM_MEMORY_DEVICE);
+}
+
+SIM_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytes)
+{
+	cuMemAlloc_v2_params params = {dptr, bytes};
+	return SIM_TRACED(cuMemAlloc_v2, &params, untraced_cuMemAlloc(dptr, bytes));
 }
 
 /* Rows are padded to the texture pitch alignment real devices report. */
 #define SIM_PITCH_ALIGNMENT 512
 
-SIM_EXPORT CUresult cuMemAllocPitch(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
-				    unsigned int element_bytes)
+static CUresult untraced_cuMemAllocPitch(CUdeviceptr *dptr, size_t *pitch, size_t width,
+					 size_t height, unsigned int element_bytes)
 {
 	int device;
 	CUresult rc = sim_current_device(&device);
@@ -208,7 +214,15 @@ SIM_EXPORT CUresult cuMemAllocPitch(CUdeviceptr *dptr, size_t *pitch, size_t wid
 	return rc;
 }
 
-SIM_EXPORT CUresult cuMemFree(CUdeviceptr dptr)
+SIM_EXPORT CUresult cuMemAllocPitch(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
+				    unsigned int element_bytes)
+{
+	cuMemAllocPitch_v2_params params = {dptr, pitch, width, height, element_bytes};
+	return SIM_TRACED(cuMemAllocPitch_v2, &params,
+			  untraced_cuMemAllocPitch(dptr, pitch, width, height, element_bytes));
+}
+
+static CUresult untraced_cuMemFree(CUdeviceptr dptr)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -216,11 +230,24 @@ SIM_EXPORT CUresult cuMemFree(CUdeviceptr dptr)
 	return release((uintptr_t)dptr, SIM_BY_FREE);
 }
 
-SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
+SIM_EXPORT CUresult cuMemFree(CUdeviceptr dptr)
+{
+	cuMemFree_v2_params params = {dptr};
+	return SIM_TRACED(cuMemFree_v2, &params, untraced_cuMemFree(dptr));
+}
+
+static CUresult untraced_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
 {
 	if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)
 		return CUDA_ERROR_INVALID_VALUE;
 	return allocate_in_context(dptr, bytes, SIM_MEMORY_MANAGED);
+}
+
+SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
+{
+	cuMemAllocManaged_params params = {dptr, bytes, flags};
+	return SIM_TRACED(cuMemAllocManaged, &params,
+			  untraced_cuMemAllocManaged(dptr, bytes, flags));
 }
 
 static CUresult host_alloc(void **pp, size_t bytes)
@@ -232,7 +259,7 @@ static CUresult host_alloc(void **pp, size_t bytes)
 	return allocate(pp, bytes, device, SIM_MEMORY_HOST);
 }
 
-SIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
+static CUresult untraced_cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 {
 	const unsigned int known = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
 				   CU_MEMHOSTALLOC_WRITECOMBINED;
@@ -241,17 +268,35 @@ SIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 	return host_alloc(pp, bytes);
 }
 
-SIM_EXPORT CUresult cuMemAllocHost(void **pp, size_t bytes)
+SIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
+{
+	cuMemHostAlloc_params params = {pp, bytes, flags};
+	return SIM_TRACED(cuMemHostAlloc, &params, untraced_cuMemHostAlloc(pp, bytes, flags));
+}
+
+static CUresult untraced_cuMemAllocHost(void **pp, size_t bytes)
 {
 	return host_alloc(pp, bytes);
 }
 
-SIM_EXPORT CUresult cuMemFreeHost(void *p)
+SIM_EXPORT CUresult cuMemAllocHost(void **pp, size_t bytes)
+{
+	cuMemAllocHost_v2_params params = {pp, bytes};
+	return SIM_TRACED(cuMemAllocHost_v2, &params, untraced_cuMemAllocHost(pp, bytes));
+}
+
+static CUresult untraced_cuMemFreeHost(void *p)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	return release((uintptr_t)p, SIM_BY_FREE_HOST);
+}
+
+SIM_EXPORT CUresult cuMemFreeHost(void *p)
+{
+	cuMemFreeHost_params params = {p};
+	return SIM_TRACED(cuMemFreeHost, &params, untraced_cuMemFreeHost(p));
 }
 
 /* Stream-ordered allocation completes at once: the simulated device has no
@@ -271,7 +316,7 @@ static CUresult allocate_from(CUdeviceptr *dptr, size_t bytes, struct sim_pool *
 	return rc;
 }
 
-SIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream)
+static CUresult untraced_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream)
 {
 	(void)stream;
 	int device;
@@ -281,33 +326,74 @@ SIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream st
 	return allocate_from(dptr, bytes, sim_devices[device].current_pool);
 }
 
-SIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream stream)
+SIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream)
 {
-	return cuMemAllocAsync(dptr, bytes, stream);
+	cuMemAllocAsync_params params = {dptr, bytes, stream};
+	return SIM_TRACED(cuMemAllocAsync, &params, untraced_cuMemAllocAsync(dptr, bytes, stream));
 }
 
-SIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
-					    CUstream stream)
+static CUresult untraced_cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream stream)
+{
+	return untraced_cuMemAllocAsync(dptr, bytes, stream);
+}
+
+SIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream stream)
+{
+	cuMemAllocAsync_ptsz_params params = {dptr, bytes, stream};
+	return SIM_TRACED(cuMemAllocAsync_ptsz, &params,
+			  untraced_cuMemAllocAsync_ptsz(dptr, bytes, stream));
+}
+
+static CUresult untraced_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
+						 CUstream stream)
 {
 	(void)stream;
 	return allocate_from(dptr, bytes, sim_pool_of(pool));
 }
 
+SIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
+					    CUstream stream)
+{
+	cuMemAllocFromPoolAsync_params params = {dptr, bytes, pool, stream};
+	return SIM_TRACED(cuMemAllocFromPoolAsync, &params,
+			  untraced_cuMemAllocFromPoolAsync(dptr, bytes, pool, stream));
+}
+
+static CUresult untraced_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes,
+						      CUmemoryPool pool, CUstream stream)
+{
+	return untraced_cuMemAllocFromPoolAsync(dptr, bytes, pool, stream);
+}
+
 SIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
 						 CUstream stream)
 {
-	return cuMemAllocFromPoolAsync(dptr, bytes, pool, stream);
+	cuMemAllocFromPoolAsync_ptsz_params params = {dptr, bytes, pool, stream};
+	return SIM_TRACED(cuMemAllocFromPoolAsync_ptsz, &params,
+			  untraced_cuMemAllocFromPoolAsync_ptsz(dptr, bytes, pool, stream));
+}
+
+static CUresult untraced_cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
+{
+	(void)stream;
+	return untraced_cuMemFree(dptr);
 }
 
 SIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
 {
-	(void)stream;
-	return cuMemFree(dptr);
+	cuMemFreeAsync_params params = {dptr, stream};
+	return SIM_TRACED(cuMemFreeAsync, &params, untraced_cuMemFreeAsync(dptr, stream));
+}
+
+static CUresult untraced_cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
+{
+	return untraced_cuMemFreeAsync(dptr, stream);
 }
 
 SIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
 {
-	return cuMemFreeAsync(dptr, stream);
+	cuMemFreeAsync_ptsz_params params = {dptr, stream};
+	return SIM_TRACED(cuMemFreeAsync_ptsz, &params, untraced_cuMemFreeAsync_ptsz(dptr, stream));
 }
 
 SIM_EXPORT CUresult cuMemGetInfo(size_t *free_bytes, size_t *total_bytes)
@@ -510,7 +596,7 @@ SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attrib
 
 /* Registration page-locks memory the program already has: no new memory,
  * no capacity charge, nothing to unmap when it ends. */
-SIM_EXPORT CUresult cuMemHostRegister(void *p, size_t bytes, unsigned int flags)
+static CUresult untraced_cuMemHostRegister(void *p, size_t bytes, unsigned int flags)
 {
 	int device;
 	CUresult rc = sim_current_device(&device);
@@ -541,7 +627,14 @@ SIM_EXPORT CUresult cuMemHostRegister(void *p, size_t bytes, unsigned int flags)
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuMemHostUnregister(void *p)
+SIM_EXPORT CUresult cuMemHostRegister(void *p, size_t bytes, unsigned int flags)
+{
+	cuMemHostRegister_v2_params params = {p, bytes, flags};
+	return SIM_TRACED(cuMemHostRegister_v2, &params,
+			  untraced_cuMemHostRegister(p, bytes, flags));
+}
+
+static CUresult untraced_cuMemHostUnregister(void *p)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -556,6 +649,12 @@ SIM_EXPORT CUresult cuMemHostUnregister(void *p)
 		return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 	free(allocation);
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemHostUnregister(void *p)
+{
+	cuMemHostUnregister_params params = {p};
+	return SIM_TRACED(cuMemHostUnregister, &params, untraced_cuMemHostUnregister(p));
 }
 
 SIM_EXPORT CUresult cuMemHostGetDevicePointer(CUdeviceptr *dptr, void *p, unsigned int flags)

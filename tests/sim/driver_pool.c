@@ -111,7 +111,7 @@ SIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *handle, const CUmemPoolProps *
 
 /* Allocations still out keep their memory until freed, as on the real
  * driver; the unused reserve goes back now. A default pool cannot go. */
-SIM_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool handle)
+static CUresult untraced_cuMemPoolDestroy(CUmemoryPool handle)
 {
 	struct sim_pool *pool = sim_pool_of(handle);
 	if (!pool || pool == &sim_devices[pool->device].default_pool)
@@ -126,7 +126,13 @@ SIM_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool handle)
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool handle, size_t keep)
+SIM_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool handle)
+{
+	cuMemPoolDestroy_params params = {handle};
+	return SIM_TRACED(cuMemPoolDestroy, &params, untraced_cuMemPoolDestroy(handle));
+}
+
+static CUresult untraced_cuMemPoolTrimTo(CUmemoryPool handle, size_t keep)
 {
 	struct sim_pool *pool = sim_pool_of(handle);
 	if (!pool)
@@ -135,6 +141,12 @@ SIM_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool handle, size_t keep)
 	sim_devices[pool->device].charged -= release_to(pool, keep);
 	pthread_mutex_unlock(&sim_lock);
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool handle, size_t keep)
+{
+	cuMemPoolTrimTo_params params = {handle, keep};
+	return SIM_TRACED(cuMemPoolTrimTo, &params, untraced_cuMemPoolTrimTo(handle, keep));
 }
 
 /* The counter an attribute names, or NULL for the reuse flags. */
@@ -227,7 +239,7 @@ SIM_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *handle, CUdevice device)
 }
 
 /* A pool serves only the device it was made for. */
-SIM_EXPORT CUresult cuDeviceSetMemPool(CUdevice device, CUmemoryPool handle)
+static CUresult untraced_cuDeviceSetMemPool(CUdevice device, CUmemoryPool handle)
 {
 	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
@@ -239,4 +251,10 @@ SIM_EXPORT CUresult cuDeviceSetMemPool(CUdevice device, CUmemoryPool handle)
 	sim_devices[device].current_pool = pool;
 	pthread_mutex_unlock(&sim_lock);
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceSetMemPool(CUdevice device, CUmemoryPool handle)
+{
+	cuDeviceSetMemPool_params params = {device, handle};
+	return SIM_TRACED(cuDeviceSetMemPool, &params, untraced_cuDeviceSetMemPool(device, handle));
 }

@@ -89,8 +89,8 @@ SIM_EXPORT CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *out, CUdevice
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuMemPoolImportPointer(CUdeviceptr *dptr, CUmemoryPool handle,
-					   CUmemPoolPtrExportData *data)
+static CUresult untraced_cuMemPoolImportPointer(CUdeviceptr *dptr, CUmemoryPool handle,
+						CUmemPoolPtrExportData *data)
 {
 	struct sim_pool *pool = sim_pool_of(handle);
 	struct sim_shared shared;
@@ -104,4 +104,12 @@ SIM_EXPORT CUresult cuMemPoolImportPointer(CUdeviceptr *dptr, CUmemoryPool handl
 	if (rc == CUDA_SUCCESS)
 		*dptr = (CUdeviceptr)at;
 	return rc;
+}
+
+SIM_EXPORT CUresult cuMemPoolImportPointer(CUdeviceptr *dptr, CUmemoryPool handle,
+					   CUmemPoolPtrExportData *data)
+{
+	cuMemPoolImportPointer_params params = {dptr, handle, data};
+	return SIM_TRACED(cuMemPoolImportPointer, &params,
+			  untraced_cuMemPoolImportPointer(dptr, handle, data));
 }

@@ -62,8 +62,8 @@ static void give_back_locked(struct sim_handle *handle)
 	free(handle);
 }
 
-SIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *out, size_t size,
-				const CUmemAllocationProp *prop, unsigned long long flags)
+static CUresult untraced_cuMemCreate(CUmemGenericAllocationHandle *out, size_t size,
+				     const CUmemAllocationProp *prop, unsigned long long flags)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -92,7 +92,14 @@ SIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *out, size_t size,
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle id)
+SIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *out, size_t size,
+				const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	cuMemCreate_params params = {out, size, prop, flags};
+	return SIM_TRACED(cuMemCreate, &params, untraced_cuMemCreate(out, size, prop, flags));
+}
+
+static CUresult untraced_cuMemRelease(CUmemGenericAllocationHandle id)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -109,6 +116,12 @@ SIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle id)
 		give_back_locked(handle);
 	pthread_mutex_unlock(&sim_lock);
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle id)
+{
+	cuMemRelease_params params = {id};
+	return SIM_TRACED(cuMemRelease, &params, untraced_cuMemRelease(id));
 }
 
 SIM_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
@@ -177,8 +190,8 @@ static bool reserved_locked(uintptr_t start, size_t size)
 	return false;
 }
 
-SIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
-			     CUmemGenericAllocationHandle id, unsigned long long flags)
+static CUresult untraced_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+				  CUmemGenericAllocationHandle id, unsigned long long flags)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -207,7 +220,14 @@ SIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+SIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+			     CUmemGenericAllocationHandle id, unsigned long long flags)
+{
+	cuMemMap_params params = {ptr, size, offset, id, flags};
+	return SIM_TRACED(cuMemMap, &params, untraced_cuMemMap(ptr, size, offset, id, flags));
+}
+
+static CUresult untraced_cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -229,6 +249,12 @@ SIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 	mprotect((void *)start, size, PROT_NONE);
 	free(mapping);
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+	cuMemUnmap_params params = {ptr, size};
+	return SIM_TRACED(cuMemUnmap, &params, untraced_cuMemUnmap(ptr, size));
 }
 
 SIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
@@ -262,8 +288,8 @@ SIM_EXPORT CUresult cuMulticastGetGranularity(size_t *granularity,
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuMulticastCreate(CUmemGenericAllocationHandle *out,
-				      const CUmulticastObjectProp *prop)
+static CUresult untraced_cuMulticastCreate(CUmemGenericAllocationHandle *out,
+					   const CUmulticastObjectProp *prop)
 {
 	int device;
 	CUresult rc = sim_current_device(&device);
@@ -282,6 +308,13 @@ SIM_EXPORT CUresult cuMulticastCreate(CUmemGenericAllocationHandle *out,
 	pthread_mutex_unlock(&sim_lock);
 	*out = handle->id;
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMulticastCreate(CUmemGenericAllocationHandle *out,
+				      const CUmulticastObjectProp *prop)
+{
+	cuMulticastCreate_params params = {out, prop};
+	return SIM_TRACED(cuMulticastCreate, &params, untraced_cuMulticastCreate(out, prop));
 }
 
 /* Whether id is a live handle, and, for a multicast object, [offset,

@@ -3,7 +3,12 @@
  * driver's public functions are in driver_*.c. */
 #pragma once
 
+#include "../../lib/sources/cuda_meta.h"
+#include "cupti_link.h"
+
 #include <cuda.h>
+#include <cupti_callbacks.h>
+#include <cupti_driver_cbid.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -105,3 +110,22 @@ CUresult sim_array_create(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *desc, un
 bool sim_pool_allocation(uintptr_t address, size_t *bytes, struct sim_pool **pool);
 /* Whether address starts a device allocation (which IPC may export). */
 bool sim_exportable(uintptr_t address, size_t *bytes, int *device);
+
+/* CUPTI's view of the driver (driver_cupti.c): a traced entry point runs
+ * its body between an entry and an exit report, as the real driver fires
+ * CUPTI's ENTER and EXIT callbacks. params is the entry point's struct from
+ * generated_cuda_meta.h; abi its ABI name. */
+void sim_api_enter(struct sim_api_call *call);
+CUresult sim_api_exit(struct sim_api_call *call, CUresult result);
+#define SIM_TRACED(abi, params, body)                                                        \
+	({                                                                                   \
+		struct sim_api_call call_ = {CUPTI_DRIVER_TRACE_CBID_##abi, #abi, (params)}; \
+		sim_api_enter(&call_);                                                       \
+		sim_api_exit(&call_, (body));                                                \
+	})
+/* A CUPTI_CBID_RESOURCE_* event: contexts made and ended, modules loaded. */
+void sim_resource_event(int cbid, CUcontext context, void *descriptor);
+
+/* For driver_external.c, which destroys an array it failed to hand out: an
+ * internal call, which CUPTI never sees. */
+CUresult untraced_cuMipmappedArrayDestroy(CUmipmappedArray handle);

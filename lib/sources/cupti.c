@@ -1,0 +1,224 @@
+#include "cupti.h"
+
+#include <cupti_callbacks.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/clock.h"
+#include "../core/event.h"
+#include "../log.h"
+#include "driver_hooks.h"
+#include "driver_query.h"
+#include "observer.h"
+#include "real.h"
+
+typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+typedef CUptiResult (*enable_callback_fn)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
+					  CUpti_CallbackId);
+typedef CUptiResult (*enable_domain_fn)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain);
+typedef CUptiResult (*result_string_fn)(CUptiResult, const char **);
+
+static struct {
+	bool started;
+	uint64_t start_ns;
+	struct vt_cupti_status status;
+	CUpti_SubscriberHandle subscriber;
+	const struct vt_observer *observers[CUPTI_DRIVER_TRACE_CBID_SIZE];
+	struct vt_resource_event events[VT_CUPTI_MAX_EVENTS];
+	_Atomic bool ready[VT_CUPTI_MAX_EVENTS];
+	_Atomic uint64_t claimed;
+} cupti;
+
+static bool warned;
+
+const char *vt_resource_kind_name(enum vt_resource_kind kind)
+{
+	switch (kind) {
+	case VT_RESOURCE_CONTEXT_CREATED: return "context_created";
+	case VT_RESOURCE_CONTEXT_DESTROYING: return "context_destroying";
+	case VT_RESOURCE_MODULE_LOADED: return "module_loaded";
+	case VT_RESOURCE_MODULE_UNLOADING: return "module_unloading";
+	}
+	return "unknown";
+}
+
+static void on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData *data)
+{
+	const struct vt_observer *observer =
+		cbid < CUPTI_DRIVER_TRACE_CBID_SIZE ? cupti.observers[cbid] : NULL;
+	if (!observer)
+		return;
+	/* The layer travels from ENTER to EXIT in correlationData; an EXIT
+	 * whose ENTER came before the subscription reads 0, passive. */
+	if (data->callbackSite == CUPTI_API_ENTER)
+		*data->correlationData =
+			vt_observe_before(observer, data->functionParams, VT_SOURCE_CUPTI);
+	else
+		vt_observe_after((enum vt_layer) * data->correlationData, observer,
+				 data->functionParams,
+				 *(const CUresult *)data->functionReturnValue);
+}
+
+static void log_resource(enum vt_resource_kind kind, void *context, uint64_t bytes)
+{
+	uint64_t slot = atomic_fetch_add(&cupti.claimed, 1);
+	if (slot >= VT_CUPTI_MAX_EVENTS)
+		return;
+	cupti.events[slot] = (struct vt_resource_event){
+		.at_ns = vt_clock_ns() - cupti.start_ns,
+		.kind = kind,
+		.device = vt_driver_context_device(context),
+		.bytes = bytes,
+	};
+	atomic_store_explicit(&cupti.ready[slot], true, memory_order_release);
+}
+
+static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *data)
+{
+	const CUpti_ModuleResourceData *module = data->resourceDescriptor;
+	switch (cbid) {
+	case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
+		log_resource(VT_RESOURCE_CONTEXT_CREATED, data->context, 0);
+		break;
+	case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+		log_resource(VT_RESOURCE_CONTEXT_DESTROYING, data->context, 0);
+		break;
+	case CUPTI_CBID_RESOURCE_MODULE_LOADED:
+		log_resource(VT_RESOURCE_MODULE_LOADED, data->context,
+			     module ? module->cubinSize : 0);
+		break;
+	case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
+		log_resource(VT_RESOURCE_MODULE_UNLOADING, data->context,
+			     module ? module->cubinSize : 0);
+		break;
+	default: break;
+	}
+}
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				 const void *data)
+{
+	(void)userdata;
+	int saved_errno = errno;
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+		on_driver_api(cbid, data);
+	else if (domain == CUPTI_CB_DOMAIN_RESOURCE)
+		on_resource(cbid, data);
+	errno = saved_errno;
+}
+
+/* The library path first, then the toolkit's usual places. */
+static void *open_cupti(void)
+{
+	void *library = dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL);
+	if (!library)
+		library = dlopen("libcupti.so", RTLD_NOW | RTLD_LOCAL);
+	static const char *const roots[] = {"CUDA_HOME", "CUDA_PATH"};
+	static const char *const places[] = {"extras/CUPTI/lib64", "lib64", "lib",
+					     "targets/x86_64-linux/lib"};
+	for (size_t r = 0; !library && r < sizeof(roots) / sizeof(roots[0]); r++) {
+		const char *root = getenv(roots[r]);
+		for (size_t p = 0; root && !library && p < sizeof(places) / sizeof(places[0]);
+		     p++) {
+			char path[4096];
+			snprintf(path, sizeof(path), "%s/%s/libcupti.so.13", root, places[p]);
+			library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		}
+	}
+	return library;
+}
+
+static void note(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+static void note(const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	vsnprintf(cupti.status.note, sizeof(cupti.status.note), format, args);
+	va_end(args);
+}
+
+static void add_observer(const struct vt_observer *observer, void *context)
+{
+	(void)context;
+	if (observer->cbid > 0 && observer->cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
+		cupti.observers[observer->cbid] = observer;
+}
+
+static bool subscribe(void *library)
+{
+	subscribe_fn subscribe_to = (subscribe_fn)vt_real_dlsym(library, "cuptiSubscribe");
+	enable_callback_fn enable_callback =
+		(enable_callback_fn)vt_real_dlsym(library, "cuptiEnableCallback");
+	enable_domain_fn enable_domain =
+		(enable_domain_fn)vt_real_dlsym(library, "cuptiEnableDomain");
+	result_string_fn result_string =
+		(result_string_fn)vt_real_dlsym(library, "cuptiGetResultString");
+	if (!subscribe_to || !enable_callback || !enable_domain) {
+		note("libcupti lacks cuptiSubscribe, cuptiEnableCallback or cuptiEnableDomain");
+		return false;
+	}
+	CUptiResult rc = subscribe_to(&cupti.subscriber, on_callback, NULL);
+	if (rc != CUPTI_SUCCESS) {
+		const char *text = NULL;
+		if (!result_string || result_string(rc, &text) != CUPTI_SUCCESS)
+			text = NULL;
+		if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+			note("CUPTI has another subscriber (a profiler such as Nsight or the "
+			     "PyTorch profiler)");
+		else
+			note("cuptiSubscribe failed with %d (%s)", (int)rc, text ? text : "?");
+		return false;
+	}
+	vt_hooks_for_each_observer(add_observer, NULL);
+	for (int cbid = 0; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+		if (cupti.observers[cbid])
+			enable_callback(1, cupti.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+					(CUpti_CallbackId)cbid);
+	if (enable_domain(1, cupti.subscriber, CUPTI_CB_DOMAIN_RESOURCE) != CUPTI_SUCCESS)
+		note("resource callbacks unavailable");
+	return true;
+}
+
+void vt_cupti_start(enum vt_sources sources, uint64_t start_ns)
+{
+	cupti.start_ns = start_ns;
+	if (sources == VT_SOURCES_HOOKS || cupti.started)
+		return;
+	cupti.started = true;
+	void *library = open_cupti();
+	if (!library)
+		note("cannot load libcupti.so.13");
+	if (library && subscribe(library)) {
+		cupti.status.subscribed = true;
+		vt_sources_set_recording(sources == VT_SOURCES_BOTH
+						 ? VT_SOURCE_HOOKS | VT_SOURCE_CUPTI
+						 : VT_SOURCE_CUPTI);
+		return;
+	}
+	vt_warn_once(&warned, "%s; recording with the hooks instead of CUPTI", cupti.status.note);
+}
+
+void vt_cupti_read(struct vt_cupti_view *out)
+{
+	out->status = cupti.status;
+	uint64_t claimed = atomic_load(&cupti.claimed);
+	uint64_t kept = claimed < VT_CUPTI_MAX_EVENTS ? claimed : VT_CUPTI_MAX_EVENTS;
+	out->dropped = claimed - kept;
+	out->count = 0;
+	for (uint64_t i = 0; i < kept; i++)
+		if (atomic_load_explicit(&cupti.ready[i], memory_order_acquire))
+			out->events[out->count++] = cupti.events[i];
+}
+
+void vt_cupti_reset(void)
+{
+	for (size_t i = 0; i < VT_CUPTI_MAX_EVENTS; i++)
+		atomic_store(&cupti.ready[i], false);
+	atomic_store(&cupti.claimed, 0);
+}

@@ -1,0 +1,26 @@
+/* Contexts and modules, as CUPTI's resource domain reports them: the
+ * runtime creates device 0's primary context, a 4,736-byte cubin (an ELF64
+ * header whose 10 section headers of 64 bytes start at 4,096) is loaded and
+ * unloaded there, and a context is created and destroyed on device 1. */
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <elf.h>
+#include <string.h>
+
+int main(void)
+{
+	static unsigned char cubin[4736];
+	Elf64_Ehdr header = {.e_shoff = 4096, .e_shnum = 10, .e_shentsize = 64};
+	memcpy(header.e_ident, ELFMAG, SELFMAG);
+	header.e_ident[EI_CLASS] = ELFCLASS64;
+	memcpy(cubin, &header, sizeof(header));
+	if (cudaFree(NULL) != cudaSuccess)
+		return 1;
+	CUmodule module;
+	if (cuModuleLoadData(&module, cubin) || cuModuleUnload(module))
+		return 1;
+	CUcontext context;
+	if (cuCtxCreate(&context, NULL, 0, 1) || cuCtxDestroy(context))
+		return 1;
+	return 0;
+}

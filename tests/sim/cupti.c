@@ -1,0 +1,185 @@
+/* Stand-in libcupti.so.13: the callback API over the simulated driver. One
+ * subscriber at a time, as CUPTI allows (a second gets error 39); the
+ * driver's entry and exit reports become CUpti_CallbackData, its context
+ * and module events CUpti_ResourceData, for the enabled ids only. */
+#include <cupti.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "cupti_link.h"
+
+#define SIM_EXPORT    __attribute__((visibility("default")))
+#define RESOURCE_IDS  32
+#define SUBSCRIBER_ID ((CUpti_SubscriberHandle)0x5ab5c0de)
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	bool subscribed;
+	CUpti_CallbackFunc callback;
+	void *userdata;
+	_Atomic bool driver[CUPTI_DRIVER_TRACE_CBID_SIZE];
+	_Atomic bool resource[RESOURCE_IDS];
+	const struct sim_cupti_table *table;
+	CUresult (*current_context)(CUcontext *);
+	_Atomic uint32_t correlation;
+} cupti;
+
+static void on_api(enum sim_api_site site, struct sim_api_call *call)
+{
+	if (call->cbid <= 0 || call->cbid >= CUPTI_DRIVER_TRACE_CBID_SIZE ||
+	    !atomic_load(&cupti.driver[call->cbid]))
+		return;
+	if (site == SIM_API_ENTER)
+		call->correlation_id = atomic_fetch_add(&cupti.correlation, 1) + 1;
+	CUcontext context = NULL;
+	cupti.current_context(&context);
+	CUpti_CallbackData data = {
+		.callbackSite = site == SIM_API_ENTER ? CUPTI_API_ENTER : CUPTI_API_EXIT,
+		.functionName = call->name,
+		.functionParams = call->params,
+		.functionReturnValue = site == SIM_API_EXIT ? &call->result : NULL,
+		.context = context,
+		.contextUid = (uint32_t)(uintptr_t)context,
+		.correlationData = &call->correlation_data,
+		.correlationId = call->correlation_id,
+	};
+	cupti.callback(cupti.userdata, CUPTI_CB_DOMAIN_DRIVER_API, (CUpti_CallbackId)call->cbid,
+		       &data);
+}
+
+static void on_resource(int cbid, CUcontext context, void *descriptor)
+{
+	if (cbid <= 0 || cbid >= RESOURCE_IDS || !atomic_load(&cupti.resource[cbid]))
+		return;
+	CUpti_ResourceData data = {.context = context, .resourceDescriptor = descriptor};
+	cupti.callback(cupti.userdata, CUPTI_CB_DOMAIN_RESOURCE, (CUpti_CallbackId)cbid, &data);
+}
+
+/* The driver is reached as the real libcupti reaches it: loaded by name,
+ * through its export table. */
+static bool attach_driver(void)
+{
+	void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!driver)
+		return false;
+	CUresult (*export_table)(const void **, const CUuuid *) =
+		(CUresult(*)(const void **, const CUuuid *))dlsym(driver, "cuGetExportTable");
+	cupti.current_context = (CUresult(*)(CUcontext *))dlsym(driver, "cuCtxGetCurrent");
+	const void *table = NULL;
+	if (!export_table || !cupti.current_context ||
+	    export_table(&table, &sim_cupti_table_id) != CUDA_SUCCESS)
+		return false;
+	cupti.table = table;
+	cupti.table->attach(on_api, on_resource);
+	return true;
+}
+
+SIM_EXPORT CUptiResult cuptiGetVersion(uint32_t *version)
+{
+	if (!version)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*version = CUPTI_API_VERSION;
+	return CUPTI_SUCCESS;
+}
+
+SIM_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber,
+				      CUpti_CallbackFunc callback, void *userdata)
+{
+	if (!subscriber || !callback)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	pthread_mutex_lock(&lock);
+	CUptiResult rc = CUPTI_SUCCESS;
+	if (cupti.subscribed)
+		rc = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	else if (!cupti.table && !attach_driver())
+		rc = CUPTI_ERROR_UNKNOWN; /* as the real one answers with no driver */
+	if (rc == CUPTI_SUCCESS) {
+		cupti.callback = callback;
+		cupti.userdata = userdata;
+		cupti.subscribed = true;
+		*subscriber = SUBSCRIBER_ID;
+	}
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+static void disable_all(void)
+{
+	for (size_t i = 0; i < CUPTI_DRIVER_TRACE_CBID_SIZE; i++)
+		atomic_store(&cupti.driver[i], false);
+	for (size_t i = 0; i < RESOURCE_IDS; i++)
+		atomic_store(&cupti.resource[i], false);
+}
+
+SIM_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
+{
+	pthread_mutex_lock(&lock);
+	bool ours = cupti.subscribed && subscriber == SUBSCRIBER_ID;
+	if (ours) {
+		disable_all();
+		cupti.subscribed = false;
+	}
+	pthread_mutex_unlock(&lock);
+	return ours ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
+}
+
+static _Atomic bool *slot(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid > 0 && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
+		return &cupti.driver[cbid];
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid > 0 && cbid < RESOURCE_IDS)
+		return &cupti.resource[cbid];
+	return NULL;
+}
+
+SIM_EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
+					   CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	_Atomic bool *enabled = slot(domain, cbid);
+	if (!cupti.subscribed || subscriber != SUBSCRIBER_ID || !enabled)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	atomic_store(enabled, enable != 0);
+	return CUPTI_SUCCESS;
+}
+
+SIM_EXPORT CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber,
+					 CUpti_CallbackDomain domain)
+{
+	if (!cupti.subscribed || subscriber != SUBSCRIBER_ID)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+		for (size_t i = 1; i < CUPTI_DRIVER_TRACE_CBID_SIZE; i++)
+			atomic_store(&cupti.driver[i], enable != 0);
+	else if (domain == CUPTI_CB_DOMAIN_RESOURCE)
+		for (size_t i = 1; i < RESOURCE_IDS; i++)
+			atomic_store(&cupti.resource[i], enable != 0);
+	else
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	return CUPTI_SUCCESS;
+}
+
+SIM_EXPORT CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)
+{
+	CUptiResult rc = cuptiEnableDomain(enable, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+	return rc == CUPTI_SUCCESS ? cuptiEnableDomain(enable, subscriber, CUPTI_CB_DOMAIN_RESOURCE)
+				   : rc;
+}
+
+SIM_EXPORT CUptiResult cuptiGetResultString(CUptiResult result, const char **text)
+{
+	if (!text)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	switch (result) {
+	case CUPTI_SUCCESS: *text = "CUPTI_SUCCESS"; break;
+	case CUPTI_ERROR_INVALID_PARAMETER: *text = "CUPTI_ERROR_INVALID_PARAMETER"; break;
+	case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+		*text = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
+		break;
+	case CUPTI_ERROR_UNKNOWN: *text = "CUPTI_ERROR_UNKNOWN"; break;
+	default: return CUPTI_ERROR_INVALID_PARAMETER;
+	}
+	return CUPTI_SUCCESS;
+}
