@@ -26,11 +26,15 @@ static void usage(FILE *out)
 		"status, or 128+N when a signal N ended it.\n\n"
 		"Options:\n"
 		"  --simulate[=CAPACITY]  run on the simulated device (no GPU needed): its\n"
-		"                         libcuda, libcudart and libnvidia-ml go first on the\n"
-		"                         library path; CAPACITY (e.g. 24GiB, or 80GiB,40GiB for\n"
-		"                         one per device) sets VRAMSIM_CAPACITY\n"
+		"                         libcuda, libcudart, libcupti and libnvidia-ml go\n"
+		"                         first on the library path; CAPACITY (e.g. 24GiB,\n"
+		"                         or 80GiB,40GiB for one per device) sets\n"
+		"                         VRAMSIM_CAPACITY\n"
 		"  --output TEMPLATE      where reports go (VRAMTRACE_OUTPUT); %%p is the pid,\n"
 		"                         %%h the host, %%r the rank; default vramtrace.%%p.json\n"
+		"  --sources WHICH        what records allocations (VRAMTRACE_SOURCES): hooks\n"
+		"                         (the default), cupti, or both; when CUPTI is held\n"
+		"                         by a profiler, the hooks record, with a warning\n"
 		"  --label KEY=VALUE      record a label in the report's run section (repeat\n"
 		"                         for more); added to VRAMTRACE_LABEL\n"
 		"  -h, --help             show this help\n\n"
@@ -47,6 +51,7 @@ struct run_options {
 	bool simulate;
 	const char *capacity;
 	const char *output;
+	const char *sources;
 	char labels[4096];
 };
 
@@ -73,10 +78,11 @@ static bool add_label(struct run_options *options, const char *label)
 /* Returns -1 to go on, or the exit status to end with. */
 static int parse(int argc, char **argv, struct run_options *options)
 {
-	enum { OPT_SIMULATE = 256, OPT_OUTPUT, OPT_LABEL };
+	enum { OPT_SIMULATE = 256, OPT_OUTPUT, OPT_SOURCES, OPT_LABEL };
 	static const struct option long_options[] = {
 		{"simulate", optional_argument, NULL, OPT_SIMULATE},
 		{"output", required_argument, NULL, OPT_OUTPUT},
+		{"sources", required_argument, NULL, OPT_SOURCES},
 		{"label", required_argument, NULL, OPT_LABEL},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -90,6 +96,17 @@ static int parse(int argc, char **argv, struct run_options *options)
 			options->capacity = optarg;
 			break;
 		case OPT_OUTPUT: options->output = optarg; break;
+		case OPT_SOURCES:
+			if (strcmp(optarg, "hooks") != 0 && strcmp(optarg, "cupti") != 0 &&
+			    strcmp(optarg, "both") != 0) {
+				fprintf(stderr,
+					"vramtrace run: --sources wants hooks, cupti or both, not "
+					"'%s'\n",
+					optarg);
+				return 2;
+			}
+			options->sources = optarg;
+			break;
 		case OPT_LABEL:
 			if (!add_label(options, optarg))
 				return 2;
@@ -209,6 +226,8 @@ static bool set_up_environment(const struct run_options *options, const char *re
 	if (options->simulate && !set_up_simulation(options))
 		return false;
 	if (options->output && setenv("VRAMTRACE_OUTPUT", options->output, 1) != 0)
+		return false;
+	if (options->sources && setenv("VRAMTRACE_SOURCES", options->sources, 1) != 0)
 		return false;
 	if (!set_up_nvtx(library) || !set_up_sanitizers())
 		return false;

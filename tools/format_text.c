@@ -154,6 +154,35 @@ static void graph_memory(const struct text *t, json_t *device)
 		vt_human(vt_int(graphs, "used_bytes"), used, sizeof(used)));
 }
 
+/* The device's contexts and module images, from CUPTI's resource events:
+ * memory taken before and beside any allocation. */
+static void resources(const struct text *t, json_t *device)
+{
+	json_t *events = json_object_get(json_object_get(t->root, "resources"), "events");
+	json_t *ordinal = json_object_get(device, "ordinal");
+	if (!json_is_array(events) || !ordinal)
+		return;
+	int64_t contexts = 0, modules = 0, image_bytes = 0;
+	size_t i;
+	json_t *event;
+	json_array_foreach (events, i, event) {
+		if (!json_equal(json_object_get(event, "device"),
+				json_object_get(device, "ordinal")))
+			continue;
+		const char *name = vt_str(event, "event", "");
+		contexts += strcmp(name, "context_created") == 0;
+		if (strcmp(name, "module_loaded") == 0) {
+			modules++;
+			image_bytes += vt_int(event, "bytes");
+		}
+	}
+	char size[32];
+	fprintf(t->out,
+		"  CUPTI: %" PRId64 " contexts created, %" PRId64
+		" modules loaded (%s of images)\n",
+		contexts, modules, vt_human(image_bytes, size, sizeof(size)));
+}
+
 static void snapshot(const struct text *t, json_t *failure)
 {
 	json_t *taken = json_object_get(failure, "snapshot");
@@ -249,6 +278,7 @@ static void totals(const struct text *t, json_t *owner)
 	device_view(t, owner);
 	pools(t, owner);
 	graph_memory(t, owner);
+	resources(t, owner);
 	failures(t, owner);
 	leaks(t, owner);
 }

@@ -202,6 +202,28 @@ static void summarize(FILE *out, const struct vt_report *report, const char *wha
 	summarize_exit(out, report, stats, device);
 }
 
+/* What CUPTI's resource domain saw: the contexts and module images that
+ * take memory no allocation shows. */
+static void summarize_resources(FILE *out, const struct vt_cupti_view *cupti)
+{
+	if (!cupti || !cupti->status.subscribed)
+		return;
+	uint64_t contexts = 0, modules = 0, image_bytes = 0;
+	for (size_t i = 0; i < cupti->count; i++) {
+		const struct vt_resource_event *event = &cupti->events[i];
+		contexts += event->kind == VT_RESOURCE_CONTEXT_CREATED;
+		if (event->kind == VT_RESOURCE_MODULE_LOADED) {
+			modules++;
+			image_bytes += event->bytes;
+		}
+	}
+	char size[32];
+	fprintf(out,
+		PREFIX "CUPTI saw %" PRIu64 " contexts created and %" PRIu64
+		       " modules loaded (%s of images)\n",
+		contexts, modules, human(image_bytes, size, sizeof(size)));
+}
+
 void vt_report_write_summary(const struct vt_report *report, FILE *out)
 {
 	const struct vt_snapshot *snapshot = report->snapshot;
@@ -223,4 +245,5 @@ void vt_report_write_summary(const struct vt_report *report, FILE *out)
 	}
 	if (!any)
 		fprintf(out, PREFIX "no GPU memory was allocated\n");
+	summarize_resources(out, report->cupti);
 }

@@ -7,6 +7,8 @@
 #     at the peak within 2 MiB of torch.cuda.max_memory_reserved(), and
 #     cuBLAS's workspace under "cublas";
 #   - NVML's unexplained bytes: present and context-sized;
+#   - the CUPTI source (VRAMTRACE_SOURCES=cupti, then both): the same peak,
+#     CUPTI subscribed, the context among its resource events;
 #   - overhead of 100,000 cudaMalloc/cudaFree pairs and 100,000 empty
 #     kernel launches, with and without vramtrace.
 # Exits 77 (skipped) where there is no GPU. Meant to finish in minutes.
@@ -46,6 +48,20 @@ for cudart in static shared; do
 		"$(verdict "$([ "${unexplained:--1}" -ge 67108864 ] 2>/dev/null && [ "$unexplained" -le 4294967296 ]; echo $?)")"
 done
 
+for sources in cupti both; do
+	[ -x "$work/llm_static" ] || break
+	VRAMTRACE_SOURCES=$sources VRAMTRACE_SUMMARY=0 "$tool" run --output "$work/llm_$sources.json" \
+		-- "$work/llm_static" --dtype bf16 --batch 8 >"$work/llm_$sources.out" 2>&1
+	expected=$(sed -n 's/.*expected_peak=\([0-9]*\).*/\1/p' "$work/llm_$sources.out")
+	peak=$(json "$work/llm_$sources.json" "r['devices'][0]['peak']['bytes']" 2>/dev/null)
+	cupti=$(json "$work/llm_$sources.json" "r['tracer']['cupti']" 2>/dev/null)
+	contexts=$(json "$work/llm_$sources.json" "sum(e['event'] == 'context_created' for e in (r['resources'] or {}).get('events', []))" 2>/dev/null)
+	row "sources=$sources: peak = sum, CUPTI subscribed" "$peak / $expected, ${cupti:-?}" \
+		"$(verdict "$([ -n "$peak" ] && [ "$peak" = "$expected" ] && [ "$cupti" = subscribed ]; echo $?)")"
+	row "  contexts among CUPTI's resource events" "${contexts:-0}" \
+		"$(verdict "$([ "${contexts:-0}" -ge 1 ]; echo $?)")"
+done
+
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
 	for conf in "" "expandable_segments:True"; do
 		name=${conf:-plain}
@@ -67,6 +83,7 @@ fi
 plain=$("$work/overhead")
 traced=$(VRAMTRACE_SUMMARY=0 VRAMTRACE_OUTPUT="$work/overhead.json" LD_PRELOAD="$build/lib/libvramtrace.so" "$work/overhead")
 pick() { printf '%s\n' "$1" | sed -n "s/^$2 //p"; }
-row "alloc/free pair ns, without / with" "$(pick "$plain" alloc_free_ns) / $(pick "$traced" alloc_free_ns)" "-"
-row "empty launch ns, without / with" "$(pick "$plain" launch_ns) / $(pick "$traced" launch_ns)" "-"
+cupti=$(VRAMTRACE_SOURCES=cupti VRAMTRACE_SUMMARY=0 VRAMTRACE_OUTPUT="$work/overhead_cupti.json" LD_PRELOAD="$build/lib/libvramtrace.so" "$work/overhead")
+row "alloc/free pair ns, without / hooks / cupti" "$(pick "$plain" alloc_free_ns) / $(pick "$traced" alloc_free_ns) / $(pick "$cupti" alloc_free_ns)" "-"
+row "empty launch ns, without / hooks / cupti" "$(pick "$plain" launch_ns) / $(pick "$traced" launch_ns) / $(pick "$cupti" launch_ns)" "-"
 exit $failed

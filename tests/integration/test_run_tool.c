@@ -46,6 +46,23 @@ Test(run_tool, simulated_llm_serving_with_labels)
 	traced_run_free(&run);
 }
 
+Test(run_tool, simulated_with_the_cupti_source)
+{
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"run", "--simulate", "--sources", "cupti", "--",
+			    (char *)build_path("VT_TEST_LLM_SERVING"), NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(run.report, "%s", run.err);
+	json_t *sources = report_at(run.report, "tracer/sources");
+	cr_assert_eq(json_array_size(sources), 1);
+	cr_assert_str_eq(json_string_value(json_array_get(sources, 0)), "cupti");
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"),
+		     printed(run.out, "expected_peak="));
+	traced_run_free(&run);
+}
+
 Test(run_tool, exit_status_and_no_report_message)
 {
 	struct traced_run run;
@@ -70,6 +87,7 @@ Test(run_tool, bad_invocations_exit_2)
 		{"run", "--bogus", "--", "true"},
 		{"run", "--simulate=lots", "--", "true"},
 		{"run", "--label", "novalue", "--"},
+		{"run", "--sources", "nvml", "--"},
 		{"run", NULL},
 		{"frobnicate", NULL},
 	};

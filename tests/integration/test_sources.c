@@ -2,7 +2,9 @@
  * or both, gives the same numbers; a profiler holding CUPTI leaves the
  * hooks recording; CUPTI's resource domain shows contexts and modules. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -174,7 +176,10 @@ static void assert_event(json_t *events, size_t i, const char *event, int device
 Test(sources, contexts_and_modules_become_events)
 {
 	struct traced_run run;
-	run_with(&run, "modules", "cupti");
+	const char *env[] = {"VRAMTRACE_SOURCES=cupti", "VRAMSIM_DEVICES=2", "VRAMTRACE_SUMMARY=1",
+			     NULL};
+	trace_program(&run, "modules", env);
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
 	json_t *events = report_at(run.report, "resources/events");
 	cr_assert_eq(json_array_size(events), 5, "%s", json_dumps(events, 0));
 	assert_event(events, 0, "context_created", 0, 0);
@@ -183,5 +188,77 @@ Test(sources, contexts_and_modules_become_events)
 	assert_event(events, 3, "context_created", 1, 0);
 	assert_event(events, 4, "context_destroying", 1, 0);
 	cr_assert_eq(report_int(run.report, "resources/dropped"), 0);
+	cr_assert_not_null(
+		strstr(run.err,
+		       "vramtrace: CUPTI saw 2 contexts created and 1 modules loaded (4.62 KiB of "
+		       "images)\n"),
+		"%s", run.err);
+
+	char path[512];
+	snprintf(path, sizeof(path), "%s/report.json", run.dir);
+	struct traced_run text;
+	struct run_options plain = {0};
+	traced_run(&text, &plain,
+		   (char *[]){(char *)build_path("VT_TEST_TOOL"), "report", path, NULL});
+	cr_assert_eq(text.status, 0, "%s", text.err);
+	cr_assert_not_null(
+		strstr(text.out,
+		       "  CUPTI: 1 contexts created, 1 modules loaded (4.62 KiB of images)\n"),
+		"%s", text.out);
+	traced_run_free(&text);
+	traced_run_free(&run);
+}
+
+/* A directory holding the simulated driver, runtime and NVML, not CUPTI. */
+static void link_without_cupti(char *dir, size_t size)
+{
+	snprintf(dir, size, "/tmp/vramtrace-no-cupti-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	static const char *const libraries[] = {"libcuda.so.1", "libcudart.so.13",
+						"libnvidia-ml.so.1"};
+	for (size_t i = 0; i < 3; i++) {
+		char target[512], link[512];
+		snprintf(target, sizeof(target), "%s/%s", build_path("VT_TEST_SIM_DIR"),
+			 libraries[i]);
+		snprintf(link, sizeof(link), "%s/%s", dir, libraries[i]);
+		cr_assert_eq(symlink(target, link), 0);
+	}
+}
+
+static void remove_links(const char *dir)
+{
+	static const char *const libraries[] = {"libcuda.so.1", "libcudart.so.13",
+						"libnvidia-ml.so.1"};
+	for (size_t i = 0; i < 3; i++) {
+		char link[512];
+		snprintf(link, sizeof(link), "%s/%s", dir, libraries[i]);
+		unlink(link);
+	}
+	rmdir(dir);
+}
+
+/* Without the simulated libcupti the real one may be found (the toolkit's
+ * directory is often on the loader's path); over the simulated driver it
+ * cannot subscribe (999), and with none installed it cannot load: either
+ * way one warning, and the hooks record. */
+Test(sources, unusable_cupti_leaves_the_hooks_recording)
+{
+	char dir[64];
+	link_without_cupti(dir, sizeof(dir));
+	const char *env[] = {"VRAMTRACE_SOURCES=both", NULL};
+	struct run_options options = {.preload = true, .library_path = dir, .env = env};
+	struct traced_run run;
+	traced_run(&run, &options, (char *[]){(char *)program_path("sequence"), NULL});
+	remove_links(dir);
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	cr_assert_eq(count_of(run.err, "vramtrace: "), 1, "%s", run.err);
+	cr_assert_eq(count_of(run.err, "; recording with the hooks instead of CUPTI\n"), 1, "%s",
+		     run.err);
+	assert_sources(run.report, "hooks", NULL);
+	const char *why = report_string(run.report, "tracer/cupti");
+	cr_assert(strcmp(why, "cannot load libcupti.so.13") == 0 ||
+			  strcmp(why, "cuptiSubscribe failed with 999 (CUPTI_ERROR_UNKNOWN)") == 0,
+		  "%s", why);
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 600 * MiB);
 	traced_run_free(&run);
 }

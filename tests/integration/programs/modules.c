@@ -1,7 +1,8 @@
 /* Contexts and modules, as CUPTI's resource domain reports them: the
  * runtime creates device 0's primary context, a 4,736-byte cubin (an ELF64
  * header whose 10 section headers of 64 bytes start at 4,096) is loaded and
- * unloaded there, and a context is created and destroyed on device 1. */
+ * unloaded there beside a 1 MiB allocation, and a context is created and
+ * destroyed on device 1. */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <elf.h>
@@ -14,7 +15,8 @@ int main(void)
 	memcpy(header.e_ident, ELFMAG, SELFMAG);
 	header.e_ident[EI_CLASS] = ELFCLASS64;
 	memcpy(cubin, &header, sizeof(header));
-	if (cudaFree(NULL) != cudaSuccess)
+	void *buffer;
+	if (cudaMalloc(&buffer, 1 << 20) != cudaSuccess)
 		return 1;
 	CUmodule module;
 	if (cuModuleLoadData(&module, cubin) || cuModuleUnload(module))
