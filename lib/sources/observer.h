@@ -29,11 +29,29 @@ struct vt_observer {
 
 /* Runs the observer's before half when this call is the outermost one a
  * recording source sees on the thread; returns what vt_observe_after needs.
- * errno is left as it was. */
-enum vt_layer vt_observe_before(const struct vt_observer *observer, const void *params,
-				enum vt_source source);
-void vt_observe_after(enum vt_layer layer, const struct vt_observer *observer, const void *params,
-		      CUresult rc);
+ * errno is left as it was. Inline: every hooked call passes here. */
+static inline enum vt_layer vt_observe_before(const struct vt_observer *observer,
+					      const void *params, enum vt_source source)
+{
+	enum vt_layer layer = vt_call_enter(source);
+	if (layer == VT_LAYER_OUTER && observer->before) {
+		int saved_errno = errno;
+		observer->before(observer, params);
+		errno = saved_errno;
+	}
+	return layer;
+}
+
+static inline void vt_observe_after(enum vt_layer layer, const struct vt_observer *observer,
+				    const void *params, CUresult rc)
+{
+	if (layer == VT_LAYER_OUTER && observer->after) {
+		int saved_errno = errno;
+		observer->after(observer, params, rc);
+		errno = saved_errno;
+	}
+	vt_call_leave(layer);
+}
 
 /* In a hook wrapper: forwards call between the two halves and returns its
  * result. */
