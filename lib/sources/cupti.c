@@ -18,6 +18,8 @@
 #include "real.h"
 
 typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+typedef CUptiResult (*subscribe_v2_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *,
+				       CUpti_SubscriberParams *);
 typedef CUptiResult (*enable_callback_fn)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
 					  CUpti_CallbackId);
 typedef CUptiResult (*enable_domain_fn)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain);
@@ -150,29 +152,55 @@ static void add_observer(const struct vt_observer *observer, void *context)
 		cupti.observers[observer->cbid] = observer;
 }
 
+/* cuptiSubscribe_v2 where there is one, so that a refusal names the
+ * subscriber holding CUPTI. */
+static CUptiResult subscribe_named(void *library, char *holder, size_t size)
+{
+	subscribe_v2_fn subscribe_v2 = (subscribe_v2_fn)vt_real_dlsym(library, "cuptiSubscribe_v2");
+	if (subscribe_v2) {
+		CUpti_SubscriberParams params = {
+			.structSize = CUpti_SubscriberParams_STRUCT_SIZE,
+			.subscriberName = "vramtrace",
+			.oldSubscriberName = holder,
+			.oldSubscriberSize = size,
+		};
+		return subscribe_v2(&cupti.subscriber, on_callback, NULL, &params);
+	}
+	subscribe_fn subscribe = (subscribe_fn)vt_real_dlsym(library, "cuptiSubscribe");
+	return subscribe ? subscribe(&cupti.subscriber, on_callback, NULL)
+			 : CUPTI_ERROR_NOT_INITIALIZED;
+}
+
+static void note_refusal(void *library, CUptiResult rc, const char *holder)
+{
+	result_string_fn result_string =
+		(result_string_fn)vt_real_dlsym(library, "cuptiGetResultString");
+	const char *text = NULL;
+	if (!result_string || result_string(rc, &text) != CUPTI_SUCCESS)
+		text = "?";
+	if (rc != CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+		note("cuptiSubscribe failed with %d (%s)", (int)rc, text);
+	else if (holder[0])
+		note("CUPTI has another subscriber: %s", holder);
+	else
+		note("CUPTI has another subscriber (a profiler such as Nsight or the PyTorch "
+		     "profiler)");
+}
+
 static bool subscribe(void *library)
 {
-	subscribe_fn subscribe_to = (subscribe_fn)vt_real_dlsym(library, "cuptiSubscribe");
 	enable_callback_fn enable_callback =
 		(enable_callback_fn)vt_real_dlsym(library, "cuptiEnableCallback");
 	enable_domain_fn enable_domain =
 		(enable_domain_fn)vt_real_dlsym(library, "cuptiEnableDomain");
-	result_string_fn result_string =
-		(result_string_fn)vt_real_dlsym(library, "cuptiGetResultString");
-	if (!subscribe_to || !enable_callback || !enable_domain) {
-		note("libcupti lacks cuptiSubscribe, cuptiEnableCallback or cuptiEnableDomain");
+	if (!enable_callback || !enable_domain) {
+		note("libcupti lacks cuptiEnableCallback or cuptiEnableDomain");
 		return false;
 	}
-	CUptiResult rc = subscribe_to(&cupti.subscriber, on_callback, NULL);
+	char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN] = "";
+	CUptiResult rc = subscribe_named(library, holder, sizeof(holder));
 	if (rc != CUPTI_SUCCESS) {
-		const char *text = NULL;
-		if (!result_string || result_string(rc, &text) != CUPTI_SUCCESS)
-			text = NULL;
-		if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
-			note("CUPTI has another subscriber (a profiler such as Nsight or the "
-			     "PyTorch profiler)");
-		else
-			note("cuptiSubscribe failed with %d (%s)", (int)rc, text ? text : "?");
+		note_refusal(library, rc, holder);
 		return false;
 	}
 	vt_hooks_for_each_observer(add_observer, NULL);

@@ -4,10 +4,8 @@
  * handed it, and both record the call through the same observer. */
 #pragma once
 
-#include <cuda.h>
-#include <cupti_driver_cbid.h>
+#include <cupti.h> /* the parameter structs, generated_cuda_meta.h */
 #include <errno.h>
-#include "cuda_meta.h"
 
 #include "call.h"
 

@@ -1,23 +1,36 @@
-/* Stand-in libcupti.so.13: the callback API over the simulated driver. One
- * subscriber at a time, as CUPTI allows (a second gets error 39); the
- * driver's entry and exit reports become CUpti_CallbackData, its context
- * and module events CUpti_ResourceData, for the enabled ids only. */
+/* Stand-in libcupti.so.13: the callback API (cupti_callbacks.h) over the
+ * simulated driver. One subscriber at a time, as CUPTI allows (a second
+ * gets error 39, and cuptiSubscribe_v2 names the first); the driver's entry
+ * and exit reports become CUpti_CallbackData, its context and module events
+ * CUpti_ResourceData, for the enabled ids only. Names and result strings
+ * are the real library's, generated from the headers (cupti_names.sh). */
 #include <cupti.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cupti_link.h"
 
 #define SIM_EXPORT    __attribute__((visibility("default")))
+#define COUNT(array)  (sizeof(array) / sizeof((array)[0]))
 #define RESOURCE_IDS  32
 #define SUBSCRIBER_ID ((CUpti_SubscriberHandle)0x5ab5c0de)
+
+extern const char *const sim_driver_callback_names[CUPTI_DRIVER_TRACE_CBID_SIZE];
+extern const char *const sim_runtime_callback_names[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+extern const struct {
+	int code;
+	const char *name;
+} sim_result_names[];
+extern const unsigned sim_result_name_count;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	bool subscribed;
+	char name[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN]; /* "CUPTI for <name>", or "CUPTI" */
 	CUpti_CallbackFunc callback;
 	void *userdata;
 	_Atomic bool driver[CUPTI_DRIVER_TRACE_CBID_SIZE];
@@ -85,18 +98,27 @@ SIM_EXPORT CUptiResult cuptiGetVersion(uint32_t *version)
 	return CUPTI_SUCCESS;
 }
 
-SIM_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber,
-				      CUpti_CallbackFunc callback, void *userdata)
+static CUptiResult subscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
+			     void *userdata, CUpti_SubscriberParams *params)
 {
-	if (!subscriber || !callback)
-		return CUPTI_ERROR_INVALID_PARAMETER;
 	pthread_mutex_lock(&lock);
 	CUptiResult rc = CUPTI_SUCCESS;
-	if (cupti.subscribed)
-		rc = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
-	else if (!cupti.table && !attach_driver())
+	if (!cupti.table && !attach_driver())
 		rc = CUPTI_ERROR_UNKNOWN; /* as the real one answers with no driver */
+	else if (!subscriber || !callback)
+		rc = CUPTI_ERROR_INVALID_PARAMETER;
+	else if (cupti.subscribed)
+		rc = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && params &&
+	    params->oldSubscriberName && params->oldSubscriberSize)
+		snprintf(params->oldSubscriberName, params->oldSubscriberSize, "%s", cupti.name);
 	if (rc == CUPTI_SUCCESS) {
+		const char *name = params ? params->subscriberName : NULL;
+		if (name)
+			snprintf(cupti.name, sizeof(cupti.name), "CUPTI for %.*s",
+				 CUPTI_SUBSCRIBER_NAME_MAX_LEN, name);
+		else
+			snprintf(cupti.name, sizeof(cupti.name), "CUPTI");
 		cupti.callback = callback;
 		cupti.userdata = userdata;
 		cupti.subscribed = true;
@@ -104,6 +126,39 @@ SIM_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber,
 	}
 	pthread_mutex_unlock(&lock);
 	return rc;
+}
+
+SIM_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber,
+				      CUpti_CallbackFunc callback, void *userdata)
+{
+	return subscribe(subscriber, callback, userdata, NULL);
+}
+
+SIM_EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber,
+					 CUpti_CallbackFunc callback, void *userdata,
+					 CUpti_SubscriberParams *params)
+{
+	if (!params || params->structSize < CUpti_SubscriberParams_STRUCT_SIZE)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	return subscribe(subscriber, callback, userdata, params);
+}
+
+SIM_EXPORT CUptiResult cuptiSupportedDomains(size_t *count, CUpti_DomainTable *table)
+{
+	static CUpti_CallbackDomain domains[] = {
+		CUPTI_CB_DOMAIN_DRIVER_API,  CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_RESOURCE,
+		CUPTI_CB_DOMAIN_SYNCHRONIZE, CUPTI_CB_DOMAIN_NVTX,        CUPTI_CB_DOMAIN_STATE,
+	};
+	if (!count || !table)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	pthread_mutex_lock(&lock);
+	bool attached = cupti.table || attach_driver();
+	pthread_mutex_unlock(&lock);
+	if (!attached)
+		return CUPTI_ERROR_UNKNOWN;
+	*count = COUNT(domains);
+	*table = domains;
+	return CUPTI_SUCCESS;
 }
 
 static void disable_all(void)
@@ -145,6 +200,16 @@ SIM_EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHand
 	return CUPTI_SUCCESS;
 }
 
+SIM_EXPORT CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber,
+					     CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	_Atomic bool *enabled = slot(domain, cbid);
+	if (!enable || !cupti.subscribed || subscriber != SUBSCRIBER_ID || !enabled)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*enable = atomic_load(enabled);
+	return CUPTI_SUCCESS;
+}
+
 SIM_EXPORT CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber,
 					 CUpti_CallbackDomain domain)
 {
@@ -168,18 +233,45 @@ SIM_EXPORT CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHa
 				   : rc;
 }
 
+/* Names exist for the driver and runtime domains only; id 0 is
+ * "INVALID", as in the headers. */
+SIM_EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid,
+					    const char **name)
+{
+	const char *found = NULL;
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
+		found = sim_driver_callback_names[cbid];
+	else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE)
+		found = sim_runtime_callback_names[cbid];
+	if (!name || !found)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*name = found;
+	return CUPTI_SUCCESS;
+}
+
+/* An unknown code reads "<unknown>" and fails, as in the real library. */
 SIM_EXPORT CUptiResult cuptiGetResultString(CUptiResult result, const char **text)
 {
 	if (!text)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	switch (result) {
-	case CUPTI_SUCCESS: *text = "CUPTI_SUCCESS"; break;
-	case CUPTI_ERROR_INVALID_PARAMETER: *text = "CUPTI_ERROR_INVALID_PARAMETER"; break;
-	case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-		*text = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
-		break;
-	case CUPTI_ERROR_UNKNOWN: *text = "CUPTI_ERROR_UNKNOWN"; break;
-	default: return CUPTI_ERROR_INVALID_PARAMETER;
-	}
+	for (unsigned i = 0; i < sim_result_name_count; i++)
+		if (sim_result_names[i].code == (int)result) {
+			*text = sim_result_names[i].name;
+			return CUPTI_SUCCESS;
+		}
+	*text = "<unknown>";
+	return CUPTI_ERROR_INVALID_PARAMETER;
+}
+
+/* Ends the subscription and detaches from the driver. */
+SIM_EXPORT CUptiResult cuptiFinalize(void)
+{
+	pthread_mutex_lock(&lock);
+	disable_all();
+	cupti.subscribed = false;
+	if (cupti.table)
+		cupti.table->attach(NULL, NULL);
+	cupti.table = NULL;
+	pthread_mutex_unlock(&lock);
 	return CUPTI_SUCCESS;
 }

@@ -3,15 +3,13 @@
  * driver's public functions are in driver_*.c. */
 #pragma once
 
-#include "../../lib/sources/cuda_meta.h"
-#include "cupti_link.h"
-
 #include <cuda.h>
-#include <cupti_callbacks.h>
-#include <cupti_driver_cbid.h>
+#include <cupti.h> /* ids and parameter structs for SIM_TRACED */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "cupti_link.h"
 
 #define SIM_EXPORT      __attribute__((visibility("default")))
 #define SIM_MAX_DEVICES 16

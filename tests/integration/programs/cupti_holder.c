@@ -1,5 +1,6 @@
 /* A program that holds CUPTI itself, as a profiler does (Nsight, the
- * PyTorch profiler): it subscribes before its first CUDA call, counts the
+ * PyTorch profiler): it subscribes as "cupti_holder" before its first CUDA
+ * call, counts the
  * cuMemAlloc_v2 callbacks it receives, and allocates 3 MiB and 1 MiB. The
  * tracer must leave the subscription to it and record with its hooks. */
 #include <cuda_runtime_api.h>
@@ -24,14 +25,18 @@ int main(void)
 	void *cupti = dlopen("libcupti.so.13", RTLD_NOW);
 	if (!cupti)
 		return 1;
-	CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *) =
-		(CUptiResult(*)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *))dlsym(
-			cupti, "cuptiSubscribe");
+	CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *,
+				 CUpti_SubscriberParams *) =
+		(CUptiResult(*)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *,
+				CUpti_SubscriberParams *))dlsym(cupti, "cuptiSubscribe_v2");
 	CUptiResult (*enable)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) =
 		(CUptiResult(*)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain))dlsym(
 			cupti, "cuptiEnableDomain");
 	CUpti_SubscriberHandle subscriber;
-	if (!subscribe || !enable || subscribe(&subscriber, count, NULL) != CUPTI_SUCCESS ||
+	CUpti_SubscriberParams params = {.structSize = CUpti_SubscriberParams_STRUCT_SIZE,
+					 .subscriberName = "cupti_holder"};
+	if (!subscribe || !enable ||
+	    subscribe(&subscriber, count, NULL, &params) != CUPTI_SUCCESS ||
 	    enable(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API) != CUPTI_SUCCESS)
 		return 1;
 	void *a, *b;
