@@ -1,6 +1,7 @@
 /* What the hooked call in progress on this thread is, so that one
  * allocation becomes one event however many layers it passes through: the
- * runtime hooks only name the call, the outermost driver wrapper records. */
+ * runtime hooks only name the call, the outermost driver call a recording
+ * source sees (its hook, or a CUPTI callback) records. */
 #pragma once
 
 #include <stdbool.h>

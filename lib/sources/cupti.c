@@ -1,6 +1,5 @@
 #include "cupti.h"
 
-#include <cupti_callbacks.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -36,7 +35,7 @@ static struct {
 	_Atomic uint64_t claimed;
 } cupti;
 
-static bool warned;
+static atomic_bool warned, warned_resources;
 
 const char *vt_resource_kind_name(enum vt_resource_kind kind)
 {
@@ -209,7 +208,8 @@ static bool subscribe(void *library)
 			enable_callback(1, cupti.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
 					(CUpti_CallbackId)cbid);
 	if (enable_domain(1, cupti.subscriber, CUPTI_CB_DOMAIN_RESOURCE) != CUPTI_SUCCESS)
-		note("resource callbacks unavailable");
+		vt_warn_once(&warned_resources, "CUPTI's resource callbacks are unavailable: the "
+						"report has no context or module events");
 	return true;
 }
 

@@ -5,6 +5,7 @@
 #include "driver_hooks.h"
 #include "driver_query.h"
 #include "driver_wrappers.h"
+#include "graphs.h"
 #include "observer.h"
 #include "pools.h"
 
@@ -75,8 +76,6 @@ VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned i
 	VT_RETURN_OBSERVED(cuMemAllocManaged, &params, real(dptr, bytes, flags));
 }
 
-/* cuMemFree_v2 and cuMemFreeAsync (either stream flavour) lead with the
- * pointer. */
 static void before_mem_free(const struct vt_observer *self, const void *args)
 {
 	const cuMemFree_v2_params *p = args;
@@ -130,15 +129,38 @@ VT_EXPORT CUresult cuMemFreeHost(void *p)
 	VT_RETURN_OBSERVED(cuMemFreeHost, &params, real(p));
 }
 
-/* The device's current pool served it: noted, read later. */
-static void after_mem_alloc_async(const struct vt_observer *self, const void *args, CUresult rc)
+/* Captured into a graph, a stream-ordered allocation is an allocation
+ * node: graph memory of the current device, which its launches take. */
+static bool captured(CUresult rc, void *stream, bool per_thread)
 {
-	const cuMemAllocAsync_params *p = args;
+	if (rc != CUDA_SUCCESS || !vt_graphs_capturing(stream, per_thread))
+		return false;
+	vt_graphs_note_device(vt_driver_current_device());
+	return true;
+}
+
+/* The device's current pool served it: noted, read later. */
+static void record_alloc_async(const struct vt_observer *self, const cuMemAllocAsync_params *p,
+			       CUresult rc, bool per_thread)
+{
+	if (captured(rc, p->hStream, per_thread))
+		return;
 	vt_pools_note_current(record_alloc(self, rc, VT_KIND_ASYNC,
 					   rc == CUDA_SUCCESS ? *p->dptr : 0, p->bytesize));
 }
+
+static void after_mem_alloc_async(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	record_alloc_async(self, args, rc, false);
+}
+
+static void after_mem_alloc_async_ptsz(const struct vt_observer *self, const void *args,
+				       CUresult rc)
+{
+	record_alloc_async(self, args, rc, true);
+}
 VT_OBSERVER(cuMemAllocAsync, NULL, after_mem_alloc_async);
-VT_OBSERVER(cuMemAllocAsync_ptsz, NULL, after_mem_alloc_async);
+VT_OBSERVER(cuMemAllocAsync_ptsz, NULL, after_mem_alloc_async_ptsz);
 
 VT_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream)
 {
@@ -155,14 +177,28 @@ VT_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstrea
 	VT_RETURN_OBSERVED(cuMemAllocAsync_ptsz, &params, real(dptr, bytes, stream));
 }
 
-static void after_mem_alloc_from_pool(const struct vt_observer *self, const void *args, CUresult rc)
+static void record_alloc_from_pool(const struct vt_observer *self,
+				   const cuMemAllocFromPoolAsync_params *p, CUresult rc,
+				   bool per_thread)
 {
-	const cuMemAllocFromPoolAsync_params *p = args;
+	if (captured(rc, p->hStream, per_thread))
+		return;
 	vt_pools_note(p->pool, record_alloc(self, rc, VT_KIND_ASYNC,
 					    rc == CUDA_SUCCESS ? *p->dptr : 0, p->bytesize));
 }
+
+static void after_mem_alloc_from_pool(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	record_alloc_from_pool(self, args, rc, false);
+}
+
+static void after_mem_alloc_from_pool_ptsz(const struct vt_observer *self, const void *args,
+					   CUresult rc)
+{
+	record_alloc_from_pool(self, args, rc, true);
+}
 VT_OBSERVER(cuMemAllocFromPoolAsync, NULL, after_mem_alloc_from_pool);
-VT_OBSERVER(cuMemAllocFromPoolAsync_ptsz, NULL, after_mem_alloc_from_pool);
+VT_OBSERVER(cuMemAllocFromPoolAsync_ptsz, NULL, after_mem_alloc_from_pool_ptsz);
 
 VT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
 					   CUstream stream)
@@ -182,8 +218,22 @@ VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes,
 	VT_RETURN_OBSERVED(cuMemAllocFromPoolAsync_ptsz, &params, real(dptr, bytes, pool, stream));
 }
 
-VT_OBSERVER(cuMemFreeAsync, before_mem_free, NULL);
-VT_OBSERVER(cuMemFreeAsync_ptsz, before_mem_free, NULL);
+/* A captured free is a free node: it frees graph memory when launched. */
+static void before_mem_free_async(const struct vt_observer *self, const void *args)
+{
+	const cuMemFreeAsync_params *p = args;
+	if (!vt_graphs_capturing(p->hStream, false))
+		record_free(self, p->dptr, VT_KIND_DEVICE);
+}
+
+static void before_mem_free_async_ptsz(const struct vt_observer *self, const void *args)
+{
+	const cuMemFreeAsync_ptsz_params *p = args;
+	if (!vt_graphs_capturing(p->hStream, true))
+		record_free(self, p->dptr, VT_KIND_DEVICE);
+}
+VT_OBSERVER(cuMemFreeAsync, before_mem_free_async, NULL);
+VT_OBSERVER(cuMemFreeAsync_ptsz, before_mem_free_async_ptsz, NULL);
 
 VT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
 {

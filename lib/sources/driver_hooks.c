@@ -8,9 +8,10 @@
 #include "observer.h"
 #include "real.h"
 
-/* Every observed entry point, sorted by base name, then version, so the
- * newest ABI a request allows is the last match: X(base, version, abi) for
- * one stream flavour, X_PT(base, version, abi, abi_ptsz) for both. */
+/* Every observed entry point: X(base, version, abi) for one stream
+ * flavour, X_PT(base, version, abi, abi_ptsz) for both. The ABIs of one
+ * base name go by version, so the newest a request allows is the last
+ * match. */
 /* clang-format off */
 #define OBSERVED_HOOKS(X, X_PT) \
 	X("cuArray3DCreate", 3020, cuArray3DCreate_v2) \
@@ -46,7 +47,10 @@
 	X("cuMulticastCreate", 12010, cuMulticastCreate) \
 	X("cuMemPoolImportPointer", 11020, cuMemPoolImportPointer) \
 	X("cuMemPoolDestroy", 11020, cuMemPoolDestroy) \
-	X("cuMemPoolTrimTo", 11020, cuMemPoolTrimTo)
+	X("cuMemPoolTrimTo", 11020, cuMemPoolTrimTo) \
+	X_PT("cuStreamBeginCapture", 10010, cuStreamBeginCapture_v2, cuStreamBeginCapture_v2_ptsz) \
+	X_PT("cuStreamBeginCaptureToGraph", 12030, cuStreamBeginCaptureToGraph, \
+	     cuStreamBeginCaptureToGraph_ptsz)
 
 #define DECLARE(base, version, abi) extern const struct vt_observer vt_observe_##abi;
 #define DECLARE_PT(base, version, abi, abi_pt) DECLARE(base, version, abi) DECLARE(base, version, abi_pt)

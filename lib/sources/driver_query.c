@@ -109,6 +109,20 @@ bool vt_driver_pool_figures(void *pool, struct vt_reserve_figures *out)
 	return true;
 }
 
+typedef CUresult (*stream_is_capturing_fn)(CUstream, CUstreamCaptureStatus *);
+
+bool vt_driver_stream_capturing(void *stream, bool per_thread)
+{
+	static stream_is_capturing_fn is_capturing[2];
+	if (!is_capturing[per_thread])
+		is_capturing[per_thread] = (stream_is_capturing_fn)driver_function(
+			per_thread ? "cuStreamIsCapturing_ptsz" : "cuStreamIsCapturing");
+	CUstreamCaptureStatus status;
+	return is_capturing[per_thread] &&
+	       is_capturing[per_thread]((CUstream)stream, &status) == CUDA_SUCCESS &&
+	       status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 typedef CUresult (*ctx_get_device_v2_fn)(CUdevice *, CUcontext);
 
 int vt_driver_context_device(void *context)

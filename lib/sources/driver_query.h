@@ -38,6 +38,10 @@ bool vt_driver_pool_figures(void *pool, struct vt_reserve_figures *out);
 /* A device's graph memory from cuDeviceGetGraphMemAttribute; likewise. */
 bool vt_driver_graph_figures(int device, struct vt_reserve_figures *out);
 
+/* Whether stream is capturing (cuStreamIsCapturing, or its _ptsz flavour
+ * for a per-thread-stream call); false when the driver cannot say. */
+bool vt_driver_stream_capturing(void *stream, bool per_thread);
+
 /* The device a context belongs to (cuCtxGetDevice_v2), else
  * VT_UNKNOWN_DEVICE. */
 int vt_driver_context_device(void *context);

@@ -5,17 +5,25 @@
 #include <string.h>
 
 #include "driver_hooks.h"
+#include "driver_query.h"
 #include "driver_wrappers.h"
 #include "observer.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vt_graph_view views[VT_VIEW_DEVICES];
 static _Atomic uint64_t devices_with_graph_memory; /* one bit per ordinal */
+static atomic_bool captures_begun;
 
 void vt_graphs_note_device(int device)
 {
 	if (device >= 0 && device < VT_VIEW_DEVICES)
 		atomic_fetch_or(&devices_with_graph_memory, 1ull << device);
+}
+
+bool vt_graphs_capturing(void *stream, bool per_thread)
+{
+	return atomic_load_explicit(&captures_begun, memory_order_relaxed) &&
+	       vt_driver_stream_capturing(stream, per_thread);
 }
 
 void vt_graphs_sample(void)
@@ -46,6 +54,7 @@ void vt_graphs_reset(void)
 	pthread_mutex_init(&lock, NULL);
 	memset(views, 0, sizeof(views));
 	atomic_store(&devices_with_graph_memory, 0);
+	atomic_store(&captures_begun, false);
 }
 
 static void after_add_alloc_node(const struct vt_observer *self, const void *args, CUresult rc)
@@ -68,6 +77,62 @@ VT_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph graph,
 	cuGraphAddMemAllocNode_params params = {node, graph, dependencies, count, node_params};
 	VT_RETURN_OBSERVED(cuGraphAddMemAllocNode, &params,
 			   real(node, graph, dependencies, count, node_params));
+}
+
+/* From the first capture on, stream-ordered allocations ask whether their
+ * stream is capturing. */
+static void after_begin_capture(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	(void)self, (void)args;
+	if (rc == CUDA_SUCCESS)
+		atomic_store(&captures_begun, true);
+}
+VT_OBSERVER(cuStreamBeginCapture_v2, NULL, after_begin_capture);
+VT_OBSERVER(cuStreamBeginCapture_v2_ptsz, NULL, after_begin_capture);
+VT_OBSERVER(cuStreamBeginCaptureToGraph, NULL, after_begin_capture);
+VT_OBSERVER(cuStreamBeginCaptureToGraph_ptsz, NULL, after_begin_capture);
+
+VT_EXPORT CUresult cuStreamBeginCapture_v2(CUstream stream, CUstreamCaptureMode mode)
+{
+	VT_REAL("cuStreamBeginCapture_v2", VT_LEGACY_STREAM,
+		CUresult(*)(CUstream, CUstreamCaptureMode));
+	cuStreamBeginCapture_v2_params params = {stream, mode};
+	VT_RETURN_OBSERVED(cuStreamBeginCapture_v2, &params, real(stream, mode));
+}
+
+VT_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream stream, CUstreamCaptureMode mode)
+{
+	VT_REAL("cuStreamBeginCapture_v2", VT_PER_THREAD_STREAM,
+		CUresult(*)(CUstream, CUstreamCaptureMode));
+	cuStreamBeginCapture_v2_ptsz_params params = {stream, mode};
+	VT_RETURN_OBSERVED(cuStreamBeginCapture_v2_ptsz, &params, real(stream, mode));
+}
+
+typedef CUresult (*begin_capture_to_graph_fn)(CUstream, CUgraph, const CUgraphNode *,
+					      const CUgraphEdgeData *, size_t, CUstreamCaptureMode);
+
+VT_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream stream, CUgraph graph,
+					       const CUgraphNode *dependencies,
+					       const CUgraphEdgeData *edges, size_t count,
+					       CUstreamCaptureMode mode)
+{
+	VT_REAL("cuStreamBeginCaptureToGraph", VT_LEGACY_STREAM, begin_capture_to_graph_fn);
+	cuStreamBeginCaptureToGraph_params params = {stream, graph, dependencies,
+						     edges,  count, mode};
+	VT_RETURN_OBSERVED(cuStreamBeginCaptureToGraph, &params,
+			   real(stream, graph, dependencies, edges, count, mode));
+}
+
+VT_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream stream, CUgraph graph,
+						    const CUgraphNode *dependencies,
+						    const CUgraphEdgeData *edges, size_t count,
+						    CUstreamCaptureMode mode)
+{
+	VT_REAL("cuStreamBeginCaptureToGraph", VT_PER_THREAD_STREAM, begin_capture_to_graph_fn);
+	cuStreamBeginCaptureToGraph_ptsz_params params = {stream, graph, dependencies,
+							  edges,  count, mode};
+	VT_RETURN_OBSERVED(cuStreamBeginCaptureToGraph_ptsz, &params,
+			   real(stream, graph, dependencies, edges, count, mode));
 }
 
 /* A launch allocates and frees graph memory; a trim returns it. */

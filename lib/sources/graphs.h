@@ -1,7 +1,8 @@
 /* Graph memory: what CUDA graphs' allocation nodes hold on each device,
  * read with the real cuDeviceGetGraphMemAttribute after every graph launch
  * and cuDeviceGraphMemTrim, once the program has added an allocation node
- * for that device (so programs without graph memory pay nothing). Graph
+ * for that device (so programs without graph memory pay nothing), or
+ * captured a stream-ordered allocation into a graph. Graph
  * memory is allocated by launches, not by any allocation call, so it is
  * shown beside the tracked totals, never in them. */
 #pragma once
@@ -18,6 +19,11 @@ struct vt_graph_view {
 
 /* After cuGraphAddMemAllocNode succeeded for device. */
 void vt_graphs_note_device(int device);
+/* Whether a stream-ordered allocation or free on stream is being captured
+ * into a graph (which makes it an allocation node, not an allocation).
+ * Asks the driver only once the program has begun a capture. per_thread:
+ * the call was a _ptsz flavour, whose NULL stream is the thread's. */
+bool vt_graphs_capturing(void *stream, bool per_thread);
 /* After a graph launch or a trim. */
 void vt_graphs_sample(void);
 /* Copies VT_VIEW_DEVICES entries. */

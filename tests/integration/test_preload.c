@@ -296,6 +296,29 @@ Test(preload, graph_memory_sampled_beside_tracked)
 	traced_run_free(&run);
 }
 
+/* cudaMallocAsync captured into a graph is an allocation node, not an
+ * allocation: the tracked figures hold only what ran outside the capture
+ * (capture.c), and graph memory shows what the launches took. */
+Test(preload, captured_stream_ordered_memory_is_graph_memory)
+{
+	struct traced_run run;
+	trace_program(&run, "capture", NULL);
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 3 * MiB);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 2);
+	cr_assert_eq(report_int(r, "devices/0/frees"), 2);
+	cr_assert_eq(report_int(report_kind(r, "devices/0", "async"), "bytes_allocated"), 2 * MiB);
+	cr_assert_eq(report_int(r, "devices/0/failed_allocations"), 1, "in the broken capture");
+	cr_assert_eq(report_int(r, "devices/0/failures/0/error"), 901);
+	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0);
+	json_t *graphs = report_at(r, "devices/0/graph_memory");
+	cr_assert_eq(report_int(graphs, "reserved_peak_bytes"), 6 * MiB);
+	cr_assert_eq(report_int(graphs, "used_peak_bytes"), 6 * MiB);
+	cr_assert_eq(report_int(graphs, "reserved_bytes"), 0, "after the trim");
+	traced_run_free(&run);
+}
+
 /* A mapped buffer of external memory is shown, never owned (external.c). */
 Test(preload, external_memory_is_shown_not_owned)
 {

@@ -135,6 +135,7 @@ Test(sources, pools_graphs_arrays_and_external_memory)
 {
 	check_same_numbers("pools");
 	check_same_numbers("graphs");
+	check_same_numbers("capture");
 	check_same_numbers("arrays");
 	check_same_numbers("external");
 }

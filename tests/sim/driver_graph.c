@@ -121,12 +121,8 @@ SIM_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph handle,
 		untraced_cuGraphAddMemAllocNode(node, handle, dependencies, count, node_params));
 }
 
-SIM_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph handle,
-					  const CUgraphNode *dependencies, size_t count,
-					  CUdeviceptr dptr)
+static CUresult add_free_node(CUgraphNode *node, CUgraph handle, CUdeviceptr dptr)
 {
-	(void)dependencies;
-	(void)count;
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
@@ -140,6 +136,40 @@ SIM_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph handle,
 		return CUDA_ERROR_INVALID_VALUE;
 	return add_node((struct sim_graph *)handle, (struct sim_node){SIM_NODE_FREE, allocation},
 			node);
+}
+
+SIM_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph handle,
+					  const CUgraphNode *dependencies, size_t count,
+					  CUdeviceptr dptr)
+{
+	(void)dependencies;
+	(void)count;
+	return add_free_node(node, handle, dptr);
+}
+
+/* A captured cuMemAllocAsync: an allocation node on the stream's device,
+ * added as the driver's own work, so no CUPTI callback fires for it. */
+CUresult sim_graph_capture_alloc(CUgraph graph, int device, size_t bytes, CUdeviceptr *dptr)
+{
+	if (!dptr)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUDA_MEM_ALLOC_NODE_PARAMS params = {
+		.poolProps = {.allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+			      .location = {CU_MEM_LOCATION_TYPE_DEVICE, device}},
+		.bytesize = bytes,
+	};
+	CUgraphNode node;
+	CUresult rc = untraced_cuGraphAddMemAllocNode(&node, graph, NULL, 0, &params);
+	if (rc == CUDA_SUCCESS)
+		*dptr = params.dptr;
+	return rc;
+}
+
+/* A captured cuMemFreeAsync of memory the graph allocates. */
+CUresult sim_graph_capture_free(CUgraph graph, CUdeviceptr dptr)
+{
+	CUgraphNode node;
+	return add_free_node(&node, graph, dptr);
 }
 
 /* An executable graph is a copy of the graph's nodes at instantiation. */

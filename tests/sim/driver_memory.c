@@ -318,11 +318,15 @@ static CUresult allocate_from(CUdeviceptr *dptr, size_t bytes, struct sim_pool *
 
 static CUresult untraced_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream)
 {
-	(void)stream;
 	int device;
 	CUresult rc = sim_current_device(&device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
+	CUgraph capture;
+	rc = sim_stream_capture_graph(stream, &capture);
+	if (rc != CUDA_SUCCESS || capture)
+		return rc != CUDA_SUCCESS ? rc
+					  : sim_graph_capture_alloc(capture, device, bytes, dptr);
 	return allocate_from(dptr, bytes, sim_devices[device].current_pool);
 }
 
@@ -347,8 +351,14 @@ SIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstre
 static CUresult untraced_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
 						 CUstream stream)
 {
-	(void)stream;
-	return allocate_from(dptr, bytes, sim_pool_of(pool));
+	struct sim_pool *from = sim_pool_of(pool);
+	CUgraph capture;
+	CUresult rc = sim_stream_capture_graph(stream, &capture);
+	if (rc != CUDA_SUCCESS || (capture && from))
+		return rc != CUDA_SUCCESS
+			       ? rc
+			       : sim_graph_capture_alloc(capture, from->device, bytes, dptr);
+	return allocate_from(dptr, bytes, from);
 }
 
 SIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
@@ -375,7 +385,10 @@ SIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes
 
 static CUresult untraced_cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
 {
-	(void)stream;
+	CUgraph capture;
+	CUresult rc = sim_stream_capture_graph(stream, &capture);
+	if (rc != CUDA_SUCCESS || capture)
+		return rc != CUDA_SUCCESS ? rc : sim_graph_capture_free(capture, dptr);
 	return untraced_cuMemFree(dptr);
 }
 
@@ -455,10 +468,11 @@ SIM_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
 	return CUDA_SUCCESS;
 }
 
+/* Work on a capturing stream is recorded nowhere: it would run only when
+ * the graph is launched, and the simulated graph runs memory nodes only. */
 SIM_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream)
 {
-	(void)stream;
-	return cuMemcpy(dst, src, bytes);
+	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemcpy(dst, src, bytes);
 }
 
 SIM_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes)
@@ -490,14 +504,12 @@ SIM_EXPORT CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
 SIM_EXPORT CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes,
 				      CUstream stream)
 {
-	(void)stream;
-	return cuMemcpyHtoD(dst, src, bytes);
+	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemcpyHtoD(dst, src, bytes);
 }
 
 SIM_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream stream)
 {
-	(void)stream;
-	return cuMemcpyDtoH(dst, src, bytes);
+	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemcpyDtoH(dst, src, bytes);
 }
 
 SIM_EXPORT CUresult cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t count)
@@ -527,15 +539,13 @@ SIM_EXPORT CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t coun
 SIM_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
 				    CUstream stream)
 {
-	(void)stream;
-	return cuMemsetD8(dst, value, count);
+	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemsetD8(dst, value, count);
 }
 
 SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count,
 				     CUstream stream)
 {
-	(void)stream;
-	return cuMemsetD32(dst, value, count);
+	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemsetD32(dst, value, count);
 }
 
 static unsigned int memory_type(enum sim_memory memory)

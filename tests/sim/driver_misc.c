@@ -1,5 +1,9 @@
 /* Stand-in driver: streams, events, launches and error strings. Work is
- * never queued, so every stream and event is always complete. */
+ * never queued, so every stream and event is always complete. A created
+ * stream can be captured into a graph (the legacy and per-thread default
+ * streams cannot, as on the real driver); while it captures, its
+ * stream-ordered allocations and frees become memory nodes of that graph
+ * and its other work is recorded nowhere. */
 #include <stdlib.h>
 #include <time.h>
 
@@ -7,7 +11,33 @@
 
 struct sim_stream {
 	int device;
+	CUgraph capture;  /* the graph being captured into, or NULL */
+	bool invalidated; /* the capture broke: it can only be ended */
 };
+
+/* The default streams are never created, never captured. */
+static struct sim_stream *created_stream(CUstream stream)
+{
+	uintptr_t handle = (uintptr_t)stream;
+	return handle == 0 || handle == (uintptr_t)CU_STREAM_LEGACY ||
+			       handle == (uintptr_t)CU_STREAM_PER_THREAD
+		       ? NULL
+		       : (struct sim_stream *)stream;
+}
+
+CUgraph sim_stream_capture(CUstream stream)
+{
+	struct sim_stream *created = created_stream(stream);
+	return created ? created->capture : NULL;
+}
+
+CUresult sim_stream_capture_graph(CUstream stream, CUgraph *graph)
+{
+	struct sim_stream *created = created_stream(stream);
+	*graph = created ? created->capture : NULL;
+	return *graph && created->invalidated ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+					      : CUDA_SUCCESS;
+}
 
 struct sim_event {
 	struct timespec recorded;
@@ -46,16 +76,107 @@ SIM_EXPORT CUresult cuStreamDestroy(CUstream stream)
 	return CUDA_SUCCESS;
 }
 
+/* Waiting on a capturing stream is not allowed (nothing runs until the
+ * graph is launched), and breaks the capture, as on the real driver. */
 SIM_EXPORT CUresult cuStreamSynchronize(CUstream stream)
 {
-	(void)stream;
-	return sim_check_init();
+	CUresult rc = sim_check_init();
+	struct sim_stream *created = created_stream(stream);
+	if (rc != CUDA_SUCCESS || !created || !created->capture)
+		return rc;
+	created->invalidated = true;
+	return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 }
 
 SIM_EXPORT CUresult cuStreamQuery(CUstream stream)
 {
-	(void)stream;
-	return sim_check_init();
+	return cuStreamSynchronize(stream);
+}
+
+static CUresult begin_capture(CUstream stream, CUstreamCaptureMode mode)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_stream *created = created_stream(stream);
+	if (!created)
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL && mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+	    mode != CU_STREAM_CAPTURE_MODE_RELAXED)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (created->capture)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	return cuGraphCreate(&created->capture, 0);
+}
+
+SIM_EXPORT CUresult cuStreamBeginCapture_v2(CUstream stream, CUstreamCaptureMode mode)
+{
+	cuStreamBeginCapture_v2_params params = {stream, mode};
+	return SIM_TRACED(cuStreamBeginCapture_v2, &params, begin_capture(stream, mode));
+}
+
+SIM_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream stream, CUstreamCaptureMode mode)
+{
+	cuStreamBeginCapture_v2_ptsz_params params = {stream, mode};
+	return SIM_TRACED(cuStreamBeginCapture_v2_ptsz, &params, begin_capture(stream, mode));
+}
+
+static CUresult end_capture(CUstream stream, CUgraph *graph)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_stream *created = created_stream(stream);
+	if (!graph)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!created || !created->capture)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	bool invalidated = created->invalidated;
+	*graph = invalidated ? NULL : created->capture;
+	if (invalidated)
+		cuGraphDestroy(created->capture);
+	created->capture = NULL;
+	created->invalidated = false;
+	return invalidated ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED : CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph)
+{
+	cuStreamEndCapture_params params = {stream, graph};
+	return SIM_TRACED(cuStreamEndCapture, &params, end_capture(stream, graph));
+}
+
+SIM_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream stream, CUgraph *graph)
+{
+	cuStreamEndCapture_ptsz_params params = {stream, graph};
+	return SIM_TRACED(cuStreamEndCapture_ptsz, &params, end_capture(stream, graph));
+}
+
+static CUresult is_capturing(CUstream stream, CUstreamCaptureStatus *status)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!status)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUgraph graph;
+	rc = sim_stream_capture_graph(stream, &graph);
+	*status = !graph               ? CU_STREAM_CAPTURE_STATUS_NONE
+		  : rc == CUDA_SUCCESS ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+				       : CU_STREAM_CAPTURE_STATUS_INVALIDATED;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status)
+{
+	cuStreamIsCapturing_params params = {stream, status};
+	return SIM_TRACED(cuStreamIsCapturing, &params, is_capturing(stream, status));
+}
+
+SIM_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream stream, CUstreamCaptureStatus *status)
+{
+	cuStreamIsCapturing_ptsz_params params = {stream, status};
+	return SIM_TRACED(cuStreamIsCapturing_ptsz, &params, is_capturing(stream, status));
 }
 
 SIM_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int flags)
@@ -170,6 +291,13 @@ static const struct error_text errors[] = {
 	 "part or all of the requested memory range is already mapped"},
 	{CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
 	 "pointer does not correspond to a registered memory region"},
+	{CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+	{CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE",
+	 "the operation cannot be performed in the present state"},
+	{CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+	 "operation not permitted when stream is capturing"},
+	{CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
+	 "operation failed due to a previous error during capture"},
 	{CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 

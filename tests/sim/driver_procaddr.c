@@ -10,6 +10,9 @@ CUresult cuMemAllocAsync_ptsz(CUdeviceptr *, size_t, CUstream);
 CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
 CUresult cuMemFreeAsync_ptsz(CUdeviceptr, CUstream);
 CUresult cuGraphLaunch_ptsz(CUgraphExec, CUstream);
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream, CUstreamCaptureMode);
+CUresult cuStreamEndCapture_ptsz(CUstream, CUgraph *);
+CUresult cuStreamIsCapturing_ptsz(CUstream, CUstreamCaptureStatus *);
 #undef cuEventElapsedTime
 CUresult cuEventElapsedTime(float *, CUevent, CUevent);
 #undef cuGetProcAddress
@@ -148,9 +151,13 @@ static const struct entry_point entry_points[] = {
 	ENTRY("cuModuleLoadData", 2000, cuModuleLoadData),
 	ENTRY("cuModuleUnload", 2000, cuModuleUnload),
 	ENTRY("cuPointerGetAttribute", 4000, cuPointerGetAttribute),
+	ENTRY_PT("cuStreamBeginCapture", 10010, cuStreamBeginCapture_v2,
+		 cuStreamBeginCapture_v2_ptsz),
 	ENTRY("cuStreamCreate", 2000, cuStreamCreate),
 	ENTRY("cuStreamCreateWithPriority", 5050, cuStreamCreateWithPriority),
 	ENTRY("cuStreamDestroy", 4000, cuStreamDestroy_v2),
+	ENTRY_PT("cuStreamEndCapture", 10000, cuStreamEndCapture, cuStreamEndCapture_ptsz),
+	ENTRY_PT("cuStreamIsCapturing", 10000, cuStreamIsCapturing, cuStreamIsCapturing_ptsz),
 	ENTRY("cuStreamQuery", 2000, cuStreamQuery),
 	ENTRY("cuStreamSynchronize", 2000, cuStreamSynchronize),
 };

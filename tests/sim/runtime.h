@@ -6,6 +6,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
+#include <stdbool.h>
 
 #define RT_EXPORT __attribute__((visibility("default")))
 
@@ -87,6 +88,9 @@ struct rt_driver {
 	PFN_cuStreamDestroy_v4000 cuStreamDestroy;
 	PFN_cuStreamSynchronize_v2000 cuStreamSynchronize;
 	PFN_cuStreamQuery_v2000 cuStreamQuery;
+	PFN_cuStreamBeginCapture_v10010 cuStreamBeginCapture[2];
+	PFN_cuStreamEndCapture_v10000 cuStreamEndCapture[2];
+	PFN_cuStreamIsCapturing_v10000 cuStreamIsCapturing[2];
 	PFN_cuEventCreate_v2000 cuEventCreate;
 	PFN_cuEventRecord_v2000 cuEventRecord;
 	PFN_cuEventSynchronize_v2000 cuEventSynchronize;
@@ -109,3 +113,7 @@ cudaError_t rt_result(CUresult rc);
 int rt_current_device(void);
 /* cudaSuccess when device is a valid ordinal, else the failure recorded. */
 cudaError_t rt_check_device(int device);
+
+/* Whether stream is capturing into a graph: its copies and sets are then
+ * recorded nowhere (they would run when the graph is launched). */
+bool rt_stream_capturing(cudaStream_t stream);

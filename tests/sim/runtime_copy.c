@@ -38,7 +38,8 @@ RT_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count,
 RT_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 				      enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-	(void)stream;
+	if (rt_stream_capturing(stream))
+		return cudaSuccess;
 	return cudaMemcpy(dst, src, count, kind);
 }
 
@@ -63,7 +64,8 @@ RT_EXPORT cudaError_t cudaMemset_ptds(void *ptr, int value, size_t count)
 
 RT_EXPORT cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
 {
-	(void)stream;
+	if (rt_stream_capturing(stream))
+		return cudaSuccess;
 	return cudaMemset(ptr, value, count);
 }
 
@@ -101,7 +103,8 @@ RT_EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *sr
 					size_t width, size_t height, enum cudaMemcpyKind kind,
 					cudaStream_t stream)
 {
-	(void)stream;
+	if (rt_stream_capturing(stream))
+		return cudaSuccess;
 	return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 
@@ -124,7 +127,8 @@ RT_EXPORT cudaError_t cudaMemset2D(void *ptr, size_t pitch, int value, size_t wi
 RT_EXPORT cudaError_t cudaMemset2DAsync(void *ptr, size_t pitch, int value, size_t width,
 					size_t height, cudaStream_t stream)
 {
-	(void)stream;
+	if (rt_stream_capturing(stream))
+		return cudaSuccess;
 	return cudaMemset2D(ptr, pitch, value, width, height);
 }
 
@@ -138,7 +142,8 @@ RT_EXPORT cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const void *src,
 RT_EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src,
 					  int src_device, size_t count, cudaStream_t stream)
 {
-	(void)stream;
+	if (rt_stream_capturing(stream))
+		return cudaSuccess;
 	return cudaMemcpyPeer(dst, dst_device, src, src_device, count);
 }
 
@@ -188,7 +193,8 @@ RT_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *sr
 					      size_t offset, enum cudaMemcpyKind kind,
 					      cudaStream_t stream)
 {
-	(void)stream;
+	if (rt_stream_capturing(stream))
+		return cudaSuccess;
 	return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
 
@@ -196,6 +202,7 @@ RT_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, s
 						size_t offset, enum cudaMemcpyKind kind,
 						cudaStream_t stream)
 {
-	(void)stream;
+	if (rt_stream_capturing(stream))
+		return cudaSuccess;
 	return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }

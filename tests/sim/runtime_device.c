@@ -240,6 +240,12 @@ static const struct error_text errors[] = {
 	{cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered",
 	 "pointer does not correspond to a registered memory region"},
 	{cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+	{cudaErrorIllegalState, "cudaErrorIllegalState",
+	 "the operation cannot be performed in the present state"},
+	{cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported",
+	 "operation not permitted when stream is capturing"},
+	{cudaErrorStreamCaptureInvalidated, "cudaErrorStreamCaptureInvalidated",
+	 "operation failed due to a previous error during capture"},
 	{cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
 

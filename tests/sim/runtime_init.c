@@ -37,6 +37,9 @@ static cudaError_t map_result(CUresult rc)
 	case CUDA_ERROR_STUB_LIBRARY: return cudaErrorStubLibrary;
 	case CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: return cudaErrorHostMemoryAlreadyRegistered;
 	case CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED: return cudaErrorHostMemoryNotRegistered;
+	case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: return cudaErrorStreamCaptureUnsupported;
+	case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED: return cudaErrorStreamCaptureInvalidated;
+	case CUDA_ERROR_ILLEGAL_STATE: return cudaErrorIllegalState;
 	default: return cudaErrorUnknown;
 	}
 }
@@ -131,6 +134,9 @@ static const struct wanted wanted[] = {
 	WANT(cuStreamCreate, 2000),
 	WANT(cuStreamDestroy, 4000),
 	WANT(cuStreamSynchronize, 2000),
+	WANT_BOTH(cuStreamBeginCapture, 10010),
+	WANT_BOTH(cuStreamEndCapture, 10000),
+	WANT_BOTH(cuStreamIsCapturing, 10000),
 	WANT(cuStreamQuery, 2000),
 	WANT(cuEventCreate, 2000),
 	WANT(cuEventRecord, 2000),

@@ -169,20 +169,74 @@ RT_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallb
 	return error;
 }
 
-/* Nothing is ever captured: the simulated device has no graphs. */
+bool rt_stream_capturing(cudaStream_t stream)
+{
+	CUstreamCaptureStatus status;
+	return rt_context() == cudaSuccess &&
+	       rt_driver.cuStreamIsCapturing[RT_LEGACY_STREAM]((CUstream)stream, &status) ==
+		       CUDA_SUCCESS &&
+	       status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+/* Stream capture: the runtime's modes and statuses share the driver's
+ * values. */
+static cudaError_t begin_capture(cudaStream_t stream, enum cudaStreamCaptureMode mode,
+				 enum rt_stream_mode flavour)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuStreamBeginCapture[flavour]((CUstream)stream,
+								 (CUstreamCaptureMode)mode));
+}
+
+RT_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+	return begin_capture(stream, mode, RT_LEGACY_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
+						  enum cudaStreamCaptureMode mode)
+{
+	return begin_capture(stream, mode, RT_PER_THREAD_STREAM);
+}
+
+static cudaError_t end_capture(cudaStream_t stream, cudaGraph_t *graph, enum rt_stream_mode flavour)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuStreamEndCapture[flavour]((CUstream)stream, (CUgraph *)graph));
+}
+
+RT_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
+{
+	return end_capture(stream, graph, RT_LEGACY_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *graph)
+{
+	return end_capture(stream, graph, RT_PER_THREAD_STREAM);
+}
+
+static cudaError_t is_capturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+				enum rt_stream_mode flavour)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuStreamIsCapturing[flavour]((CUstream)stream,
+								(CUstreamCaptureStatus *)status));
+}
+
 RT_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
 					    enum cudaStreamCaptureStatus *status)
 {
-	if (!status)
-		return rt_fail(cudaErrorInvalidValue);
-	cudaError_t error = cudaStreamQuery(stream);
-	if (error == cudaSuccess)
-		*status = cudaStreamCaptureStatusNone;
-	return error;
+	return is_capturing(stream, status, RT_LEGACY_STREAM);
 }
 
 RT_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
 						 enum cudaStreamCaptureStatus *status)
 {
-	return cudaStreamIsCapturing(stream, status);
+	return is_capturing(stream, status, RT_PER_THREAD_STREAM);
 }

@@ -127,3 +127,13 @@ void sim_resource_event(int cbid, CUcontext context, void *descriptor);
 /* For driver_external.c, which destroys an array it failed to hand out: an
  * internal call, which CUPTI never sees. */
 CUresult untraced_cuMipmappedArrayDestroy(CUmipmappedArray handle);
+
+/* Stream capture (driver_misc.c, driver_graph.c): the graph a created
+ * stream is capturing into, or NULL; a captured stream-ordered allocation
+ * or free becomes a memory node of that graph. sim_stream_capture_graph
+ * also fails with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED for a broken
+ * capture. */
+CUgraph sim_stream_capture(CUstream stream);
+CUresult sim_stream_capture_graph(CUstream stream, CUgraph *graph);
+CUresult sim_graph_capture_alloc(CUgraph graph, int device, size_t bytes, CUdeviceptr *dptr);
+CUresult sim_graph_capture_free(CUgraph graph, CUdeviceptr dptr);
