@@ -130,12 +130,12 @@ VT_EXPORT CUresult cuMemFreeHost(void *p)
 }
 
 /* Captured into a graph, a stream-ordered allocation is an allocation
- * node: graph memory of the current device, which its launches take. */
-static bool captured(CUresult rc, void *stream, bool per_thread)
+ * node: graph memory of its device, which its launches take. */
+static bool captured(CUresult rc, void *stream, bool per_thread, int device)
 {
 	if (rc != CUDA_SUCCESS || !vt_graphs_capturing(stream, per_thread))
 		return false;
-	vt_graphs_note_device(vt_driver_current_device());
+	vt_graphs_note_device(device == VT_UNKNOWN_DEVICE ? vt_driver_current_device() : device);
 	return true;
 }
 
@@ -143,7 +143,7 @@ static bool captured(CUresult rc, void *stream, bool per_thread)
 static void record_alloc_async(const struct vt_observer *self, const cuMemAllocAsync_params *p,
 			       CUresult rc, bool per_thread)
 {
-	if (captured(rc, p->hStream, per_thread))
+	if (captured(rc, p->hStream, per_thread, VT_UNKNOWN_DEVICE))
 		return;
 	vt_pools_note_current(record_alloc(self, rc, VT_KIND_ASYNC,
 					   rc == CUDA_SUCCESS ? *p->dptr : 0, p->bytesize));
@@ -177,14 +177,20 @@ VT_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstrea
 	VT_RETURN_OBSERVED(cuMemAllocAsync_ptsz, &params, real(dptr, bytes, stream));
 }
 
+/* The memory is on the pool's device, whichever device is current. */
 static void record_alloc_from_pool(const struct vt_observer *self,
 				   const cuMemAllocFromPoolAsync_params *p, CUresult rc,
 				   bool per_thread)
 {
-	if (captured(rc, p->hStream, per_thread))
+	int device = vt_pools_device(p->pool);
+	if (captured(rc, p->hStream, per_thread, device))
 		return;
-	vt_pools_note(p->pool, record_alloc(self, rc, VT_KIND_ASYNC,
-					    rc == CUDA_SUCCESS ? *p->dptr : 0, p->bytesize));
+	if (device == VT_UNKNOWN_DEVICE || rc != CUDA_SUCCESS)
+		device = record_alloc(self, rc, VT_KIND_ASYNC, rc == CUDA_SUCCESS ? *p->dptr : 0,
+				      p->bytesize);
+	else
+		vt_emit_alloc_on(VT_KIND_ASYNC, device, *p->dptr, p->bytesize, self->name);
+	vt_pools_note(p->pool, device);
 }
 
 static void after_mem_alloc_from_pool(const struct vt_observer *self, const void *args, CUresult rc)

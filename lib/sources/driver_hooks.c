@@ -45,6 +45,7 @@
 	X("cuMipmappedArrayCreate", 5000, cuMipmappedArrayCreate) \
 	X("cuMipmappedArrayDestroy", 5000, cuMipmappedArrayDestroy) \
 	X("cuMulticastCreate", 12010, cuMulticastCreate) \
+	X("cuMemPoolCreate", 11020, cuMemPoolCreate) \
 	X("cuMemPoolImportPointer", 11020, cuMemPoolImportPointer) \
 	X("cuMemPoolDestroy", 11020, cuMemPoolDestroy) \
 	X("cuMemPoolTrimTo", 11020, cuMemPoolTrimTo) \

@@ -47,6 +47,17 @@ void vt_pools_note(void *handle, int device)
 	pthread_mutex_unlock(&lock);
 }
 
+int vt_pools_device(void *handle)
+{
+	int device = VT_UNKNOWN_DEVICE;
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < pool_count && device == VT_UNKNOWN_DEVICE; i++)
+		if (pools[i].handle == handle)
+			device = pools[i].view.device;
+	pthread_mutex_unlock(&lock);
+	return device;
+}
+
 /* A load first: after the first allocation the bit is set, and a plain
  * read keeps the cache line shared between threads. */
 void vt_pools_note_current(int device)
@@ -103,6 +114,24 @@ void vt_pools_reset(void)
 	memset(pools, 0, sizeof(pools));
 	pool_count = 0;
 	atomic_store(&current_pool_devices, 0);
+}
+
+/* A created pool is in play from its creation, on its own device. */
+static void after_pool_create(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	(void)self;
+	const cuMemPoolCreate_params *p = args;
+	if (rc == CUDA_SUCCESS && p->poolProps->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+		vt_pools_note(*p->pool, p->poolProps->location.id);
+}
+VT_OBSERVER(cuMemPoolCreate, NULL, after_pool_create);
+
+VT_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
+{
+	VT_REAL("cuMemPoolCreate", VT_LEGACY_STREAM,
+		CUresult(*)(CUmemoryPool *, const CUmemPoolProps *));
+	cuMemPoolCreate_params params = {pool, props};
+	VT_RETURN_OBSERVED(cuMemPoolCreate, &params, real(pool, props));
 }
 
 static void after_pool_trim(const struct vt_observer *self, const void *args, CUresult rc)

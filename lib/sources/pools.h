@@ -28,8 +28,12 @@ struct vt_pool_view {
 /* After cuMemAllocAsync recorded an allocation on device (anything else,
  * VT_UNKNOWN_DEVICE, is ignored): that device's current pool served it. */
 void vt_pools_note_current(int device);
-/* Likewise after an allocation from pool. */
+/* Likewise after an allocation from pool. A pool is on the device it was
+ * created for (cuMemPoolCreate, observed); one first seen by an allocation
+ * is taken to be on that allocation's device. */
 void vt_pools_note(void *pool, int device);
+/* The device a pool in play is on, or VT_UNKNOWN_DEVICE. */
+int vt_pools_device(void *pool);
 /* Reads every pool in play; copies up to max, in the order first seen,
  * and returns how many. */
 size_t vt_pools_read(struct vt_pool_view *out, size_t max);

@@ -296,6 +296,27 @@ Test(preload, graph_memory_sampled_beside_tracked)
 	traced_run_free(&run);
 }
 
+/* Memory from a pool is on the pool's device, not the current one
+ * (pool_devices.c). */
+Test(preload, pool_allocations_land_on_the_pools_device)
+{
+	struct traced_run run;
+	const char *env[] = {"VRAMSIM_DEVICES=2", NULL};
+	trace_program(&run, "pool_devices", env);
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	cr_assert_str_eq(run.out, "device 1 gave the pool 4 MiB\n");
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), MiB);
+	cr_assert_eq(json_array_size(report_at(r, "devices/0/pools")), 0);
+	cr_assert_eq(report_int(r, "devices/1/ordinal"), 1);
+	cr_assert_eq(report_int(r, "devices/1/peak/bytes"), 4 * MiB);
+	cr_assert_eq(report_int(r, "devices/1/frees"), 1);
+	cr_assert_eq(json_array_size(report_at(r, "devices/1/pools")), 1);
+	cr_assert_eq(report_int(r, "devices/1/pools/0/reserved_peak_bytes"), 4 * MiB);
+	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0);
+	traced_run_free(&run);
+}
+
 /* cudaMallocAsync captured into a graph is an allocation node, not an
  * allocation: the tracked figures hold only what ran outside the capture
  * (capture.c), and graph memory shows what the launches took. */
@@ -505,9 +526,11 @@ Test(preload, pools_reserved_beside_used)
 	json_t *pools =
 		json_object_get(json_array_get(json_object_get(run.report, "devices"), 0), "pools");
 	cr_assert_eq(json_array_size(pools), 2);
-	assert_pool(json_array_get(pools, 0), 0, 6 * MiB, 0, 6 * MiB, false);
-	/* Its last reading, after the trim and before the destroy. */
-	assert_pool(json_array_get(pools, 1), 2 * MiB, 6 * MiB, 2 * MiB, 6 * MiB, true);
+	/* The created pool, seen at its creation: its last reading, after the
+	 * trim and before the destroy. */
+	assert_pool(json_array_get(pools, 0), 2 * MiB, 6 * MiB, 2 * MiB, 6 * MiB, true);
+	/* The default pool, seen when cudaDeviceSetMemPool replaced it. */
+	assert_pool(json_array_get(pools, 1), 0, 6 * MiB, 0, 6 * MiB, false);
 	cr_assert_eq(report_int(run.report, "devices/0/live_at_exit_bytes"), 0);
 	cr_assert_eq(report_int(run.report, "devices/0/allocations"), 3);
 	traced_run_free(&run);

@@ -134,6 +134,7 @@ Test(sources, vmm_and_multicast)
 Test(sources, pools_graphs_arrays_and_external_memory)
 {
 	check_same_numbers("pools");
+	check_same_numbers("pool_devices");
 	check_same_numbers("graphs");
 	check_same_numbers("capture");
 	check_same_numbers("arrays");

@@ -93,7 +93,7 @@ static CUresult check_props(const CUmemPoolProps *props)
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *handle, const CUmemPoolProps *props)
+static CUresult create_pool(CUmemoryPool *handle, const CUmemPoolProps *props)
 {
 	CUresult rc = sim_check_init();
 	if (rc == CUDA_SUCCESS && !handle)
@@ -107,6 +107,12 @@ SIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *handle, const CUmemPoolProps *
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	*handle = (CUmemoryPool)pool;
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *handle, const CUmemPoolProps *props)
+{
+	cuMemPoolCreate_params params = {handle, props};
+	return SIM_TRACED(cuMemPoolCreate, &params, create_pool(handle, props));
 }
 
 /* Allocations still out keep their memory until freed, as on the real
