@@ -178,9 +178,10 @@ static void resources(const struct text *t, json_t *device)
 	}
 	char size[32];
 	fprintf(t->out,
-		"  CUPTI: %" PRId64 " contexts created, %" PRId64
-		" modules loaded (%s of images)\n",
-		contexts, modules, vt_human(image_bytes, size, sizeof(size)));
+		"  CUPTI: %" PRId64 " context%s created, %" PRId64
+		" module%s loaded (%s of images)\n",
+		contexts, contexts == 1 ? "" : "s", modules, modules == 1 ? "" : "s",
+		vt_human(image_bytes, size, sizeof(size)));
 }
 
 static void snapshot(const struct text *t, json_t *failure)

@@ -219,9 +219,10 @@ static void summarize_resources(FILE *out, const struct vt_cupti_view *cupti)
 	}
 	char size[32];
 	fprintf(out,
-		PREFIX "CUPTI saw %" PRIu64 " contexts created and %" PRIu64
-		       " modules loaded (%s of images)\n",
-		contexts, modules, human(image_bytes, size, sizeof(size)));
+		PREFIX "CUPTI: %" PRIu64 " context%s created, %" PRIu64
+		       " module%s loaded (%s of images)\n",
+		contexts, contexts == 1 ? "" : "s", modules, modules == 1 ? "" : "s",
+		human(image_bytes, size, sizeof(size)));
 }
 
 void vt_report_write_summary(const struct vt_report *report, FILE *out)

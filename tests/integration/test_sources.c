@@ -194,7 +194,7 @@ Test(sources, contexts_and_modules_become_events)
 	cr_assert_eq(report_int(run.report, "resources/dropped"), 0);
 	cr_assert_not_null(
 		strstr(run.err,
-		       "vramtrace: CUPTI saw 2 contexts created and 1 modules loaded (4.62 KiB of "
+		       "vramtrace: CUPTI: 2 contexts created, 1 module loaded (4.62 KiB of "
 		       "images)\n"),
 		"%s", run.err);
 
@@ -207,7 +207,7 @@ Test(sources, contexts_and_modules_become_events)
 	cr_assert_eq(text.status, 0, "%s", text.err);
 	cr_assert_not_null(
 		strstr(text.out,
-		       "  CUPTI: 1 contexts created, 1 modules loaded (4.62 KiB of images)\n"),
+		       "  CUPTI: 1 context created, 1 module loaded (4.62 KiB of images)\n"),
 		"%s", text.out);
 	traced_run_free(&text);
 	traced_run_free(&run);
