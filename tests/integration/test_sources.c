@@ -125,6 +125,21 @@ Test(sources, driver_api_and_host_memory)
 	check_same_numbers("runtime_surface");
 }
 
+/* Eight threads' 100,000 pairs each, every one seen by CUPTI alone (the
+ * peak depends on how the threads interleave, so only counts compare). */
+Test(sources, eight_threads_under_cupti)
+{
+	struct traced_run run;
+	run_with(&run, "threads", "cupti");
+	assert_sources(run.report, "cupti", NULL);
+	cr_assert_eq(report_int(run.report, "devices/0/allocations"), 800008);
+	cr_assert_eq(report_int(run.report, "devices/0/frees"), 800000);
+	cr_assert_eq(report_int(run.report, "devices/0/live_at_exit_bytes"), 36 * MiB);
+	cr_assert_eq(report_int(run.report, "tracer/events"), 1600008);
+	cr_assert_eq(report_int(run.report, "tracer/unknown_frees"), 0);
+	traced_run_free(&run);
+}
+
 Test(sources, vmm_and_multicast)
 {
 	check_same_numbers("vmm");
