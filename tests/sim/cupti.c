@@ -1,7 +1,8 @@
 /* Stand-in libcupti.so.13: the callback API (cupti_callbacks.h) over the
- * simulated driver. One subscriber at a time, as CUPTI allows (a second
- * gets error 39, and cuptiSubscribe_v2 names the first); the driver's entry
- * and exit reports become CUpti_CallbackData, its context and module events
+ * simulated driver and runtime. One subscriber at a time, as CUPTI allows
+ * (a second gets error 39, and cuptiSubscribe_v2 names the first); the
+ * driver's and the runtime's entry and exit reports become
+ * CUpti_CallbackData, the driver's context and module events
  * CUpti_ResourceData, for the enabled ids only. Names and result strings
  * are the real library's, generated from the headers (cupti_names.sh). */
 #include <cupti.h>
@@ -34,16 +35,36 @@ static struct {
 	CUpti_CallbackFunc callback;
 	void *userdata;
 	_Atomic bool driver[CUPTI_DRIVER_TRACE_CBID_SIZE];
+	_Atomic bool runtime[CUPTI_RUNTIME_TRACE_CBID_SIZE];
 	_Atomic bool resource[RESOURCE_IDS];
 	const struct sim_cupti_table *table;
 	CUresult (*current_context)(CUcontext *);
 	_Atomic uint32_t correlation;
 } cupti;
 
+/* The enable flags of a domain that has them, and how many; ids start at 1. */
+static _Atomic bool *domain_flags(CUpti_CallbackDomain domain, size_t *count)
+{
+	switch (domain) {
+	case CUPTI_CB_DOMAIN_DRIVER_API: *count = COUNT(cupti.driver); return cupti.driver;
+	case CUPTI_CB_DOMAIN_RUNTIME_API: *count = COUNT(cupti.runtime); return cupti.runtime;
+	case CUPTI_CB_DOMAIN_RESOURCE: *count = COUNT(cupti.resource); return cupti.resource;
+	default: *count = 0; return NULL;
+	}
+}
+
+static _Atomic bool *slot(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	size_t count;
+	_Atomic bool *flags = domain_flags(domain, &count);
+	return flags && cbid > 0 && cbid < count ? &flags[cbid] : NULL;
+}
+
 static void on_api(enum sim_api_site site, struct sim_api_call *call)
 {
-	if (call->cbid <= 0 || call->cbid >= CUPTI_DRIVER_TRACE_CBID_SIZE ||
-	    !atomic_load(&cupti.driver[call->cbid]))
+	CUpti_CallbackDomain domain = (CUpti_CallbackDomain)call->domain;
+	_Atomic bool *enabled = slot(domain, (CUpti_CallbackId)call->cbid);
+	if (!enabled || !atomic_load(enabled))
 		return;
 	if (site == SIM_API_ENTER)
 		call->correlation_id = atomic_fetch_add(&cupti.correlation, 1) + 1;
@@ -53,19 +74,22 @@ static void on_api(enum sim_api_site site, struct sim_api_call *call)
 		.callbackSite = site == SIM_API_ENTER ? CUPTI_API_ENTER : CUPTI_API_EXIT,
 		.functionName = call->name,
 		.functionParams = call->params,
-		.functionReturnValue = site == SIM_API_EXIT ? &call->result : NULL,
+		.functionReturnValue = site == SIM_API_ENTER ? NULL
+				       : domain == CUPTI_CB_DOMAIN_DRIVER_API
+					       ? (void *)&call->result
+					       : (void *)&call->runtime_result,
 		.context = context,
 		.contextUid = (uint32_t)(uintptr_t)context,
 		.correlationData = &call->correlation_data,
 		.correlationId = call->correlation_id,
 	};
-	cupti.callback(cupti.userdata, CUPTI_CB_DOMAIN_DRIVER_API, (CUpti_CallbackId)call->cbid,
-		       &data);
+	cupti.callback(cupti.userdata, domain, (CUpti_CallbackId)call->cbid, &data);
 }
 
 static void on_resource(int cbid, CUcontext context, void *descriptor)
 {
-	if (cbid <= 0 || cbid >= RESOURCE_IDS || !atomic_load(&cupti.resource[cbid]))
+	_Atomic bool *enabled = slot(CUPTI_CB_DOMAIN_RESOURCE, (CUpti_CallbackId)cbid);
+	if (!enabled || !atomic_load(enabled))
 		return;
 	CUpti_ResourceData data = {.context = context, .resourceDescriptor = descriptor};
 	cupti.callback(cupti.userdata, CUPTI_CB_DOMAIN_RESOURCE, (CUpti_CallbackId)cbid, &data);
@@ -161,12 +185,20 @@ SIM_EXPORT CUptiResult cuptiSupportedDomains(size_t *count, CUpti_DomainTable *t
 	return CUPTI_SUCCESS;
 }
 
+static bool enable_domain(CUpti_CallbackDomain domain, bool enable)
+{
+	size_t count;
+	_Atomic bool *flags = domain_flags(domain, &count);
+	for (size_t i = 1; i < count; i++)
+		atomic_store(&flags[i], enable);
+	return flags != NULL;
+}
+
 static void disable_all(void)
 {
-	for (size_t i = 0; i < CUPTI_DRIVER_TRACE_CBID_SIZE; i++)
-		atomic_store(&cupti.driver[i], false);
-	for (size_t i = 0; i < RESOURCE_IDS; i++)
-		atomic_store(&cupti.resource[i], false);
+	enable_domain(CUPTI_CB_DOMAIN_DRIVER_API, false);
+	enable_domain(CUPTI_CB_DOMAIN_RUNTIME_API, false);
+	enable_domain(CUPTI_CB_DOMAIN_RESOURCE, false);
 }
 
 SIM_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
@@ -179,15 +211,6 @@ SIM_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
 	}
 	pthread_mutex_unlock(&lock);
 	return ours ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
-}
-
-static _Atomic bool *slot(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
-{
-	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid > 0 && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
-		return &cupti.driver[cbid];
-	if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid > 0 && cbid < RESOURCE_IDS)
-		return &cupti.resource[cbid];
-	return NULL;
 }
 
 SIM_EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
@@ -213,24 +236,19 @@ SIM_EXPORT CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberH
 SIM_EXPORT CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber,
 					 CUpti_CallbackDomain domain)
 {
-	if (!cupti.subscribed || subscriber != SUBSCRIBER_ID)
-		return CUPTI_ERROR_INVALID_PARAMETER;
-	if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
-		for (size_t i = 1; i < CUPTI_DRIVER_TRACE_CBID_SIZE; i++)
-			atomic_store(&cupti.driver[i], enable != 0);
-	else if (domain == CUPTI_CB_DOMAIN_RESOURCE)
-		for (size_t i = 1; i < RESOURCE_IDS; i++)
-			atomic_store(&cupti.resource[i], enable != 0);
-	else
+	if (!cupti.subscribed || subscriber != SUBSCRIBER_ID || !enable_domain(domain, enable != 0))
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	return CUPTI_SUCCESS;
 }
 
 SIM_EXPORT CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)
 {
-	CUptiResult rc = cuptiEnableDomain(enable, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
-	return rc == CUPTI_SUCCESS ? cuptiEnableDomain(enable, subscriber, CUPTI_CB_DOMAIN_RESOURCE)
-				   : rc;
+	static const CUpti_CallbackDomain domains[] = {
+		CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_RESOURCE};
+	CUptiResult rc = CUPTI_SUCCESS;
+	for (size_t i = 0; i < COUNT(domains) && rc == CUPTI_SUCCESS; i++)
+		rc = cuptiEnableDomain(enable, subscriber, domains[i]);
+	return rc;
 }
 
 /* Names exist for the driver and runtime domains only; id 0 is

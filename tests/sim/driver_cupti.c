@@ -15,9 +15,17 @@ static void attach(sim_api_hook api, sim_resource_hook resource)
 	atomic_store(&resource_hook, resource);
 }
 
-static const struct sim_cupti_table cupti_table = {sizeof(cupti_table), attach};
+/* The runtime's reports go to the same subscriber. */
+static void report(enum sim_api_site site, struct sim_api_call *call)
+{
+	sim_api_hook hook = atomic_load(&api_hook);
+	if (hook)
+		hook(site, call);
+}
 
-/* Only the table libcupti asks for; the real driver's private tables are
+static const struct sim_cupti_table cupti_table = {sizeof(cupti_table), attach, report};
+
+/* Only the table libcupti and the runtime ask for; the real driver's private tables are
  * not simulated. */
 SIM_EXPORT CUresult cuGetExportTable(const void **table, const CUuuid *id)
 {

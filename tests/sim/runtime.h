@@ -6,7 +6,10 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
+#include <cupti.h> /* ids and parameter structs for RT_TRACED */
 #include <stdbool.h>
+
+#include "cupti_link.h"
 
 #define RT_EXPORT __attribute__((visibility("default")))
 
@@ -20,6 +23,7 @@ struct rt_driver {
 	PFN_cuGetProcAddress_v12000 cuGetProcAddress;
 	PFN_cuInit_v2000 cuInit;
 	PFN_cuDriverGetVersion_v2020 cuDriverGetVersion;
+	PFN_cuGetExportTable_v3000 cuGetExportTable;
 	PFN_cuDeviceGetCount_v2000 cuDeviceGetCount;
 	PFN_cuDeviceGet_v2000 cuDeviceGet;
 	PFN_cuDeviceGetName_v2000 cuDeviceGetName;
@@ -117,3 +121,20 @@ cudaError_t rt_check_device(int device);
 /* Whether stream is capturing into a graph: its copies and sets are then
  * recorded nowhere (they would run when the graph is launched). */
 bool rt_stream_capturing(cudaStream_t stream);
+
+/* CUPTI's view of the runtime: a traced entry point runs its body between
+ * an entry and an exit report, which go through the driver's CUPTI table
+ * to the subscriber, as the real runtime's do. args is the entry point's
+ * struct from generated_cuda_runtime_api_meta.h; id its versioned name. */
+void rt_api_report(enum sim_api_site site, struct sim_api_call *call);
+#define RT_TRACED(id, args, body)                                                   \
+	({                                                                          \
+		struct sim_api_call call_ = {.domain = CUPTI_CB_DOMAIN_RUNTIME_API, \
+					     .cbid = CUPTI_RUNTIME_TRACE_CBID_##id, \
+					     .name = #id,                           \
+					     .params = (args)};                     \
+		rt_api_report(SIM_API_ENTER, &call_);                               \
+		call_.runtime_result = (body);                                      \
+		rt_api_report(SIM_API_EXIT, &call_);                                \
+		(cudaError_t) call_.runtime_result;                                 \
+	})

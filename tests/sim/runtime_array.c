@@ -48,9 +48,9 @@ static cudaError_t describe(const struct cudaChannelFormatDesc *desc, struct cud
 	return rt_context();
 }
 
-RT_EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t *array,
-					const struct cudaChannelFormatDesc *desc,
-					struct cudaExtent extent, unsigned int flags)
+static cudaError_t untraced_cudaMalloc3DArray(cudaArray_t *array,
+					      const struct cudaChannelFormatDesc *desc,
+					      struct cudaExtent extent, unsigned int flags)
 {
 	CUDA_ARRAY3D_DESCRIPTOR full;
 	cudaError_t error = describe(desc, extent, flags, &full);
@@ -59,16 +59,35 @@ RT_EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t *array,
 	return rt_result(rt_driver.cuArray3DCreate((CUarray *)array, &full));
 }
 
+RT_EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t *array,
+					const struct cudaChannelFormatDesc *desc,
+					struct cudaExtent extent, unsigned int flags)
+{
+	cudaMalloc3DArray_v3020_params params = {array, desc, extent, flags};
+	return RT_TRACED(cudaMalloc3DArray_v3020, &params,
+			 untraced_cudaMalloc3DArray(array, desc, extent, flags));
+}
+
+static cudaError_t untraced_cudaMallocArray(cudaArray_t *array,
+					    const struct cudaChannelFormatDesc *desc, size_t width,
+					    size_t height, unsigned int flags)
+{
+	return untraced_cudaMalloc3DArray(array, desc, (struct cudaExtent){width, height, 0},
+					  flags);
+}
+
 RT_EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
 				      size_t width, size_t height, unsigned int flags)
 {
-	return cudaMalloc3DArray(array, desc, (struct cudaExtent){width, height, 0}, flags);
+	cudaMallocArray_v3020_params params = {array, desc, width, height, flags};
+	return RT_TRACED(cudaMallocArray_v3020, &params,
+			 untraced_cudaMallocArray(array, desc, width, height, flags));
 }
 
-RT_EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *array,
-					       const struct cudaChannelFormatDesc *desc,
-					       struct cudaExtent extent, unsigned int levels,
-					       unsigned int flags)
+static cudaError_t untraced_cudaMallocMipmappedArray(cudaMipmappedArray_t *array,
+						     const struct cudaChannelFormatDesc *desc,
+						     struct cudaExtent extent, unsigned int levels,
+						     unsigned int flags)
 {
 	CUDA_ARRAY3D_DESCRIPTOR full;
 	cudaError_t error = describe(desc, extent, flags, &full);
@@ -78,8 +97,18 @@ RT_EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *array,
 		rt_driver.cuMipmappedArrayCreate((CUmipmappedArray *)array, &full, levels));
 }
 
+RT_EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *array,
+					       const struct cudaChannelFormatDesc *desc,
+					       struct cudaExtent extent, unsigned int levels,
+					       unsigned int flags)
+{
+	cudaMallocMipmappedArray_v5000_params params = {array, desc, extent, levels, flags};
+	return RT_TRACED(cudaMallocMipmappedArray_v5000, &params,
+			 untraced_cudaMallocMipmappedArray(array, desc, extent, levels, flags));
+}
+
 /* Freeing NULL is a no-op, as for cudaFree. */
-RT_EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
+static cudaError_t untraced_cudaFreeArray(cudaArray_t array)
 {
 	if (!array)
 		return cudaSuccess;
@@ -89,7 +118,13 @@ RT_EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
 	return rt_result(rt_driver.cuArrayDestroy((CUarray)array));
 }
 
-RT_EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t array)
+RT_EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
+{
+	cudaFreeArray_v3020_params params = {array};
+	return RT_TRACED(cudaFreeArray_v3020, &params, untraced_cudaFreeArray(array));
+}
+
+static cudaError_t untraced_cudaFreeMipmappedArray(cudaMipmappedArray_t array)
 {
 	if (!array)
 		return cudaSuccess;
@@ -97,6 +132,13 @@ RT_EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t array)
 	if (error != cudaSuccess)
 		return error;
 	return rt_result(rt_driver.cuMipmappedArrayDestroy((CUmipmappedArray)array));
+}
+
+RT_EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t array)
+{
+	cudaFreeMipmappedArray_v5000_params params = {array};
+	return RT_TRACED(cudaFreeMipmappedArray_v5000, &params,
+			 untraced_cudaFreeMipmappedArray(array));
 }
 
 RT_EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,

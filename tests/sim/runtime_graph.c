@@ -19,9 +19,10 @@ RT_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph)
 	return rt_result(rt_driver.cuGraphDestroy((CUgraph)graph));
 }
 
-RT_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t graph,
-					       const cudaGraphNode_t *dependencies, size_t count,
-					       struct cudaMemAllocNodeParams *params)
+static cudaError_t untraced_cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t graph,
+						     const cudaGraphNode_t *dependencies,
+						     size_t count,
+						     struct cudaMemAllocNodeParams *params)
 {
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess)
@@ -31,9 +32,20 @@ RT_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_
 							  (CUDA_MEM_ALLOC_NODE_PARAMS *)params));
 }
 
-RT_EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t graph,
-					      const cudaGraphNode_t *dependencies, size_t count,
-					      void *ptr)
+RT_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t graph,
+					       const cudaGraphNode_t *dependencies, size_t count,
+					       struct cudaMemAllocNodeParams *node_params)
+{
+	cudaGraphAddMemAllocNode_v11040_params params = {node, graph, dependencies, count,
+							 node_params};
+	return RT_TRACED(
+		cudaGraphAddMemAllocNode_v11040, &params,
+		untraced_cudaGraphAddMemAllocNode(node, graph, dependencies, count, node_params));
+}
+
+static cudaError_t untraced_cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t graph,
+						    const cudaGraphNode_t *dependencies,
+						    size_t count, void *ptr)
 {
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess)
@@ -41,6 +53,15 @@ RT_EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t
 	return rt_result(rt_driver.cuGraphAddMemFreeNode((CUgraphNode *)node, (CUgraph)graph,
 							 (const CUgraphNode *)dependencies, count,
 							 (CUdeviceptr)ptr));
+}
+
+RT_EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t graph,
+					      const cudaGraphNode_t *dependencies, size_t count,
+					      void *ptr)
+{
+	cudaGraphAddMemFreeNode_v11040_params params = {node, graph, dependencies, count, ptr};
+	return RT_TRACED(cudaGraphAddMemFreeNode_v11040, &params,
+			 untraced_cudaGraphAddMemFreeNode(node, graph, dependencies, count, ptr));
 }
 
 RT_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
@@ -85,12 +106,19 @@ RT_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
 	return rt_result(rt_driver.cuGraphExecDestroy((CUgraphExec)exec));
 }
 
-RT_EXPORT cudaError_t cudaDeviceGraphMemTrim(int device)
+static cudaError_t untraced_cudaDeviceGraphMemTrim(int device)
 {
 	cudaError_t error = rt_init();
 	if (error != cudaSuccess)
 		return error;
 	return rt_result(rt_driver.cuDeviceGraphMemTrim(device));
+}
+
+RT_EXPORT cudaError_t cudaDeviceGraphMemTrim(int device)
+{
+	cudaDeviceGraphMemTrim_v11040_params params = {device};
+	return RT_TRACED(cudaDeviceGraphMemTrim_v11040, &params,
+			 untraced_cudaDeviceGraphMemTrim(device));
 }
 
 RT_EXPORT cudaError_t cudaDeviceGetGraphMemAttribute(int device,

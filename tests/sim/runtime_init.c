@@ -67,6 +67,7 @@ struct wanted {
 /* Each function at the ABI version this runtime was written against. */
 static const struct wanted wanted[] = {
 	WANT(cuDriverGetVersion, 2020),
+	WANT(cuGetExportTable, 3000),
 	WANT(cuDeviceGetCount, 2000),
 	WANT(cuDeviceGet, 2000),
 	WANT(cuDeviceGetName, 2000),
@@ -146,6 +147,9 @@ static const struct wanted wanted[] = {
 	WANT(cuEventDestroy, 4000),
 };
 
+/* The driver's CUPTI table: where entry and exit reports go. */
+static const struct sim_cupti_table *cupti_table;
+
 static cudaError_t load_driver(void)
 {
 	void *driver = dlopen("libcuda.so.1", RTLD_NOW);
@@ -173,12 +177,24 @@ static cudaError_t load_driver(void)
 					       wanted[i].flags, &status) != CUDA_SUCCESS)
 			return cudaErrorCallRequiresNewerDriver;
 	}
+	const void *table;
+	if (rt_driver.cuGetExportTable(&table, &sim_cupti_table_id) == CUDA_SUCCESS)
+		cupti_table = table;
 	return cudaSuccess;
 }
 
 static void init(void)
 {
 	init_status = load_driver();
+}
+
+/* The first report loads the driver, as the first call would; without
+ * one, or without a subscriber, nothing is reported. */
+void rt_api_report(enum sim_api_site site, struct sim_api_call *call)
+{
+	pthread_once(&init_once, init);
+	if (cupti_table)
+		cupti_table->report(site, call);
 }
 
 cudaError_t rt_init(void)

@@ -4,7 +4,7 @@
 
 #include "runtime.h"
 
-RT_EXPORT cudaError_t cudaMalloc(void **ptr, size_t size)
+static cudaError_t untraced_cudaMalloc(void **ptr, size_t size)
 {
 	if (!ptr)
 		return rt_fail(cudaErrorInvalidValue);
@@ -18,7 +18,13 @@ RT_EXPORT cudaError_t cudaMalloc(void **ptr, size_t size)
 	return rt_result(rt_driver.cuMemAlloc((CUdeviceptr *)ptr, size));
 }
 
-RT_EXPORT cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+RT_EXPORT cudaError_t cudaMalloc(void **ptr, size_t size)
+{
+	cudaMalloc_v3020_params params = {ptr, size};
+	return RT_TRACED(cudaMalloc_v3020, &params, untraced_cudaMalloc(ptr, size));
+}
+
+static cudaError_t untraced_cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
 {
 	if (!ptr || !pitch)
 		return rt_fail(cudaErrorInvalidValue);
@@ -33,7 +39,14 @@ RT_EXPORT cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, s
 	return rt_result(rt_driver.cuMemAllocPitch((CUdeviceptr *)ptr, pitch, width, height, 16));
 }
 
-RT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitched, struct cudaExtent extent)
+RT_EXPORT cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+	cudaMallocPitch_v3020_params params = {ptr, pitch, width, height};
+	return RT_TRACED(cudaMallocPitch_v3020, &params,
+			 untraced_cudaMallocPitch(ptr, pitch, width, height));
+}
+
+static cudaError_t untraced_cudaMalloc3D(struct cudaPitchedPtr *pitched, struct cudaExtent extent)
 {
 	if (!pitched)
 		return rt_fail(cudaErrorInvalidValue);
@@ -42,13 +55,19 @@ RT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitched, struct cudaEx
 	void *ptr = NULL;
 	size_t pitch = 0;
 	cudaError_t error =
-		cudaMallocPitch(&ptr, &pitch, extent.width, extent.height * extent.depth);
+		untraced_cudaMallocPitch(&ptr, &pitch, extent.width, extent.height * extent.depth);
 	if (error == cudaSuccess)
 		*pitched = (struct cudaPitchedPtr){ptr, pitch, extent.width, extent.height};
 	return error;
 }
 
-RT_EXPORT cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
+RT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitched, struct cudaExtent extent)
+{
+	cudaMalloc3D_v3020_params params = {pitched, extent};
+	return RT_TRACED(cudaMalloc3D_v3020, &params, untraced_cudaMalloc3D(pitched, extent));
+}
+
+static cudaError_t untraced_cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
 {
 	if (!ptr || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost))
 		return rt_fail(cudaErrorInvalidValue);
@@ -58,7 +77,14 @@ RT_EXPORT cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int fl
 	return rt_result(rt_driver.cuMemAllocManaged((CUdeviceptr *)ptr, size, flags));
 }
 
-RT_EXPORT cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
+RT_EXPORT cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
+{
+	cudaMallocManaged_v6000_params params = {ptr, size, flags};
+	return RT_TRACED(cudaMallocManaged_v6000, &params,
+			 untraced_cudaMallocManaged(ptr, size, flags));
+}
+
+static cudaError_t untraced_cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
 	if (!ptr)
 		return rt_fail(cudaErrorInvalidValue);
@@ -68,28 +94,52 @@ RT_EXPORT cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
 	return rt_result(rt_driver.cuMemHostAlloc(ptr, size, flags));
 }
 
-RT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
+RT_EXPORT cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
-	return cudaHostAlloc(ptr, size, cudaHostAllocDefault);
+	cudaHostAlloc_v3020_params params = {ptr, size, flags};
+	return RT_TRACED(cudaHostAlloc_v3020, &params, untraced_cudaHostAlloc(ptr, size, flags));
 }
 
-RT_EXPORT cudaError_t cudaFree(void *ptr)
+static cudaError_t untraced_cudaMallocHost(void **ptr, size_t size)
+{
+	return untraced_cudaHostAlloc(ptr, size, cudaHostAllocDefault);
+}
+
+RT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+	cudaMallocHost_v3020_params params = {ptr, size};
+	return RT_TRACED(cudaMallocHost_v3020, &params, untraced_cudaMallocHost(ptr, size));
+}
+
+static cudaError_t untraced_cudaFree(void *ptr)
 {
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess || !ptr)
-		return error; /* cudaFree(NULL) only initialises the context */
+		return error; /* untraced_cudaFree(NULL) only initialises the context */
 	CUresult rc = rt_driver.cuMemFree((CUdeviceptr)ptr);
 	if (rc == CUDA_ERROR_INVALID_VALUE)
 		return rt_fail(cudaErrorInvalidDevicePointer);
 	return rt_result(rc);
 }
 
-RT_EXPORT cudaError_t cudaFreeHost(void *ptr)
+RT_EXPORT cudaError_t cudaFree(void *ptr)
+{
+	cudaFree_v3020_params params = {ptr};
+	return RT_TRACED(cudaFree_v3020, &params, untraced_cudaFree(ptr));
+}
+
+static cudaError_t untraced_cudaFreeHost(void *ptr)
 {
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess || !ptr)
 		return error;
 	return rt_result(rt_driver.cuMemFreeHost(ptr));
+}
+
+RT_EXPORT cudaError_t cudaFreeHost(void *ptr)
+{
+	cudaFreeHost_v3020_params params = {ptr};
+	return RT_TRACED(cudaFreeHost_v3020, &params, untraced_cudaFreeHost(ptr));
 }
 
 static cudaError_t malloc_async(void **ptr, size_t size, cudaStream_t stream,
@@ -103,14 +153,28 @@ static cudaError_t malloc_async(void **ptr, size_t size, cudaStream_t stream,
 	return rt_result(rt_driver.cuMemAllocAsync[mode]((CUdeviceptr *)ptr, size, stream));
 }
 
-RT_EXPORT cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream)
+static cudaError_t untraced_cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream)
 {
 	return malloc_async(ptr, size, stream, RT_LEGACY_STREAM);
 }
 
-RT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **ptr, size_t size, cudaStream_t stream)
+RT_EXPORT cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream)
+{
+	cudaMallocAsync_v11020_params params = {ptr, size, stream};
+	return RT_TRACED(cudaMallocAsync_v11020, &params,
+			 untraced_cudaMallocAsync(ptr, size, stream));
+}
+
+static cudaError_t untraced_cudaMallocAsync_ptsz(void **ptr, size_t size, cudaStream_t stream)
 {
 	return malloc_async(ptr, size, stream, RT_PER_THREAD_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **ptr, size_t size, cudaStream_t stream)
+{
+	cudaMallocAsync_ptsz_v11020_params params = {ptr, size, stream};
+	return RT_TRACED(cudaMallocAsync_ptsz_v11020, &params,
+			 untraced_cudaMallocAsync_ptsz(ptr, size, stream));
 }
 
 static cudaError_t malloc_from_pool(void **ptr, size_t size, cudaMemPool_t pool,
@@ -125,16 +189,32 @@ static cudaError_t malloc_from_pool(void **ptr, size_t size, cudaMemPool_t pool,
 								 (CUmemoryPool)pool, stream));
 }
 
+static cudaError_t untraced_cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool,
+						    cudaStream_t stream)
+{
+	return malloc_from_pool(ptr, size, pool, stream, RT_LEGACY_STREAM);
+}
+
 RT_EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool,
 					      cudaStream_t stream)
 {
-	return malloc_from_pool(ptr, size, pool, stream, RT_LEGACY_STREAM);
+	cudaMallocFromPoolAsync_v11020_params params = {ptr, size, pool, stream};
+	return RT_TRACED(cudaMallocFromPoolAsync_v11020, &params,
+			 untraced_cudaMallocFromPoolAsync(ptr, size, pool, stream));
+}
+
+static cudaError_t untraced_cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size,
+							 cudaMemPool_t pool, cudaStream_t stream)
+{
+	return malloc_from_pool(ptr, size, pool, stream, RT_PER_THREAD_STREAM);
 }
 
 RT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t pool,
 						   cudaStream_t stream)
 {
-	return malloc_from_pool(ptr, size, pool, stream, RT_PER_THREAD_STREAM);
+	cudaMallocFromPoolAsync_ptsz_v11020_params params = {ptr, size, pool, stream};
+	return RT_TRACED(cudaMallocFromPoolAsync_ptsz_v11020, &params,
+			 untraced_cudaMallocFromPoolAsync_ptsz(ptr, size, pool, stream));
 }
 
 static cudaError_t free_async(void *ptr, cudaStream_t stream, enum rt_stream_mode mode)
@@ -145,14 +225,27 @@ static cudaError_t free_async(void *ptr, cudaStream_t stream, enum rt_stream_mod
 	return rt_result(rt_driver.cuMemFreeAsync[mode]((CUdeviceptr)ptr, stream));
 }
 
-RT_EXPORT cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream)
+static cudaError_t untraced_cudaFreeAsync(void *ptr, cudaStream_t stream)
 {
 	return free_async(ptr, stream, RT_LEGACY_STREAM);
 }
 
-RT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *ptr, cudaStream_t stream)
+RT_EXPORT cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream)
+{
+	cudaFreeAsync_v11020_params params = {ptr, stream};
+	return RT_TRACED(cudaFreeAsync_v11020, &params, untraced_cudaFreeAsync(ptr, stream));
+}
+
+static cudaError_t untraced_cudaFreeAsync_ptsz(void *ptr, cudaStream_t stream)
 {
 	return free_async(ptr, stream, RT_PER_THREAD_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *ptr, cudaStream_t stream)
+{
+	cudaFreeAsync_ptsz_v11020_params params = {ptr, stream};
+	return RT_TRACED(cudaFreeAsync_ptsz_v11020, &params,
+			 untraced_cudaFreeAsync_ptsz(ptr, stream));
 }
 
 RT_EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
@@ -165,7 +258,7 @@ RT_EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 	return rt_result(rt_driver.cuMemGetInfo(free_bytes, total_bytes));
 }
 
-RT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+static cudaError_t untraced_cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess)
@@ -173,12 +266,25 @@ RT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flag
 	return rt_result(rt_driver.cuMemHostRegister(ptr, size, flags));
 }
 
-RT_EXPORT cudaError_t cudaHostUnregister(void *ptr)
+RT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+	cudaHostRegister_v4000_params params = {ptr, size, flags};
+	return RT_TRACED(cudaHostRegister_v4000, &params,
+			 untraced_cudaHostRegister(ptr, size, flags));
+}
+
+static cudaError_t untraced_cudaHostUnregister(void *ptr)
 {
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess)
 		return error;
 	return rt_result(rt_driver.cuMemHostUnregister(ptr));
+}
+
+RT_EXPORT cudaError_t cudaHostUnregister(void *ptr)
+{
+	cudaHostUnregister_v4000_params params = {ptr};
+	return RT_TRACED(cudaHostUnregister_v4000, &params, untraced_cudaHostUnregister(ptr));
 }
 
 RT_EXPORT cudaError_t cudaHostGetDevicePointer(void **device, void *host, unsigned int flags)
@@ -259,8 +365,8 @@ RT_EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *ptr)
 	return rt_result(rt_driver.cuIpcGetMemHandle((CUipcMemHandle *)handle, (CUdeviceptr)ptr));
 }
 
-RT_EXPORT cudaError_t cudaIpcOpenMemHandle(void **ptr, cudaIpcMemHandle_t handle,
-					   unsigned int flags)
+static cudaError_t untraced_cudaIpcOpenMemHandle(void **ptr, cudaIpcMemHandle_t handle,
+						 unsigned int flags)
 {
 	if (!ptr)
 		return rt_fail(cudaErrorInvalidValue);
@@ -272,12 +378,26 @@ RT_EXPORT cudaError_t cudaIpcOpenMemHandle(void **ptr, cudaIpcMemHandle_t handle
 	return rt_result(rt_driver.cuIpcOpenMemHandle((CUdeviceptr *)ptr, named, flags));
 }
 
-RT_EXPORT cudaError_t cudaIpcCloseMemHandle(void *ptr)
+RT_EXPORT cudaError_t cudaIpcOpenMemHandle(void **ptr, cudaIpcMemHandle_t handle,
+					   unsigned int flags)
+{
+	cudaIpcOpenMemHandle_v4010_params params = {ptr, handle, flags};
+	return RT_TRACED(cudaIpcOpenMemHandle_v4010, &params,
+			 untraced_cudaIpcOpenMemHandle(ptr, handle, flags));
+}
+
+static cudaError_t untraced_cudaIpcCloseMemHandle(void *ptr)
 {
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess)
 		return error;
 	return rt_result(rt_driver.cuIpcCloseMemHandle((CUdeviceptr)ptr));
+}
+
+RT_EXPORT cudaError_t cudaIpcCloseMemHandle(void *ptr)
+{
+	cudaIpcCloseMemHandle_v4010_params params = {ptr};
+	return RT_TRACED(cudaIpcCloseMemHandle_v4010, &params, untraced_cudaIpcCloseMemHandle(ptr));
 }
 
 /* External memory: the runtime's descriptors share the driver's layout. */
@@ -291,8 +411,9 @@ RT_EXPORT cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *external,
 		(CUexternalMemory *)external, (const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *)desc));
 }
 
-RT_EXPORT cudaError_t cudaExternalMemoryGetMappedBuffer(
-	void **ptr, cudaExternalMemory_t external, const struct cudaExternalMemoryBufferDesc *desc)
+static cudaError_t
+untraced_cudaExternalMemoryGetMappedBuffer(void **ptr, cudaExternalMemory_t external,
+					   const struct cudaExternalMemoryBufferDesc *desc)
 {
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess)
@@ -300,6 +421,14 @@ RT_EXPORT cudaError_t cudaExternalMemoryGetMappedBuffer(
 	return rt_result(rt_driver.cuExternalMemoryGetMappedBuffer(
 		(CUdeviceptr *)ptr, (CUexternalMemory)external,
 		(const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *)desc));
+}
+
+RT_EXPORT cudaError_t cudaExternalMemoryGetMappedBuffer(
+	void **ptr, cudaExternalMemory_t external, const struct cudaExternalMemoryBufferDesc *desc)
+{
+	cudaExternalMemoryGetMappedBuffer_v10000_params params = {ptr, external, desc};
+	return RT_TRACED(cudaExternalMemoryGetMappedBuffer_v10000, &params,
+			 untraced_cudaExternalMemoryGetMappedBuffer(ptr, external, desc));
 }
 
 RT_EXPORT cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t external)

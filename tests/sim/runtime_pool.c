@@ -4,7 +4,8 @@
  * pool calls need the driver loaded but no current context. */
 #include "runtime.h"
 
-RT_EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMemPoolProps *props)
+static cudaError_t untraced_cudaMemPoolCreate(cudaMemPool_t *pool,
+					      const struct cudaMemPoolProps *props)
 {
 	cudaError_t error = rt_init();
 	if (error != cudaSuccess)
@@ -13,7 +14,14 @@ RT_EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMe
 		rt_driver.cuMemPoolCreate((CUmemoryPool *)pool, (const CUmemPoolProps *)props));
 }
 
-RT_EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool)
+RT_EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMemPoolProps *props)
+{
+	cudaMemPoolCreate_v11020_params params = {pool, props};
+	return RT_TRACED(cudaMemPoolCreate_v11020, &params,
+			 untraced_cudaMemPoolCreate(pool, props));
+}
+
+static cudaError_t untraced_cudaMemPoolDestroy(cudaMemPool_t pool)
 {
 	cudaError_t error = rt_init();
 	if (error != cudaSuccess)
@@ -21,12 +29,24 @@ RT_EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool)
 	return rt_result(rt_driver.cuMemPoolDestroy((CUmemoryPool)pool));
 }
 
-RT_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep)
+RT_EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool)
+{
+	cudaMemPoolDestroy_v11020_params params = {pool};
+	return RT_TRACED(cudaMemPoolDestroy_v11020, &params, untraced_cudaMemPoolDestroy(pool));
+}
+
+static cudaError_t untraced_cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep)
 {
 	cudaError_t error = rt_init();
 	if (error != cudaSuccess)
 		return error;
 	return rt_result(rt_driver.cuMemPoolTrimTo((CUmemoryPool)pool, keep));
+}
+
+RT_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep)
+{
+	cudaMemPoolTrimTo_v11020_params params = {pool, keep};
+	return RT_TRACED(cudaMemPoolTrimTo_v11020, &params, untraced_cudaMemPoolTrimTo(pool, keep));
 }
 
 RT_EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attribute,
@@ -108,12 +128,20 @@ RT_EXPORT cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *
 		rt_driver.cuMemPoolExportPointer((CUmemPoolPtrExportData *)data, (CUdeviceptr)ptr));
 }
 
-RT_EXPORT cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t pool,
-					       struct cudaMemPoolPtrExportData *data)
+static cudaError_t untraced_cudaMemPoolImportPointer(void **ptr, cudaMemPool_t pool,
+						     struct cudaMemPoolPtrExportData *data)
 {
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess)
 		return error;
 	return rt_result(rt_driver.cuMemPoolImportPointer((CUdeviceptr *)ptr, (CUmemoryPool)pool,
 							  (CUmemPoolPtrExportData *)data));
+}
+
+RT_EXPORT cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t pool,
+					       struct cudaMemPoolPtrExportData *data)
+{
+	cudaMemPoolImportPointer_v11020_params params = {ptr, pool, data};
+	return RT_TRACED(cudaMemPoolImportPointer_v11020, &params,
+			 untraced_cudaMemPoolImportPointer(ptr, pool, data));
 }

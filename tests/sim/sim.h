@@ -111,15 +111,18 @@ bool sim_exportable(uintptr_t address, size_t *bytes, int *device);
 
 /* CUPTI's view of the driver (driver_cupti.c): a traced entry point runs
  * its body between an entry and an exit report, as the real driver fires
- * CUPTI's ENTER and EXIT callbacks. params is the entry point's struct from
+ * CUPTI's ENTER and EXIT callbacks. args is the entry point's struct from
  * generated_cuda_meta.h; abi its ABI name. */
 void sim_api_enter(struct sim_api_call *call);
 CUresult sim_api_exit(struct sim_api_call *call, CUresult result);
-#define SIM_TRACED(abi, params, body)                                                        \
-	({                                                                                   \
-		struct sim_api_call call_ = {CUPTI_DRIVER_TRACE_CBID_##abi, #abi, (params)}; \
-		sim_api_enter(&call_);                                                       \
-		sim_api_exit(&call_, (body));                                                \
+#define SIM_TRACED(abi, args, body)                                                 \
+	({                                                                          \
+		struct sim_api_call call_ = {.domain = CUPTI_CB_DOMAIN_DRIVER_API,  \
+					     .cbid = CUPTI_DRIVER_TRACE_CBID_##abi, \
+					     .name = #abi,                          \
+					     .params = (args)};                     \
+		sim_api_enter(&call_);                                              \
+		sim_api_exit(&call_, (body));                                       \
 	})
 /* A CUPTI_CBID_RESOURCE_* event: contexts made and ended, modules loaded. */
 void sim_resource_event(int cbid, CUcontext context, void *descriptor);

@@ -1,10 +1,12 @@
 /* The simulated libcupti against the real one: callback names, result
  * strings and the version as libcupti.so.13 of CUDA 13.0 gives them (it
  * needs no GPU for those); one subscriber, enabled ids only, ENTER and EXIT
- * with the generated_cuda_meta.h parameters, correlation data from ENTER to
- * EXIT and resource events as cupti_callbacks.h describes them. Exits
+ * with the generated_cuda_meta.h parameters (and the runtime's, for the
+ * runtime domain), correlation data from ENTER to EXIT and resource events
+ * as cupti_callbacks.h describes them. Exits
  * non-zero, naming each failed check. */
 #include <cuda.h>
+#include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +22,10 @@ static int failures;
 	} while (0)
 
 struct seen {
-	unsigned enters, exits, contexts;
+	unsigned enters, exits, contexts, runtime_exits;
+	cudaError_t runtime_result;
+	size_t runtime_bytes;
+	const char *runtime_name;
 	const void *params;
 	CUdeviceptr *dptr;
 	size_t bytes;
@@ -39,6 +44,15 @@ static void CUPTIAPI record(void *userdata, CUpti_CallbackDomain domain, CUpti_C
 		return;
 	}
 	const CUpti_CallbackData *call = data;
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+	    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020 &&
+	    call->callbackSite == CUPTI_API_EXIT) {
+		seen->runtime_exits++;
+		seen->runtime_result = *(const cudaError_t *)call->functionReturnValue;
+		seen->runtime_bytes = ((const cudaMalloc_v3020_params *)call->functionParams)->size;
+		seen->runtime_name = call->functionName;
+		return;
+	}
 	if (domain != CUPTI_CB_DOMAIN_DRIVER_API || cbid != CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2)
 		return;
 	const cuMemAlloc_v2_params *params = call->functionParams;
@@ -124,9 +138,19 @@ int main(void)
 	CHECK(seen.exits == 2 && seen.result == CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK(seen.enter_id == first_id + 1 && seen.exit_id == seen.enter_id);
 
+	/* The runtime reports through the same subscriber; its cudaMalloc
+	 * reaches cuMemAlloc_v2, reported too. */
+	CHECK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+				  CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020) == CUPTI_SUCCESS);
+	void *q;
+	CHECK(cudaMalloc(&q, 5 << 20) == cudaSuccess && cudaFree(q) == cudaSuccess);
+	CHECK(seen.runtime_exits == 1 && seen.runtime_result == cudaSuccess);
+	CHECK(seen.runtime_bytes == 5 << 20 && seen.exits == 3);
+	CHECK(seen.runtime_name && strcmp(seen.runtime_name, "cudaMalloc_v3020") == 0);
+
 	CHECK(cuptiUnsubscribe(subscriber) == CUPTI_SUCCESS);
 	CHECK(cuMemAlloc(&p, 1 << 20) == CUDA_SUCCESS && cuMemFree(p) == CUDA_SUCCESS);
-	CHECK(seen.enters == 2);
+	CHECK(seen.enters == 3);
 	CHECK(cuptiSubscribe(&second, record, &seen) == CUPTI_SUCCESS);
 	CHECK(cuptiFinalize() == CUPTI_SUCCESS);
 	printf("%s\n", failures ? "simulated CUPTI differs" : "simulated CUPTI as the real one");
