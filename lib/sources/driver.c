@@ -185,12 +185,13 @@ static void record_alloc_from_pool(const struct vt_observer *self,
 	int device = vt_pools_device(p->pool);
 	if (captured(rc, p->hStream, per_thread, device))
 		return;
-	if (device == VT_UNKNOWN_DEVICE || rc != CUDA_SUCCESS)
-		device = record_alloc(self, rc, VT_KIND_ASYNC, rc == CUDA_SUCCESS ? *p->dptr : 0,
-				      p->bytesize);
-	else
+	if (rc != CUDA_SUCCESS)
+		vt_emit_failure(VT_KIND_ASYNC, p->bytesize, (int)rc, self->name);
+	else if (device != VT_UNKNOWN_DEVICE)
 		vt_emit_alloc_on(VT_KIND_ASYNC, device, *p->dptr, p->bytesize, self->name);
-	vt_pools_note(p->pool, device);
+	else /* a pool first seen here is taken to be on this allocation's device */
+		vt_pools_note(p->pool,
+			      vt_emit_alloc(VT_KIND_ASYNC, *p->dptr, p->bytesize, self->name));
 }
 
 static void after_mem_alloc_from_pool(const struct vt_observer *self, const void *args, CUresult rc)
