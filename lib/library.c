@@ -1,6 +1,8 @@
+#define _GNU_SOURCE
 #include "library.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -15,15 +17,25 @@
 #include "core/rules.h"
 #include "core/stack_capture.h"
 #include "core/tracker.h"
+#include "descriptors.h"
 #include "log.h"
 #include "report/output.h"
 #include "report/report.h"
+#include "sources/background.h"
+#include "sources/call.h"
 #include "sources/cupti.h"
 #include "sources/driver_query.h"
 #include "sources/graphs.h"
 #include "sources/nvml_view.h"
 #include "sources/pools.h"
 #include "sources/signals.h"
+
+/* The final report: OPEN until one is being written, CLOSING while it is,
+ * CLOSED once it is on disk. A signal that arrives meanwhile on another
+ * thread waits for it rather than cut it short. */
+enum { REPORT_OPEN, REPORT_CLOSING, REPORT_CLOSED };
+static atomic_int final_state;
+static atomic_int closing_thread;
 
 static struct {
 	atomic_bool active;
@@ -43,7 +55,6 @@ static struct {
 	pthread_mutex_t report_lock;
 	char written[4096];
 	atomic_bool have_written;
-	atomic_bool final_written;
 	atomic_bool stopping;
 } library = {
 	.once = PTHREAD_ONCE_INIT,
@@ -52,7 +63,7 @@ static struct {
 };
 
 static atomic_bool warned_output, warned_rules, warned_untracked, warned_unwinder,
-	warned_checkpoint;
+	warned_checkpoint, warned_checkpoint_write;
 
 /* fork: every tracker lock is held across it so the child's copy is in a
  * known state; the child then forgets everything and starts inactive, as a
@@ -99,10 +110,11 @@ static void after_fork_in_child(void)
 	free(library.run.command);
 	library.run.command = NULL;
 	atomic_store(&library.have_written, false);
-	atomic_store(&library.final_written, false);
+	atomic_store(&final_state, REPORT_OPEN);
 	atomic_store(&library.stopping, false);
 	atomic_store(&library.active, false);
 	atomic_store(&library.disabled, !library.config.follow_fork);
+	vt_background_reset();
 	vt_nvml_reset();
 	vt_pools_reset();
 	vt_graphs_reset();
@@ -152,6 +164,9 @@ static uint64_t tracked_live(int device)
 
 static void activate(void)
 {
+	/* What activation opens and keeps (libunwind's pipe, NVML's and
+	 * CUPTI's files) stays off descriptors 0-2 a program closed. */
+	unsigned filled = vt_low_fds_fill();
 	register_fork_handlers();
 	vt_library_config();
 	if (library.config.stack_depth && !vt_stack_capture_init((const void *)vt_library_activate))
@@ -179,6 +194,7 @@ static void activate(void)
 	/* Last: loading CUPTI may call into the driver, and those calls must
 	 * find the library active. */
 	vt_cupti_start(library.config.sources, library.tracker.start_ns);
+	vt_low_fds_release(filled);
 }
 
 void vt_library_activate(void)
@@ -216,12 +232,14 @@ void vt_library_record(const struct vt_event *event)
 	vt_library_activate();
 	if (!atomic_load(&library.active))
 		return; /* not following this fork */
+	vt_tracer_busy++;
 	if (event->op != VT_OP_FREE)
 		describe(event->device);
 	if (!vt_tracker_record(&library.tracker, event))
 		vt_warn_once(&warned_untracked,
 			     "out of host memory for the ledger: counting continues, but some "
 			     "frees will not be matched");
+	vt_tracer_busy--;
 }
 
 bool vt_library_retag(uint64_t address, uint16_t tag)
@@ -236,44 +254,92 @@ static bool write_report_json(int fd, void *context)
 	return vt_report_write_json(context, fd);
 }
 
+/* Tells `vramtrace run` where a report went: appended to the list it made,
+ * never creating it (the run may be over) nor following a symlink. One
+ * write(2), safe in a signal handler. */
 static void note_written(const char *path)
 {
 	if (!library.config.report_list[0])
 		return;
-	FILE *list = fopen(library.config.report_list, "ae");
-	if (!list)
+	int list = open(library.config.report_list, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (list < 0)
 		return;
-	fprintf(list, "%s\n", path);
-	fclose(list);
+	char line[4097];
+	size_t length = strlen(path);
+	if (length < sizeof(line)) {
+		memcpy(line, path, length);
+		line[length] = '\n';
+		ssize_t ignored = write(list, line, length + 1);
+		(void)ignored;
+	}
+	close(list);
 }
 
-/* Writes report to this process's file: a new one the first time, the
- * same one replaced after that. Falls back to standard error. */
-static bool put_report(struct vt_report *report)
+/* This process's file: a new one the first time, the same one replaced
+ * after that. Safe in a signal handler when writer is. */
+static bool put_file(vt_output_writer writer, void *context)
 {
-	bool ok = false;
-	if (atomic_load(&library.have_written)) {
-		ok = vt_output_replace(library.written, write_report_json, report);
-	} else if (library.output_ok) {
-		ok = vt_output_write(library.output_path, write_report_json, report,
-				     library.written, sizeof(library.written));
-		if (ok) {
-			atomic_store(&library.have_written, true);
-			note_written(library.written);
-		}
-	}
-	if (!ok) {
+	if (atomic_load(&library.have_written))
+		return vt_output_replace(library.written, writer, context);
+	if (!library.output_ok || !vt_output_write(library.output_path, writer, context,
+						   library.written, sizeof(library.written)))
+		return false;
+	atomic_store(&library.have_written, true);
+	note_written(library.written);
+	return true;
+}
+
+/* The report on standard error, when no file would take it: only the final
+ * one, so a checkpoint that cannot be written does not flood the log. */
+static void put_on_stderr(const struct vt_report *report)
+{
+	struct vt_stderr_guard guard;
+	if (!vt_stderr_begin(&guard))
+		return;
+	if (vt_report_write_json(report, STDERR_FILENO))
+		note_written("(standard error)");
+	vt_stderr_end(&guard);
+}
+
+static bool put_report(struct vt_report *report, bool final)
+{
+	if (put_file(write_report_json, report))
+		return true;
+	int error = errno;
+	const char *path =
+		atomic_load(&library.have_written) ? library.written : library.output_path;
+	if (final) {
 		vt_warn("cannot write the report to %s: %s; writing it to standard error instead",
-			library.have_written ? library.written : library.output_path,
-			strerror(errno));
-		vt_report_write_json(report, STDERR_FILENO);
+			path, strerror(error));
+		put_on_stderr(report);
+	} else {
+		vt_warn_once(&warned_checkpoint_write,
+			     "cannot write a checkpoint to %s: %s; the final report will go to "
+			     "standard error if the file still cannot be written",
+			     path, strerror(error));
 	}
-	return ok;
+	return false;
+}
+
+/* The summary, rendered in memory and written by the one guarded path. */
+static void print_summary(const struct vt_report *report, bool written)
+{
+	char *text = NULL;
+	size_t length = 0;
+	FILE *out = open_memstream(&text, &length);
+	if (!out)
+		return;
+	if (written)
+		fprintf(out, "vramtrace: report written to %s\n", library.written);
+	vt_report_write_summary(report, out);
+	if (fclose(out) == 0)
+		vt_stderr_write(text, length);
+	free(text);
 }
 
 /* The full report, from a snapshot and the live ledger. Called with the
  * report lock held. */
-static bool write_report(const char *ended_by, bool summary)
+static bool write_report(const char *ended_by, bool final, bool ask_driver)
 {
 	struct vt_snapshot *snapshot = malloc(sizeof(*snapshot));
 	if (!snapshot) {
@@ -289,7 +355,7 @@ static bool write_report(const char *ended_by, bool summary)
 	struct vt_nvml_status nvml;
 	vt_nvml_read(views, &nvml);
 	static struct vt_pool_view pools[VT_MAX_POOLS];
-	size_t pool_count = vt_pools_read(pools, VT_MAX_POOLS);
+	size_t pool_count = vt_pools_read(pools, VT_MAX_POOLS, ask_driver);
 	static struct vt_graph_view graphs[VT_VIEW_DEVICES];
 	vt_graphs_read(graphs);
 	static struct vt_cupti_view cupti;
@@ -308,13 +374,9 @@ static bool write_report(const char *ended_by, bool summary)
 		.graphs = graphs,
 		.cupti = &cupti,
 	};
-	bool ok = put_report(&report);
-	if (summary) {
-		if (ok)
-			fprintf(stderr, "vramtrace: report written to %s\n", library.written);
-		vt_report_write_summary(&report, stderr);
-		fflush(stderr);
-	}
+	bool ok = put_report(&report, final);
+	if (final && library.config.summary)
+		print_summary(&report, ok);
 	vt_symbolizer_close(report.symbolizer);
 	vt_leaks_free(&leaks);
 	vt_snapshot_free(snapshot);
@@ -322,15 +384,74 @@ static bool write_report(const char *ended_by, bool summary)
 	return ok;
 }
 
-/* The report for good: at exit or before exec. */
+static bool try_closing(void)
+{
+	int open = REPORT_OPEN;
+	if (!atomic_compare_exchange_strong(&final_state, &open, REPORT_CLOSING))
+		return false;
+	atomic_store(&closing_thread, (int)gettid());
+	return true;
+}
+
+/* The right to write: a report being written on another thread is waited
+ * for (five seconds at most); when it was final, there is nothing to add. */
+static bool begin_closing(void)
+{
+	if (try_closing())
+		return true;
+	for (int i = 0; i < 500 && atomic_load(&final_state) == REPORT_CLOSING &&
+			atomic_load(&closing_thread) != (int)gettid();
+	     i++) {
+		struct timespec pause = {0, 10 * 1000 * 1000};
+		nanosleep(&pause, NULL);
+	}
+	return try_closing();
+}
+
+static void write_unlocked(const char *ended_by, bool final);
+
+/* The report for good: at exit or before exec. The signals that end a
+ * process wait until it is written. When this thread was interrupted inside
+ * the tracer (exit() from a signal handler), the tracer's locks may be held
+ * by this very thread, so the report is written as from a signal handler. */
 static void write_final(const char *ended_by)
 {
-	pthread_mutex_lock(&library.report_lock);
-	atomic_store(&library.stopping, true);
-	vt_nvml_stop();
-	if (!atomic_exchange(&library.final_written, true))
-		write_report(ended_by, library.config.summary);
-	pthread_mutex_unlock(&library.report_lock);
+	sigset_t ending, previous;
+	vt_signals_ending(&ending);
+	pthread_sigmask(SIG_BLOCK, &ending, &previous);
+	/* Interrupted inside a CUDA call, this thread may hold the driver's
+	 * locks: the report then says what it knows without asking. */
+	bool ask_driver = !vt_call_in_progress();
+	if (vt_tracer_busy) {
+		write_unlocked(ended_by, true);
+	} else {
+		pthread_mutex_lock(&library.report_lock);
+		atomic_store(&library.stopping, true);
+		vt_nvml_stop(ask_driver);
+		if (begin_closing()) {
+			write_report(ended_by, true, ask_driver);
+			atomic_store(&final_state, REPORT_CLOSED);
+		}
+		pthread_mutex_unlock(&library.report_lock);
+	}
+	pthread_sigmask(SIG_SETMASK, &previous, NULL);
+}
+
+/* "vramtrace.%p.json" dumps to "vramtrace.%p.dump1.json", then dump2...:
+ * never the name the final report takes. */
+static bool dump_path(const char *template_path, char *out, size_t size)
+{
+	static atomic_uint dumps;
+	char expanded[4096];
+	if (!vt_output_expand(template_path, library.run.pid, library.run.host, library.run.rank,
+			      expanded, sizeof(expanded)))
+		return false;
+	const char *slash = strrchr(expanded, '/');
+	const char *dot = strrchr(expanded, '.');
+	size_t stem =
+		dot && (!slash || dot > slash + 1) ? (size_t)(dot - expanded) : strlen(expanded);
+	return (size_t)snprintf(out, size, "%.*s.dump%u%s", (int)stem, expanded,
+				atomic_fetch_add(&dumps, 1) + 1, expanded + stem) < size;
 }
 
 bool vt_library_dump(const char *path)
@@ -339,30 +460,36 @@ bool vt_library_dump(const char *path)
 	if (!atomic_load(&library.active))
 		return false;
 	char expanded[4096], written[4096];
-	if (!vt_output_expand(path ? path : library.config.output, library.run.pid,
-			      library.run.host, library.run.rank, expanded, sizeof(expanded)))
+	bool named = path ? vt_output_expand(path, library.run.pid, library.run.host,
+					     library.run.rank, expanded, sizeof(expanded))
+			  : dump_path(library.config.output, expanded, sizeof(expanded));
+	if (!named)
 		return false;
+	vt_tracer_busy++;
 	struct vt_snapshot *snapshot = malloc(sizeof(*snapshot));
-	if (!snapshot)
-		return false;
-	vt_tracker_snapshot(&library.tracker, snapshot);
-	struct vt_leaks leaks;
-	bool have_leaks = vt_leaks_collect(&library.tracker.ledger, &leaks);
-	struct vt_run run = library.run;
-	vt_run_end(&run, "running");
-	struct vt_report report = {&run,
-				   snapshot,
-				   library.devices,
-				   have_leaks ? &leaks : NULL,
-				   library.config.top,
-				   vt_symbolizer_open(),
-				   false};
-	bool ok = vt_output_write(expanded, write_report_json, &report, written, sizeof(written));
-	vt_symbolizer_close(report.symbolizer);
-	if (have_leaks)
-		vt_leaks_free(&leaks);
-	vt_snapshot_free(snapshot);
-	free(snapshot);
+	bool ok = false;
+	if (snapshot) {
+		vt_tracker_snapshot(&library.tracker, snapshot);
+		struct vt_leaks leaks;
+		bool have_leaks = vt_leaks_collect(&library.tracker.ledger, &leaks);
+		struct vt_run run = library.run;
+		vt_run_end(&run, "running");
+		struct vt_report report = {&run,
+					   snapshot,
+					   library.devices,
+					   have_leaks ? &leaks : NULL,
+					   library.config.top,
+					   vt_symbolizer_open(),
+					   false};
+		ok = vt_output_write(expanded, write_report_json, &report, written,
+				     sizeof(written));
+		vt_symbolizer_close(report.symbolizer);
+		if (have_leaks)
+			vt_leaks_free(&leaks);
+		vt_snapshot_free(snapshot);
+		free(snapshot);
+	}
+	vt_tracer_busy--;
 	return ok;
 }
 
@@ -372,15 +499,16 @@ static void *checkpoint_loop(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		struct timespec pause = {(time_t)library.config.checkpoint_s, 0};
-		while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
-			;
+		if (!vt_background_pause(library.config.checkpoint_s * 1000u))
+			return NULL; /* the program is gone; its exit writes the report */
 		pthread_mutex_lock(&library.report_lock);
 		if (atomic_load(&library.stopping) || !atomic_load(&library.active)) {
 			pthread_mutex_unlock(&library.report_lock);
 			return NULL;
 		}
-		write_report("checkpoint", false);
+		vt_tracer_busy++;
+		write_report("checkpoint", false, true);
+		vt_tracer_busy--;
 		pthread_mutex_unlock(&library.report_lock);
 	}
 }
@@ -390,50 +518,45 @@ static void start_checkpoints(void)
 	if (!library.config.checkpoint_s)
 		return;
 	pthread_t thread;
-	pthread_attr_t attributes;
-	pthread_attr_init(&attributes);
-	pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-	/* The thread must not take the program's signals. */
-	sigset_t all, previous;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &previous);
-	if (pthread_create(&thread, &attributes, checkpoint_loop, NULL) != 0)
+	if (vt_background_start(&thread, checkpoint_loop))
+		pthread_detach(thread);
+	else
 		vt_warn_once(&warned_checkpoint, "cannot start the checkpoint thread: %s",
 			     strerror(errno));
-	pthread_sigmask(SIG_SETMASK, &previous, NULL);
-	pthread_attr_destroy(&attributes);
 }
 
-/* The emergency report: a signal handler may have interrupted anything,
- * malloc and every lock included, so it reads the tracker without locks
- * and writes with write(2) from static memory. */
-void vt_library_emergency(int signal_number)
+/* The report written as from a signal handler, which may have interrupted
+ * anything, malloc and every lock included: it reads the tracker without
+ * locks and writes with write(2) from static memory. A final one closes the
+ * report; any other (the process may yet live on) is replaced by the next. */
+static void write_unlocked(const char *ended_by, bool final)
 {
 	static struct vt_snapshot snapshot;
-	static atomic_bool written;
-	if (!atomic_load(&library.active) || getpid() != library.run.pid ||
-	    atomic_load(&library.final_written) || atomic_exchange(&written, true))
+	if (!atomic_load(&library.active) || getpid() != library.run.pid || !begin_closing())
 		return;
 	vt_tracker_peek(&library.tracker, &snapshot);
+	vt_run_end(&library.run, ended_by);
+	struct vt_report report = {
+		&library.run, &snapshot, library.devices, NULL, library.config.top, NULL, true};
+	bool ok = put_file(write_report_json, &report);
+	static const char done[] = "vramtrace: ended by a signal; report written\n";
+	static const char failed[] = "vramtrace: ended by a signal; no report could be written\n";
+	if (!ok && final)
+		put_on_stderr(&report);
+	if (final)
+		vt_stderr_write(ok ? done : failed, (ok ? sizeof(done) : sizeof(failed)) - 1);
+	atomic_store(&final_state, final ? REPORT_CLOSED : REPORT_OPEN);
+}
+
+void vt_library_emergency(int signal_number, bool final)
+{
 	char ended_by[32] = "signal ";
 	size_t at = strlen(ended_by);
 	if (signal_number >= 10)
 		ended_by[at++] = (char)('0' + signal_number / 10);
 	ended_by[at++] = (char)('0' + signal_number % 10);
 	ended_by[at] = '\0';
-	vt_run_end(&library.run, ended_by);
-	struct vt_report report = {
-		&library.run, &snapshot, library.devices, NULL, library.config.top, NULL, true};
-	bool ok = atomic_load(&library.have_written)
-			  ? vt_output_replace(library.written, write_report_json, &report)
-			  : library.output_ok &&
-				    vt_output_write(library.output_path, write_report_json, &report,
-						    library.written, sizeof(library.written));
-	static const char done[] = "vramtrace: ended by a signal; report written\n";
-	static const char failed[] = "vramtrace: ended by a signal; no report could be written\n";
-	ssize_t ignored = ok ? write(STDERR_FILENO, done, sizeof(done) - 1)
-			     : write(STDERR_FILENO, failed, sizeof(failed) - 1);
-	(void)ignored;
+	write_unlocked(ended_by, final);
 }
 
 void vt_library_before_exec(void)
@@ -444,7 +567,7 @@ void vt_library_before_exec(void)
 	int saved_errno = errno;
 	write_final("exec");
 	/* Should the exec fail, the process goes on, and so does its report. */
-	atomic_store(&library.final_written, false);
+	atomic_store(&final_state, REPORT_OPEN);
 	atomic_store(&library.stopping, false);
 	errno = saved_errno;
 }

@@ -24,6 +24,7 @@ void vt_library_note_exit(int status);
 /* The process is about to exec: the report is written now, since nothing
  * of this process runs after a successful exec. */
 void vt_library_before_exec(void);
-/* A signal is ending the process: writes the report from the handler,
- * without locks or allocation, once. */
-void vt_library_emergency(int signal_number);
+/* A signal is ending the process (final), or may (a program's handler
+ * returned from SIGABRT): writes the report from the handler, without
+ * locks or allocation. Once final, the report is closed. */
+void vt_library_emergency(int signal_number, bool final);

@@ -1,9 +1,10 @@
 #include "log.h"
 
+#include "descriptors.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <unistd.h>
 
 void vt_warn(const char *format, ...)
 {
@@ -19,7 +20,6 @@ void vt_warn(const char *format, ...)
 		length = sizeof(line) - 2;
 	line[length++] = '\n';
 	/* One write(2), so lines from several threads or processes never mix. */
-	ssize_t ignored = write(STDERR_FILENO, line, length);
-	(void)ignored;
+	vt_stderr_write(line, length);
 	errno = saved_errno;
 }

@@ -54,8 +54,23 @@ static void find_own_text(const void *own_function)
 	}
 }
 
+/* ThreadSanitizer tears a thread's state down before the thread's
+ * destructors run, and libunwind's per-thread cache has one that locks a
+ * mutex: under TSan, glibc's backtrace (libgcc's unwinder) walks instead. */
+static bool under_thread_sanitizer(void)
+{
+	return dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
+}
+
 bool vt_stack_capture_init(const void *own_function)
 {
+	if (under_thread_sanitizer()) {
+		/* libc's own, not TSan's interceptor, which shows as a frame. */
+		void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+		backtrace_frames = libc ? (backtrace_fn)dlsym(libc, "backtrace") : NULL;
+		find_own_text(own_function);
+		return backtrace_frames != NULL;
+	}
 	void *unwind = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	if (!unwind)
 		return false;
@@ -66,7 +81,13 @@ bool vt_stack_capture_init(const void *own_function)
 		set_caching_policy(*local, UNW_CACHE_PER_THREAD);
 	find_own_text(own_function);
 	backtrace_frames = (backtrace_fn)dlsym(unwind, "unw_backtrace");
-	return backtrace_frames != NULL;
+	if (!backtrace_frames)
+		return false;
+	/* libunwind opens what it keeps open on its first walk: let that be
+	 * now, while the caller holds the low descriptors. */
+	void *first[4];
+	backtrace_frames(first, 4);
+	return true;
 }
 
 static bool is_own(uintptr_t pc)

@@ -79,7 +79,9 @@ static bool start_dwfl(struct vt_symbolizer *s)
 	s->dwfl = s->dw.begin(&s->callbacks);
 	if (!s->dwfl)
 		return false;
-	if (s->dw.proc_report(s->dwfl, getpid()) != 0 ||
+	/* This thread's view of the maps: the main thread's is gone once it
+	 * left by pthread_exit, though the process lives on. */
+	if (s->dw.proc_report(s->dwfl, gettid()) != 0 ||
 	    s->dw.report_end(s->dwfl, NULL, NULL) != 0) {
 		s->dw.end(s->dwfl);
 		s->dwfl = NULL;

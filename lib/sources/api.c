@@ -1,6 +1,7 @@
 /* The public API (include/vramtrace.h reaches it through dlsym, so a program
  * that runs without vramtrace loses nothing but the tags). Pushing a tag
  * does not activate the library: only CUDA use does. */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../core/tag_stack.h"
@@ -17,7 +18,9 @@ VT_EXPORT int vramtrace_push(const char *tag)
 {
 	if (!tag || !*tag)
 		return -1;
+	vt_tracer_busy++;
 	vt_tag_push(VT_TAG_FROM_API, vt_tag_intern(tag));
+	vt_tracer_busy--;
 	return 0;
 }
 
@@ -30,7 +33,10 @@ VT_EXPORT int vramtrace_tag_pointer(const void *ptr, const char *tag)
 {
 	if (!ptr || !tag || !*tag)
 		return -1;
-	return vt_library_retag((uintptr_t)ptr, vt_tag_intern(tag)) ? 0 : -1;
+	vt_tracer_busy++;
+	bool retagged = vt_library_retag((uintptr_t)ptr, vt_tag_intern(tag));
+	vt_tracer_busy--;
+	return retagged ? 0 : -1;
 }
 
 VT_EXPORT int vramtrace_dump(const char *path)

@@ -11,7 +11,8 @@
 #include "driver_query.h"
 
 struct call_state {
-	unsigned driver_depth;
+	unsigned depth;        /* every hooked call, recording or not */
+	unsigned driver_depth; /* those a recording source sees */
 	const char *api;
 };
 
@@ -46,6 +47,7 @@ unsigned vt_sources_recording(void)
 enum vt_layer vt_call_enter(enum vt_source source)
 {
 	vt_library_activate();
+	call.depth++;
 	if (!(atomic_load_explicit(&recording, memory_order_relaxed) & source))
 		return VT_LAYER_PASSIVE;
 	return call.driver_depth++ == 0 ? VT_LAYER_OUTER : VT_LAYER_INNER;
@@ -53,9 +55,17 @@ enum vt_layer vt_call_enter(enum vt_source source)
 
 void vt_call_leave(enum vt_layer layer)
 {
+	call.depth--;
 	if (layer != VT_LAYER_PASSIVE)
 		call.driver_depth--;
 }
+
+bool vt_call_in_progress(void)
+{
+	return call.depth > 0;
+}
+
+__thread unsigned vt_tracer_busy __attribute__((tls_model("initial-exec")));
 
 static uint32_t capture_stack(unsigned depth)
 {

@@ -1,4 +1,7 @@
+#define _GNU_SOURCE
 #include "driver_hooks.h"
+
+#include <dlfcn.h>
 
 #include <cuda.h>
 #include <stdatomic.h>
@@ -93,26 +96,56 @@ static bool is_wrapper(const void *fn)
 	return false;
 }
 
-/* Keeps the first real function offered for a slot. A lookup that finds
- * vramtrace's own export (dlsym(RTLD_DEFAULT, ...)) is not a real one. */
+/* The driver is the library whose file is libcuda.so*: the first such one
+ * a wrapped function comes from. */
+static bool from_driver(const void *fn)
+{
+	static _Atomic(void *) driver_base;
+	Dl_info info;
+	if (!dladdr(fn, &info) || !info.dli_fbase)
+		return false;
+	void *known = atomic_load_explicit(&driver_base, memory_order_acquire);
+	if (known)
+		return info.dli_fbase == known;
+	const char *slash = info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
+	const char *file = slash ? slash + 1 : info.dli_fname;
+	if (!file || strncmp(file, "libcuda.so", strlen("libcuda.so")) != 0)
+		return false;
+	atomic_compare_exchange_strong(&driver_base, &known, info.dli_fbase);
+	return atomic_load(&driver_base) == info.dli_fbase;
+}
+
+/* Only the driver's functions are wrapped, the first one offered for a
+ * slot kept. Any other library's function of the same name (a shim, a
+ * stub, a second driver build) is handed out as it is, so that each lookup
+ * reaches the library the program asked; a lookup that finds vramtrace's
+ * own export (dlsym(RTLD_DEFAULT, ...)) is not a real one. */
 static void *offer(struct vt_hook *hook, enum vt_stream_flavour flavour, void *real)
 {
 	if (is_wrapper(real))
 		return real;
+	void *kept = atomic_load_explicit(&hook->real[flavour], memory_order_acquire);
+	if (kept == real)
+		return hook->wrapper[flavour];
+	if (kept || !from_driver(real))
+		return kept && from_driver(real) ? hook->wrapper[flavour] : real;
 	void *expected = NULL;
 	atomic_compare_exchange_strong(&hook->real[flavour], &expected, real);
 	return hook->wrapper[flavour];
 }
 
+/* A wrapper reached by its exported name, before anything was offered:
+ * the function the program would have reached without vramtrace. */
 void *vt_hook_real(struct vt_hook *hook, enum vt_stream_flavour flavour)
 {
 	void *real = atomic_load_explicit(&hook->real[flavour], memory_order_acquire);
 	if (real)
 		return real;
 	real = vt_real_next(hook->abi_name[flavour]);
-	if (real && !is_wrapper(real))
-		offer(hook, flavour, real);
-	return atomic_load_explicit(&hook->real[flavour], memory_order_acquire);
+	if (!real || is_wrapper(real))
+		return NULL;
+	offer(hook, flavour, real);
+	return real;
 }
 
 void *vt_hooks_wrap_symbol(const char *name, void *real)

@@ -1,14 +1,14 @@
 #define _GNU_SOURCE
 #include "nvml_view.h"
 
+#include "background.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* NVML's types, as its header documents them (the CUDA toolkit ships none). */
@@ -40,7 +40,8 @@ struct nvml {
 };
 
 static struct {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;     /* the views */
+	pthread_mutex_t sampling; /* one sampler at a time: NVML and the mapping */
 	struct nvml nvml;
 	struct vt_nvml_status status;
 	struct vt_device_view views[VT_VIEW_DEVICES];
@@ -51,7 +52,7 @@ static struct {
 	unsigned period_ms;
 	atomic_bool running;
 	pthread_t thread;
-} view = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} view = {.lock = PTHREAD_MUTEX_INITIALIZER, .sampling = PTHREAD_MUTEX_INITIALIZER};
 
 static bool load(void)
 {
@@ -135,32 +136,38 @@ static bool used_bytes(nvml_device_t handle, uint64_t *used, bool *per_process)
 	return true;
 }
 
-/* The sample with the most tracked bytes stands for the tracked peak. */
-static void sample(void)
+/* The sample with the most tracked bytes stands for the tracked peak. NVML
+ * is asked outside the view's lock, so a reader never waits on NVML. */
+static void sample_device(int d)
 {
+	if (!view.mapped[d])
+		map_device(d);
+	uint64_t used;
+	bool per_process;
+	if (!view.mapped[d] || !used_bytes(view.handles[d], &used, &per_process))
+		return;
+	uint64_t tracked = view.tracked(d);
 	pthread_mutex_lock(&view.lock);
-	for (int d = 0; d < VT_VIEW_DEVICES; d++) {
-		if (!view.devices[d].known)
-			continue;
-		if (!view.mapped[d])
-			map_device(d);
-		uint64_t used;
-		bool per_process;
-		if (!view.mapped[d] || !used_bytes(view.handles[d], &used, &per_process))
-			continue;
-		uint64_t tracked = view.tracked(d);
-		struct vt_device_view *v = &view.views[d];
-		v->sampled = true;
-		v->per_process = per_process;
-		v->samples++;
-		if (used > v->peak_used)
-			v->peak_used = used;
-		if (tracked >= v->tracked_at_best) {
-			v->tracked_at_best = tracked;
-			v->used_at_best = used;
-		}
+	struct vt_device_view *v = &view.views[d];
+	v->sampled = true;
+	v->per_process = per_process;
+	v->samples++;
+	if (used > v->peak_used)
+		v->peak_used = used;
+	if (tracked >= v->tracked_at_best) {
+		v->tracked_at_best = tracked;
+		v->used_at_best = used;
 	}
 	pthread_mutex_unlock(&view.lock);
+}
+
+static void sample(void)
+{
+	pthread_mutex_lock(&view.sampling);
+	for (int d = 0; d < VT_VIEW_DEVICES; d++)
+		if (view.devices[d].known)
+			sample_device(d);
+	pthread_mutex_unlock(&view.sampling);
 }
 
 static void *sampler(void *arg)
@@ -168,10 +175,8 @@ static void *sampler(void *arg)
 	(void)arg;
 	while (atomic_load(&view.running)) {
 		sample();
-		struct timespec pause = {view.period_ms / 1000,
-					 (long)(view.period_ms % 1000) * 1000000};
-		while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
-			;
+		if (!vt_background_pause(view.period_ms))
+			atomic_store(&view.running, false); /* the program is gone */
 	}
 	return NULL;
 }
@@ -184,18 +189,17 @@ void vt_nvml_start(unsigned period_ms, vt_tracked_fn tracked, const struct vt_de
 	view.status.available = load();
 	if (!view.status.available || period_ms == 0)
 		return;
-	sigset_t all, previous;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &previous); /* the program's signals stay its own */
 	atomic_store(&view.running, true);
-	if (pthread_create(&view.thread, NULL, sampler, NULL) != 0)
+	if (!vt_background_start(&view.thread, sampler))
 		atomic_store(&view.running, false);
-	pthread_sigmask(SIG_SETMASK, &previous, NULL);
 }
 
-void vt_nvml_stop(void)
+void vt_nvml_stop(bool last_sample)
 {
-	if (atomic_exchange(&view.running, false))
+	bool was_running = atomic_exchange(&view.running, false);
+	if (!last_sample)
+		return;
+	if (was_running)
 		pthread_join(view.thread, NULL);
 	if (view.status.available)
 		sample();
@@ -212,6 +216,7 @@ void vt_nvml_read(struct vt_device_view *views, struct vt_nvml_status *status)
 void vt_nvml_reset(void)
 {
 	pthread_mutex_init(&view.lock, NULL);
+	pthread_mutex_init(&view.sampling, NULL);
 	atomic_store(&view.running, false);
 	memset(view.views, 0, sizeof(view.views));
 	memset(view.mapped, 0, sizeof(view.mapped));

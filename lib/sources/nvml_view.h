@@ -30,8 +30,10 @@ typedef uint64_t (*vt_tracked_fn)(int device);
 
 /* Starts sampling every period_ms (from activation). */
 void vt_nvml_start(unsigned period_ms, vt_tracked_fn tracked, const struct vt_device_info *devices);
-/* Takes one last sample and stops the thread. */
-void vt_nvml_stop(void);
+/* Stops the thread and, with last_sample, takes one last sample. Without
+ * it nothing waits on NVML or the thread: the caller was interrupted inside
+ * a CUDA call and may hold the driver's locks. */
+void vt_nvml_stop(bool last_sample);
 /* What was seen so far. */
 void vt_nvml_read(struct vt_device_view *views, struct vt_nvml_status *status);
 /* Forgets everything, for the child after fork (the thread is gone). */

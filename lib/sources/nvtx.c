@@ -19,6 +19,7 @@ VT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table
 /* Innermost name, or "outer/inner" under VRAMTRACE_NVTX=path. */
 static int push_name(const char *name)
 {
+	vt_tracer_busy++;
 	uint16_t tag = vt_tag_intern(name);
 	uint16_t outer = vt_tag_top(VT_TAG_FROM_NVTX);
 	if (outer != VT_TAG_UNTAGGED && vt_library_config()->nvtx_path) {
@@ -27,6 +28,7 @@ static int push_name(const char *name)
 		tag = vt_tag_intern(path);
 	}
 	vt_tag_push(VT_TAG_FROM_NVTX, tag);
+	vt_tracer_busy--;
 	return 0;
 }
 

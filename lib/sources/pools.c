@@ -97,9 +97,10 @@ static void destroyed(void *handle)
 	pthread_mutex_unlock(&lock);
 }
 
-size_t vt_pools_read(struct vt_pool_view *out, size_t max)
+size_t vt_pools_read(struct vt_pool_view *out, size_t max, bool ask_driver)
 {
-	refresh();
+	if (ask_driver)
+		refresh();
 	pthread_mutex_lock(&lock);
 	size_t count = pool_count < max ? pool_count : max;
 	for (size_t i = 0; i < count; i++)

@@ -34,8 +34,9 @@ void vt_pools_note_current(int device);
 void vt_pools_note(void *pool, int device);
 /* The device a pool in play is on, or VT_UNKNOWN_DEVICE. */
 int vt_pools_device(void *pool);
-/* Reads every pool in play; copies up to max, in the order first seen,
- * and returns how many. */
-size_t vt_pools_read(struct vt_pool_view *out, size_t max);
+/* Copies up to max pools in play, in the order first seen, and returns
+ * how many; with ask_driver, their figures are read from the driver
+ * first. */
+size_t vt_pools_read(struct vt_pool_view *out, size_t max, bool ask_driver);
 /* Forgets every pool, for the child after fork. */
 void vt_pools_reset(void);

@@ -6,8 +6,10 @@
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../library.h"
+#include "background.h"
 #include "call.h"
 
 typedef int (*main_fn)(int, char **, char **);
@@ -56,5 +58,24 @@ VT_EXPORT void exit(int status)
 	}
 	vt_library_note_exit(status);
 	fn(status);
+	__builtin_unreachable();
+}
+
+typedef void (*pthread_exit_fn)(void *);
+
+/* main() leaving by pthread_exit: the process lives on while the program's
+ * other threads run, and ends with the last of them, which the tracer's
+ * own threads must not outlive. */
+VT_EXPORT void pthread_exit(void *value)
+{
+	static _Atomic(pthread_exit_fn) real;
+	pthread_exit_fn fn = atomic_load(&real);
+	if (!fn) {
+		fn = (pthread_exit_fn)libc_function("pthread_exit");
+		atomic_store(&real, fn);
+	}
+	if (gettid() == getpid())
+		vt_background_note_main_exited();
+	fn(value);
 	__builtin_unreachable();
 }

@@ -1,36 +1,30 @@
-/* Termination (SIGTERM, SIGINT, SIGHUP) and fatal signals (SIGSEGV, SIGBUS,
- * SIGFPE, SIGILL, SIGABRT, so abort() after an out-of-memory error too).
- *
- * A termination signal the program handles itself is passed to its handler
- * untouched: the program decides how to end, and the report is written at
- * its exit. One it leaves at the default action, and every fatal signal,
- * writes the report from the handler by the async-signal-safe path, then
- * takes the action the program had set, or the default one, so the exit
- * status is what it would have been. */
 #define _GNU_SOURCE
 #include "signals.h"
 
-#include <signal.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "../library.h"
 
-static const int terminating[] = {SIGTERM, SIGINT, SIGHUP};
-static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+static const int ending[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGPIPE,   SIGALRM,
+			     SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+			     SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT};
 
+#define ENDING_COUNT    (sizeof(ending) / sizeof(ending[0]))
 #define ALTERNATE_STACK (256 * 1024)
 
 static struct sigaction previous[NSIG];
 
-static bool is_fatal(int signal_number)
+void vt_signals_ending(sigset_t *set)
 {
-	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
-		if (fatal[i] == signal_number)
-			return true;
-	return false;
+	sigemptyset(set);
+	for (size_t i = 0; i < ENDING_COUNT; i++)
+		sigaddset(set, ending[i]);
 }
 
 static bool program_handles(const struct sigaction *action)
@@ -40,30 +34,52 @@ static bool program_handles(const struct sigaction *action)
 		       : action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN;
 }
 
+/* As the kernel would have run it: with the program's mask added, and
+ * reset to the default first when it asked for one shot. */
 static void call_program_handler(int signal_number, siginfo_t *info, void *context)
 {
-	const struct sigaction *action = &previous[signal_number];
-	if (action->sa_flags & SA_SIGINFO)
-		action->sa_sigaction(signal_number, info, context);
+	struct sigaction action = previous[signal_number];
+	if (action.sa_flags & SA_RESETHAND) {
+		previous[signal_number].sa_handler = SIG_DFL;
+		previous[signal_number].sa_flags &= ~SA_SIGINFO;
+	}
+	sigset_t old;
+	pthread_sigmask(SIG_BLOCK, &action.sa_mask, &old);
+	if (action.sa_flags & SA_SIGINFO)
+		action.sa_sigaction(signal_number, info, context);
 	else
-		action->sa_handler(signal_number);
+		action.sa_handler(signal_number);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* abort() raises SIGABRT at itself; once a handler returns, it resets the
+ * action and raises again, past any handler: the process is ending. */
+static bool aborting(int signal_number, const siginfo_t *info)
+{
+	return signal_number == SIGABRT && info && info->si_code == SI_TKILL &&
+	       info->si_pid == getpid();
 }
 
 static void handler(int signal_number, siginfo_t *info, void *context)
 {
-	if (!is_fatal(signal_number) && program_handles(&previous[signal_number])) {
-		call_program_handler(signal_number, info, context);
-		return;
-	}
-	vt_library_emergency(signal_number);
+	int saved_errno = errno;
 	if (program_handles(&previous[signal_number])) {
 		call_program_handler(signal_number, info, context);
+		/* The report as it stands; replaced should the process go on. */
+		if (aborting(signal_number, info))
+			vt_library_emergency(signal_number, false);
+		errno = saved_errno;
 		return;
 	}
+	vt_library_emergency(signal_number, true);
 	/* The default action, raised again: it is blocked until we return, and
 	 * a faulting instruction simply faults again. */
-	sigaction(signal_number, &previous[signal_number], NULL);
+	struct sigaction default_action;
+	memset(&default_action, 0, sizeof(default_action));
+	default_action.sa_handler = SIG_DFL;
+	sigaction(signal_number, &default_action, NULL);
 	raise(signal_number);
+	errno = saved_errno;
 }
 
 /* The report must be writable after a stack overflow too. */
@@ -97,8 +113,6 @@ static void install(int signal_number)
 void vt_signals_install(void)
 {
 	install_alternate_stack();
-	for (size_t i = 0; i < sizeof(terminating) / sizeof(terminating[0]); i++)
-		install(terminating[i]);
-	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
-		install(fatal[i]);
+	for (size_t i = 0; i < ENDING_COUNT; i++)
+		install(ending[i]);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "descriptors.h"
 
 static void clear(void)
 {
@@ -39,6 +40,7 @@ Test(config, values_are_read)
 Test(config, mistakes_warn_and_keep_the_default, .init = cr_redirect_stderr)
 {
 	clear();
+	vt_stderr_remember(); /* the redirected one is this test's own */
 	setenv("VRAMTRACE_SUMMARY", "yes", 1);
 	setenv("VRAMTRACE_LABEL", "=nokey", 1);
 	setenv("VRAMTRACE_OUTPUT", "", 1);

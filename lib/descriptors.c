@@ -1,0 +1,120 @@
+#include "descriptors.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct {
+	bool open;
+	dev_t device;
+	ino_t inode;
+} original_stderr;
+
+/* Before main: the standard error the program was started with. */
+__attribute__((constructor)) void vt_stderr_remember(void)
+{
+	struct stat status;
+	int saved_errno = errno;
+	if (fstat(STDERR_FILENO, &status) == 0) {
+		original_stderr.open = true;
+		original_stderr.device = status.st_dev;
+		original_stderr.inode = status.st_ino;
+	}
+	errno = saved_errno;
+}
+
+static bool stderr_is_original(void)
+{
+	struct stat status;
+	return original_stderr.open && fstat(STDERR_FILENO, &status) == 0 &&
+	       status.st_dev == original_stderr.device && status.st_ino == original_stderr.inode;
+}
+
+static sigset_t just_sigpipe(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	return set;
+}
+
+bool vt_stderr_begin(struct vt_stderr_guard *guard)
+{
+	int saved_errno = errno;
+	bool usable = stderr_is_original();
+	if (usable) {
+		sigset_t pipe_only = just_sigpipe(), pending;
+		pthread_sigmask(SIG_BLOCK, &pipe_only, &guard->mask);
+		sigpending(&pending);
+		guard->sigpipe_pending = sigismember(&pending, SIGPIPE);
+	}
+	errno = saved_errno;
+	return usable;
+}
+
+void vt_stderr_end(const struct vt_stderr_guard *guard)
+{
+	int saved_errno = errno;
+	sigset_t pending;
+	sigpending(&pending);
+	/* One raised by our write to a closed pipe is taken back unseen. */
+	if (sigismember(&pending, SIGPIPE) && !guard->sigpipe_pending) {
+		sigset_t pipe_only = just_sigpipe();
+		struct timespec none = {0, 0};
+		sigtimedwait(&pipe_only, NULL, &none);
+	}
+	pthread_sigmask(SIG_SETMASK, &guard->mask, NULL);
+	errno = saved_errno;
+}
+
+void vt_stderr_write(const char *text, size_t length)
+{
+	struct vt_stderr_guard guard;
+	if (!vt_stderr_begin(&guard))
+		return;
+	int saved_errno = errno;
+	while (length > 0) {
+		ssize_t wrote = write(STDERR_FILENO, text, length);
+		if (wrote < 0 && errno == EINTR)
+			continue;
+		if (wrote <= 0)
+			break;
+		text += wrote;
+		length -= (size_t)wrote;
+	}
+	errno = saved_errno;
+	vt_stderr_end(&guard);
+}
+
+unsigned vt_low_fds_fill(void)
+{
+	int saved_errno = errno;
+	unsigned filled = 0;
+	for (int fd = 0; fd <= STDERR_FILENO; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		int opened = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (opened < 0)
+			break;
+		if (opened != fd) {
+			/* A lower one was filled meanwhile by another thread. */
+			close(opened);
+			break;
+		}
+		filled |= 1u << fd;
+	}
+	errno = saved_errno;
+	return filled;
+}
+
+void vt_low_fds_release(unsigned filled)
+{
+	int saved_errno = errno;
+	for (int fd = 0; fd <= STDERR_FILENO; fd++)
+		if (filled & (1u << fd))
+			close(fd);
+	errno = saved_errno;
+}

@@ -1,0 +1,19 @@
+/* The tracer's own threads (the NVML sampler, the checkpoint writer). They
+ * take none of the program's signals, and they never keep alive a process
+ * whose own threads have all ended: a program whose main() calls
+ * pthread_exit ends when its last thread does, with or without vramtrace. */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+
+/* Starts run on a new thread with every signal blocked. */
+bool vt_background_start(pthread_t *thread, void *(*run)(void *));
+/* Sleeps up to milliseconds; false when the thread must return now,
+ * because only the tracer's threads are left in the process. */
+bool vt_background_pause(unsigned milliseconds);
+/* main() called pthread_exit: from now on the threads watch for being the
+ * last ones. */
+void vt_background_note_main_exited(void);
+/* The child after fork has none of the parent's threads. */
+void vt_background_reset(void);

@@ -1,0 +1,189 @@
+/* What servers, daemons and runtimes do that a preloaded tracer must
+ * survive, chosen by argv[1]. Each mode holds device memory first. */
+#define _GNU_SOURCE
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MiB (1ull << 20)
+
+static void pause_ms(long ms)
+{
+	struct timespec pause = {ms / 1000, (ms % 1000) * 1000000};
+	while (nanosleep(&pause, &pause) != 0)
+		;
+}
+
+/* main() leaves by pthread_exit while a worker still runs. */
+static void *late_worker(void *arg)
+{
+	(void)arg;
+	pause_ms(200);
+	void *more;
+	cudaMalloc(&more, 32 * MiB);
+	return NULL;
+}
+
+static int main_exits_early(void)
+{
+	pthread_t worker;
+	pthread_create(&worker, NULL, late_worker, NULL);
+	pthread_exit(NULL);
+}
+
+/* A SIGTERM handler calls exit() at a random moment of an allocation loop. */
+static void exit_on_term(int signal_number)
+{
+	(void)signal_number;
+	exit(3);
+}
+
+static void *terminator(void *arg)
+{
+	pthread_t target = *(pthread_t *)arg;
+	struct timespec pause = {0, (long)(rand() % 3000) * 1000};
+	pause_ms(20); /* past the first allocation's start-up */
+	nanosleep(&pause, NULL);
+	pthread_kill(target, SIGTERM);
+	return NULL;
+}
+
+static _Noreturn void exit_in_handler(const char *seed)
+{
+	signal(SIGTERM, exit_on_term);
+	srand((unsigned)atoi(seed));
+	pthread_t self = pthread_self(), thread;
+	void *first;
+	cudaMalloc(&first, 64 * MiB);
+	pthread_create(&thread, NULL, terminator, &self);
+	for (;;) {
+		void *p;
+		if (cudaMalloc(&p, MiB) == cudaSuccess)
+			cudaFree(p);
+	}
+}
+
+/* A daemon closes 0-2, then opens its data file: it must get fd 0, and
+ * nothing but its own data may land there. */
+static int closed_stdio(const char *path)
+{
+	void *p;
+	close(0);
+	close(1);
+	close(2);
+	if (cudaMalloc(&p, 64 * MiB) != cudaSuccess)
+		return 1;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	char line[32];
+	int length = snprintf(line, sizeof(line), "data on fd %d\n", fd);
+	return write(fd, line, (size_t)length) == length ? 0 : 2;
+}
+
+/* vramtrace_dump(NULL) mid-run, then the exit report. */
+static int dump_without_path(void)
+{
+	int (*dump)(const char *) = (int (*)(const char *))dlsym(RTLD_DEFAULT, "vramtrace_dump");
+	void *p, *q;
+	cudaMalloc(&p, 64 * MiB);
+	if (!dump || dump(NULL) != 0)
+		return 1;
+	cudaMalloc(&q, 32 * MiB);
+	return 0;
+}
+
+/* A runtime that recovers from SIGSEGV, as the JVM does, then aborts. */
+static sigjmp_buf recovery;
+
+static void recover(int signal_number)
+{
+	(void)signal_number;
+	siglongjmp(recovery, 1);
+}
+
+static volatile int *volatile nowhere;
+
+static int recovered_segv(void)
+{
+	void *a, *b;
+	signal(SIGSEGV, recover);
+	cudaMalloc(&a, 1024 * MiB);
+	if (sigsetjmp(recovery, 1) == 0)
+		*nowhere = 1;
+	cudaMalloc(&b, 2048 * MiB);
+	abort();
+}
+
+/* Ends by the signal named: its default action. */
+static int raise_named(const char *name)
+{
+	static const struct {
+		const char *name;
+		int number;
+	} signals[] = {{"SIGQUIT", SIGQUIT}, {"SIGPIPE", SIGPIPE},     {"SIGALRM", SIGALRM},
+		       {"SIGUSR1", SIGUSR1}, {"SIGUSR2", SIGUSR2},     {"SIGXCPU", SIGXCPU},
+		       {"SIGXFSZ", SIGXFSZ}, {"SIGVTALRM", SIGVTALRM}, {"SIGPROF", SIGPROF},
+		       {"SIGTERM", SIGTERM}, {"SIGHUP", SIGHUP},       {"SIGINT", SIGINT}};
+	void *p;
+	cudaMalloc(&p, 64 * MiB);
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		if (strcmp(signals[i].name, name) == 0)
+			raise(signals[i].number);
+	return 1;
+}
+
+/* Another library that exports the driver's cuMemAlloc_v2 (shim.c): each
+ * lookup must reach the library asked. Exit status: which call went
+ * wrong. */
+typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
+
+static int shim_call(const char *shim_path)
+{
+	void *shim = dlopen(shim_path, RTLD_NOW | RTLD_LOCAL);
+	alloc_fn shim_alloc = shim ? (alloc_fn)dlsym(shim, "cuMemAlloc_v2") : NULL;
+	CUdeviceptr ignored;
+	return shim_alloc && shim_alloc(&ignored, MiB) == CUDA_ERROR_UNKNOWN ? 0 : 10;
+}
+
+static int two_libraries(const char *order, const char *shim_path)
+{
+	void *p;
+	if (strcmp(order, "shim-first") == 0 && shim_call(shim_path) != 0)
+		return 10;
+	if (cudaMalloc(&p, 64 * MiB) != cudaSuccess)
+		return 11;
+	return shim_call(shim_path);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	const char *arg = argc > 2 ? argv[2] : "";
+	if (strcmp(mode, "pthread_exit") == 0) {
+		void *p;
+		cudaMalloc(&p, 64 * MiB);
+		return main_exits_early();
+	}
+	if (strcmp(mode, "exit_in_handler") == 0)
+		exit_in_handler(arg);
+	if (strcmp(mode, "closed_stdio") == 0)
+		return closed_stdio(arg);
+	if (strcmp(mode, "dump_null") == 0)
+		return dump_without_path();
+	if (strcmp(mode, "recovered_segv") == 0)
+		return recovered_segv();
+	if (strcmp(mode, "raise") == 0)
+		return raise_named(arg);
+	if (strcmp(mode, "shim-first") == 0 || strcmp(mode, "shim-last") == 0)
+		return two_libraries(mode, arg);
+	fprintf(stderr, "hostile: unknown mode '%s'\n", mode);
+	return 64;
+}
