@@ -23,9 +23,17 @@ static bool copy_into(char *out, size_t size, const char *value)
 	return true;
 }
 
+/* A directory ("reports/") gets the default file name inside it. */
 static bool parse_output(const char *value, struct vt_config *config)
 {
-	return *value && copy_into(config->output, sizeof(config->output), value);
+	size_t length = strlen(value);
+	if (length == 0)
+		return false;
+	if (value[length - 1] != '/')
+		return copy_into(config->output, sizeof(config->output), value);
+	int wrote = snprintf(config->output, sizeof(config->output), "%s%s", value,
+			     VT_CONFIG_DEFAULT_OUTPUT);
+	return wrote > 0 && (size_t)wrote < sizeof(config->output);
 }
 
 /* Every label is key=value with a non-empty key. */
@@ -65,7 +73,8 @@ static bool parse_count(const char *value, unsigned max, unsigned *out)
 	char *end;
 	errno = 0;
 	unsigned long count = strtoul(value, &end, 10);
-	if (!*value || *end || value[0] == '-' || errno || count > max)
+	/* Digits alone: strtoul would also take " 5" and "+5". */
+	if (value[0] < '0' || value[0] > '9' || *end || errno || count > max)
 		return false;
 	*out = (unsigned)count;
 	return true;
@@ -158,7 +167,7 @@ static const struct option options[] = {
 static void set_defaults(struct vt_config *config)
 {
 	memset(config, 0, sizeof(*config));
-	copy_into(config->output, sizeof(config->output), "vramtrace.%p.json");
+	copy_into(config->output, sizeof(config->output), VT_CONFIG_DEFAULT_OUTPUT);
 	config->summary = true;
 	config->stack_depth = 32;
 	config->top = 20;

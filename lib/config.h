@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#define VT_CONFIG_DEFAULT_OUTPUT  "vramtrace.%p.json"
 #define VT_CONFIG_MAX_STACK_DEPTH 128
 
 /* Which sources record allocations: the symbol hooks, CUPTI's callbacks,

@@ -28,6 +28,7 @@
 #include "sources/graphs.h"
 #include "sources/nvml_view.h"
 #include "sources/pools.h"
+#include "sources/real.h"
 #include "sources/signals.h"
 
 /* The final report: OPEN until one is being written, CLOSING while it is,
@@ -140,6 +141,11 @@ static void load_configuration(void)
 			     "VRAMTRACE_RULES '%s' is not pattern=tag;... nor a readable file of "
 			     "them; using the built-in rules",
 			     library.config.rules);
+	else if (vt_rules_left_out())
+		vt_warn_once(&warned_rules,
+			     "VRAMTRACE_RULES has more rules than the 1024 used; the last %u are "
+			     "left out",
+			     vt_rules_left_out());
 }
 
 const struct vt_config *vt_library_config(void)
@@ -189,12 +195,18 @@ static void activate(void)
 			     library.config.output);
 	vt_signals_install();
 	atomic_store(&library.active, true);
+	vt_dlopen_warn_deepbind();
 	vt_nvml_start(library.config.sample_ms, tracked_live, library.devices);
 	start_checkpoints();
 	/* Last: loading CUPTI may call into the driver, and those calls must
 	 * find the library active. */
 	vt_cupti_start(library.config.sources, library.tracker.start_ns);
 	vt_low_fds_release(filled);
+}
+
+bool vt_library_active(void)
+{
+	return atomic_load_explicit(&library.active, memory_order_acquire);
 }
 
 void vt_library_activate(void)
@@ -332,6 +344,11 @@ static void print_summary(const struct vt_report *report, bool written)
 	if (written)
 		fprintf(out, "vramtrace: report written to %s\n", library.written);
 	vt_report_write_summary(report, out);
+	/* What the program printed comes first, as it would without us: a
+	 * reader such as `head` may stop at our lines, and the program's own
+	 * flush at exit must not be the write that meets a closed pipe. Every
+	 * open stream: a stream the program closed is no longer listed. */
+	fflush(NULL);
 	if (fclose(out) == 0)
 		vt_stderr_write(text, length);
 	free(text);

@@ -12,6 +12,8 @@
 /* Cheap after the first call. Loading vramtrace costs nothing until this:
  * no thread, no file, no configuration read. */
 void vt_library_activate(void);
+/* Whether this process is tracing (it used CUDA). */
+bool vt_library_active(void);
 /* The configuration, read on first use; reading it does not activate. */
 const struct vt_config *vt_library_config(void);
 void vt_library_record(const struct vt_event *event);

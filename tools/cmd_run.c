@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,7 +24,9 @@ static void usage(FILE *out)
 		"Runs COMMAND with libvramtrace.so preloaded (prepended to LD_PRELOAD, keeping\n"
 		"what is there). Every process of COMMAND that uses CUDA writes a JSON report\n"
 		"at exit and prints a summary on stderr. vramtrace run exits with COMMAND's\n"
-		"status, or 128+N when a signal N ended it.\n\n"
+		"status; when a signal N ended COMMAND, vramtrace run ends by the same signal\n"
+		"(a shell shows 128+N). SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2\n"
+		"sent to vramtrace run are passed on to COMMAND, which it then waits for.\n\n"
 		"Options:\n"
 		"  --simulate[=CAPACITY]  run on the simulated device (no GPU needed): its\n"
 		"                         libcuda, libcudart, libcupti and libnvidia-ml go\n"
@@ -95,7 +98,15 @@ static int parse(int argc, char **argv, struct run_options *options)
 			options->simulate = true;
 			options->capacity = optarg;
 			break;
-		case OPT_OUTPUT: options->output = optarg; break;
+		case OPT_OUTPUT:
+			if (!*optarg) {
+				fprintf(stderr,
+					"vramtrace run: --output wants a path template, such "
+					"as vramtrace.%%p.json\n");
+				return 2;
+			}
+			options->output = optarg;
+			break;
 		case OPT_SOURCES:
 			if (strcmp(optarg, "hooks") != 0 && strcmp(optarg, "cupti") != 0 &&
 			    strcmp(optarg, "both") != 0) {
@@ -235,6 +246,42 @@ static bool set_up_environment(const struct run_options *options, const char *re
 	       setenv("VRAMTRACE_REPORT_LIST", report_list, 1) == 0;
 }
 
+/* Signals sent to the wrapper alone go on to the command, which decides
+ * how to end; the wrapper waits for it. A terminal's signals already reach
+ * the whole foreground group, the command included, and are not sent
+ * twice. */
+static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+#define FORWARDED_COUNT (sizeof(forwarded) / sizeof(forwarded[0]))
+
+static volatile pid_t running_child;
+
+static void forward(int signal_number, siginfo_t *info, void *context)
+{
+	(void)context;
+	if (info->si_code != SI_KERNEL && running_child > 0)
+		kill(running_child, signal_number);
+}
+
+static void block_forwarded(sigset_t *previous)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < FORWARDED_COUNT; i++)
+		sigaddset(&set, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &set, previous);
+}
+
+static void install_forwarding(void)
+{
+	struct sigaction action;
+	memset(&action, 0, sizeof(action));
+	action.sa_sigaction = forward;
+	action.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&action.sa_mask);
+	for (size_t i = 0; i < FORWARDED_COUNT; i++)
+		sigaction(forwarded[i], &action, NULL);
+}
+
 /* The child reports a failed exec through a close-on-exec pipe, so that
  * "could not start" is told apart from "ran and exited 127". */
 static pid_t start_child(char **command, bool *started)
@@ -243,8 +290,11 @@ static pid_t start_child(char **command, bool *started)
 	*started = false;
 	if (pipe2(pipe_fds, O_CLOEXEC) != 0)
 		return -1;
+	sigset_t previous;
+	block_forwarded(&previous);
 	pid_t child = fork();
 	if (child == 0) {
+		sigprocmask(SIG_SETMASK, &previous, NULL);
 		close(pipe_fds[0]);
 		execvp(command[0], command);
 		int error = errno;
@@ -252,6 +302,9 @@ static pid_t start_child(char **command, bool *started)
 		(void)ignored;
 		_exit(error == ENOENT ? 127 : 126);
 	}
+	running_child = child;
+	install_forwarding();
+	sigprocmask(SIG_SETMASK, &previous, NULL);
 	close(pipe_fds[1]);
 	int error = 0;
 	if (child > 0 && read(pipe_fds[0], &error, sizeof(error)) == (ssize_t)sizeof(error))
@@ -263,6 +316,7 @@ static pid_t start_child(char **command, bool *started)
 	return child;
 }
 
+/* Returns the command's exit status, 128+N for a signal N, or -1. */
 static int run_child(char **command, bool *started)
 {
 	pid_t child = start_child(command, started);
@@ -270,17 +324,33 @@ static int run_child(char **command, bool *started)
 		fprintf(stderr, "vramtrace run: cannot fork: %s\n", strerror(errno));
 		return -1;
 	}
-	/* Like a shell: Ctrl-C belongs to the command, and its status to us. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
 	int status;
 	while (waitpid(child, &status, 0) < 0) {
 		if (errno != EINTR)
 			return -1;
 	}
+	running_child = 0;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
+}
+
+/* Ends the way the command ended: by its signal, without a core file of
+ * the wrapper's own, else with its status. */
+static int end_as(int status)
+{
+	if (status <= 128)
+		return status;
+	int signal_number = status - 128;
+	struct rlimit no_core = {0, 0};
+	setrlimit(RLIMIT_CORE, &no_core);
+	signal(signal_number, SIG_DFL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, signal_number);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(signal_number);
+	return status;
 }
 
 static unsigned count_reports(const char *report_list)
@@ -316,5 +386,5 @@ int vt_command_run(int argc, char **argv)
 		fprintf(stderr, "vramtrace: no process of the command used CUDA, so no report was "
 				"written\n");
 	unlink(report_list);
-	return status < 0 ? 2 : status;
+	return status < 0 ? 2 : end_as(status);
 }

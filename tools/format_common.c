@@ -58,3 +58,17 @@ bool vt_device_selected(json_t *device, const struct vt_format_options *options)
 {
 	return options->device < 0 || vt_int(device, "ordinal") == options->device;
 }
+
+void vt_print_safe(FILE *out, const char *text)
+{
+	for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c++) {
+		if (*c == '\n')
+			fputs("\\n", out);
+		else if (*c == '\t')
+			fputs("\\t", out);
+		else if (*c < 0x20 || *c == 0x7f)
+			fprintf(out, "\\x%02x", *c);
+		else
+			fputc(*c, out);
+	}
+}

@@ -36,8 +36,10 @@ static void run_section(const struct text *t)
 	fprintf(t->out, "%scommand:%s", bold(t), plain(t));
 	size_t i;
 	json_t *value;
-	json_array_foreach (json_object_get(run, "command"), i, value)
-		fprintf(t->out, " %s", json_string_value(value));
+	json_array_foreach (json_object_get(run, "command"), i, value) {
+		fputc(' ', t->out);
+		vt_print_safe(t->out, json_string_value(value));
+	}
 	fputc('\n', t->out);
 	json_t *labels = json_object_get(run, "labels");
 	if (json_object_size(labels)) {
@@ -45,13 +47,16 @@ static void run_section(const struct text *t)
 		bool first = true;
 		fprintf(t->out, "%slabels:%s ", bold(t), plain(t));
 		json_object_foreach (labels, key, value) {
-			fprintf(t->out, "%s%s=%s", first ? "" : ", ", key,
-				json_string_value(value));
+			fputs(first ? "" : ", ", t->out);
+			vt_print_safe(t->out, key);
+			fputc('=', t->out);
+			vt_print_safe(t->out, json_string_value(value));
 			first = false;
 		}
 		fputc('\n', t->out);
 	}
-	fprintf(t->out, "process %" PRId64 " on %s", vt_int(run, "pid"), vt_str(run, "host", "?"));
+	fprintf(t->out, "process %" PRId64 " on ", vt_int(run, "pid"));
+	vt_print_safe(t->out, vt_str(run, "host", "?"));
 	if (vt_str(run, "rank", NULL))
 		fprintf(t->out, ", rank %s", vt_str(run, "rank", ""));
 	fprintf(t->out, ", %s to %s, ended by %s\n", vt_str(run, "start", "?"),
@@ -72,8 +77,11 @@ static void counter_rows(const struct text *t, json_t *owner, const char *array,
 		if ((long)i >= limit)
 			break;
 		int64_t bytes = vt_int(row, "at_peak_bytes");
-		fprintf(t->out, "    %-24s %12s %5.1f%%   own peak %s, %" PRId64 " allocations\n",
-			vt_str(row, key, "?"), vt_human(bytes, at, sizeof(at)),
+		fputs("    ", t->out);
+		vt_print_safe(t->out, vt_str(row, key, "?"));
+		int width = (int)strlen(vt_str(row, key, "?"));
+		fprintf(t->out, "%*s %12s %5.1f%%   own peak %s, %" PRId64 " allocations\n",
+			width < 24 ? 24 - width : 0, "", vt_human(bytes, at, sizeof(at)),
 			percent(bytes, peak), vt_human(vt_int(row, "peak_bytes"), own, sizeof(own)),
 			vt_int(row, "allocations"));
 	}

@@ -28,6 +28,9 @@ void vt_html_end(FILE *out);
 
 /* Shared by the formats. */
 const char *vt_human(int64_t bytes, char *buf, unsigned size);
+/* Text from a report, with control characters shown as escapes: a label or
+ * an argument must not move the cursor or colour the terminal. */
+void vt_print_safe(FILE *out, const char *text);
 /* "function (file:line)" or "module+0xoffset", into buf. */
 const char *vt_frame_label(json_t *frame, char *buf, size_t size);
 /* Whether a frame is CUDA's, vramtrace's or process start-up plumbing. */

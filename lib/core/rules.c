@@ -8,7 +8,9 @@
 
 #include "tags.h"
 
-#define MAX_RULES 128
+/* Room for this many of the user's rules, and the built-in ones after. */
+#define MAX_USER_RULES 1024
+#define MAX_RULES      (MAX_USER_RULES + 32)
 
 struct rule {
 	char pattern[128];
@@ -17,6 +19,7 @@ struct rule {
 
 static struct rule rules[MAX_RULES];
 static unsigned rule_count;
+static unsigned user_rules_left_out;
 
 /* Substrings of a library's file name, and the owner they name. */
 static const char *const built_in[][2] = {
@@ -85,6 +88,10 @@ static bool add_user_rule(const char *item, size_t length)
 	size_t pattern_length = (size_t)(equals - item), tag_length = length - pattern_length - 1;
 	trim(&pattern, &pattern_length);
 	trim(&tag, &tag_length);
+	if (rule_count == MAX_USER_RULES) {
+		user_rules_left_out++;
+		return pattern_length > 0 && tag_length > 0;
+	}
 	return add_rule(pattern, pattern_length, tag, tag_length);
 }
 
@@ -104,22 +111,30 @@ static char *read_rules_file(const char *path)
 	FILE *file = fopen(path, "re");
 	if (!file)
 		return NULL;
-	static char text[16384];
+	static char text[1 << 18];
 	size_t got = fread(text, 1, sizeof(text) - 1, file);
 	text[got] = '\0';
 	fclose(file);
 	return text;
 }
 
+unsigned vt_rules_left_out(void)
+{
+	return user_rules_left_out;
+}
+
 bool vt_rules_init(const char *text)
 {
 	rule_count = 0;
+	user_rules_left_out = 0;
 	bool ok = true;
 	if (text && *text) {
 		const char *rules_text = strchr(text, '=') ? text : read_rules_file(text);
 		ok = rules_text && add_user_rules(rules_text);
-		if (!ok)
+		if (!ok) {
 			rule_count = 0;
+			user_rules_left_out = 0;
+		}
 	}
 	for (size_t i = 0; i < sizeof(built_in) / sizeof(built_in[0]); i++)
 		add_rule(built_in[i][0], strlen(built_in[i][0]), built_in[i][1],

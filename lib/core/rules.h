@@ -12,6 +12,8 @@
  * inline or, when text names a readable file, in that file. False
  * (built-ins kept) when text is bad. */
 bool vt_rules_init(const char *text);
+/* The user's rules past the first 1024, which are not used. */
+unsigned vt_rules_left_out(void);
 /* The tag for the module at path (matched on its file name), or 0. */
 uint16_t vt_rules_tag_for_module(const char *path);
 /* Whether path is one of CUDA's own libraries, never an owner. */

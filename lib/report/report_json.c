@@ -54,6 +54,20 @@ static void write_command(struct vt_json *json, const struct vt_run *run)
 	vt_json_end_array(json);
 }
 
+/* Whether labels, from rest on, sets the key of key_length bytes again. */
+static bool key_set_later(const char *key, size_t key_length, const char *rest)
+{
+	for (const char *item = rest; item && *item;) {
+		if (strncmp(item, key, key_length) == 0 && item[key_length] == '=')
+			return true;
+		item = strchr(item, ',');
+		item = item ? item + 1 : NULL;
+	}
+	return false;
+}
+
+/* A key given twice (VRAMTRACE_LABEL, then --label) keeps its later
+ * value: JSON objects have one value per key. */
 static void write_labels(struct vt_json *json, const char *labels)
 {
 	vt_json_begin_object(json, "labels");
@@ -61,7 +75,7 @@ static void write_labels(struct vt_json *json, const char *labels)
 		const char *end = strchr(item, ',');
 		size_t length = end ? (size_t)(end - item) : strlen(item);
 		const char *equals = memchr(item, '=', length);
-		if (equals) {
+		if (equals && !(end && key_set_later(item, (size_t)(equals - item), end + 1))) {
 			char key[256];
 			size_t key_length = (size_t)(equals - item);
 			if (key_length >= sizeof(key))

@@ -82,7 +82,7 @@ static void record_environment(struct vt_run *run)
 			continue;
 		size_t length = strlen(*entry) + 1;
 		if (run->environment_size + length > sizeof(run->environment))
-			break;
+			continue; /* one too long to keep leaves room for the rest */
 		memcpy(run->environment + run->environment_size, *entry, length);
 		run->environment_size += length;
 	}

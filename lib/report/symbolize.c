@@ -71,10 +71,26 @@ static bool load_libdw(struct vt_symbolizer *s)
 	return true;
 }
 
+static __typeof__(&dwfl_standard_find_debuginfo) standard_find_debuginfo;
+
+/* The C library's separate debug file (libc6-dbg) takes libdw some 40 ms
+ * to read, for frames below main and under a thread's start: their names
+ * come from the library's own symbols instead. */
+static int find_debuginfo(Dwfl_Module *module, void **userdata, const char *name, Dwarf_Addr base,
+			  const char *file, const char *debuglink, GElf_Word crc, char **found)
+{
+	const char *slash = name ? strrchr(name, '/') : NULL;
+	const char *base_name = slash ? slash + 1 : name ? name : "";
+	if (strncmp(base_name, "libc.so", 7) == 0 || strncmp(base_name, "ld-linux", 8) == 0)
+		return -1;
+	return standard_find_debuginfo(module, userdata, name, base, file, debuglink, crc, found);
+}
+
 static bool start_dwfl(struct vt_symbolizer *s)
 {
 	s->callbacks.find_elf = s->dw.find_elf;
-	s->callbacks.find_debuginfo = s->dw.find_debuginfo;
+	standard_find_debuginfo = s->dw.find_debuginfo;
+	s->callbacks.find_debuginfo = find_debuginfo;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	s->dwfl = s->dw.begin(&s->callbacks);
 	if (!s->dwfl)

@@ -6,7 +6,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
+#include "../library.h"
 #include "../log.h"
 #include "driver_hooks.h"
 #include "real.h"
@@ -94,13 +96,33 @@ static dlopen_fn resolve_real_dlopen(void)
 
 /* A library loaded with RTLD_DEEPBIND binds to its own dependencies first,
  * its own copy of dlsym's callers included, so its CUDA calls may bypass
- * vramtrace: say so, once. */
-__attribute__((visibility("hidden"))) void *vt_dlopen_prepare(const char *path, int flags)
+ * vramtrace: said once, with the summary, and only in a process that uses
+ * CUDA (the first such load is kept until then). */
+static char deepbind_path[256];
+
+static void warn_deepbind(const char *path)
 {
-	if ((flags & RTLD_DEEPBIND) && !atomic_exchange(&warned_deepbind, true))
+	if (vt_library_config()->summary && !atomic_exchange(&warned_deepbind, true))
 		vt_warn("%s was loaded with RTLD_DEEPBIND: CUDA allocations it makes through "
 			"libraries of its own may not be traced",
-			path ? path : "a library");
+			path);
+}
+
+void vt_dlopen_warn_deepbind(void)
+{
+	if (deepbind_path[0])
+		warn_deepbind(deepbind_path);
+}
+
+__attribute__((visibility("hidden"))) void *vt_dlopen_prepare(const char *path, int flags)
+{
+	if (flags & RTLD_DEEPBIND) {
+		const char *name = path ? path : "a library";
+		if (vt_library_active())
+			warn_deepbind(name);
+		else if (!deepbind_path[0])
+			snprintf(deepbind_path, sizeof(deepbind_path), "%s", name);
+	}
 	dlopen_fn found = atomic_load_explicit(&real_dlopen, memory_order_acquire);
 	if (!found) {
 		found = resolve_real_dlopen();

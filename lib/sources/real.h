@@ -16,3 +16,5 @@ void *vt_dlsym_hook(void *handle, const char *name);
 /* dlopen's C half (dlsym_entry.S): looks at the flags, returns the real
  * dlopen. */
 void *vt_dlopen_prepare(const char *path, int flags);
+/* At activation: the RTLD_DEEPBIND load seen before it, if any, is said. */
+void vt_dlopen_warn_deepbind(void);

@@ -139,7 +139,12 @@ Test(robustness, sixteen_threads_two_devices_exact, .timeout = 240)
 static void run_both(const char *program, const char *argument, struct traced_run *with,
 		     struct traced_run *without)
 {
-	struct run_options options = {.preload = true, .simulate = true};
+	/* With the summary on: the notes that come with it are checked. */
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL},
+	};
 	char *argv[] = {(char *)program_path(program), (char *)argument, NULL};
 	traced_run(with, &options, argv);
 	options.preload = false;

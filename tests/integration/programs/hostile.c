@@ -172,6 +172,12 @@ int main(int argc, char **argv)
 		cudaMalloc(&p, 64 * MiB);
 		return main_exits_early();
 	}
+	if (strcmp(mode, "wait") == 0) {
+		void *p;
+		cudaMalloc(&p, 64 * MiB);
+		for (;;)
+			pause();
+	}
 	if (strcmp(mode, "exit_in_handler") == 0)
 		exit_in_handler(arg);
 	if (strcmp(mode, "closed_stdio") == 0)
