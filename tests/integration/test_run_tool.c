@@ -1,5 +1,10 @@
 /* `vramtrace run` as a user types it. */
+#define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +93,7 @@ Test(run_tool, bad_invocations_exit_2)
 		{"run", "--simulate=lots", "--", "true"},
 		{"run", "--label", "novalue", "--"},
 		{"run", "--sources", "nvml", "--"},
+		{"run", "--output=", "--", "true"},
 		{"run", NULL},
 		{"frobnicate", NULL},
 	};
@@ -195,5 +201,77 @@ Test(run_tool, another_nvtx_injection_is_kept)
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_assert_str_eq(run.out, "/opt/nsight/libinjection.so\n");
 	cr_assert(strstr(run.err, "NVTX_INJECTION64_PATH is already /opt/nsight/libinjection.so"));
+	traced_run_free(&run);
+}
+
+Test(run_tool, a_signal_to_the_wrapper_reaches_the_command, .timeout = 30)
+{
+	char dir[] = "/tmp/vramtrace-wrap.XXXXXX", output[300];
+	cr_assert(mkdtemp(dir));
+	snprintf(output, sizeof(output), "%s/r.json", dir);
+	pid_t wrapper = fork();
+	if (wrapper == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, STDERR_FILENO);
+		execl(build_path("VT_TEST_TOOL"), "vramtrace", "run", "--simulate", "--output",
+		      output, "--", program_path("hostile"), "wait", (char *)NULL);
+		_exit(127);
+	}
+	/* The command holds its memory once its report list has a reader:
+	 * wait until the command is there, then signal the wrapper alone. */
+	char command[400];
+	snprintf(command, sizeof(command), "pgrep -P %d -f 'hostile wait' >/dev/null",
+		 (int)wrapper);
+	for (int i = 0; i < 200 && system(command) != 0; i++)
+		usleep(20000);
+	usleep(200000);
+	kill(wrapper, SIGTERM);
+	int status;
+	cr_assert_eq(waitpid(wrapper, &status, 0), wrapper);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
+		  "the wrapper ends as its command did: %#x", status);
+	cr_assert_neq(system(command), 0, "no command left running");
+	json_t *report = json_load_file(output, 0, NULL);
+	cr_assert(report, "the command wrote its report");
+	cr_assert_str_eq(report_string(report, "run/ended_by"), "signal 15");
+	cr_assert_eq(report_int(report, "devices/0/peak/bytes"), 64ll << 20);
+	json_decref(report);
+	unlink(output);
+	rmdir(dir);
+}
+
+Test(run_tool, a_label_given_twice_keeps_the_later_value)
+{
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"run", "--simulate", "--label", "batch=16", "--",
+			    (char *)program_path("sequence"), NULL},
+		 (const char *const[]){"VRAMTRACE_LABEL=batch=8,dtype=bf16", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(report_string(run.report, "run/labels/batch"), "16");
+	cr_assert_str_eq(report_string(run.report, "run/labels/dtype"), "bf16");
+	char command[700];
+	snprintf(command, sizeof(command), "%s report %s/report.json > /dev/null",
+		 build_path("VT_TEST_TOOL"), run.dir);
+	cr_assert_eq(system(command), 0, "the tool reads it");
+	traced_run_free(&run);
+}
+
+Test(run_tool, escapes_in_labels_are_shown_not_obeyed)
+{
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"run", "--simulate", "--", (char *)program_path("sequence"), NULL},
+		 (const char *const[]){"VRAMTRACE_LABEL=note=\033[2Jred\nline", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char command[700], text[8192];
+	snprintf(command, sizeof(command), "%s report %s/report.json", build_path("VT_TEST_TOOL"),
+		 run.dir);
+	FILE *out = popen(command, "r");
+	size_t got = fread(text, 1, sizeof(text) - 1, out);
+	text[got] = '\0';
+	pclose(out);
+	cr_assert(strstr(text, "note=\\x1b[2Jred\\nline"), "%s", text);
+	cr_assert_null(strchr(text, '\033'), "no raw escape");
 	traced_run_free(&run);
 }

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -180,6 +181,35 @@ Test(rules, from_a_file)
 	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/lib/libfancy.so")), "fancy");
 	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/lib/libother.so")), "other");
 	cr_assert_not(vt_rules_init("/no/such/rules/file"));
+}
+
+/* rules_text: count rules "libmodN=tagN" joined by ';'. */
+static char *many_rules(unsigned count)
+{
+	size_t size = (size_t)count * 32 + 1, used = 0;
+	char *text = malloc(size);
+	cr_assert(text);
+	text[0] = '\0';
+	for (unsigned i = 0; i < count; i++)
+		used += (size_t)snprintf(text + used, size - used, "libmod%u.=tag%u;", i, i);
+	return text;
+}
+
+Test(rules, a_thousand_user_rules_are_used_and_the_rest_counted)
+{
+	char *text = many_rules(200);
+	cr_assert(vt_rules_init(text), "200 rules are fine");
+	cr_assert_eq(vt_rules_left_out(), 0);
+	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/x/libmod199.so")), "tag199");
+	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/x/libnccl.so.2")), "nccl",
+			 "the built-in rules follow");
+	free(text);
+	text = many_rules(1100);
+	cr_assert(vt_rules_init(text));
+	cr_assert_eq(vt_rules_left_out(), 76);
+	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/x/libmod1023.so")), "tag1023");
+	cr_assert_eq(vt_rules_tag_for_module("/x/libmod1024.so"), VT_TAG_UNTAGGED);
+	free(text);
 }
 
 static uint64_t values[] = {5, 0, 9, 1, 9, 7, 3};

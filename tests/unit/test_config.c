@@ -61,3 +61,29 @@ Test(config, mistakes_warn_and_keep_the_default, .init = cr_redirect_stderr)
 	cr_assert(strstr(text, "vramtrace: VRAMTRACE_OUTPUT='' is not valid"));
 	cr_assert(strstr(text, "vramtrace: unknown variable VRAMTRACE_NOSUCH ignored"));
 }
+
+Test(config, counts_are_digits_alone, .init = cr_redirect_stderr)
+{
+	static const char *const bad[] = {" 5", "+5", "5 ", "-5", "0x5", ""};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		clear();
+		setenv("VRAMTRACE_STACK_DEPTH", bad[i], 1);
+		struct vt_config config;
+		vt_config_load(&config);
+		cr_assert_eq(config.stack_depth, 32, "'%s' kept the default", bad[i]);
+	}
+	clear();
+	setenv("VRAMTRACE_STACK_DEPTH", "5", 1);
+	struct vt_config config;
+	vt_config_load(&config);
+	cr_assert_eq(config.stack_depth, 5);
+}
+
+Test(config, an_output_directory_gets_the_default_name)
+{
+	clear();
+	setenv("VRAMTRACE_OUTPUT", "reports/", 1);
+	struct vt_config config;
+	vt_config_load(&config);
+	cr_assert_str_eq(config.output, "reports/vramtrace.%p.json");
+}
