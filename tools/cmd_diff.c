@@ -29,6 +29,7 @@ struct table {
 	struct row *rows;
 	size_t count, capacity;
 	size_t hidden;
+	json_t *positions; /* key -> index in rows, while rows are added */
 };
 
 struct diff {
@@ -44,9 +45,11 @@ struct diff {
 
 static struct row *row_for(struct table *table, const char *key)
 {
-	for (size_t i = 0; i < table->count; i++)
-		if (strcmp(table->rows[i].key, key) == 0)
-			return &table->rows[i];
+	if (!table->positions && !(table->positions = json_object()))
+		return NULL;
+	json_t *position = json_object_get(table->positions, key);
+	if (position)
+		return &table->rows[json_integer_value(position)];
 	if (table->count == table->capacity) {
 		size_t capacity = table->capacity ? table->capacity * 2 : 32;
 		struct row *rows = realloc(table->rows, capacity * sizeof(*rows));
@@ -57,7 +60,8 @@ static struct row *row_for(struct table *table, const char *key)
 	}
 	struct row *row = &table->rows[table->count];
 	*row = (struct row){.key = strdup(key)};
-	if (!row->key)
+	if (!row->key ||
+	    json_object_set_new(table->positions, key, json_integer((json_int_t)table->count)))
 		return NULL;
 	table->count++;
 	return row;
@@ -158,6 +162,9 @@ static int by_change(const void *x, const void *y)
 static void finish(struct diff *d, enum section section)
 {
 	struct table *table = &d->tables[section];
+	if (table->positions)
+		json_decref(table->positions);
+	table->positions = NULL;
 	qsort(table->rows, table->count, sizeof(*table->rows), by_change);
 	if (section == BY_DEVICE)
 		return;

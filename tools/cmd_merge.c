@@ -65,6 +65,10 @@ int vt_command_merge(int argc, char **argv)
 		}
 		roots[loaded] = reports[loaded].root;
 	}
+	if (status == VT_EXIT_OK && !vt_merge_distinct(roots, files, count, error, sizeof(error))) {
+		fprintf(stderr, "vramtrace merge: %s\n", error);
+		status = VT_EXIT_BAD_INPUT;
+	}
 	json_t *merged = status == VT_EXIT_OK ? vt_merge(roots, files, count) : NULL;
 	struct vt_output out;
 	if (merged && vt_output_open(&out, output, "merge")) {

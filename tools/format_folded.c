@@ -29,16 +29,19 @@ static void put_stack(FILE *out, json_t *root, int64_t id)
 	}
 }
 
-static int64_t listed_for_tag(json_t *device, const char *tag)
+/* Per tag, the bytes its listed stacks hold at the peak: one pass. */
+static json_t *listed_by_tag(json_t *device)
 {
-	int64_t sum = 0;
+	json_t *sums = json_object();
 	size_t i;
 	json_t *stack;
 	json_array_foreach (json_object_get(device, "stacks"), i, stack) {
-		if (strcmp(vt_str(stack, "tag", ""), tag) == 0)
-			sum += vt_int(stack, "at_peak_bytes");
+		const char *tag = vt_str(stack, "tag", "");
+		json_object_set_new(
+			sums, tag,
+			json_integer(vt_int(sums, tag) + vt_int(stack, "at_peak_bytes")));
 	}
-	return sum;
+	return sums;
 }
 
 static const char *rank_root;
@@ -63,14 +66,16 @@ static void fold_device(FILE *out, json_t *root, json_t *device, const char *dev
 		put_stack(out, root, vt_int(row, "id"));
 		fprintf(out, " %" PRId64 "\n", vt_int(row, "at_peak_bytes"));
 	}
+	json_t *listed = listed_by_tag(device);
 	json_array_foreach (json_object_get(device, "tags"), i, row) {
 		const char *tag = vt_str(row, "tag", "untagged");
-		int64_t rest = vt_int(row, "at_peak_bytes") - listed_for_tag(device, tag);
+		int64_t rest = vt_int(row, "at_peak_bytes") - vt_int(listed, tag);
 		if (rest <= 0)
 			continue;
 		put_root(out, device_root, tag);
 		fprintf(out, ";[other stacks] %" PRId64 "\n", rest);
 	}
+	json_decref(listed);
 }
 
 void vt_format_folded(json_t *root, const struct vt_format_options *options, FILE *out)

@@ -1,5 +1,6 @@
 #include "merged.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,13 @@ static json_t *sorted_by_sum(json_t *tags)
 	return tags;
 }
 
+/* Reports hold counts below 2^62 (checked on load); a sum over many ranks
+ * stops at the largest integer rather than wrap. */
+static int64_t add_saturating(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
 /* Per tag: bytes at each device's peak summed over all ranks, and the
  * largest one rank held (summed over its devices). */
 static json_t *tag_summary(json_t *ranks)
@@ -102,9 +110,11 @@ static json_t *tag_summary(json_t *ranks)
 				const char *name = vt_str(tag, "tag", "untagged");
 				int64_t bytes = vt_int(tag, "at_peak_bytes");
 				json_object_set_new(per_rank, name,
-						    json_integer(vt_int(per_rank, name) + bytes));
-				json_object_set_new(sums, name,
-						    json_integer(vt_int(sums, name) + bytes));
+						    json_integer(add_saturating(
+							    vt_int(per_rank, name), bytes)));
+				json_object_set_new(
+					sums, name,
+					json_integer(add_saturating(vt_int(sums, name), bytes)));
 			}
 		}
 		const char *name;
@@ -135,4 +145,53 @@ json_t *vt_merge(json_t *const *reports, const char *const *files, size_t count)
 		add_ranks(ranks, reports[i], files[i]);
 	return json_pack("{s:s, s:o, s:o, s:o}", "schema", VT_SCHEMA_MERGED, "peak",
 			 peak_summary(ranks), "tags", tag_summary(ranks), "ranks", ranks);
+}
+
+/* A run is its host, process and start time: the same report given twice,
+ * or a copy of it, would be counted twice. */
+static bool identify(json_t *report, char *out, size_t size)
+{
+	json_t *run = json_object_get(report, "run");
+	return (size_t)snprintf(out, size, "%s/%lld/%s", vt_str(run, "host", "?"),
+				(long long)vt_int(run, "pid"), vt_str(run, "start", "?")) < size;
+}
+
+static bool note_run(json_t *seen, json_t *report, const char *file, char *error, size_t size)
+{
+	char identity[512];
+	if (!identify(report, identity, sizeof(identity)))
+		return true;
+	const char *before = vt_str(seen, identity, NULL);
+	if (before) {
+		snprintf(error, size,
+			 "%s and %s hold the same run (process %lld on %s): give each rank's "
+			 "report once",
+			 before, file, (long long)vt_int(json_object_get(report, "run"), "pid"),
+			 vt_str(json_object_get(report, "run"), "host", "?"));
+		return false;
+	}
+	json_object_set_new(seen, identity, json_string(file));
+	return true;
+}
+
+bool vt_merge_distinct(json_t *const *reports, const char *const *files, size_t count, char *error,
+		       size_t size)
+{
+	json_t *seen = json_object();
+	bool ok = true;
+	for (size_t i = 0; ok && i < count; i++) {
+		if (strcmp(vt_str(reports[i], "schema", ""), VT_SCHEMA_MERGED) != 0) {
+			ok = note_run(seen, reports[i], files[i], error, size);
+			continue;
+		}
+		size_t r;
+		json_t *rank;
+		json_array_foreach (json_object_get(reports[i], "ranks"), r, rank) {
+			if (ok)
+				ok = note_run(seen, json_object_get(rank, "report"), files[i],
+					      error, size);
+		}
+	}
+	json_decref(seen);
+	return ok;
 }

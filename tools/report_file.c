@@ -37,12 +37,14 @@ static bool need_array(struct checker *c, json_t *value, const char *path)
 	return json_is_array(value) || fail(c, "%s: expected an array", path);
 }
 
-/* A byte count, count or time: a non-negative integer. */
+/* A byte count, count or time: a non-negative integer, below 2^62 so that
+ * sums over ranks and devices cannot overflow (no GPU holds an exabyte). */
 static bool need_count(struct checker *c, json_t *object, const char *key, const char *path)
 {
 	json_t *value = json_object_get(object, key);
-	return (json_is_integer(value) && json_integer_value(value) >= 0) ||
-	       fail(c, "%s.%s: expected a non-negative integer", path, key);
+	return (json_is_integer(value) && json_integer_value(value) >= 0 &&
+		json_integer_value(value) < VT_MAX_COUNT) ||
+	       fail(c, "%s.%s: expected a non-negative integer below 2^62", path, key);
 }
 
 static bool need_counts(struct checker *c, json_t *object, const char *const *keys,
@@ -138,9 +140,12 @@ static bool check_snapshot(struct checker *c, json_t *failure, const char *path)
 	const char *key;
 	json_t *value;
 	json_object_foreach (by_tag, key, value) {
-		if (!json_is_integer(value) || json_integer_value(value) < 0)
-			return fail(c, "%s.live_by_tag.%s: expected a non-negative integer", where,
-				    key);
+		if (!json_is_integer(value) || json_integer_value(value) < 0 ||
+		    json_integer_value(value) >= VT_MAX_COUNT)
+			return fail(c,
+				    "%s.live_by_tag.%s: expected a non-negative integer below "
+				    "2^62",
+				    where, key);
 	}
 	return each(c, snapshot, "top_stacks", where, check_top_stack);
 }
@@ -165,8 +170,10 @@ static bool check_row(struct checker *c, json_t *item, const char *path)
 	const char *key;
 	json_t *value;
 	json_object_foreach (by_tag, key, value) {
-		if (!json_is_integer(value) || json_integer_value(value) < 0)
-			return fail(c, "%s.by_tag.%s: expected a non-negative integer", path, key);
+		if (!json_is_integer(value) || json_integer_value(value) < 0 ||
+		    json_integer_value(value) >= VT_MAX_COUNT)
+			return fail(c, "%s.by_tag.%s: expected a non-negative integer below 2^62",
+				    path, key);
 	}
 	return true;
 }
@@ -207,6 +214,31 @@ static bool check_device(struct checker *c, json_t *item, const char *path)
 	       need_count_or_null(c, item, "capacity_bytes", path) && check_totals(c, item, path);
 }
 
+/* Each device once: a report with two device 0 entries would be counted
+ * twice by every reader. */
+static bool check_devices(struct checker *c, json_t *root)
+{
+	if (!each(c, root, "devices", "", check_device))
+		return false;
+	uint64_t seen[1024] = {0};
+	size_t i;
+	json_t *device;
+	json_array_foreach (json_object_get(root, "devices"), i, device) {
+		json_int_t ordinal = json_integer_value(json_object_get(device, "ordinal"));
+		if (ordinal >= 65536)
+			return fail(c, ".devices[%zu].ordinal: %lld is no device ordinal", i,
+				    (long long)ordinal);
+		uint64_t bit = 1ull << (ordinal % 64);
+		if (seen[ordinal / 64 % 1024] & bit)
+			return fail(c, ".devices[%zu]: device %lld appears twice", i,
+				    (long long)ordinal);
+		seen[ordinal / 64 % 1024] |= bit;
+	}
+	return true;
+}
+
+/* A frame: an object as written before the frame table, or an index into
+ * the report's "frames". */
 static bool check_frame(struct checker *c, json_t *item, const char *path)
 {
 	return need_string_or_null(c, item, "function", path) &&
@@ -214,9 +246,31 @@ static bool check_frame(struct checker *c, json_t *item, const char *path)
 	       need_string_or_null(c, item, "file", path);
 }
 
+static size_t frame_table_size;
+
 static bool check_stack_frames(struct checker *c, json_t *item, const char *path)
 {
-	return need_count(c, item, "id", path) && each(c, item, "frames", path, check_frame);
+	if (!need_count(c, item, "id", path))
+		return false;
+	json_t *frames = json_object_get(item, "frames");
+	char where[256];
+	snprintf(where, sizeof(where), "%s.frames", path);
+	if (!need_array(c, frames, where))
+		return false;
+	size_t i;
+	json_t *frame;
+	json_array_foreach (frames, i, frame) {
+		snprintf(where, sizeof(where), "%s.frames[%zu]", path, i);
+		if (json_is_integer(frame)) {
+			json_int_t index = json_integer_value(frame);
+			if (index < 0 || (size_t)index >= frame_table_size)
+				return fail(c, "%s: frame %lld is not in the frame table (%zu)",
+					    where, (long long)index, frame_table_size);
+		} else if (!need_object(c, frame, where) || !check_frame(c, frame, where)) {
+			return false;
+		}
+	}
+	return true;
 }
 
 static bool check_run(struct checker *c, json_t *root)
@@ -247,9 +301,13 @@ static bool check_run(struct checker *c, json_t *root)
 static bool check_single(struct checker *c, json_t *root)
 {
 	json_t *host = json_object_get(root, "host");
+	json_t *table = json_object_get(root, "frames");
 	json_t *frames = json_object_get(root, "stack_frames");
-	return check_run(c, root) && each(c, root, "devices", "", check_device) &&
-	       need_object(c, host, "host") && check_totals(c, host, "host") &&
+	if (table && !each(c, root, "frames", "", check_frame))
+		return false;
+	frame_table_size = json_array_size(table);
+	return check_run(c, root) && check_devices(c, root) && need_object(c, host, "host") &&
+	       check_totals(c, host, "host") &&
 	       (!frames || each(c, root, "stack_frames", "", check_stack_frames));
 }
 
@@ -310,15 +368,22 @@ bool vt_report_load(const char *path, struct vt_report_file *out, char *error, s
 		snprintf(error, size, "%s: is a directory, not a report", path);
 		return false;
 	}
-	if ((uint64_t)st.st_size > VT_MAX_REPORT_BYTES) {
-		snprintf(error, size, "%s: %lld bytes is larger than any report (1 GiB)", path,
+	if ((uint64_t)st.st_size >= VT_MAX_REPORT_BYTES) {
+		snprintf(error, size, "%s: %lld bytes is larger than any report (256 MiB)", path,
 			 (long long)st.st_size);
 		return false;
 	}
 	json_error_t parse_error;
+	errno = 0;
 	out->root = json_load_file(path, JSON_REJECT_DUPLICATES, &parse_error);
 	if (!out->root) {
-		if (parse_error.line > 0)
+		if (!parse_error.text[0] || errno == ENOMEM)
+			snprintf(error, size,
+				 "%s: cannot read it: %s (the file is %lld bytes; reading a report "
+				 "takes some twenty times its size in memory)",
+				 path, errno ? strerror(errno) : "out of memory",
+				 (long long)st.st_size);
+		else if (parse_error.line > 0)
 			snprintf(error, size, "%s:%d:%d: %s", path, parse_error.line,
 				 parse_error.column, parse_error.text);
 		else
@@ -353,13 +418,65 @@ const char *vt_str(json_t *object, const char *key, const char *fallback)
 	return json_is_string(value) ? json_string_value(value) : fallback;
 }
 
-json_t *vt_stack_frames_of(json_t *root, int64_t id)
+/* Stack id -> its frames as objects, for one report: built on the first
+ * look-up, so that each look-up after it is a hash probe, not a scan. The
+ * report is held while its index lives. */
+struct stack_index {
+	json_t *root;
+	json_t *frames_by_id;
+};
+
+#define INDEXES 64
+static struct stack_index indexes[INDEXES];
+static size_t index_count; /* ever built; the oldest is replaced past INDEXES */
+
+/* The stack's frames with table indices replaced by the frames they name. */
+static json_t *resolved(json_t *frames, json_t *table)
 {
+	json_t *out = json_array();
+	size_t i;
+	json_t *frame;
+	json_array_foreach (frames, i, frame) {
+		json_t *object = json_is_integer(frame)
+					 ? json_array_get(table, (size_t)json_integer_value(frame))
+					 : frame;
+		if (object)
+			json_array_append(out, object);
+	}
+	return out;
+}
+
+static json_t *build_index(json_t *root)
+{
+	json_t *index = json_object(), *table = json_object_get(root, "frames");
 	size_t i;
 	json_t *item;
 	json_array_foreach (json_object_get(root, "stack_frames"), i, item) {
-		if (vt_int(item, "id") == id)
-			return json_object_get(item, "frames");
+		char key[24];
+		snprintf(key, sizeof(key), "%lld", (long long)vt_int(item, "id"));
+		json_object_set_new(index, key, resolved(json_object_get(item, "frames"), table));
 	}
-	return NULL;
+	return index;
+}
+
+static json_t *index_of(json_t *root)
+{
+	for (size_t i = 0; i < index_count && i < INDEXES; i++)
+		if (indexes[i].root == root)
+			return indexes[i].frames_by_id;
+	struct stack_index *slot = &indexes[index_count % INDEXES];
+	if (index_count >= INDEXES) {
+		json_decref(slot->root);
+		json_decref(slot->frames_by_id);
+	}
+	*slot = (struct stack_index){json_incref(root), build_index(root)};
+	index_count++;
+	return slot->frames_by_id;
+}
+
+json_t *vt_stack_frames_of(json_t *root, int64_t id)
+{
+	char key[24];
+	snprintf(key, sizeof(key), "%lld", (long long)id);
+	return json_object_get(index_of(root), key);
 }

@@ -10,7 +10,8 @@
 
 #define VT_SCHEMA           "vramtrace/1"
 #define VT_SCHEMA_MERGED    "vramtrace/merged-1"
-#define VT_MAX_REPORT_BYTES (1ull << 30)
+#define VT_MAX_REPORT_BYTES (256ull << 20)
+#define VT_MAX_COUNT        (1ll << 62)
 
 struct vt_report_file {
 	const char *path;

@@ -11,6 +11,7 @@ void vt_json_init(struct vt_json *json, int fd)
 	json->depth = 0;
 	json->used = 0;
 	memset(json->has_items, 0, sizeof(json->has_items));
+	memset(json->one_line, 0, sizeof(json->one_line));
 }
 
 static void flush(struct vt_json *json)
@@ -130,10 +131,16 @@ static void put_escaped(struct vt_json *json, const char *value, size_t length)
 static void begin_value(struct vt_json *json, const char *key)
 {
 	if (json->depth > 0) {
-		if (json->has_items[json->depth])
-			put_char(json, ',');
+		bool first = !json->has_items[json->depth];
 		json->has_items[json->depth] = true;
-		indent(json);
+		if (json->one_line[json->depth]) {
+			if (!first)
+				put(json, ", ", 2);
+		} else {
+			if (!first)
+				put_char(json, ',');
+			indent(json);
+		}
 	}
 	if (key) {
 		put_escaped(json, key, strlen(key));
@@ -148,13 +155,15 @@ static void open_container(struct vt_json *json, const char *key, char bracket)
 	if (json->depth + 1 < VT_JSON_MAX_DEPTH)
 		json->depth++;
 	json->has_items[json->depth] = false;
+	json->one_line[json->depth] = false;
 }
 
 static void close_container(struct vt_json *json, char bracket)
 {
 	bool had_items = json->has_items[json->depth];
+	bool one_line = json->one_line[json->depth];
 	json->depth--;
-	if (had_items)
+	if (had_items && !one_line)
 		indent(json);
 	put_char(json, bracket);
 	if (json->depth == 0)
@@ -174,6 +183,12 @@ void vt_json_end_object(struct vt_json *json)
 void vt_json_begin_array(struct vt_json *json, const char *key)
 {
 	open_container(json, key, '[');
+}
+
+void vt_json_begin_line_array(struct vt_json *json, const char *key)
+{
+	open_container(json, key, '[');
+	json->one_line[json->depth] = true;
 }
 
 void vt_json_end_array(struct vt_json *json)

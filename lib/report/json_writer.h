@@ -18,6 +18,7 @@ struct vt_json {
 	bool failed; /* a write failed; everything after it is dropped */
 	int depth;
 	bool has_items[VT_JSON_MAX_DEPTH];
+	bool one_line[VT_JSON_MAX_DEPTH]; /* a compact array: items on its line */
 	size_t used;
 	char buffer[VT_JSON_BUFFER];
 };
@@ -30,6 +31,10 @@ void vt_json_begin_object(struct vt_json *json, const char *key);
 void vt_json_end_object(struct vt_json *json);
 void vt_json_begin_array(struct vt_json *json, const char *key);
 void vt_json_end_array(struct vt_json *json);
+/* An array of scalars written on one line, "[1, 2, 3]": long lists of
+ * numbers (a stack's frame indices) stay small. End it with
+ * vt_json_end_array. */
+void vt_json_begin_line_array(struct vt_json *json, const char *key);
 void vt_json_string(struct vt_json *json, const char *key, const char *value);
 /* value may hold NULs or invalid UTF-8: length bytes are written. */
 void vt_json_string_n(struct vt_json *json, const char *key, const char *value, size_t length);

@@ -8,35 +8,12 @@
 #include "cuda_errors.h"
 #include "json_writer.h"
 #include "report.h"
-
-/* Every stack id the report mentions, whose frames it prints once. An
- * emergency report keeps them in a fixed array and drops what overflows. */
-struct stack_ids {
-	uint32_t *ids;
-	size_t count;
-	size_t capacity;
-	bool fixed;
-};
-
-static void mention(struct stack_ids *set, uint32_t id)
-{
-	if (id == VT_STACK_NONE)
-		return;
-	if (set->count == set->capacity) {
-		size_t capacity = set->capacity ? set->capacity * 2 : 64;
-		uint32_t *ids = set->fixed ? NULL : realloc(set->ids, capacity * sizeof(*ids));
-		if (!ids)
-			return;
-		set->ids = ids;
-		set->capacity = capacity;
-	}
-	set->ids[set->count++] = id;
-}
+#include "stack_frames.h"
 
 static void write_stack_id(struct vt_json *json, const char *key, uint32_t id,
-			   struct stack_ids *set)
+			   struct vt_stack_ids *set)
 {
-	mention(set, id);
+	vt_stack_ids_mention(set, id);
 	if (id == VT_STACK_NONE)
 		vt_json_null(json, key);
 	else
@@ -191,7 +168,7 @@ static void write_tags(struct vt_json *json, const struct vt_device_stats *stats
 }
 
 static void write_stacks(struct vt_json *json, const struct vt_report *report,
-			 const struct vt_device_stats *stats, struct stack_ids *set)
+			 const struct vt_device_stats *stats, struct vt_stack_ids *set)
 {
 	uint32_t fixed_order[VT_REPORT_EMERGENCY_TOP];
 	struct vt_top_entry fixed_scratch[VT_REPORT_EMERGENCY_TOP];
@@ -219,7 +196,7 @@ static void write_stacks(struct vt_json *json, const struct vt_report *report,
 }
 
 static void write_leaks(struct vt_json *json, const struct vt_report *report, int device,
-			struct stack_ids *set)
+			struct vt_stack_ids *set)
 {
 	unsigned listed = 0;
 	vt_json_begin_array(json, "leaks");
@@ -260,7 +237,7 @@ static void write_timeline(struct vt_json *json, const struct vt_timeline *timel
 }
 
 static void write_snapshot(struct vt_json *json, const struct vt_oom_snapshot *snapshot,
-			   struct stack_ids *set)
+			   struct vt_stack_ids *set)
 {
 	if (!snapshot) {
 		vt_json_null(json, "snapshot");
@@ -283,7 +260,7 @@ static void write_snapshot(struct vt_json *json, const struct vt_oom_snapshot *s
 }
 
 static void write_failures(struct vt_json *json, const struct vt_snapshot *snapshot, int device,
-			   struct stack_ids *set)
+			   struct vt_stack_ids *set)
 {
 	vt_json_begin_array(json, "failures");
 	for (unsigned i = 0; i < snapshot->failure_count; i++) {
@@ -309,7 +286,7 @@ static void write_failures(struct vt_json *json, const struct vt_snapshot *snaps
 
 /* The numbers shared by a device and the host section. */
 static void write_totals(struct vt_json *json, const struct vt_report *report,
-			 const struct vt_device_stats *stats, int device, struct stack_ids *set)
+			 const struct vt_device_stats *stats, int device, struct vt_stack_ids *set)
 {
 	write_peak(json, stats);
 	vt_json_u64(json, "live_at_exit_bytes", stats->live);
@@ -386,7 +363,7 @@ static void write_pools(struct vt_json *json, const struct vt_report *report, in
 }
 
 static void write_device(struct vt_json *json, const struct vt_report *report, int device,
-			 struct stack_ids *set)
+			 struct vt_stack_ids *set)
 {
 	const struct vt_device_info *info = &report->devices[device];
 	vt_json_begin_object(json, NULL);
@@ -477,65 +454,13 @@ static void write_tracer(struct vt_json *json, const struct vt_report *report)
 	vt_json_end_object(json);
 }
 
-static void write_frame(struct vt_json *json, const struct vt_frame *frame)
-{
-	vt_json_begin_object(json, NULL);
-	vt_json_string(json, "function", frame->function[0] ? frame->function : NULL);
-	vt_json_string(json, "module", frame->module[0] ? frame->module : NULL);
-	vt_json_u64(json, "offset", frame->offset);
-	vt_json_string(json, "file", frame->file[0] ? frame->file : NULL);
-	if (frame->line)
-		vt_json_i64(json, "line", frame->line);
-	else
-		vt_json_null(json, "line");
-	vt_json_end_object(json);
-}
-
-/* An insertion sort: ids are few, and it allocates nothing. */
-static void sort_ids(uint32_t *ids, size_t count)
-{
-	for (size_t i = 1; i < count; i++) {
-		uint32_t id = ids[i];
-		size_t at = i;
-		for (; at > 0 && ids[at - 1] > id; at--)
-			ids[at] = ids[at - 1];
-		ids[at] = id;
-	}
-}
-
-/* Each mentioned stack's frames, symbolized now and only now. */
-static void write_stack_frames(struct vt_json *json, const struct vt_report *report,
-			       struct stack_ids *set)
-{
-	sort_ids(set->ids, set->count);
-	vt_json_begin_array(json, "stack_frames");
-	for (size_t i = 0; i < set->count; i++) {
-		if (i > 0 && set->ids[i] == set->ids[i - 1])
-			continue;
-		const uintptr_t *frames;
-		unsigned depth = vt_stack_frames(set->ids[i], &frames);
-		vt_json_begin_object(json, NULL);
-		vt_json_u64(json, "id", set->ids[i]);
-		vt_json_begin_array(json, "frames");
-		for (unsigned f = 0; f < depth; f++) {
-			struct vt_frame frame = {.pc = frames[f], .offset = frames[f]};
-			if (report->symbolizer)
-				vt_symbolize(report->symbolizer, frames[f], &frame);
-			write_frame(json, &frame);
-		}
-		vt_json_end_array(json);
-		vt_json_end_object(json);
-	}
-	vt_json_end_array(json);
-}
-
 bool vt_report_write_json(const struct vt_report *report, int fd)
 {
 	struct vt_json json;
 	static uint32_t emergency_ids[VT_REPORT_EMERGENCY_STACKS];
-	struct stack_ids set = {0};
+	struct vt_stack_ids set = {0};
 	if (report->emergency)
-		set = (struct stack_ids){emergency_ids, 0, VT_REPORT_EMERGENCY_STACKS, true};
+		set = (struct vt_stack_ids){emergency_ids, 0, VT_REPORT_EMERGENCY_STACKS, true};
 	vt_json_init(&json, fd);
 	vt_json_begin_object(&json, NULL);
 	vt_json_string(&json, "schema", VT_REPORT_SCHEMA);
@@ -548,7 +473,7 @@ bool vt_report_write_json(const struct vt_report *report, int fd)
 	vt_json_begin_object(&json, "host");
 	write_totals(&json, report, &report->snapshot->host, VT_HOST_DEVICE, &set);
 	vt_json_end_object(&json);
-	write_stack_frames(&json, report, &set);
+	vt_stack_frames_write(&json, report->symbolizer, &set);
 	write_resources(&json, report->cupti);
 	write_tracer(&json, report);
 	vt_json_end_object(&json);

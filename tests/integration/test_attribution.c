@@ -151,15 +151,25 @@ Test(attribution, user_rules_come_first)
 	traced_run_free(&run);
 }
 
-/* The frames of stack id in the report's stack_frames. */
+/* The frames of stack id in the report's stack_frames, each index into the
+ * report's frame table replaced by the frame it names. */
 static json_t *frames_of(json_t *report, int64_t id)
 {
-	json_t *all = report_at(report, "stack_frames");
-	size_t i;
-	json_t *item;
+	json_t *all = report_at(report, "stack_frames"), *table = report_at(report, "frames");
+	size_t i, f;
+	json_t *item, *index;
 	json_array_foreach (all, i, item) {
-		if (json_integer_value(json_object_get(item, "id")) == id)
-			return json_object_get(item, "frames");
+		if (json_integer_value(json_object_get(item, "id")) != id)
+			continue;
+		json_t *frames = json_array();
+		json_array_foreach (json_object_get(item, "frames"), f, index) {
+			cr_assert(json_is_integer(index), "frames are indices into the table");
+			json_t *frame = json_array_get(table, (size_t)json_integer_value(index));
+			cr_assert(frame, "index %lld is in the table", json_integer_value(index));
+			json_array_append(frames, frame);
+		}
+		json_object_set_new(item, "resolved", frames);
+		return frames;
 	}
 	cr_assert_fail("no frames for stack %lld", (long long)id);
 	return NULL;

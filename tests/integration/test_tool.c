@@ -291,6 +291,10 @@ static const struct bad_input bad_inputs[] = {
 	{"deep_nesting", NULL, "maximum parsing depth reached"},
 	{"huge_number", "{\"schema\": \"vramtrace/1\", \"n\": 99999999999999999999999}",
 	 "too big integer"},
+	{"count_past_2_62", NULL,
+	 "devices[0].peak.bytes: expected a non-negative integer below 2^62"},
+	{"device_twice", NULL, ".devices[1]: device 0 appears twice"},
+	{"frame_not_in_table", NULL, "frame 7 is not in the frame table (1)"},
 };
 
 static char *make_content(const char *name)
@@ -309,7 +313,18 @@ static char *make_content(const char *name)
 	json_t *device = json_array_get(json_object_get(report, "devices"), 0);
 	if (strcmp(name, "negative_bytes") == 0)
 		json_object_set_new(json_object_get(device, "peak"), "bytes", json_integer(-1));
-	else
+	else if (strcmp(name, "count_past_2_62") == 0)
+		json_object_set_new(json_object_get(device, "peak"), "bytes",
+				    json_integer(1ll << 62));
+	else if (strcmp(name, "device_twice") == 0)
+		json_array_append_new(json_object_get(report, "devices"), json_deep_copy(device));
+	else if (strcmp(name, "frame_not_in_table") == 0) {
+		json_object_set_new(
+			report, "frames",
+			json_pack("[{s:s, s:n, s:n}]", "function", "main", "module", "file"));
+		json_object_set_new(report, "stack_frames",
+				    json_pack("[{s:i, s:[i, i]}]", "id", 1, "frames", 0, 7));
+	} else
 		json_object_set_new(device, "allocations", json_string("four"));
 	char *text = json_dumps(report, 0);
 	json_decref(report);
@@ -380,4 +395,61 @@ Test(tool, missing_directory_and_huge_files)
 	cr_assert_eq(run.status, 2);
 	cr_assert(strstr(run.err, "larger than any report"), "%s", run.err);
 	traced_run_free(&run);
+}
+
+Test(tool, merge_refuses_the_same_run_twice)
+{
+	struct traced_run run;
+	tool(&run,
+	     (char *[]){"merge", (char *)fixture("rank0.json"), (char *)fixture("rank1.json"),
+			(char *)fixture("rank0.json"), "-o", "/tmp/vt-never-written.json", NULL},
+	     NULL);
+	cr_assert_eq(run.status, 2, "%s", run.err);
+	cr_assert(strstr(run.err, "rank0.json and "), "%s", run.err);
+	cr_assert(strstr(run.err, "hold the same run"), "%s", run.err);
+	cr_assert_neq(access("/tmp/vt-never-written.json", F_OK), 0);
+	traced_run_free(&run);
+}
+
+/* 2^15 distinct stacks, every one live at the peak: the report stays
+ * compact (each frame written once), and every command reads it in linear
+ * time (the test's timeout is the bound; it took minutes when quadratic). */
+Test(tool, thirty_two_thousand_stacks, .timeout = 120)
+{
+	struct traced_run traced;
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMTRACE_TOP=100000", NULL},
+	};
+	traced_run(&traced, &options, (char *[]){(char *)program_path("many_stacks"), "15", NULL});
+	cr_assert_eq(traced.status, 0, "%s", traced.err);
+	cr_assert_eq(json_array_size(report_at(traced.report, "devices/0/stacks")), 32768);
+	cr_assert_eq(json_array_size(report_at(traced.report, "stack_frames")), 32768);
+	cr_assert_eq(report_int(traced.report, "devices/0/peak/bytes"), 32768 * 4096);
+	char path[400], command[1200];
+	snprintf(path, sizeof(path), "%s/report.json", traced.dir);
+	struct stat status;
+	cr_assert_eq(stat(path, &status), 0);
+	cr_assert_lt(status.st_size, 32 << 20, "%lld bytes", (long long)status.st_size);
+	const char *vt = build_path("VT_TEST_TOOL");
+	snprintf(command, sizeof(command), "%s report %s > /dev/null", vt, path);
+	cr_assert_eq(system(command), 0);
+	/* Every listed stack folds to its own line, and the lines add up to the peak. */
+	snprintf(command, sizeof(command),
+		 "%s report %s --format folded | awk '{n++; s += $NF} END {print n, s}'", vt, path);
+	FILE *folded = popen(command, "r");
+	long long lines = 0, bytes = 0;
+	cr_assert_eq(fscanf(folded, "%lld %lld", &lines, &bytes), 2);
+	pclose(folded);
+	cr_assert_eq(lines, 32768);
+	cr_assert_eq(bytes, 32768ll * 4096);
+	snprintf(command, sizeof(command), "%s diff %s %s --format json > %s/diff.json", vt, path,
+		 path, traced.dir);
+	cr_assert_eq(system(command), 0);
+	snprintf(path, sizeof(path), "%s/diff.json", traced.dir);
+	json_t *diff = json_load_file(path, 0, NULL);
+	cr_assert(diff);
+	json_decref(diff);
+	traced_run_free(&traced);
 }

@@ -1,6 +1,7 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/json_writer.h"
 
@@ -110,4 +111,30 @@ Test(json_writer, a_failed_write_is_reported)
 	vt_json_init(&json, -1);
 	long_document(&json);
 	cr_assert_not(vt_json_finish(&json));
+}
+
+static void line_arrays(struct vt_json *json)
+{
+	vt_json_begin_object(json, NULL);
+	vt_json_begin_line_array(json, "frames");
+	for (uint64_t i = 0; i < 4; i++)
+		vt_json_u64(json, NULL, i * 10);
+	vt_json_end_array(json);
+	vt_json_begin_line_array(json, "none");
+	vt_json_end_array(json);
+	vt_json_begin_array(json, "after");
+	vt_json_u64(json, NULL, 1);
+	vt_json_end_array(json);
+	vt_json_end_object(json);
+}
+
+Test(json_writer, line_arrays_keep_their_items_on_one_line)
+{
+	json_t *parsed = write_and_parse(line_arrays);
+	cr_assert(strstr(text, "\"frames\": [0, 10, 20, 30]"), "%s", text);
+	cr_assert(strstr(text, "\"none\": []"), "%s", text);
+	cr_assert(strstr(text, "\"after\": [\n    1\n  ]"), "the next array is indented: %s", text);
+	cr_assert_eq(json_integer_value(json_array_get(json_object_get(parsed, "frames"), 3)), 30);
+	json_decref(parsed);
+	free(text);
 }
