@@ -427,6 +427,11 @@ static bool begin_closing(void)
 
 static void write_unlocked(const char *ended_by, bool final);
 
+/* An ending signal that came, on another thread, while this one wrote the
+ * final report: its action is taken once the report is on disk, before the
+ * process could exit with a status of its own. */
+static atomic_int deferred_signal;
+
 /* The report for good: at exit or before exec. The signals that end a
  * process wait until it is written. When this thread was interrupted inside
  * the tracer (exit() from a signal handler), the tracer's locks may be held
@@ -452,6 +457,9 @@ static void write_final(const char *ended_by)
 		pthread_mutex_unlock(&library.report_lock);
 	}
 	pthread_sigmask(SIG_SETMASK, &previous, NULL);
+	int signal_number = atomic_exchange(&deferred_signal, 0);
+	if (signal_number)
+		vt_signals_take_default_action(signal_number);
 }
 
 /* "vramtrace.%p.json" dumps to "vramtrace.%p.dump1.json", then dump2...:
@@ -567,6 +575,9 @@ static void write_unlocked(const char *ended_by, bool final)
 
 void vt_library_emergency(int signal_number, bool final)
 {
+	if (final && atomic_load(&final_state) == REPORT_CLOSING &&
+	    atomic_load(&closing_thread) != (int)gettid())
+		atomic_store(&deferred_signal, signal_number);
 	char ended_by[32] = "signal ";
 	size_t at = strlen(ended_by);
 	if (signal_number >= 10)

@@ -72,14 +72,19 @@ static void handler(int signal_number, siginfo_t *info, void *context)
 		return;
 	}
 	vt_library_emergency(signal_number, true);
-	/* The default action, raised again: it is blocked until we return, and
-	 * a faulting instruction simply faults again. */
+	vt_signals_take_default_action(signal_number);
+	errno = saved_errno;
+}
+
+/* Raised again at the default action: in a handler it is blocked until the
+ * handler returns, and a faulting instruction simply faults again. */
+void vt_signals_take_default_action(int signal_number)
+{
 	struct sigaction default_action;
 	memset(&default_action, 0, sizeof(default_action));
 	default_action.sa_handler = SIG_DFL;
 	sigaction(signal_number, &default_action, NULL);
 	raise(signal_number);
-	errno = saved_errno;
 }
 
 /* The report must be writable after a stack overflow too. */

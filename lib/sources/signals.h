@@ -18,3 +18,6 @@ void vt_signals_install(void);
  * action writes the report from the handler by the async-signal-safe path,
  * then takes that action, so the exit status is what it would have been. */
 void vt_signals_ending(sigset_t *set);
+
+/* Ends the process as signal_number's default action would. */
+void vt_signals_take_default_action(int signal_number);

@@ -269,3 +269,25 @@ Test(host, a_long_variable_leaves_room_for_the_rest)
 	cr_assert_str_eq(report_string(run.report, "run/environment/RANK"), "3");
 	traced_run_free(&run);
 }
+
+/* SIGTERM while the exit report (32,768 stacks) is being written: the
+ * report is finished first, then the signal ends the process as it would
+ * have without vramtrace. */
+Test(host, sigterm_during_the_final_write_waits_for_it, .timeout = 60)
+{
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMTRACE_TOP=100000", NULL},
+	};
+	traced_run(&run, &options,
+		   (char *[]){(char *)program_path("many_stacks"), "15", "30", NULL});
+	cr_assert_eq(run.status, 128 + SIGTERM, "%s", run.err);
+	cr_assert_eq(run.reports, 1, "one complete report");
+	cr_assert_eq(json_array_size(report_at(run.report, "devices/0/stacks")), 32768);
+	char command[400];
+	snprintf(command, sizeof(command), "ls %s | grep -q '\\.tmp$'", run.dir);
+	cr_assert_neq(system(command), 0, "no temporary file left");
+	traced_run_free(&run);
+}
