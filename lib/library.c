@@ -182,6 +182,7 @@ static void activate(void)
 		.oom_snapshots = library.config.oom_snapshots,
 		.snapshot_top = library.config.top,
 		.clock = vt_clock_ns,
+		.coarse_clock = vt_clock_coarse_ns,
 	};
 	vt_tracker_init(&library.tracker, &options);
 	vt_run_start(&library.run, library.config.labels, library.config.redact_args);

@@ -1,7 +1,9 @@
 /* Chrome trace-event JSON, as Perfetto's UI and chrome://tracing open it:
- * per device a counter track of live bytes and one stacked by tag, an
- * instant mark at the peak and at each failed allocation. Times are in
- * microseconds. */
+ * per device a counter track of live bytes with each interval's highest
+ * ("max") and lowest ("min") values, so troughs show beside peaks, one
+ * stacked by tag (at each interval's highest), and instant marks at the
+ * peak and at each failed allocation. The track closes with the bytes live
+ * when the report was written. Times are in microseconds. */
 #include <inttypes.h>
 
 #include "formats.h"
@@ -30,15 +32,24 @@ static void device_events(json_t *events, json_t *device, int64_t pid_base, cons
 			      json_pack("{s:s, s:s, s:I, s:{s:s}}", "name", "process_name", "ph",
 					"M", "pid", ordinal, "args", "name", process));
 	size_t i;
-	json_t *row;
-	json_array_foreach (json_object_get(json_object_get(device, "timeline"), "rows"), i, row) {
-		int64_t t = vt_int(row, "t_ns");
-		json_array_append_new(
-			events, counter("live bytes", ordinal, t,
-					json_pack("{s:I}", "bytes", vt_int(row, "live_bytes"))));
+	json_t *row, *timeline = json_object_get(device, "timeline");
+	json_t *rows = json_object_get(timeline, "rows");
+	json_array_foreach (rows, i, row) {
+		int64_t t = vt_int(row, "t_ns"), max = vt_int(row, "live_bytes");
+		int64_t min = json_object_get(row, "min_bytes") ? vt_int(row, "min_bytes") : max;
+		json_array_append_new(events,
+				      counter("live bytes", ordinal, t,
+					      json_pack("{s:I, s:I}", "max", max, "min", min)));
 		json_array_append_new(events,
 				      counter("live bytes by tag", ordinal, t,
 					      json_deep_copy(json_object_get(row, "by_tag"))));
+	}
+	json_t *last = json_array_get(rows, json_array_size(rows) - 1);
+	if (last && json_object_get(last, "end_bytes") && json_object_get(timeline, "end_ns")) {
+		int64_t end = vt_int(last, "end_bytes");
+		json_array_append_new(events,
+				      counter("live bytes", ordinal, vt_int(timeline, "end_ns"),
+					      json_pack("{s:I, s:I}", "max", end, "min", end)));
 	}
 	json_t *peak = json_object_get(device, "peak");
 	if (vt_int(peak, "bytes"))

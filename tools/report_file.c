@@ -161,11 +161,16 @@ static bool check_failure(struct checker *c, json_t *item, const char *path)
 	       need_count_or_null(c, item, "stack", path) && check_snapshot(c, item, path);
 }
 
+/* min_bytes, max_bytes and end_bytes came later: reports before them have
+ * live_bytes alone, the highest of the interval. */
 static bool check_row(struct checker *c, json_t *item, const char *path)
 {
 	static const char *const fields[] = {"t_ns", "live_bytes", NULL};
 	json_t *by_tag = json_object_get(item, "by_tag");
-	if (!need_counts(c, item, fields, path) || !need_object(c, by_tag, path))
+	if (!need_counts(c, item, fields, path) || !need_object(c, by_tag, path) ||
+	    !need_count_or_null(c, item, "min_bytes", path) ||
+	    !need_count_or_null(c, item, "max_bytes", path) ||
+	    !need_count_or_null(c, item, "end_bytes", path))
 		return false;
 	const char *key;
 	json_t *value;
@@ -186,6 +191,7 @@ static bool check_timeline(struct checker *c, json_t *owner, const char *path)
 	char where[256];
 	snprintf(where, sizeof(where), "%s.timeline", path);
 	return need_object(c, timeline, where) && need_count(c, timeline, "interval_ns", where) &&
+	       need_count_or_null(c, timeline, "end_ns", where) &&
 	       each(c, timeline, "rows", where, check_row);
 }
 

@@ -3,16 +3,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t *copy_tags(const struct vt_counter *tags, uint32_t count)
+static uint64_t tag_at_max(const struct vt_timeline *timeline, const struct vt_counter *tags,
+			   uint32_t tag)
 {
-	uint64_t *copy = count ? malloc(count * sizeof(*copy)) : NULL;
-	for (uint32_t i = 0; copy && i < count; i++)
-		copy[i] = tags[i].live;
-	return copy;
+	const struct vt_timeline_mark *mark =
+		tag < timeline->mark_count ? &timeline->marks[tag] : NULL;
+	return mark && mark->epoch == timeline->epoch ? mark->at_max : tags[tag].live;
 }
 
-/* Merges neighbouring rows: each pair keeps its first row's time and tags
- * and the higher of the two live values. */
+/* The open row's split at its max, in a new array; NULL when there are no
+ * tags or no memory. */
+static uint64_t *split_at_max(const struct vt_timeline *timeline, const struct vt_counter *tags,
+			      uint32_t tag_count)
+{
+	uint64_t *split = tag_count ? malloc(tag_count * sizeof(*split)) : NULL;
+	for (uint32_t t = 0; split && t < tag_count; t++)
+		split[t] = tag_at_max(timeline, tags, t);
+	return split;
+}
+
+/* Merges neighbouring rows: each pair keeps its first row's time, the lower
+ * low, the higher high with its split, and the second row's close. */
 static void halve(struct vt_timeline *timeline)
 {
 	uint32_t kept = 0;
@@ -20,9 +31,17 @@ static void halve(struct vt_timeline *timeline)
 		struct vt_timeline_row row = timeline->rows[i];
 		if (i + 1 < timeline->count) {
 			struct vt_timeline_row *next = &timeline->rows[i + 1];
-			if (next->live > row.live)
-				row.live = next->live;
-			free(next->tags);
+			if (next->min < row.min)
+				row.min = next->min;
+			if (next->max > row.max) {
+				row.max = next->max;
+				free(row.tags);
+				row.tags = next->tags;
+				row.tag_count = next->tag_count;
+			} else {
+				free(next->tags);
+			}
+			row.end = next->end;
 		}
 		timeline->rows[kept++] = row;
 	}
@@ -30,46 +49,72 @@ static void halve(struct vt_timeline *timeline)
 	timeline->interval_ns *= 2;
 }
 
-bool vt_timeline_due(struct vt_timeline *timeline, uint64_t live)
+static void close_open_row(struct vt_timeline *timeline, const struct vt_counter *tags,
+			   uint32_t tag_count)
 {
-	if (!timeline->count || timeline->countdown == 0)
-		return true;
-	timeline->countdown--;
-	struct vt_timeline_row *last = &timeline->rows[timeline->count - 1];
-	if (live > last->live)
-		last->live = live;
-	return false;
+	struct vt_timeline_row *row = &timeline->rows[timeline->count - 1];
+	row->tags = split_at_max(timeline, tags, tag_count);
+	row->tag_count = row->tags ? tag_count : 0;
 }
 
-void vt_timeline_note(struct vt_timeline *timeline, uint64_t t_ns, uint64_t live,
-		      const struct vt_counter *tags, uint32_t tag_count)
+void vt_timeline_advance(struct vt_timeline *timeline, uint64_t now_ns, uint64_t (*open_ns)(void *),
+			 void *context, uint64_t live, const struct vt_counter *tags,
+			 uint32_t tag_count)
 {
+	if (timeline->count && now_ns - timeline->opened_ns < timeline->interval_ns)
+		return;
 	if (!timeline->rows) {
 		timeline->rows = calloc(VT_TIMELINE_ROWS, sizeof(*timeline->rows));
 		timeline->interval_ns = VT_TIMELINE_START_NS;
 		if (!timeline->rows)
 			return;
 	}
-	timeline->countdown = VT_TIMELINE_STRIDE - 1;
-	struct vt_timeline_row *last =
-		timeline->count ? &timeline->rows[timeline->count - 1] : NULL;
-	if (last && t_ns - last->t_ns < timeline->interval_ns) {
-		if (live > last->live)
-			last->live = live;
-		return;
+	if (timeline->count) {
+		close_open_row(timeline, tags, tag_count);
+		if (timeline->count == VT_TIMELINE_ROWS)
+			halve(timeline);
 	}
-	if (timeline->count == VT_TIMELINE_ROWS)
-		halve(timeline);
-	uint64_t *copy = copy_tags(tags, tag_count);
+	timeline->opened_ns = now_ns;
+	timeline->epoch++; /* the level it opens at is its first high */
 	timeline->rows[timeline->count++] = (struct vt_timeline_row){
-		.t_ns = t_ns,
-		.live = live,
-		.tag_count = copy ? tag_count : 0,
-		.tags = copy,
-	};
+		.t_ns = open_ns(context), .min = live, .max = live, .end = live};
 }
 
-struct vt_timeline vt_timeline_copy(const struct vt_timeline *timeline)
+void vt_timeline_tag_changing(struct vt_timeline *timeline, uint32_t tag, uint64_t live)
+{
+	if (tag >= timeline->mark_count) {
+		uint32_t count = tag + 16;
+		struct vt_timeline_mark *marks = realloc(timeline->marks, count * sizeof(*marks));
+		if (!marks)
+			return; /* the split at max reads this tag's current bytes */
+		memset(marks + timeline->mark_count, 0,
+		       (count - timeline->mark_count) * sizeof(*marks));
+		timeline->marks = marks;
+		timeline->mark_count = count;
+	}
+	struct vt_timeline_mark *mark = &timeline->marks[tag];
+	if (mark->epoch != timeline->epoch) {
+		mark->at_max = live;
+		mark->epoch = timeline->epoch;
+	}
+}
+
+void vt_timeline_after(struct vt_timeline *timeline, uint64_t live)
+{
+	if (!timeline->count)
+		return;
+	struct vt_timeline_row *row = &timeline->rows[timeline->count - 1];
+	row->end = live;
+	if (live < row->min)
+		row->min = live;
+	if (live > row->max) {
+		row->max = live;
+		timeline->epoch++; /* every tag's bytes now are its bytes at the max */
+	}
+}
+
+struct vt_timeline vt_timeline_copy(const struct vt_timeline *timeline,
+				    const struct vt_counter *tags, uint32_t tag_count)
 {
 	struct vt_timeline copy = {.interval_ns = timeline->interval_ns};
 	if (!timeline->count)
@@ -78,16 +123,19 @@ struct vt_timeline vt_timeline_copy(const struct vt_timeline *timeline)
 	if (!copy.rows)
 		return copy;
 	for (uint32_t i = 0; i < timeline->count; i++) {
-		copy.rows[i] = timeline->rows[i];
-		copy.rows[i].tags = NULL;
-		if (timeline->rows[i].tag_count) {
-			size_t bytes = timeline->rows[i].tag_count * sizeof(uint64_t);
-			copy.rows[i].tags = malloc(bytes);
+		const struct vt_timeline_row *row = &timeline->rows[i];
+		copy.rows[i] = *row;
+		bool open = i + 1 == timeline->count;
+		copy.rows[i].tags = open ? split_at_max(timeline, tags, tag_count) : NULL;
+		copy.rows[i].tag_count = open ? tag_count : row->tag_count;
+		if (!open && row->tag_count) {
+			copy.rows[i].tags = malloc(row->tag_count * sizeof(uint64_t));
 			if (copy.rows[i].tags)
-				memcpy(copy.rows[i].tags, timeline->rows[i].tags, bytes);
-			else
-				copy.rows[i].tag_count = 0;
+				memcpy(copy.rows[i].tags, row->tags,
+				       row->tag_count * sizeof(uint64_t));
 		}
+		if (!copy.rows[i].tags)
+			copy.rows[i].tag_count = 0;
 	}
 	copy.count = timeline->count;
 	return copy;
@@ -98,5 +146,6 @@ void vt_timeline_free(struct vt_timeline *timeline)
 	for (uint32_t i = 0; i < timeline->count; i++)
 		free(timeline->rows[i].tags);
 	free(timeline->rows);
+	free(timeline->marks);
 	memset(timeline, 0, sizeof(*timeline));
 }

@@ -1,7 +1,13 @@
-/* A bounded history of one device's live bytes, with the split by tag, for
- * drawing. A row per interval: the interval's highest live bytes (so no
- * peak is lost) and the tags as they stood when it opened. When the rows
- * run out, neighbours merge and the interval doubles. */
+/* A bounded history of one device's live bytes, for drawing and for truth:
+ * a row per interval holds the exact lowest, highest and closing live bytes
+ * over every event inside it, and the split by tag at its highest, so no
+ * peak and no trough is lost. When the rows run out, neighbours merge and
+ * the interval doubles.
+ *
+ * The split at the highest point is kept like the device's peak split: a
+ * new high only bumps the timeline's epoch, and a tag whose mark is stale
+ * has not changed since, so its live bytes are its bytes at the high; it
+ * copies them aside before it next changes. No event scans the tags. */
 #pragma once
 
 #include <stdbool.h>
@@ -10,31 +16,45 @@
 #include "counter.h"
 
 #define VT_TIMELINE_ROWS     1024
-#define VT_TIMELINE_START_NS 100000 /* 100 us */
-/* The clock is read once in this many notes: reading it costs more than
- * all the rest of an event (a system call on some virtual machines). */
-#define VT_TIMELINE_STRIDE 64
+#define VT_TIMELINE_START_NS 1000000 /* 1 ms */
 
 struct vt_timeline_row {
-	uint64_t t_ns;
-	uint64_t live; /* the highest live bytes in the interval */
+	uint64_t t_ns; /* when the interval opened */
+	uint64_t min;  /* the lowest live bytes in it, the level it opened at included */
+	uint64_t max;  /* the highest */
+	uint64_t end;  /* live bytes when it closed (or now, for the open row) */
 	uint32_t tag_count;
-	uint64_t *tags; /* live bytes by tag id when the row opened */
+	uint64_t *tags; /* live bytes by tag id at max; NULL while the row is open */
+};
+
+struct vt_timeline_mark {
+	uint64_t at_max; /* the tag's bytes at the open row's max, while epoch matches */
+	uint32_t epoch;
 };
 
 struct vt_timeline {
 	struct vt_timeline_row *rows; /* VT_TIMELINE_ROWS, allocated on first use */
-	uint32_t count;
-	uint32_t countdown; /* notes left before the clock is read again */
+	uint32_t count;               /* the last row is the open one */
 	uint64_t interval_ns;
+	uint64_t opened_ns; /* the open row's start on the cheap clock */
+	uint32_t epoch;     /* bumped by every new high of the open row */
+	struct vt_timeline_mark *marks;
+	uint32_t mark_count;
 };
 
-/* Records live bytes at t_ns; tags are the device's tag counters. */
-void vt_timeline_note(struct vt_timeline *timeline, uint64_t t_ns, uint64_t live,
-		      const struct vt_counter *tags, uint32_t tag_count);
-/* Between clock readings: raises the open row's live bytes, and says
- * (true) when it is time to read the clock and call vt_timeline_note. */
-bool vt_timeline_due(struct vt_timeline *timeline, uint64_t live);
-/* A deep copy (for snapshots); an empty timeline when memory runs out. */
-struct vt_timeline vt_timeline_copy(const struct vt_timeline *timeline);
+/* Before an event changes anything: closes the open row once now_ns (a
+ * cheap, coarse clock) is an interval past its opening, and opens the next
+ * at the exact time open_ns() gives. live and tags are the device's, as
+ * they stand before the event. */
+void vt_timeline_advance(struct vt_timeline *timeline, uint64_t now_ns, uint64_t (*open_ns)(void *),
+			 void *context, uint64_t live, const struct vt_counter *tags,
+			 uint32_t tag_count);
+/* Before tag's counter changes from live bytes. */
+void vt_timeline_tag_changing(struct vt_timeline *timeline, uint32_t tag, uint64_t live);
+/* After the event: the device's live bytes now. */
+void vt_timeline_after(struct vt_timeline *timeline, uint64_t live);
+/* A deep copy (for snapshots), the open row's split filled in from tags;
+ * an empty timeline when memory runs out. */
+struct vt_timeline vt_timeline_copy(const struct vt_timeline *timeline,
+				    const struct vt_counter *tags, uint32_t tag_count);
 void vt_timeline_free(struct vt_timeline *timeline);

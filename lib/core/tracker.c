@@ -29,14 +29,6 @@ static void free_arrays(struct vt_device_stats *stats)
 	vt_timeline_free(&stats->timeline);
 }
 
-/* Called with the device locked, after every change of live bytes. */
-static void note_timeline(struct vt_tracker *tracker, struct vt_device_stats *stats)
-{
-	if (vt_timeline_due(&stats->timeline, stats->live))
-		vt_timeline_note(&stats->timeline, tracker->options.clock() - tracker->start_ns,
-				 stats->live, stats->tags.items, stats->tags.size);
-}
-
 static void free_failures(struct vt_tracker *tracker)
 {
 	for (unsigned i = 0; i < tracker->failure_count; i++) {
@@ -105,6 +97,33 @@ static struct vt_counter *counter_at(struct vt_counter_array *array, uint32_t in
 	return &array->items[index];
 }
 
+static uint64_t since_start(void *context)
+{
+	struct vt_tracker *tracker = context;
+	return tracker->options.clock() - tracker->start_ns;
+}
+
+/* Called with the device locked, before an event changes its bytes: the
+ * cheap clock decides when a row closes; the exact one, read only then,
+ * dates the next. */
+static void advance_timeline(struct vt_tracker *tracker, struct vt_device_stats *stats)
+{
+	uint64_t (*cheap)(void) = tracker->options.coarse_clock ? tracker->options.coarse_clock
+								: tracker->options.clock;
+	vt_timeline_advance(&stats->timeline, cheap(), since_start, tracker, stats->live,
+			    stats->tags.items, stats->tags.size);
+}
+
+/* The tag counter an event changes, its bytes kept aside for the timeline
+ * first. */
+static struct vt_counter *changing_tag(struct vt_device_stats *stats, uint16_t tag)
+{
+	struct vt_counter *counter = counter_at(&stats->tags, tag);
+	if (counter)
+		vt_timeline_tag_changing(&stats->timeline, tag, counter->live);
+	return counter;
+}
+
 static void count_up(struct vt_counter *counter, uint64_t bytes, uint32_t epoch)
 {
 	if (!counter)
@@ -140,8 +159,10 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_stats *stat
 	count_up(&stats->kinds[event->kind], event->bytes, epoch);
 	stats->seen = true;
 	if (!vt_kind_is_counted(event->kind))
-		return; /* shown under its kind, never in the totals */
-	count_up(counter_at(&stats->tags, event->tag), event->bytes, epoch);
+		return;                       /* shown under its kind, never in the totals */
+	counter_at(&stats->tags, event->tag); /* grown before the timeline reads the tags */
+	advance_timeline(tracker, stats);
+	count_up(changing_tag(stats, event->tag), event->bytes, epoch);
 	if (event->stack) {
 		struct vt_counter *stack = counter_at(&stats->stacks, event->stack);
 		count_up(stack, event->bytes, epoch);
@@ -154,7 +175,7 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_stats *stat
 	stats->bytes_allocated += event->bytes;
 	if (stats->live > stats->peak)
 		take_peak(tracker, stats, event, event_index);
-	note_timeline(tracker, stats);
+	vt_timeline_after(&stats->timeline, stats->live);
 }
 
 static void count_free(struct vt_tracker *tracker, struct vt_device_stats *stats,
@@ -164,13 +185,15 @@ static void count_free(struct vt_tracker *tracker, struct vt_device_stats *stats
 	count_down(&stats->kinds[allocation->kind], allocation->bytes, epoch);
 	if (!vt_kind_is_counted(allocation->kind))
 		return;
-	count_down(counter_at(&stats->tags, allocation->tag), allocation->bytes, epoch);
+	counter_at(&stats->tags, allocation->tag);
+	advance_timeline(tracker, stats);
+	count_down(changing_tag(stats, allocation->tag), allocation->bytes, epoch);
 	if (allocation->stack)
 		count_down(counter_at(&stats->stacks, allocation->stack), allocation->bytes, epoch);
 	stats->live -= allocation->bytes;
 	stats->live_count--;
 	stats->frees++;
-	note_timeline(tracker, stats);
+	vt_timeline_after(&stats->timeline, stats->live);
 }
 
 static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
@@ -326,6 +349,8 @@ bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint16_t tag
 	struct vt_counter *from = counter_at(&stats->tags, old.tag);
 	struct vt_counter *to = counter_at(&stats->tags, tag);
 	if (from && to) {
+		vt_timeline_tag_changing(&stats->timeline, old.tag, from->live);
+		vt_timeline_tag_changing(&stats->timeline, tag, to->live);
 		vt_counter_shrink(from, old.bytes, stats->epoch);
 		vt_counter_grow(to, old.bytes, stats->epoch);
 	}
@@ -352,7 +377,8 @@ static void copy_stats(struct vt_device_slot *slot, struct vt_device_stats *out)
 	*out = slot->stats;
 	out->tags = copy_array(&slot->stats.tags);
 	out->stacks = copy_array(&slot->stats.stacks);
-	out->timeline = vt_timeline_copy(&slot->stats.timeline);
+	out->timeline = vt_timeline_copy(&slot->stats.timeline, slot->stats.tags.items,
+					 slot->stats.tags.size);
 	pthread_mutex_unlock(&slot->lock);
 }
 

@@ -100,6 +100,9 @@ struct vt_tracker_options {
 	unsigned oom_snapshots; /* per device */
 	unsigned snapshot_top;  /* stacks kept in each OOM snapshot */
 	uint64_t (*clock)(void);
+	/* A cheaper, coarser reading of the same clock, read on every event to
+	 * advance the timeline; NULL: clock. */
+	uint64_t (*coarse_clock)(void);
 };
 
 struct vt_device_slot {

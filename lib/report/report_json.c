@@ -215,16 +215,23 @@ static void write_leaks(struct vt_json *json, const struct vt_report *report, in
 	vt_json_end_array(json);
 }
 
-static void write_timeline(struct vt_json *json, const struct vt_timeline *timeline)
+/* live_bytes repeats max_bytes for readers of reports older than the
+ * lowest and closing figures. */
+static void write_timeline(struct vt_json *json, const struct vt_timeline *timeline,
+			   uint64_t end_ns)
 {
 	vt_json_begin_object(json, "timeline");
 	vt_json_u64(json, "interval_ns", timeline->interval_ns);
+	vt_json_u64(json, "end_ns", end_ns);
 	vt_json_begin_array(json, "rows");
 	for (uint32_t i = 0; i < timeline->count; i++) {
 		const struct vt_timeline_row *row = &timeline->rows[i];
 		vt_json_begin_object(json, NULL);
 		vt_json_u64(json, "t_ns", row->t_ns);
-		vt_json_u64(json, "live_bytes", row->live);
+		vt_json_u64(json, "live_bytes", row->max);
+		vt_json_u64(json, "min_bytes", row->min);
+		vt_json_u64(json, "max_bytes", row->max);
+		vt_json_u64(json, "end_bytes", row->end);
 		vt_json_begin_object(json, "by_tag");
 		for (uint32_t t = 0; t < row->tag_count; t++)
 			if (row->tags[t])
@@ -300,7 +307,7 @@ static void write_totals(struct vt_json *json, const struct vt_report *report,
 	write_stacks(json, report, stats, set);
 	write_leaks(json, report, device, set);
 	write_failures(json, report->snapshot, device, set);
-	write_timeline(json, &stats->timeline);
+	write_timeline(json, &stats->timeline, report->snapshot->taken_ns);
 }
 
 /* NVML's view beside the tracked one; unexplained is what no allocation

@@ -1,0 +1,83 @@
+/* The report tells the truth: what it shows, not only what it counts. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define MiB (1024ll * 1024ll)
+
+static int64_t field(json_t *row, const char *key)
+{
+	json_t *value = json_object_get(row, key);
+	cr_assert(json_is_integer(value), "no %s in a row", key);
+	return json_integer_value(value);
+}
+
+Test(truth, the_timeline_of_a_sawtooth_shows_peaks_troughs_and_the_end)
+{
+	struct traced_run run;
+	trace_program(&run, "sawtooth", NULL);
+	json_t *rows = report_at(run.report, "devices/0/timeline/rows");
+	int64_t peak = report_int(run.report, "devices/0/peak/bytes");
+	cr_assert_eq(peak, 1280 * MiB);
+	cr_assert_gt(json_array_size(rows), 2, "the teeth span several rows");
+	int64_t highest = 0, lowest_after = INT64_MAX;
+	bool past_first_tooth = false;
+	size_t i;
+	json_t *row;
+	json_array_foreach (rows, i, row) {
+		if (field(row, "max_bytes") > highest)
+			highest = field(row, "max_bytes");
+		if (past_first_tooth && field(row, "min_bytes") < lowest_after)
+			lowest_after = field(row, "min_bytes");
+		past_first_tooth = past_first_tooth || field(row, "max_bytes") == peak;
+		cr_assert_eq(field(row, "live_bytes"), field(row, "max_bytes"));
+		cr_assert_leq(field(row, "min_bytes"), field(row, "end_bytes"));
+		cr_assert_leq(field(row, "end_bytes"), field(row, "max_bytes"));
+	}
+	cr_assert_eq(highest, peak, "the highest point is the peak, to the byte");
+	cr_assert_eq(lowest_after, 256 * MiB, "the troughs show the base");
+	json_t *last = json_array_get(rows, json_array_size(rows) - 1);
+	cr_assert_eq(field(last, "end_bytes"), 768 * MiB, "the last point is live at exit");
+	cr_assert_eq(report_int(run.report, "devices/0/live_at_exit_bytes"), 768 * MiB);
+	/* The split by tag is taken at each row's highest point. */
+	json_array_foreach (rows, i, row) {
+		int64_t split = 0;
+		const char *tag;
+		json_t *bytes;
+		json_object_foreach (json_object_get(row, "by_tag"), tag, bytes)
+			split += json_integer_value(bytes);
+		cr_assert_eq(split, field(row, "max_bytes"), "row %zu", i);
+	}
+	/* The trace draws the same: its max series reaches the peak, its min
+	 * series the base, and it ends at live at exit. */
+	char command[800];
+	snprintf(command, sizeof(command), "%s report %s/report.json --format trace -o %s/t.json",
+		 build_path("VT_TEST_TOOL"), run.dir, run.dir);
+	cr_assert_eq(system(command), 0);
+	snprintf(command, sizeof(command), "%s/t.json", run.dir);
+	json_t *trace = json_load_file(command, 0, NULL);
+	cr_assert(trace);
+	int64_t trace_max = 0, trace_min_after = INT64_MAX, trace_last = -1;
+	bool seen_peak = false;
+	json_t *event;
+	json_array_foreach (json_object_get(trace, "traceEvents"), i, event) {
+		if (strcmp(json_string_value(json_object_get(event, "name")), "live bytes") != 0)
+			continue;
+		json_t *args = json_object_get(event, "args");
+		int64_t max = field(args, "max"), min = field(args, "min");
+		if (max > trace_max)
+			trace_max = max;
+		if (seen_peak && min < trace_min_after)
+			trace_min_after = min;
+		seen_peak = seen_peak || max == peak;
+		trace_last = min == max ? min : -1;
+	}
+	cr_assert_eq(trace_max, peak);
+	cr_assert_eq(trace_min_after, 256 * MiB);
+	cr_assert_eq(trace_last, 768 * MiB);
+	json_decref(trace);
+	traced_run_free(&run);
+}
