@@ -8,6 +8,9 @@ enum vt_op {
 	VT_OP_ALLOC,
 	VT_OP_FREE,
 	VT_OP_ALLOC_FAILED,
+	/* A standing reservation the driver reports as a size (graph memory):
+	 * it now holds bytes, 0 when none; address keys it. */
+	VT_OP_LEVEL,
 };
 
 /* Kinds that occupy a device's memory come first; host kinds after
@@ -22,6 +25,7 @@ enum vt_kind {
 	VT_KIND_MULTICAST,   /* a multicast object: its memory is what is bound to it */
 	VT_KIND_EXTERNAL,    /* a buffer of memory another API allocated: shown, not owned */
 	VT_KIND_POOL_IMPORT, /* another process's pool allocation: shown, not owned */
+	VT_KIND_GRAPH,       /* memory the driver reserves for graph allocation nodes */
 	VT_KIND_PINNED_HOST,
 	VT_KIND_HOST_REGISTERED, /* the program's own pages, pinned: shown, not new memory */
 	VT_KIND_COUNT,
@@ -30,6 +34,9 @@ enum vt_kind {
 
 /* Host kinds are recorded against this pseudo-device. */
 #define VT_HOST_DEVICE (-1)
+
+/* The key of a device's graph memory reservation: no allocation's address. */
+#define VT_GRAPH_LEVEL_ADDRESS(device) (UINT64_MAX - (uint64_t)(device))
 
 struct vt_event {
 	enum vt_op op;

@@ -11,6 +11,7 @@ const char *vt_kind_name(enum vt_kind kind)
 	case VT_KIND_MULTICAST: return "multicast";
 	case VT_KIND_EXTERNAL: return "external";
 	case VT_KIND_POOL_IMPORT: return "pool_import";
+	case VT_KIND_GRAPH: return "graph";
 	case VT_KIND_IPC_IMPORT: return "ipc_import";
 	case VT_KIND_PINNED_HOST: return "pinned_host";
 	case VT_KIND_HOST_REGISTERED: return "host_registered";

@@ -317,6 +317,82 @@ static void record_failure(struct vt_tracker *tracker, struct vt_device_slot *sl
 	pthread_mutex_unlock(&tracker->failures_lock);
 }
 
+/* One side of a level's change on a counter: down from what it stood at,
+ * then up to what it holds; it counts as one allocation while above 0. */
+static void level_counter(struct vt_counter *counter, uint64_t before, uint64_t after,
+			  uint32_t epoch)
+{
+	if (!counter)
+		return;
+	if (before)
+		vt_counter_shrink(counter, before, epoch);
+	if (after)
+		vt_counter_grow(counter, after, epoch);
+	counter->allocs += !before && after;
+	counter->frees += before && !after;
+	counter->bytes_allocated += after > before ? after - before : 0;
+}
+
+/* Called with the device locked. The change is applied at once, so no
+ * total between the old and the new size is ever seen. */
+static void count_level(struct vt_tracker *tracker, struct vt_device_stats *stats,
+			const struct vt_allocation *before, const struct vt_event *event,
+			uint64_t event_index)
+{
+	uint32_t epoch = stats->epoch;
+	uint64_t after = event->bytes;
+	stats->seen = true;
+	counter_at(&stats->tags, before->tag > event->tag ? before->tag : event->tag);
+	advance_timeline(tracker, stats);
+	level_counter(&stats->kinds[event->kind], before->bytes, after, epoch);
+	if (before->tag == event->tag) {
+		level_counter(changing_tag(stats, event->tag), before->bytes, after, epoch);
+	} else {
+		level_counter(changing_tag(stats, before->tag), before->bytes, 0, epoch);
+		level_counter(changing_tag(stats, event->tag), 0, after, epoch);
+	}
+	if (before->stack)
+		level_counter(counter_at(&stats->stacks, before->stack), before->bytes, 0, epoch);
+	if (event->stack)
+		level_counter(counter_at(&stats->stacks, event->stack), 0, after, epoch);
+	stats->live = stats->live - before->bytes + after;
+	stats->live_count +=
+		(uint64_t)(!before->bytes && after) - (uint64_t)(before->bytes && !after);
+	stats->allocs += !before->bytes && after;
+	stats->frees += before->bytes && !after;
+	stats->bytes_allocated += after > before->bytes ? after - before->bytes : 0;
+	if (stats->live > stats->peak)
+		take_peak(tracker, stats, event, event_index);
+	vt_timeline_after(&stats->timeline, stats->live);
+}
+
+static bool same_kind(const struct vt_allocation *allocation, const void *context)
+{
+	return allocation->kind == ((const struct vt_event *)context)->kind;
+}
+
+static bool record_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			 const struct vt_event *event, uint64_t event_index)
+{
+	struct vt_allocation before = {0};
+	vt_ledger_remove(&tracker->ledger, event->address, same_kind, event, &before);
+	struct vt_allocation now = {
+		.address = event->address,
+		.bytes = event->bytes,
+		.stack = event->stack,
+		.tag = event->tag,
+		.device = (int8_t)event->device,
+		.kind = (uint8_t)event->kind,
+	};
+	bool kept = !event->bytes || vt_ledger_insert(&tracker->ledger, &now) == VT_LEDGER_INSERTED;
+	pthread_mutex_lock(&slot->lock);
+	count_level(tracker, &slot->stats, &before, event, event_index);
+	pthread_mutex_unlock(&slot->lock);
+	if (!kept)
+		atomic_fetch_add(&tracker->untracked, 1);
+	return kept;
+}
+
 bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event)
 {
 	uint64_t event_index = atomic_fetch_add(&tracker->events, 1) + 1;
@@ -331,6 +407,8 @@ bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event)
 	}
 	if (event->op == VT_OP_ALLOC)
 		return record_alloc(tracker, slot, event, event_index);
+	if (event->op == VT_OP_LEVEL)
+		return record_level(tracker, slot, event, event_index);
 	record_failure(tracker, slot, event);
 	return true;
 }

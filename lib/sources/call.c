@@ -144,6 +144,11 @@ void vt_emit_alloc_on(enum vt_kind kind, int device, uint64_t address, uint64_t 
 	emit_on(VT_OP_ALLOC, kind, device, address, bytes, 0, driver_api);
 }
 
+void vt_emit_level(enum vt_kind kind, int device, uint64_t bytes, const char *driver_api)
+{
+	emit_on(VT_OP_LEVEL, kind, device, VT_GRAPH_LEVEL_ADDRESS(device), bytes, 0, driver_api);
+}
+
 void vt_emit_failure(enum vt_kind kind, uint64_t bytes, int error, const char *driver_api)
 {
 	emit(VT_OP_ALLOC_FAILED, kind, 0, bytes, error, driver_api);

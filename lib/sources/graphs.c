@@ -7,6 +7,7 @@
 #include "driver_hooks.h"
 #include "driver_query.h"
 #include "driver_wrappers.h"
+#include "call.h"
 #include "observer.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -26,7 +27,7 @@ bool vt_graphs_capturing(void *stream, bool per_thread)
 	       vt_driver_stream_capturing(stream, per_thread);
 }
 
-void vt_graphs_sample(void)
+void vt_graphs_sample(const char *api)
 {
 	uint64_t devices = atomic_load(&devices_with_graph_memory);
 	if (!devices)
@@ -36,6 +37,10 @@ void vt_graphs_sample(void)
 		struct vt_reserve_figures figures;
 		if (!(devices & (1ull << device)) || !vt_driver_graph_figures(device, &figures))
 			continue;
+		/* What the driver reserves for graphs is the process's device
+		 * memory: counted as the kind graph, at its reserved size. */
+		if (!views[device].sampled || figures.reserved != views[device].memory.reserved)
+			vt_emit_level(VT_KIND_GRAPH, device, figures.reserved, api);
 		vt_reserve_update(&views[device].memory, &figures);
 		views[device].sampled = true;
 	}
@@ -138,9 +143,9 @@ VT_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream stream, CUgraph gra
 /* A launch allocates and frees graph memory; a trim returns it. */
 static void after_graph_memory_change(const struct vt_observer *self, const void *args, CUresult rc)
 {
-	(void)self, (void)args;
+	(void)args;
 	if (rc == CUDA_SUCCESS)
-		vt_graphs_sample();
+		vt_graphs_sample(self->name);
 }
 VT_OBSERVER(cuGraphLaunch, NULL, after_graph_memory_change);
 VT_OBSERVER(cuGraphLaunch_ptsz, NULL, after_graph_memory_change);

@@ -24,8 +24,9 @@ void vt_graphs_note_device(int device);
  * Asks the driver only once the program has begun a capture. per_thread:
  * the call was a _ptsz flavour, whose NULL stream is the thread's. */
 bool vt_graphs_capturing(void *stream, bool per_thread);
-/* After a graph launch or a trim. */
-void vt_graphs_sample(void);
+/* After a graph launch or a trim (api): reads the devices' graph memory,
+ * and records its reserved bytes as the kind graph where they changed. */
+void vt_graphs_sample(const char *api);
 /* Copies VT_VIEW_DEVICES entries. */
 void vt_graphs_read(struct vt_graph_view *views);
 /* Forgets everything, for the child after fork. */

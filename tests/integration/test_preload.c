@@ -279,15 +279,24 @@ Test(preload, multicast_objects_are_shown_not_counted_again)
 	traced_run_free(&run);
 }
 
-/* Graph memory is shown beside the tracked 1 MiB, never in it (graphs.c). */
-Test(preload, graph_memory_sampled_beside_tracked)
+/* Graph memory is the process's device memory: the 6 MiB the driver
+ * reserves for the graphs counts as the kind graph beside the plain 1 MiB,
+ * one reservation that grows and is trimmed away (graphs.c). */
+Test(preload, graph_memory_counts_in_the_device_peak)
 {
 	struct traced_run run;
 	trace_program(&run, "graphs", NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	json_t *r = run.report;
-	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), MiB);
-	cr_assert_eq(report_int(r, "devices/0/allocations"), 1);
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 7 * MiB);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 2);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 0, "freed, and trimmed");
+	json_t *graph = report_kind(r, "devices/0", "graph");
+	cr_assert_eq(report_int(graph, "peak_bytes"), 6 * MiB);
+	cr_assert_eq(report_int(graph, "at_peak_bytes"), 6 * MiB);
+	cr_assert_eq(report_int(graph, "allocations"), 1);
+	cr_assert_eq(report_int(graph, "frees"), 1, "trimmed");
+	cr_assert_eq(report_int(graph, "live_at_exit_bytes"), 0);
 	json_t *graphs = report_at(r, "devices/0/graph_memory");
 	cr_assert_eq(report_int(graphs, "reserved_bytes"), 0, "after the trim");
 	cr_assert_eq(report_int(graphs, "reserved_peak_bytes"), 6 * MiB);
@@ -318,17 +327,18 @@ Test(preload, pool_allocations_land_on_the_pools_device)
 }
 
 /* cudaMallocAsync captured into a graph is an allocation node, not an
- * allocation: the tracked figures hold only what ran outside the capture
- * (capture.c), and graph memory shows what the launches took. */
+ * allocation: it counts as the graph memory its launches take (capture.c). */
 Test(preload, captured_stream_ordered_memory_is_graph_memory)
 {
 	struct traced_run run;
 	trace_program(&run, "capture", NULL);
 	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
 	json_t *r = run.report;
-	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 3 * MiB);
-	cr_assert_eq(report_int(r, "devices/0/allocations"), 2);
-	cr_assert_eq(report_int(r, "devices/0/frees"), 2);
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 9 * MiB,
+		     "the 3 MiB made outside the capture and 6 MiB of graph memory");
+	cr_assert_eq(report_int(report_kind(r, "devices/0", "graph"), "at_peak_bytes"), 6 * MiB);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 3, "two, and the graph's reservation");
+	cr_assert_eq(report_int(r, "devices/0/frees"), 3);
 	cr_assert_eq(report_int(report_kind(r, "devices/0", "async"), "bytes_allocated"), 2 * MiB);
 	cr_assert_eq(report_int(r, "devices/0/failed_allocations"), 1, "in the broken capture");
 	cr_assert_eq(report_int(r, "devices/0/failures/0/error"), 901);

@@ -81,3 +81,30 @@ Test(truth, the_timeline_of_a_sawtooth_shows_peaks_troughs_and_the_end)
 	json_decref(trace);
 	traced_run_free(&run);
 }
+
+/* A program whose only device memory is graph memory: the device is in the
+ * report, its peak is the 64 MiB to the byte, and a budget below it fails. */
+Test(truth, graph_memory_alone_makes_the_peak_and_fails_the_budget)
+{
+	struct traced_run run;
+	trace_program(&run, "graph_only", NULL);
+	cr_assert_eq(json_array_size(report_at(run.report, "devices")), 1);
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 64 * MiB);
+	cr_assert_eq(report_int(run.report, "devices/0/live_at_exit_bytes"), 64 * MiB);
+	cr_assert_eq(report_int(report_kind(run.report, "devices/0", "graph"), "at_peak_bytes"),
+		     64 * MiB);
+	char command[800];
+	snprintf(command, sizeof(command),
+		 "%s check %s/report.json --budget 32MiB > /dev/null 2>&1; echo $?",
+		 build_path("VT_TEST_TOOL"), run.dir);
+	FILE *out = popen(command, "r");
+	int status = -1;
+	cr_assert_eq(fscanf(out, "%d", &status), 1);
+	pclose(out);
+	cr_assert_eq(status, 1, "64 MiB of graph memory does not fit 32 MiB");
+	snprintf(command, sizeof(command),
+		 "%s check %s/report.json --budget 64MiB > /dev/null 2>&1",
+		 build_path("VT_TEST_TOOL"), run.dir);
+	cr_assert_eq(system(command), 0, "it fits 64 MiB exactly");
+	traced_run_free(&run);
+}
