@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "core/leaks.h"
 #include "core/rules.h"
 #include "core/stack_capture.h"
 #include "core/tracker.h"
+#include "collect.h"
 #include "descriptors.h"
 #include "log.h"
 #include "report/output.h"
@@ -183,6 +183,7 @@ static void activate(void)
 		.snapshot_top = library.config.top,
 		.clock = vt_clock_ns,
 		.coarse_clock = vt_clock_coarse_ns,
+		.on_peak = vt_nvml_note_peak,
 	};
 	vt_tracker_init(&library.tracker, &options);
 	vt_run_start(&library.run, library.config.labels, library.config.redact_args);
@@ -248,6 +249,8 @@ void vt_library_record(const struct vt_event *event)
 	vt_tracer_busy++;
 	if (event->op != VT_OP_FREE)
 		describe(event->device);
+	else
+		vt_nvml_before_free();
 	if (!vt_tracker_record(&library.tracker, event))
 		vt_warn_once(&warned_untracked,
 			     "out of host memory for the ledger: counting continues, but some "
@@ -355,50 +358,29 @@ static void print_summary(const struct vt_report *report, bool written)
 	free(text);
 }
 
-/* The full report, from a snapshot and the live ledger. Called with the
- * report lock held. */
-static bool write_report(const char *ended_by, bool final, bool ask_driver)
+static struct vt_collect_inputs collect_inputs(void)
 {
-	struct vt_snapshot *snapshot = malloc(sizeof(*snapshot));
-	if (!snapshot) {
+	return (struct vt_collect_inputs){&library.tracker, &library.run, library.devices,
+					  library.config.top};
+}
+
+/* The full report to this process's file. Called with the report lock
+ * held. */
+static bool write_report(const char *ended_by, bool final, enum vt_collect_mode mode)
+{
+	struct vt_collection *collection = vt_collection_new(mode);
+	if (!collection) {
 		vt_warn("out of host memory: no report written");
 		return false;
 	}
-	vt_tracker_snapshot(&library.tracker, snapshot);
-	struct vt_leaks leaks;
-	if (!vt_leaks_collect(&library.tracker.ledger, &leaks))
+	struct vt_collect_inputs inputs = collect_inputs();
+	vt_collect(collection, &inputs, ended_by, mode);
+	if (collection->report.left_out & VT_LEFT_OUT_LEAKS)
 		vt_warn("out of host memory: the report lists no leaks");
-	vt_run_end(&library.run, ended_by);
-	static struct vt_device_view views[VT_VIEW_DEVICES];
-	struct vt_nvml_status nvml;
-	vt_nvml_read(views, &nvml);
-	static struct vt_pool_view pools[VT_MAX_POOLS];
-	size_t pool_count = vt_pools_read(pools, VT_MAX_POOLS, ask_driver);
-	static struct vt_graph_view graphs[VT_VIEW_DEVICES];
-	vt_graphs_read(graphs);
-	static struct vt_cupti_view cupti;
-	vt_cupti_read(&cupti);
-	struct vt_report report = {
-		.run = &library.run,
-		.snapshot = snapshot,
-		.devices = library.devices,
-		.leaks = &leaks,
-		.top = library.config.top,
-		.symbolizer = vt_symbolizer_open(),
-		.views = views,
-		.nvml = &nvml,
-		.pools = pools,
-		.pool_count = pool_count,
-		.graphs = graphs,
-		.cupti = &cupti,
-	};
-	bool ok = put_report(&report, final);
+	bool ok = put_report(&collection->report, final);
 	if (final && library.config.summary)
-		print_summary(&report, ok);
-	vt_symbolizer_close(report.symbolizer);
-	vt_leaks_free(&leaks);
-	vt_snapshot_free(snapshot);
-	free(snapshot);
+		print_summary(&collection->report, ok);
+	vt_collection_release(collection, mode);
 	return ok;
 }
 
@@ -452,7 +434,8 @@ static void write_final(const char *ended_by)
 		atomic_store(&library.stopping, true);
 		vt_nvml_stop(ask_driver);
 		if (begin_closing()) {
-			write_report(ended_by, true, ask_driver);
+			write_report(ended_by, true,
+				     ask_driver ? VT_COLLECT_FULL : VT_COLLECT_NO_DRIVER);
 			atomic_store(&final_state, REPORT_CLOSED);
 		}
 		pthread_mutex_unlock(&library.report_lock);
@@ -492,28 +475,14 @@ bool vt_library_dump(const char *path)
 	if (!named)
 		return false;
 	vt_tracer_busy++;
-	struct vt_snapshot *snapshot = malloc(sizeof(*snapshot));
 	bool ok = false;
-	if (snapshot) {
-		vt_tracker_snapshot(&library.tracker, snapshot);
-		struct vt_leaks leaks;
-		bool have_leaks = vt_leaks_collect(&library.tracker.ledger, &leaks);
-		struct vt_run run = library.run;
-		vt_run_end(&run, "running");
-		struct vt_report report = {&run,
-					   snapshot,
-					   library.devices,
-					   have_leaks ? &leaks : NULL,
-					   library.config.top,
-					   vt_symbolizer_open(),
-					   false};
-		ok = vt_output_write(expanded, write_report_json, &report, written,
+	struct vt_collection *collection = vt_collection_new(VT_COLLECT_FULL);
+	if (collection) {
+		struct vt_collect_inputs inputs = collect_inputs();
+		vt_collect(collection, &inputs, "running", VT_COLLECT_FULL);
+		ok = vt_output_write(expanded, write_report_json, &collection->report, written,
 				     sizeof(written));
-		vt_symbolizer_close(report.symbolizer);
-		if (have_leaks)
-			vt_leaks_free(&leaks);
-		vt_snapshot_free(snapshot);
-		free(snapshot);
+		vt_collection_release(collection, VT_COLLECT_FULL);
 	}
 	vt_tracer_busy--;
 	return ok;
@@ -533,7 +502,7 @@ static void *checkpoint_loop(void *arg)
 			return NULL;
 		}
 		vt_tracer_busy++;
-		write_report("checkpoint", false, true);
+		write_report("checkpoint", false, VT_COLLECT_FULL);
 		vt_tracer_busy--;
 		pthread_mutex_unlock(&library.report_lock);
 	}
@@ -557,18 +526,16 @@ static void start_checkpoints(void)
  * report; any other (the process may yet live on) is replaced by the next. */
 static void write_unlocked(const char *ended_by, bool final)
 {
-	static struct vt_snapshot snapshot;
 	if (!atomic_load(&library.active) || getpid() != library.run.pid || !begin_closing())
 		return;
-	vt_tracker_peek(&library.tracker, &snapshot);
-	vt_run_end(&library.run, ended_by);
-	struct vt_report report = {
-		&library.run, &snapshot, library.devices, NULL, library.config.top, NULL, true};
-	bool ok = put_file(write_report_json, &report);
+	struct vt_collection *collection = vt_collection_new(VT_COLLECT_EMERGENCY);
+	struct vt_collect_inputs inputs = collect_inputs();
+	vt_collect(collection, &inputs, ended_by, VT_COLLECT_EMERGENCY);
+	bool ok = put_file(write_report_json, &collection->report);
 	static const char done[] = "vramtrace: ended by a signal; report written\n";
 	static const char failed[] = "vramtrace: ended by a signal; no report could be written\n";
 	if (!ok && final)
-		put_on_stderr(&report);
+		put_on_stderr(&collection->report);
 	if (final)
 		vt_stderr_write(ok ? done : failed, (ok ? sizeof(done) : sizeof(failed)) - 1);
 	atomic_store(&final_state, final ? REPORT_CLOSED : REPORT_OPEN);

@@ -128,11 +128,19 @@ static void device_view(const struct text *t, json_t *device)
 	json_t *view = json_object_get(device, "device_view");
 	if (!json_is_object(view))
 		return;
-	char used[32], unexplained[32];
-	fprintf(t->out, "  device view: peak used %s, unexplained at the peak %s\n",
+	char used[32], unexplained[32], tracked[32];
+	json_t *at_peak = json_object_get(view, "sampled_at_peak");
+	bool away = json_is_false(at_peak);
+	fprintf(t->out, "  device view: peak used %s, unexplained %s %s",
 		vt_human(vt_int(view, "peak_used_bytes"), used, sizeof(used)),
+		away ? "at the reading nearest the peak" : "at the peak",
 		vt_human(vt_int(view, "unexplained_at_peak_bytes"), unexplained,
 			 sizeof(unexplained)));
+	if (away)
+		fprintf(t->out, " (read with %s tracked, not at the tracked peak)",
+			vt_human(vt_int(view, "tracked_at_sample_bytes"), tracked,
+				 sizeof(tracked)));
+	fputc('\n', t->out);
 }
 
 /* Reserved beyond used is memory a pool holds that no allocation shows. */

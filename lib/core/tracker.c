@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* adaptive mutexes */
 #include "tracker.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,6 +151,12 @@ static void take_peak(struct vt_tracker *tracker, struct vt_device_stats *stats,
 	stats->peak_api = event->api;
 	stats->peak_driver_api = event->driver_api;
 	stats->epoch++; /* every counter's live bytes are now its bytes at the peak */
+	const struct vt_device_slot *slot =
+		(const struct vt_device_slot *)((const char *)stats -
+						offsetof(struct vt_device_slot, stats));
+	int device = (int)(slot - tracker->slots);
+	if (tracker->options.on_peak && device < VT_MAX_DEVICES)
+		tracker->options.on_peak(device);
 }
 
 static void count_alloc(struct vt_tracker *tracker, struct vt_device_stats *stats,

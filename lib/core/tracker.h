@@ -103,6 +103,10 @@ struct vt_tracker_options {
 	/* A cheaper, coarser reading of the same clock, read on every event to
 	 * advance the timeline; NULL: clock. */
 	uint64_t (*coarse_clock)(void);
+	/* Told of every new peak of a device (not the host), with the device
+	 * locked: it must be quick and take no lock of the tracker's. May be
+	 * NULL. */
+	void (*on_peak)(int device);
 };
 
 struct vt_device_slot {

@@ -33,6 +33,17 @@ struct vt_report {
 	size_t pool_count;
 	const struct vt_graph_view *graphs; /* VT_VIEW_DEVICES entries, or NULL */
 	const struct vt_cupti_view *cupti;  /* NULL: not read */
+	unsigned left_out;                  /* VT_LEFT_OUT_*: what this report could not gather */
+};
+
+/* What a report written in a hurry leaves out, named in tracer.left_out. */
+enum {
+	VT_LEFT_OUT_LEAKS = 1 << 0,
+	VT_LEFT_OUT_SYMBOLS = 1 << 1,
+	VT_LEFT_OUT_DEVICE_VIEW = 1 << 2,
+	VT_LEFT_OUT_POOLS = 1 << 3,
+	VT_LEFT_OUT_GRAPH_MEMORY = 1 << 4,
+	VT_LEFT_OUT_RESOURCES = 1 << 5,
 };
 
 #define VT_REPORT_EMERGENCY_TOP    32

@@ -312,7 +312,8 @@ static void write_totals(struct vt_json *json, const struct vt_report *report,
 
 /* NVML's view beside the tracked one; unexplained is what no allocation
  * call accounts for: context, module images, rounding, hidden allocations. */
-static void write_device_view(struct vt_json *json, const struct vt_report *report, int device)
+static void write_device_view(struct vt_json *json, const struct vt_report *report, int device,
+			      uint64_t tracked_peak)
 {
 	const struct vt_device_view *view = report->views ? &report->views[device] : NULL;
 	if (!view || !view->sampled) {
@@ -327,6 +328,9 @@ static void write_device_view(struct vt_json *json, const struct vt_report *repo
 	vt_json_u64(json, "tracked_at_sample_bytes", view->tracked_at_best);
 	vt_json_i64(json, "unexplained_at_peak_bytes",
 		    (int64_t)view->used_at_best - (int64_t)view->tracked_at_best);
+	/* False when no reading caught the tracked peak itself: the figures
+	 * then describe the reading closest to it. */
+	vt_json_bool(json, "sampled_at_peak", view->tracked_at_best == tracked_peak);
 	vt_json_end_object(json);
 }
 
@@ -381,7 +385,7 @@ static void write_device(struct vt_json *json, const struct vt_report *report, i
 		vt_json_u64(json, "capacity_bytes", info->capacity);
 	else
 		vt_json_null(json, "capacity_bytes");
-	write_device_view(json, report, device);
+	write_device_view(json, report, device, report->snapshot->devices[device].peak);
 	write_pools(json, report, device);
 	write_graph_memory(json, report, device);
 	write_totals(json, report, &report->snapshot->devices[device], device, set);
@@ -451,6 +455,13 @@ static void write_tracer(struct vt_json *json, const struct vt_report *report)
 	vt_json_u64(json, "distinct_stacks", vt_stack_limit() - 1);
 	vt_json_u64(json, "distinct_tags", vt_tag_limit() - 1);
 	vt_json_bool(json, "emergency", report->emergency);
+	static const char *const left_out_names[] = {"leaks", "symbols",      "device_view",
+						     "pools", "graph_memory", "resources"};
+	vt_json_begin_array(json, "left_out");
+	for (unsigned i = 0; i < sizeof(left_out_names) / sizeof(left_out_names[0]); i++)
+		if (report->left_out & (1u << i))
+			vt_json_string(json, NULL, left_out_names[i]);
+	vt_json_end_array(json);
 	if (!report->nvml)
 		vt_json_null(json, "nvml");
 	else if (report->nvml->available)

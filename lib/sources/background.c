@@ -51,9 +51,7 @@ static long thread_count(void)
 	return threads;
 }
 
-/* Called by a tracer thread: true, and it no longer counts as running,
- * when nothing but the tracer's threads is left. */
-static bool only_tracer_left(void)
+bool vt_background_should_leave(void)
 {
 	if (!atomic_load_explicit(&main_exited, memory_order_relaxed))
 		return false;
@@ -73,7 +71,7 @@ bool vt_background_pause(unsigned milliseconds)
 		struct timespec pause = {slice / 1000, (long)(slice % 1000) * 1000000};
 		while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
 			;
-		if (only_tracer_left())
+		if (vt_background_should_leave())
 			return false;
 		milliseconds -= slice;
 	} while (milliseconds > 0);

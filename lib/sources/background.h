@@ -12,6 +12,9 @@ bool vt_background_start(pthread_t *thread, void *(*run)(void *));
 /* Sleeps up to milliseconds; false when the thread must return now,
  * because only the tracer's threads are left in the process. */
 bool vt_background_pause(unsigned milliseconds);
+/* The test vt_background_pause makes, for threads that wait otherwise:
+ * true, and the thread no longer counts as running, when it must return. */
+bool vt_background_should_leave(void);
 /* main() called pthread_exit: from now on the threads watch for being the
  * last ones. */
 void vt_background_note_main_exited(void);

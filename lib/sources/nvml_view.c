@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* NVML's types, as its header documents them (the CUDA toolkit ships none). */
@@ -52,7 +53,17 @@ static struct {
 	unsigned period_ms;
 	atomic_bool running;
 	pthread_t thread;
-} view = {.lock = PTHREAD_MUTEX_INITIALIZER, .sampling = PTHREAD_MUTEX_INITIALIZER};
+	/* Devices whose latest tracked peak no reading has caught yet. */
+	_Atomic uint64_t unread_peaks;
+	_Atomic uint64_t last_read_ns;
+	pthread_mutex_t wake_lock;
+	pthread_cond_t wake;
+} view = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.sampling = PTHREAD_MUTEX_INITIALIZER,
+	.wake_lock = PTHREAD_MUTEX_INITIALIZER,
+	.wake = PTHREAD_COND_INITIALIZER,
+};
 
 static bool load(void)
 {
@@ -161,24 +172,128 @@ static void sample_device(int d)
 	pthread_mutex_unlock(&view.lock);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Called with the sampling lock held. */
+static void sample_devices(uint64_t devices)
+{
+	atomic_fetch_and(&view.unread_peaks, ~devices);
+	atomic_store(&view.last_read_ns, now_ns());
+	for (int d = 0; d < VT_VIEW_DEVICES; d++)
+		if ((devices & (1ull << d)) && view.devices[d].known)
+			sample_device(d);
+}
+
 static void sample(void)
 {
 	pthread_mutex_lock(&view.sampling);
-	for (int d = 0; d < VT_VIEW_DEVICES; d++)
-		if (view.devices[d].known)
-			sample_device(d);
+	sample_devices(~0ull);
 	pthread_mutex_unlock(&view.sampling);
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+}
+
+/* Until the period is over or a new tracked peak wants a reading, but one
+ * reading a millisecond at most, so a long growth phase costs NVML a
+ * thousand calls a second on this thread and none on the program's. False
+ * when the program is gone. */
+static bool wait_for_next_sample(void)
+{
+	struct timespec spacing = {0, 1000000};
+	nanosleep(&spacing, NULL);
+	uint64_t deadline = now_ms() + (view.period_ms > 1 ? view.period_ms - 1 : 0);
+	pthread_mutex_lock(&view.wake_lock);
+	while (!atomic_load(&view.unread_peaks) && atomic_load(&view.running)) {
+		uint64_t now = now_ms();
+		if (now >= deadline)
+			break;
+		uint64_t until = now + (deadline - now < 50 ? deadline - now : 50);
+		struct timespec wake;
+		clock_gettime(CLOCK_REALTIME, &wake);
+		uint64_t ns = (uint64_t)wake.tv_nsec + (until - now) * 1000000;
+		wake.tv_sec += (time_t)(ns / 1000000000);
+		wake.tv_nsec = (long)(ns % 1000000000);
+		pthread_cond_timedwait(&view.wake, &view.wake_lock, &wake);
+		pthread_mutex_unlock(&view.wake_lock);
+		if (vt_background_should_leave())
+			return false;
+		pthread_mutex_lock(&view.wake_lock);
+	}
+	pthread_mutex_unlock(&view.wake_lock);
+	return true;
+}
+
+/* A peak left unread a millisecond after it was set is read here: the
+ * first free after it usually read it first, at the peak itself. */
 static void *sampler(void *arg)
 {
 	(void)arg;
 	while (atomic_load(&view.running)) {
 		sample();
-		if (!vt_background_pause(view.period_ms))
+		if (!wait_for_next_sample()) {
 			atomic_store(&view.running, false); /* the program is gone */
+			break;
+		}
+		if (atomic_load(&view.unread_peaks)) {
+			struct timespec grace = {0, 1000000};
+			nanosleep(&grace, NULL);
+		}
 	}
 	return NULL;
+}
+
+void vt_nvml_note_peak(int device)
+{
+	uint64_t bit = 1ull << (device % VT_VIEW_DEVICES);
+	if (!view.status.available ||
+	    (atomic_load_explicit(&view.unread_peaks, memory_order_relaxed) & bit))
+		return;
+	bool first = atomic_fetch_or(&view.unread_peaks, bit) == 0;
+	if (first && atomic_load_explicit(&view.running, memory_order_relaxed)) {
+		pthread_mutex_lock(&view.wake_lock);
+		pthread_cond_signal(&view.wake);
+		pthread_mutex_unlock(&view.wake_lock);
+	}
+}
+
+/* Worth a reading now: a millisecond since the last, or a peak 1/64 above
+ * the highest any reading caught, so a growth phase costs a few dozen
+ * readings per doubling and the final peak is never skipped for a smaller
+ * one read just before. */
+static bool worth_reading(uint64_t unread)
+{
+	if (now_ns() - atomic_load(&view.last_read_ns) >= 1000000)
+		return true;
+	for (int d = 0; d < VT_VIEW_DEVICES; d++) {
+		uint64_t best = __atomic_load_n(&view.views[d].tracked_at_best, __ATOMIC_RELAXED);
+		if ((unread & (1ull << d)) && view.tracked(d) > best + best / 64)
+			return true;
+	}
+	return false;
+}
+
+void vt_nvml_before_free(void)
+{
+	uint64_t unread = atomic_load_explicit(&view.unread_peaks, memory_order_relaxed);
+	if (!unread || !worth_reading(unread))
+		return;
+	/* The sampler may be reading: its reading is short, and this one is
+	 * the only one taken at the peak itself. */
+	pthread_mutex_lock(&view.sampling);
+	unread = atomic_load(&view.unread_peaks);
+	if (unread)
+		sample_devices(unread);
+	pthread_mutex_unlock(&view.sampling);
 }
 
 void vt_nvml_start(unsigned period_ms, vt_tracked_fn tracked, const struct vt_device_info *devices)
@@ -199,6 +314,9 @@ void vt_nvml_stop(bool last_sample)
 	bool was_running = atomic_exchange(&view.running, false);
 	if (!last_sample)
 		return;
+	pthread_mutex_lock(&view.wake_lock);
+	pthread_cond_signal(&view.wake);
+	pthread_mutex_unlock(&view.wake_lock);
 	if (was_running)
 		pthread_join(view.thread, NULL);
 	if (view.status.available)
@@ -217,6 +335,9 @@ void vt_nvml_reset(void)
 {
 	pthread_mutex_init(&view.lock, NULL);
 	pthread_mutex_init(&view.sampling, NULL);
+	pthread_mutex_init(&view.wake_lock, NULL);
+	pthread_cond_init(&view.wake, NULL);
+	atomic_store(&view.unread_peaks, 0);
 	atomic_store(&view.running, false);
 	memset(view.views, 0, sizeof(view.views));
 	memset(view.mapped, 0, sizeof(view.mapped));

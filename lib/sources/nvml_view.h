@@ -30,6 +30,13 @@ typedef uint64_t (*vt_tracked_fn)(int device);
 
 /* Starts sampling every period_ms (from activation). */
 void vt_nvml_start(unsigned period_ms, vt_tracked_fn tracked, const struct vt_device_info *devices);
+/* The tracked peak of device rose. Cheap when a reading is already due. */
+void vt_nvml_note_peak(int device);
+/* A free is about to be recorded and forwarded: the last moment a peak
+ * stands. A peak no reading caught is read now, one reading a millisecond
+ * at most; one left unread is read by the sampler about a millisecond
+ * later. */
+void vt_nvml_before_free(void);
 /* Stops the thread and, with last_sample, takes one last sample. Without
  * it nothing waits on NVML or the thread: the caller was interrupted inside
  * a CUDA call and may hold the driver's locks. */

@@ -61,6 +61,10 @@ Test(robustness, an_emergency_report_is_a_valid_report)
 	struct traced_run run;
 	run_ending(&run, "segv", true);
 	cr_assert(json_is_true(report_at(run.report, "tracer/emergency")));
+	json_t *left_out = report_at(run.report, "tracer/left_out");
+	cr_assert_eq(json_array_size(left_out), 6, "what a signal handler cannot gather is named");
+	cr_assert_str_eq(json_string_value(json_array_get(left_out, 0)), "leaks");
+	cr_assert_str_eq(json_string_value(json_array_get(left_out, 2)), "device_view");
 	cr_assert_str_eq(report_string(run.report, "schema"), "vramtrace/1");
 	cr_assert(strstr(run.err, "vramtrace: ended by a signal; report written"), "%s", run.err);
 	char command[1200];

@@ -108,3 +108,26 @@ Test(truth, graph_memory_alone_makes_the_peak_and_fails_the_budget)
 	cr_assert_eq(system(command), 0, "it fits 64 MiB exactly");
 	traced_run_free(&run);
 }
+
+/* The device view is read at the peak, even one that stands for an
+ * instant: the first free after it finds the memory still on the device. A
+ * dump made mid-run carries the view too. */
+Test(truth, the_device_view_is_read_at_the_peak)
+{
+	struct traced_run run;
+	trace_program(&run, "transient", NULL);
+	int64_t peak = 1124 * MiB + 3, used = 512 * MiB + 102 * MiB + 1024 * MiB;
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), peak);
+	cr_assert_eq(run.reports, 2, "the exit report and the dump");
+	for (unsigned i = 0; i < 2; i++) {
+		json_t *view = report_at(run.all[i], "devices/0/device_view");
+		cr_assert(json_is_object(view), "report %u has the device view", i);
+		cr_assert_eq(report_int(view, "tracked_at_sample_bytes"), peak);
+		cr_assert_eq(report_int(view, "used_at_tracked_peak_bytes"), used);
+		cr_assert_eq(report_int(view, "unexplained_at_peak_bytes"), used - peak,
+			     "the context and the rounding");
+		cr_assert(json_is_true(report_at(view, "sampled_at_peak")));
+		cr_assert_eq(json_array_size(report_at(run.all[i], "tracer/left_out")), 0);
+	}
+	traced_run_free(&run);
+}

@@ -1,0 +1,79 @@
+#include "collect.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct vt_collection *vt_collection_new(enum vt_collect_mode mode)
+{
+	static struct vt_collection emergency;
+	if (mode == VT_COLLECT_EMERGENCY) {
+		memset(&emergency, 0, sizeof(emergency));
+		return &emergency;
+	}
+	return calloc(1, sizeof(struct vt_collection));
+}
+
+/* The views beside the tracker's figures; the driver is asked only in
+ * full mode, and an emergency reads none (their locks may be held). */
+static void collect_views(struct vt_collection *c, enum vt_collect_mode mode)
+{
+	struct vt_report *report = &c->report;
+	if (mode == VT_COLLECT_EMERGENCY) {
+		report->left_out |= VT_LEFT_OUT_DEVICE_VIEW | VT_LEFT_OUT_POOLS |
+				    VT_LEFT_OUT_GRAPH_MEMORY | VT_LEFT_OUT_RESOURCES;
+		return;
+	}
+	vt_nvml_read(c->views, &c->nvml);
+	report->views = c->views;
+	report->nvml = &c->nvml;
+	if (mode == VT_COLLECT_NO_DRIVER) {
+		report->left_out |=
+			VT_LEFT_OUT_POOLS | VT_LEFT_OUT_GRAPH_MEMORY | VT_LEFT_OUT_RESOURCES;
+		return;
+	}
+	report->pool_count = vt_pools_read(c->pools, VT_MAX_POOLS, true);
+	report->pools = c->pools;
+	vt_graphs_read(c->graphs);
+	report->graphs = c->graphs;
+	vt_cupti_read(&c->cupti);
+	report->cupti = &c->cupti;
+}
+
+void vt_collect(struct vt_collection *c, const struct vt_collect_inputs *inputs,
+		const char *ended_by, enum vt_collect_mode mode)
+{
+	bool emergency = mode == VT_COLLECT_EMERGENCY;
+	c->run = *inputs->run;
+	vt_run_end(&c->run, ended_by);
+	if (emergency)
+		vt_tracker_peek(inputs->tracker, &c->snapshot);
+	else
+		vt_tracker_snapshot(inputs->tracker, &c->snapshot);
+	c->have_leaks = !emergency && vt_leaks_collect(&inputs->tracker->ledger, &c->leaks);
+	c->report = (struct vt_report){
+		.run = &c->run,
+		.snapshot = &c->snapshot,
+		.devices = inputs->devices,
+		.leaks = c->have_leaks ? &c->leaks : NULL,
+		.top = inputs->top,
+		.symbolizer = emergency ? NULL : vt_symbolizer_open(),
+		.emergency = emergency,
+	};
+	if (!c->have_leaks)
+		c->report.left_out |= VT_LEFT_OUT_LEAKS;
+	if (emergency)
+		c->report.left_out |= VT_LEFT_OUT_SYMBOLS;
+	collect_views(c, mode);
+}
+
+void vt_collection_release(struct vt_collection *c, enum vt_collect_mode mode)
+{
+	if (!c || mode == VT_COLLECT_EMERGENCY)
+		return;
+	if (c->report.symbolizer)
+		vt_symbolizer_close(c->report.symbolizer);
+	if (c->have_leaks)
+		vt_leaks_free(&c->leaks);
+	vt_snapshot_free(&c->snapshot);
+	free(c);
+}
