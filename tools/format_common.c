@@ -51,7 +51,8 @@ bool vt_frame_is_plumbing(json_t *frame)
 	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++)
 		if (strcmp(function, functions[i]) == 0)
 			return true;
-	return false;
+	/* The C library's own start-up, named only by its debug file. */
+	return !*function && strncmp(module, "libc.so", 7) == 0;
 }
 
 bool vt_device_selected(json_t *device, const struct vt_format_options *options)

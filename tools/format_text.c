@@ -80,7 +80,8 @@ static void counter_rows(const struct text *t, json_t *owner, const char *array,
 		fputs("    ", t->out);
 		vt_print_safe(t->out, vt_str(row, key, "?"));
 		int width = (int)strlen(vt_str(row, key, "?"));
-		fprintf(t->out, "%*s %12s %5.1f%%   own peak %s, %" PRId64 " allocations\n",
+		fprintf(t->out,
+			"%*s %12s %5.1f%%   own peak %s, %" PRId64 " allocations over the run\n",
 			width < 24 ? 24 - width : 0, "", vt_human(bytes, at, sizeof(at)),
 			percent(bytes, peak), vt_human(vt_int(row, "peak_bytes"), own, sizeof(own)),
 			vt_int(row, "allocations"));

@@ -11,6 +11,8 @@ enum vt_op {
 	/* A standing reservation the driver reports as a size (graph memory):
 	 * it now holds bytes, 0 when none; address keys it. */
 	VT_OP_LEVEL,
+	/* A context was made on the device: it is in the report. */
+	VT_OP_CONTEXT,
 };
 
 /* Kinds that occupy a device's memory come first; host kinds after

@@ -400,8 +400,24 @@ static bool record_level(struct vt_tracker *tracker, struct vt_device_slot *slot
 	return kept;
 }
 
+/* A context is not an allocation event: it only puts its device in the
+ * report. */
+static void record_context(struct vt_device_slot *slot)
+{
+	pthread_mutex_lock(&slot->lock);
+	slot->stats.seen = true;
+	slot->stats.contexts++;
+	pthread_mutex_unlock(&slot->lock);
+}
+
 bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event)
 {
+	if (event->op == VT_OP_CONTEXT) {
+		struct vt_device_slot *slot = slot_for(tracker, event->device, event->kind);
+		if (slot)
+			record_context(slot);
+		return true;
+	}
 	uint64_t event_index = atomic_fetch_add(&tracker->events, 1) + 1;
 	if (event->op == VT_OP_FREE) {
 		record_free(tracker, event);

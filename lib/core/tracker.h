@@ -39,6 +39,7 @@ struct vt_device_stats {
 	uint64_t allocs;
 	uint64_t frees;
 	uint64_t failures;
+	uint64_t contexts; /* made on it: cuCtxCreate, primary contexts retained */
 	uint64_t bytes_allocated;
 	struct vt_counter kinds[VT_KIND_COUNT];
 	struct vt_counter_array tags;

@@ -385,6 +385,7 @@ static void write_device(struct vt_json *json, const struct vt_report *report, i
 		vt_json_u64(json, "capacity_bytes", info->capacity);
 	else
 		vt_json_null(json, "capacity_bytes");
+	vt_json_u64(json, "contexts", report->snapshot->devices[device].contexts);
 	write_device_view(json, report, device, report->snapshot->devices[device].peak);
 	write_pools(json, report, device);
 	write_graph_memory(json, report, device);

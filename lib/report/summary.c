@@ -42,10 +42,13 @@ static void summarize_kinds(FILE *out, const struct vt_device_stats *stats)
 		const struct vt_counter *kind = &stats->kinds[k];
 		if (kind->allocs == 0)
 			continue;
-		fprintf(out, PREFIX "  %-12s %12s at peak, own peak %s, %" PRIu64 " allocations\n",
+		fprintf(out,
+			PREFIX "  %-12s %12s at the peak (own peak %s; %" PRIu64
+			       " allocation%s over the run)\n",
 			vt_kind_name((enum vt_kind)k),
 			human(vt_stats_at_peak(stats, kind), at_peak, sizeof(at_peak)),
-			human(kind->peak, peak, sizeof(peak)), kind->allocs);
+			human(kind->peak, peak, sizeof(peak)), kind->allocs,
+			kind->allocs == 1 ? "" : "s");
 	}
 }
 
@@ -85,7 +88,10 @@ static bool interesting(const struct vt_frame *frame)
 	for (size_t i = 0; i < sizeof(plumbing) / sizeof(plumbing[0]); i++)
 		if (strcmp(frame->function, plumbing[i]) == 0)
 			return false;
-	return true;
+	/* The C library's own start-up, named only by its debug file. */
+	const char *module = strrchr(frame->module, '/');
+	module = module ? module + 1 : frame->module;
+	return frame->function[0] || strncmp(module, "libc.so", 7) != 0;
 }
 
 static void describe_frame(const struct vt_frame *frame, char *out, size_t size)
@@ -102,41 +108,95 @@ static void describe_frame(const struct vt_frame *frame, char *out, size_t size)
 	}
 }
 
-static void summarize_stack(FILE *out, const struct vt_report *report, uint32_t stack)
+/* A stack as the summary shows it: its first interesting frames, one per
+ * line, at the level of source lines. */
+static void render_stack(const struct vt_report *report, uint32_t stack, char *out, size_t size)
 {
 	const uintptr_t *frames;
 	unsigned depth = vt_stack_frames(stack, &frames);
-	unsigned shown = 0;
-	for (unsigned f = 0; f < depth && shown < SUMMARY_FRAMES; f++) {
+	size_t used = 0;
+	out[0] = '\0';
+	for (unsigned f = 0, shown = 0; f < depth && shown < SUMMARY_FRAMES; f++) {
 		struct vt_frame frame;
 		vt_symbolize(report->symbolizer, frames[f], &frame);
 		if (!interesting(&frame))
 			continue;
 		char text[1200];
 		describe_frame(&frame, text, sizeof(text));
-		fprintf(out, PREFIX "        %s %s\n", shown ? "  " : "at", text);
+		int wrote = snprintf(out + used, size - used, PREFIX "        %s %s\n",
+				     shown ? "  " : "at", text);
+		if (wrote < 0 || (size_t)wrote >= size - used)
+			break;
+		used += (size_t)wrote;
 		shown++;
 	}
+}
+
+/* Stacks that differ only below the source line (two calls on one line,
+ * say) look the same here: they are shown once, their bytes together. */
+struct shown_stack {
+	uint32_t first, also; /* ids; also counts the others merged in */
+	uint64_t bytes;
+	uint16_t tag;
+	char text[SUMMARY_FRAMES * 1300];
+};
+
+static int more_bytes(const void *x, const void *y)
+{
+	const struct shown_stack *a = x, *b = y;
+	return a->bytes != b->bytes ? (a->bytes < b->bytes ? 1 : -1)
+				    : (int)a->first - (int)b->first;
+}
+
+static size_t merge_shown(const struct vt_report *report, const struct vt_device_stats *stats,
+			  const uint32_t *order, uint32_t count, struct shown_stack *shown)
+{
+	size_t groups = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		const struct vt_counter *counter = &stats->stacks.items[order[i]];
+		struct shown_stack *entry = &shown[groups];
+		render_stack(report, order[i], entry->text, sizeof(entry->text));
+		size_t g = 0;
+		while (g < groups && strcmp(shown[g].text, entry->text) != 0)
+			g++;
+		if (g < groups) {
+			shown[g].bytes += vt_stats_at_peak(stats, counter);
+			shown[g].also++;
+			continue;
+		}
+		entry->first = order[i];
+		entry->also = 0;
+		entry->bytes = vt_stats_at_peak(stats, counter);
+		entry->tag = counter->tag;
+		groups++;
+	}
+	qsort(shown, groups, sizeof(*shown), more_bytes);
+	return groups;
 }
 
 static void summarize_stacks(FILE *out, const struct vt_report *report,
 			     const struct vt_device_stats *stats)
 {
-	uint32_t order[SUMMARY_STACKS];
-	struct vt_top_entry scratch[SUMMARY_STACKS];
-	uint32_t count = vt_report_top_stacks(stats, SUMMARY_STACKS, order, scratch);
-	if (count == 0)
+	enum { CONSIDERED = 4 * SUMMARY_STACKS };
+	uint32_t order[CONSIDERED];
+	struct vt_top_entry scratch[CONSIDERED];
+	uint32_t count = vt_report_top_stacks(stats, CONSIDERED, order, scratch);
+	struct shown_stack *shown = count ? malloc(count * sizeof(*shown)) : NULL;
+	if (!shown)
 		return;
+	size_t groups = merge_shown(report, stats, order, count, shown);
 	char size[32];
 	fprintf(out, PREFIX "  top stacks at the peak:\n");
-	for (uint32_t i = 0; i < count; i++) {
-		const struct vt_counter *counter = &stats->stacks.items[order[i]];
-		uint64_t bytes = vt_stats_at_peak(stats, counter);
-		fprintf(out, PREFIX "    #%" PRIu32 " %s %.1f%% [%s]\n", order[i],
-			human(bytes, size, sizeof(size)), percent(bytes, stats->peak),
-			vt_tag_name(counter->tag));
-		summarize_stack(out, report, order[i]);
+	for (size_t i = 0; i < groups && i < SUMMARY_STACKS; i++) {
+		fprintf(out, PREFIX "    #%" PRIu32, shown[i].first);
+		if (shown[i].also)
+			fprintf(out, " (and %" PRIu32 " more stack%s on the same lines)",
+				shown[i].also, shown[i].also == 1 ? "" : "s");
+		fprintf(out, " %s %.1f%% [%s]\n", human(shown[i].bytes, size, sizeof(size)),
+			percent(shown[i].bytes, stats->peak), vt_tag_name(shown[i].tag));
+		fputs(shown[i].text, out);
 	}
+	free(shown);
 }
 
 static void summarize_snapshot(FILE *out, const struct vt_oom_snapshot *snapshot, uint64_t live)
@@ -191,10 +251,37 @@ static void summarize_exit(FILE *out, const struct vt_report *report,
 	fputc('\n', out);
 }
 
+/* The contexts made on the device, and what the device itself showed at
+ * the tracked peak beside what was tracked. */
+static void summarize_device_view(FILE *out, const struct vt_report *report,
+				  const struct vt_device_stats *stats, int device)
+{
+	const struct vt_device_view *view = report->views && device >= 0 && device < VT_VIEW_DEVICES
+						    ? &report->views[device]
+						    : NULL;
+	if (stats->contexts)
+		fprintf(out, PREFIX "  %" PRIu64 " context%s made on it\n", stats->contexts,
+			stats->contexts == 1 ? "" : "s");
+	if (!view || !view->sampled)
+		return;
+	char used[32], unexplained[32], tracked[32];
+	uint64_t outside = view->used_at_best > view->tracked_at_best
+				   ? view->used_at_best - view->tracked_at_best
+				   : 0;
+	fprintf(out, PREFIX "  device view: %s used %s, %s of it outside any allocation\n",
+		human(view->used_at_best, used, sizeof(used)),
+		view->tracked_at_best == stats->peak ? "at the peak" : "at the reading nearest it",
+		human(outside, unexplained, sizeof(unexplained)));
+	if (view->tracked_at_best != stats->peak)
+		fprintf(out, PREFIX "    (read with %s tracked, not at the tracked peak)\n",
+			human(view->tracked_at_best, tracked, sizeof(tracked)));
+}
+
 static void summarize(FILE *out, const struct vt_report *report, const char *what,
 		      const struct vt_device_stats *stats, int device)
 {
 	summarize_peak(out, what, stats);
+	summarize_device_view(out, report, stats, device);
 	summarize_kinds(out, stats);
 	summarize_tags(out, stats);
 	summarize_stacks(out, report, stats);

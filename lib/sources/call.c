@@ -144,6 +144,18 @@ void vt_emit_alloc_on(enum vt_kind kind, int device, uint64_t address, uint64_t 
 	emit_on(VT_OP_ALLOC, kind, device, address, bytes, 0, driver_api);
 }
 
+void vt_emit_context(int device, const char *driver_api)
+{
+	struct vt_event event = {
+		.op = VT_OP_CONTEXT,
+		.kind = VT_KIND_DEVICE,
+		.device = device,
+		.api = call.api ? call.api : driver_api,
+		.driver_api = driver_api,
+	};
+	vt_library_record(&event);
+}
+
 void vt_emit_level(enum vt_kind kind, int device, uint64_t bytes, const char *driver_api)
 {
 	emit_on(VT_OP_LEVEL, kind, device, VT_GRAPH_LEVEL_ADDRESS(device), bytes, 0, driver_api);

@@ -54,6 +54,8 @@ int vt_emit_alloc(enum vt_kind kind, uint64_t address, uint64_t bytes, const cha
 /* An allocation on a device the call named (cuMemCreate's location). */
 void vt_emit_alloc_on(enum vt_kind kind, int device, uint64_t address, uint64_t bytes,
 		      const char *driver_api);
+/* A context was made on device (cuCtxCreate, a primary context retained). */
+void vt_emit_context(int device, const char *driver_api);
 /* A standing reservation on device (graph memory) now holds bytes. */
 void vt_emit_level(enum vt_kind kind, int device, uint64_t bytes, const char *driver_api);
 void vt_emit_failure(enum vt_kind kind, uint64_t bytes, int error, const char *driver_api);

@@ -20,12 +20,15 @@
 	X("cuArray3DCreate", 3020, cuArray3DCreate_v2) \
 	X("cuArrayCreate", 3020, cuArrayCreate_v2) \
 	X("cuArrayDestroy", 2000, cuArrayDestroy) \
+	X("cuCtxCreate", 12050, cuCtxCreate_v4) \
+	X("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain) \
 	X("cuDeviceSetMemPool", 11020, cuDeviceSetMemPool) \
 	X("cuDeviceGraphMemTrim", 11040, cuDeviceGraphMemTrim) \
 	X("cuExternalMemoryGetMappedBuffer", 10000, cuExternalMemoryGetMappedBuffer) \
 	X("cuExternalMemoryGetMappedMipmappedArray", 10000, cuExternalMemoryGetMappedMipmappedArray) \
 	X("cuGraphAddMemAllocNode", 11040, cuGraphAddMemAllocNode) \
 	X_PT("cuGraphLaunch", 10000, cuGraphLaunch, cuGraphLaunch_ptsz) \
+	X("cuInit", 2000, cuInit) \
 	X("cuIpcCloseMemHandle", 4010, cuIpcCloseMemHandle) \
 	X("cuIpcOpenMemHandle", 4010, cuIpcOpenMemHandle) \
 	X("cuIpcOpenMemHandle", 11000, cuIpcOpenMemHandle_v2) \

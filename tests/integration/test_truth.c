@@ -131,3 +131,54 @@ Test(truth, the_device_view_is_read_at_the_peak)
 	}
 	traced_run_free(&run);
 }
+
+/* CUDA initialized, a context and a module, no allocation: a report all
+ * the same, with the device, its context and what the device shows. */
+Test(truth, a_process_that_only_made_a_context_has_a_report)
+{
+	struct traced_run run;
+	struct run_options options = {0};
+	traced_run(&run, &options,
+		   (char *[]){(char *)build_path("VT_TEST_TOOL"), "run", "--simulate", "--output",
+			      "report.json", "--", (char *)program_path("context_only"), NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_null(strstr(run.err, "no process"), "%s", run.err);
+	traced_run_free(&run);
+	trace_program(&run, "context_only", NULL);
+	cr_assert_eq(run.reports, 1);
+	cr_assert_eq(report_int(run.report, "devices/0/ordinal"), 0);
+	cr_assert_eq(report_int(run.report, "devices/0/contexts"), 1);
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 0);
+	cr_assert_eq(report_int(run.report, "devices/0/device_view/used_at_tracked_peak_bytes"),
+		     512 * MiB, "the context alone");
+	cr_assert_str_eq(report_string(run.report, "devices/0/name"), "vramsim GPU 0");
+	traced_run_free(&run);
+}
+
+/* The summary cannot be misread: allocation counts are over the run, and
+ * two stacks that differ only inside one source line are shown once. */
+Test(truth, the_summary_says_what_it_means)
+{
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL},
+	};
+	traced_run(&run, &options, (char *[]){(char *)build_path("VT_TEST_LLM_SERVING"), NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.err, "device          17.29 GiB at the peak (own peak 17.29 GiB; 68 "
+				  "allocations over the run)"),
+		  "%s", run.err);
+	const char *merged =
+		strstr(run.err, "(and 1 more stack on the same lines) 13.04 GiB 71.3%");
+	cr_assert(merged, "%s", run.err);
+	const char *line = strstr(run.err, "at main (llm_serving.c:164)");
+	cr_assert(line && !strstr(line + 1, "at main (llm_serving.c:164)"), "shown once: %s",
+		  run.err);
+	cr_assert(strstr(run.err, "1 context made on it"), "%s", run.err);
+	cr_assert(strstr(run.err, "device view: 18.81 GiB used at the peak, 536.56 MiB of it "
+				  "outside any allocation"),
+		  "%s", run.err);
+	traced_run_free(&run);
+}

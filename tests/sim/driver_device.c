@@ -52,7 +52,7 @@ uint64_t sim_device_used(int device)
 	return dev->charged + (dev->contexts ? sim_config()->context_bytes : 0);
 }
 
-SIM_EXPORT CUresult cuInit(unsigned int flags)
+static CUresult untraced_cuInit(unsigned int flags)
 {
 	const struct sim_config *config = sim_config();
 	if (!config->valid)
@@ -206,7 +206,7 @@ static void context_stop(struct sim_context *context)
 	sim_devices[context->device].contexts--;
 }
 
-SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *out, CUdevice device)
+static CUresult untraced_cuDevicePrimaryCtxRetain(CUcontext *out, CUdevice device)
 {
 	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
@@ -259,8 +259,8 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice device, unsigned int *fl
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuCtxCreate(CUcontext *out, CUctxCreateParams *params, unsigned int flags,
-				CUdevice device)
+static CUresult untraced_cuCtxCreate(CUcontext *out, CUctxCreateParams *params, unsigned int flags,
+				     CUdevice device)
 {
 	(void)params;
 	(void)flags;
@@ -403,4 +403,26 @@ SIM_EXPORT int vramsim_device_memory(int device, uint64_t *used, uint64_t *total
 	*used = sim_device_used(device);
 	pthread_mutex_unlock(&sim_lock);
 	return 0;
+}
+
+/* Initialization and contexts, as CUPTI's driver domain reports them. */
+SIM_EXPORT CUresult cuInit(unsigned int flags)
+{
+	cuInit_params params = {flags};
+	return SIM_TRACED(cuInit, &params, untraced_cuInit(flags));
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *out, CUdevice device)
+{
+	cuDevicePrimaryCtxRetain_params params = {out, device};
+	return SIM_TRACED(cuDevicePrimaryCtxRetain, &params,
+			  untraced_cuDevicePrimaryCtxRetain(out, device));
+}
+
+SIM_EXPORT CUresult cuCtxCreate(CUcontext *out, CUctxCreateParams *create_params,
+				unsigned int flags, CUdevice device)
+{
+	cuCtxCreate_v4_params params = {out, create_params, flags, device};
+	return SIM_TRACED(cuCtxCreate_v4, &params,
+			  untraced_cuCtxCreate(out, create_params, flags, device));
 }
