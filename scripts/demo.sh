@@ -1,7 +1,8 @@
 #!/bin/sh
 # The demo: builds vramtrace and measures the example LLM server at two
 # settings, bf16 and fp32, on the GPU when there is one and on the simulated
-# device otherwise. Prints both summaries and where the reports are.
+# device otherwise; then compares them, as the question "what does fp32
+# cost?" wants, and checks each against a GPU of 40 GiB with 10% headroom.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -19,11 +20,24 @@ else
 	echo "vramtrace demo: no GPU here, so on the simulated device (80 GiB)"
 fi
 
+rm -f "$out"/llm_serving.*.json
 for dtype in bf16 fp32; do
 	echo
-	echo "== llm_serving --dtype $dtype =="
-	"$tool" run $simulate --label dtype=$dtype --output "$out/llm_serving.$dtype.%p.json" \
+	echo "== measure: llm_serving --dtype $dtype =="
+	"$tool" run $simulate --label dtype=$dtype --output "$out/llm_serving.$dtype.json" \
 		-- "$example" --dtype $dtype
+done
+
+echo
+echo "== compare: what fp32 costs over bf16 =="
+"$tool" diff "$out/llm_serving.bf16.json" "$out/llm_serving.fp32.json"
+
+budget=40GiB
+for dtype in bf16 fp32; do
+	echo
+	echo "== check: does $dtype fit a $budget GPU with 10% headroom? =="
+	# check exits 1 when it does not fit: that is the answer, not a failure.
+	"$tool" check "$out/llm_serving.$dtype.json" --budget $budget --headroom 10% || true
 done
 echo
 echo "vramtrace demo: reports are in $out"

@@ -106,6 +106,21 @@ static bool start_dwfl(struct vt_symbolizer *s)
 	return true;
 }
 
+/* GCC's own demangler, from the system's libstdc++ opened privately: a C
+ * program whose stack holds C++ frames (CUDA C++ code called from C, a
+ * library written in C++) gets them demangled too. The host program's copy
+ * is used when it has one; the library is opened once and kept. */
+static demangle_fn find_demangler(void)
+{
+	demangle_fn found = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (found)
+		return found;
+	static void *libstdcxx;
+	if (!libstdcxx)
+		libstdcxx = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+	return libstdcxx ? (demangle_fn)dlsym(libstdcxx, "__cxa_demangle") : NULL;
+}
+
 struct vt_symbolizer *vt_symbolizer_open(void)
 {
 	static struct vt_symbolizer fallback;
@@ -115,8 +130,7 @@ struct vt_symbolizer *vt_symbolizer_open(void)
 	s->owned = true;
 	if (load_libdw(s))
 		start_dwfl(s);
-	/* C++ programs carry the demangler; C programs have no C++ names. */
-	s->demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	s->demangle = find_demangler();
 	return s;
 }
 

@@ -182,3 +182,25 @@ Test(truth, the_summary_says_what_it_means)
 		  "%s", run.err);
 	traced_run_free(&run);
 }
+
+/* C++ names are demangled whether or not the program loaded libstdc++. */
+Test(truth, cxx_names_are_demangled_in_a_c_program)
+{
+	struct traced_run run;
+	trace_program(&run, "mangled", NULL);
+	json_t *frames = report_at(run.report, "frames");
+	bool found = false, mangled = false;
+	size_t i;
+	json_t *frame;
+	json_array_foreach (frames, i, frame) {
+		const char *name = json_string_value(json_object_get(frame, "function"));
+		found = found || (name && strcmp(name, "load_weights()") == 0);
+		mangled = mangled || (name && strncmp(name, "_Z", 2) == 0);
+	}
+	cr_assert(found, "load_weights() among the frames");
+	cr_assert_not(mangled, "no mangled name left");
+	char command[600];
+	snprintf(command, sizeof(command), "ldd %s | grep -q libstdc++", program_path("mangled"));
+	cr_assert_neq(system(command), 0, "the program does not link libstdc++");
+	traced_run_free(&run);
+}
