@@ -2,7 +2,9 @@
 # The demo: builds vramtrace and measures the example LLM server at two
 # settings, bf16 and fp32, on the GPU when there is one and on the simulated
 # device otherwise; then compares them, as the question "what does fp32
-# cost?" wants, and checks each against a GPU of 40 GiB with 10% headroom.
+# cost?" wants, and checks each against a GPU of 40 GiB with 10% headroom;
+# last, plans: three batch sizes fitted, the peak predicted at batch 32, and
+# the largest batch that fits an 80 GiB GPU with 10% headroom.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -39,5 +41,15 @@ for dtype in bf16 fp32; do
 	# check exits 1 when it does not fit: that is the answer, not a failure.
 	"$tool" check "$out/llm_serving.$dtype.json" --budget $budget --headroom 10% || true
 done
+
+echo
+echo "== plan: the same server at three batch sizes, then the fit =="
+for batch in 2 4 8; do
+	VRAMTRACE_SUMMARY=0 "$tool" run $simulate --label batch=$batch --label dtype=bf16 \
+		--output "$out/llm_serving.batch$batch.json" -- "$example" --batch $batch >/dev/null
+done
+"$tool" fit "$out"/llm_serving.batch2.json "$out"/llm_serving.batch4.json \
+	"$out"/llm_serving.batch8.json --predict batch=32 --budget 80GiB --headroom 10% \
+	--solve batch
 echo
 echo "vramtrace demo: reports are in $out"

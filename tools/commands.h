@@ -6,3 +6,4 @@ int vt_command_report(int argc, char **argv);
 int vt_command_diff(int argc, char **argv);
 int vt_command_check(int argc, char **argv);
 int vt_command_merge(int argc, char **argv);
+int vt_command_fit(int argc, char **argv);

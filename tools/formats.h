@@ -17,6 +17,9 @@ void vt_format_text(json_t *root, const struct vt_format_options *options, FILE 
 void vt_format_json(json_t *root, const struct vt_format_options *options, FILE *out);
 void vt_format_folded(json_t *root, const struct vt_format_options *options, FILE *out);
 void vt_format_trace(json_t *root, const struct vt_format_options *options, FILE *out);
+/* vramtrace fit's document as text, json or html. */
+void vt_format_fit(json_t *fit, const char *format, FILE *out);
+void vt_fit_html(json_t *fit, FILE *out);
 void vt_format_html(json_t *root, const struct vt_format_options *options, FILE *out);
 
 /* The pieces a merged report is drawn from. */

@@ -16,6 +16,8 @@ static const struct command commands[] = {
 	{"diff", vt_command_diff, "compare two reports by device, kind, tag and stack"},
 	{"check", vt_command_check, "check a report's peak against a memory budget"},
 	{"merge", vt_command_merge, "combine per-process (rank) reports into one"},
+	{"fit", vt_command_fit,
+	 "fit runs at several settings; predict the peak, solve for a budget"},
 };
 
 static void usage(FILE *out)

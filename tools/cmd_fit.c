@@ -1,0 +1,636 @@
+/* vramtrace fit: several runs' peaks, fitted across their settings (the
+ * numeric labels), to predict the peak at settings not yet run and to find
+ * the largest value of one setting that fits a budget. The analysis builds
+ * one JSON document; every format renders it. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "fit_runs.h"
+#include "formats.h"
+#include "report_file.h"
+
+#define MAX_PREDICTIONS 16
+#define MAX_GROUPS      16
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: vramtrace fit REPORT... [--predict K=V[,K=V...]]...\n"
+		"                     [--budget SIZE [--headroom PCT] --solve KEY]\n"
+		"                     [--device N] [--format text|json|html] [-o FILE]\n\n"
+		"Fits the peaks of several runs across their settings, the labels given to\n"
+		"`vramtrace run --label`: numeric labels that vary are the variables, other\n"
+		"labels (dtype=bf16) split the runs into groups fitted on their own. The peak\n"
+		"and each tag's bytes at it are fitted as the fewest terms, among a constant,\n"
+		"each variable and the product of two, that explain the runs, chosen by\n"
+		"leave-one-out error.\n\n"
+		"Options:\n"
+		"  --predict K=V,...  predict the peak and its split by tag at these settings\n"
+		"                     (repeatable); name the group's labels too when there\n"
+		"                     are several groups\n"
+		"  --budget SIZE      device memory available, with --solve\n"
+		"  --headroom PCT     share of the budget to keep free (default 0)\n"
+		"  --solve KEY        the largest whole value of variable KEY whose predicted\n"
+		"                     peak plus headroom fits the budget; the other variables\n"
+		"                     as in the first --predict\n"
+		"  --device N         fit device N's peak (default: each run's highest)\n"
+		"  --format F         text (default), json or html\n"
+		"  -o, --output FILE  write there instead of standard output\n"
+		"  -h, --help         show this help\n\n"
+		"Exit status: 0, or 2 for bad input or usage (fewer runs than a model needs,\n"
+		"an unknown label, a group whose runs do not vary).\n");
+}
+
+struct fit_options {
+	const char *predict[MAX_PREDICTIONS];
+	unsigned predict_count;
+	uint64_t budget;
+	bool have_budget;
+	uint32_t headroom;
+	const char *solve;
+	long device;
+	const char *format;
+	const char *output;
+};
+
+static int parse_options(int argc, char **argv, struct fit_options *o)
+{
+	enum { OPT_PREDICT = 256, OPT_BUDGET, OPT_HEADROOM, OPT_SOLVE, OPT_DEVICE, OPT_FORMAT };
+	static const struct option long_options[] = {
+		{"predict", required_argument, NULL, OPT_PREDICT},
+		{"budget", required_argument, NULL, OPT_BUDGET},
+		{"headroom", required_argument, NULL, OPT_HEADROOM},
+		{"solve", required_argument, NULL, OPT_SOLVE},
+		{"device", required_argument, NULL, OPT_DEVICE},
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	*o = (struct fit_options){.device = -1, .format = "text"};
+	opterr = 0;
+	optind = 1;
+	for (int c; (c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1;) {
+		switch (c) {
+		case OPT_PREDICT:
+			if (o->predict_count == MAX_PREDICTIONS) {
+				fprintf(stderr, "vramtrace fit: at most %d --predict\n",
+					MAX_PREDICTIONS);
+				return VT_EXIT_BAD_INPUT;
+			}
+			o->predict[o->predict_count++] = optarg;
+			break;
+		case OPT_BUDGET:
+			if (!vt_parse_size_option("fit", "--budget", optarg, &o->budget))
+				return VT_EXIT_BAD_INPUT;
+			o->have_budget = true;
+			break;
+		case OPT_HEADROOM:
+			if (!vt_parse_percent(optarg, &o->headroom)) {
+				fprintf(stderr,
+					"vramtrace fit: --headroom wants a percentage from 0 to "
+					"100, "
+					"not '%s'\n",
+					optarg);
+				return VT_EXIT_BAD_INPUT;
+			}
+			break;
+		case OPT_SOLVE: o->solve = optarg; break;
+		case OPT_DEVICE:
+			if (!vt_parse_count_option("fit", "--device", optarg, 0, 63, &o->device))
+				return VT_EXIT_BAD_INPUT;
+			break;
+		case OPT_FORMAT: o->format = optarg; break;
+		case 'o': o->output = optarg; break;
+		case 'h': usage(stdout); return VT_EXIT_OK;
+		default:
+			fprintf(stderr, "vramtrace fit: unknown or incomplete option '%s'\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return VT_EXIT_BAD_INPUT;
+		}
+	}
+	if (strcmp(o->format, "text") != 0 && strcmp(o->format, "json") != 0 &&
+	    strcmp(o->format, "html") != 0) {
+		fprintf(stderr, "vramtrace fit: --format wants text, json or html, not '%s'\n",
+			o->format);
+		return VT_EXIT_BAD_INPUT;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "vramtrace fit: give the reports of the runs to fit\n");
+		usage(stderr);
+		return VT_EXIT_BAD_INPUT;
+	}
+	if (!o->solve != !o->have_budget) {
+		fprintf(stderr, "vramtrace fit: --solve and --budget go together\n");
+		return VT_EXIT_BAD_INPUT;
+	}
+	return -1;
+}
+
+/* ---- the analysis, into one JSON document ---- */
+
+struct fit {
+	struct vt_fit_run runs[VT_FIT_MAX_RUNS];
+	unsigned run_count;
+	struct vt_fit_group groups[MAX_GROUPS];
+	unsigned group_count;
+	struct vt_report_file reports[VT_FIT_MAX_RUNS];
+};
+
+static void term_name(const struct vt_fit_group *group, struct vt_fit_term term, char *out,
+		      size_t size)
+{
+	if (term.a < 0)
+		snprintf(out, size, "1");
+	else if (term.b < 0)
+		snprintf(out, size, "%s", group->variables[term.a]);
+	else
+		snprintf(out, size, "%s*%s", group->variables[term.a], group->variables[term.b]);
+}
+
+static json_t *model_json(const struct vt_fit_group *group, const struct vt_fit_model *model)
+{
+	json_t *terms = json_array();
+	for (unsigned t = 0; t < model->term_count; t++) {
+		char name[160];
+		term_name(group, model->terms[t], name, sizeof(name));
+		json_array_append_new(terms, json_pack("{s:s, s:f}", "term", name, "coefficient",
+						       model->coefficients[t]));
+	}
+	return json_pack("{s:o, s:I, s:I}", "terms", terms, "loo_max_error_bytes",
+			 (json_int_t)llround(model->loo_max_error), "fit_max_error_bytes",
+			 (json_int_t)llround(model->fit_max_error));
+}
+
+/* Every tag any run of the group has. */
+static json_t *group_tags(const struct vt_fit_group *group, const struct vt_fit_run *runs)
+{
+	json_t *tags = json_object();
+	for (unsigned r = 0; r < group->run_count; r++) {
+		const char *key;
+		json_t *value;
+		json_object_foreach (runs[group->runs[r]].tags, key, value)
+			json_object_set_new(tags, key, json_true());
+	}
+	return tags;
+}
+
+struct group_models {
+	struct vt_fit_model peak;
+	json_t *tags; /* tag -> model json */
+	struct vt_fit_model tag_models[256];
+	char tag_names[256][64];
+	unsigned tag_count;
+};
+
+static bool fit_group(const struct vt_fit_group *group, const struct vt_fit_run *runs,
+		      struct group_models *models)
+{
+	struct vt_fit_data data;
+	vt_fit_group_data(group, runs, NULL, &data);
+	models->peak = vt_fit_select(&data);
+	models->tag_count = 0;
+	json_t *tags = group_tags(group, runs);
+	const char *key;
+	json_t *value;
+	json_object_foreach (tags, key, value) {
+		if (models->tag_count == 256)
+			break;
+		unsigned t = models->tag_count++;
+		snprintf(models->tag_names[t], sizeof(models->tag_names[t]), "%s", key);
+		vt_fit_group_data(group, runs, key, &data);
+		models->tag_models[t] = vt_fit_select(&data);
+	}
+	json_decref(tags);
+	return models->peak.valid;
+}
+
+/* A setting's labels: the group's own ("dtype": "bf16"), the numbers held
+ * fixed, and the variables at x. */
+static json_t *labels_json(const struct vt_fit_group *group, const double *x)
+{
+	json_t *labels = json_object();
+	char name[512];
+	snprintf(name, sizeof(name), "%s", group->name);
+	char *save = NULL;
+	for (char *pair = strtok_r(name, ",", &save); pair; pair = strtok_r(NULL, ",", &save)) {
+		char *equals = strchr(pair, '=');
+		if (equals) {
+			*equals = '\0';
+			json_object_set_new(labels, pair, json_string(equals + 1));
+		}
+	}
+	json_object_update(labels, group->fixed);
+	for (unsigned v = 0; v < group->variable_count; v++)
+		json_object_set_new(labels, group->variables[v], json_real(x[v]));
+	return labels;
+}
+
+static json_t *group_json(const struct vt_fit_group *group, const struct vt_fit_run *runs,
+			  const struct group_models *models)
+{
+	json_t *variables = json_array();
+	for (unsigned v = 0; v < group->variable_count; v++)
+		json_array_append_new(variables,
+				      json_pack("{s:s, s:f, s:f}", "name", group->variables[v],
+						"low", group->low[v], "high", group->high[v]));
+	json_t *run_list = json_array();
+	for (unsigned r = 0; r < group->run_count; r++) {
+		const struct vt_fit_run *run = &runs[group->runs[r]];
+		double x[VT_FIT_MAX_VARIABLES];
+		for (unsigned v = 0; v < group->variable_count; v++)
+			x[v] = vt_fit_label_value(run, group->variables[v]);
+		json_int_t fitted = (json_int_t)llround(vt_fit_predict(&models->peak, x));
+		json_array_append_new(run_list,
+				      json_pack("{s:s, s:O, s:I, s:I, s:I, s:O}", "file", run->file,
+						"labels", run->labels, "peak_bytes",
+						(json_int_t)run->peak, "fitted_bytes", fitted,
+						"residual_bytes", (json_int_t)run->peak - fitted,
+						"tags", run->tags));
+	}
+	json_t *tags = json_object();
+	for (unsigned t = 0; t < models->tag_count; t++)
+		if (models->tag_models[t].valid)
+			json_object_set_new(tags, models->tag_names[t],
+					    model_json(group, &models->tag_models[t]));
+	return json_pack("{s:s, s:o, s:O, s:o, s:{s:o, s:o}}", "name", group->name, "variables",
+			 variables, "fixed", group->fixed, "runs", run_list, "model", "peak",
+			 model_json(group, &models->peak), "tags", tags);
+}
+
+/* ---- settings to predict at ---- */
+
+struct setting {
+	unsigned group;
+	double x[VT_FIT_MAX_VARIABLES];
+	json_t *labels; /* as the user gave them */
+};
+
+static bool group_has_pair(const struct vt_fit_group *group, const char *pair)
+{
+	size_t length = strlen(pair);
+	for (const char *at = group->name; at && *at;) {
+		if (strncmp(at, pair, length) == 0 && (at[length] == ',' || !at[length]))
+			return true;
+		at = strchr(at, ',');
+		at = at ? at + 1 : NULL;
+	}
+	return false;
+}
+
+static int variable_index(const struct vt_fit_group *group, const char *name)
+{
+	for (unsigned v = 0; v < group->variable_count; v++)
+		if (strcmp(group->variables[v], name) == 0)
+			return (int)v;
+	return -1;
+}
+
+static bool known_label(const struct fit *fit, const char *name)
+{
+	for (unsigned r = 0; r < fit->run_count; r++)
+		if (json_object_get(fit->runs[r].labels, name))
+			return true;
+	return false;
+}
+
+/* The group the non-numeric labels of text name; the sole group when it
+ * names none and there is one. */
+static bool choose_group(const struct fit *fit, json_t *labels, unsigned *group, char *error,
+			 size_t size)
+{
+	unsigned matches = 0;
+	for (unsigned g = 0; g < fit->group_count; g++) {
+		bool all = true;
+		const char *key;
+		json_t *value;
+		json_object_foreach (labels, key, value) {
+			char pair[600];
+			snprintf(pair, sizeof(pair), "%s=%s", key, json_string_value(value));
+			if (!vt_fit_label_numeric(fit->runs, fit->run_count, key))
+				all = all && group_has_pair(&fit->groups[g], pair);
+		}
+		if (all) {
+			*group = g;
+			matches++;
+		}
+	}
+	if (matches == 1)
+		return true;
+	size_t used = (size_t)snprintf(error, size, "%s: name one of the groups:",
+				       matches ? "several groups of runs match"
+					       : "no group of runs has these labels");
+	for (unsigned g = 0; g < fit->group_count && used < size; g++)
+		used += (size_t)snprintf(error + used, size - used, " %s", fit->groups[g].name);
+	return false;
+}
+
+static json_t *parse_pairs(const struct fit *fit, const char *text, char *error, size_t size)
+{
+	json_t *labels = json_object();
+	char copy[1024];
+	snprintf(copy, sizeof(copy), "%s", text);
+	char *save = NULL;
+	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char *equals = strchr(item, '=');
+		if (!equals || equals == item || !equals[1]) {
+			snprintf(error, size, "--predict wants KEY=VALUE pairs, not '%s'", item);
+			json_decref(labels);
+			return NULL;
+		}
+		*equals = '\0';
+		if (!known_label(fit, item)) {
+			snprintf(error, size, "--predict names %s, a label no run has", item);
+			json_decref(labels);
+			return NULL;
+		}
+		json_object_set_new(labels, item, json_string(equals + 1));
+	}
+	return labels;
+}
+
+/* The values of a group's variables in labels; free: a variable that may
+ * be missing (the one --solve finds). */
+static bool setting_values(const struct fit *fit, struct setting *setting, int free_variable,
+			   char *error, size_t size)
+{
+	const struct vt_fit_group *group = &fit->groups[setting->group];
+	bool given[VT_FIT_MAX_VARIABLES] = {false};
+	const char *key;
+	json_t *value;
+	json_object_foreach (setting->labels, key, value) {
+		if (!vt_fit_label_numeric(fit->runs, fit->run_count, key))
+			continue;
+		char *end;
+		double number = strtod(json_string_value(value), &end);
+		if (*end || !isfinite(number)) {
+			snprintf(error, size, "--predict %s=%s: not a number", key,
+				 json_string_value(value));
+			return false;
+		}
+		int v = variable_index(group, key);
+		json_t *fixed = json_object_get(group->fixed, key);
+		if (v < 0 && fixed && json_real_value(fixed) != number) {
+			snprintf(error, size,
+				 "%s was %g in every run of %s: the fit cannot say how memory "
+				 "changes with it",
+				 key, json_real_value(fixed),
+				 group->name[0] ? group->name : "them");
+			return false;
+		}
+		if (v >= 0) {
+			setting->x[v] = number;
+			given[v] = true;
+		}
+	}
+	for (unsigned v = 0; v < group->variable_count; v++)
+		if (!given[v] && (int)v != free_variable) {
+			snprintf(error, size, "give %s=VALUE too: it varies across the runs",
+				 group->variables[v]);
+			return false;
+		}
+	return true;
+}
+
+/* text: "batch=32,dtype=fp32"; key: a variable that may be left out. */
+static bool parse_setting(const struct fit *fit, const char *text, const char *key,
+			  struct setting *setting, char *error, size_t size)
+{
+	memset(setting, 0, sizeof(*setting));
+	setting->labels = parse_pairs(fit, text, error, size);
+	if (!setting->labels || !choose_group(fit, setting->labels, &setting->group, error, size))
+		return false;
+	int free_variable = key ? variable_index(&fit->groups[setting->group], key) : -1;
+	return setting_values(fit, setting, free_variable, error, size);
+}
+
+/* ---- predictions and the largest fit ---- */
+
+/* How far beyond the measured range, as a share of it (0 inside). */
+static double beyond_range(const struct vt_fit_group *group, const double *x, unsigned *worst)
+{
+	double most = 0;
+	for (unsigned v = 0; v < group->variable_count; v++) {
+		double span = group->high[v] - group->low[v];
+		double outside = x[v] > group->high[v]  ? x[v] - group->high[v]
+				 : x[v] < group->low[v] ? group->low[v] - x[v]
+							: 0;
+		if (span > 0 && outside / span > most) {
+			most = outside / span;
+			*worst = v;
+		}
+	}
+	return most;
+}
+
+static json_t *prediction_json(const struct vt_fit_group *group, const struct group_models *models,
+			       const struct setting *setting)
+{
+	unsigned worst = 0;
+	double beyond = beyond_range(group, setting->x, &worst);
+	json_t *tags = json_object();
+	for (unsigned t = 0; t < models->tag_count; t++)
+		if (models->tag_models[t].valid)
+			json_object_set_new(
+				tags, models->tag_names[t],
+				json_integer(llround(fmax(
+					0, vt_fit_predict(&models->tag_models[t], setting->x)))));
+	double peak = vt_fit_predict(&models->peak, setting->x);
+	/* The largest leave-one-out miss, widened by how far the setting lies
+	 * beyond what was measured. */
+	double uncertainty = models->peak.loo_max_error * (1 + beyond);
+	if (beyond > 0) {
+		const char *name = group->variables[worst];
+		double x = setting->x[worst];
+		bool above = x > group->high[worst];
+		fprintf(stderr,
+			"vramtrace fit: warning: %s=%g is %g %s the measured %g to %g (%.0f%% of "
+			"that range): the prediction is extrapolated\n",
+			name, x, above ? x - group->high[worst] : group->low[worst] - x,
+			above ? "above" : "below", group->low[worst], group->high[worst],
+			beyond * 100);
+	}
+	return json_pack("{s:o, s:s, s:I, s:o, s:b, s:I}", "labels", labels_json(group, setting->x),
+			 "group", group->name, "peak_bytes", (json_int_t)llround(fmax(0, peak)),
+			 "tags", tags, "extrapolated", beyond > 0, "uncertainty_bytes",
+			 (json_int_t)llround(uncertainty));
+}
+
+/* The largest whole value of key whose peak plus headroom fits. */
+static json_t *solve(const struct vt_fit_group *group, const struct group_models *models,
+		     struct setting *setting, const struct fit_options *o, char *error, size_t size)
+{
+	int v = variable_index(group, o->solve);
+	if (v < 0) {
+		snprintf(error, size, "--solve %s: not a variable of %s (variables:", o->solve,
+			 group->name[0] ? group->name : "the runs");
+		for (unsigned w = 0; w < group->variable_count; w++)
+			snprintf(error + strlen(error), size - strlen(error), " %s",
+				 group->variables[w]);
+		snprintf(error + strlen(error), size - strlen(error), ")");
+		return NULL;
+	}
+	uint64_t headroom = (uint64_t)(((unsigned __int128)o->budget * o->headroom + 9999) / 10000);
+	double limit = (double)(o->budget - headroom), base, slope;
+	vt_fit_along(&models->peak, setting->x, (unsigned)v, &base, &slope);
+	json_t *value = json_null(), *peak = json_null();
+	if (slope > 0) {
+		double best = floor((limit - base) / slope);
+		setting->x[v] = best;
+		while (best >= 1 && vt_fit_predict(&models->peak, setting->x) > limit)
+			setting->x[v] = --best; /* rounding at the edge */
+		if (best >= 1) {
+			value = json_integer((json_int_t)best);
+			peak = json_integer(llround(vt_fit_predict(&models->peak, setting->x)));
+		}
+	}
+	return json_pack("{s:s, s:o, s:o, s:I, s:I, s:f, s:o}", "key", o->solve, "value", value,
+			 "peak_bytes", peak, "budget_bytes", (json_int_t)o->budget,
+			 "headroom_bytes", (json_int_t)headroom, "bytes_per_unit", slope, "labels",
+			 labels_json(group, setting->x));
+}
+
+/* ---- the command ---- */
+
+static bool load_runs(struct fit *fit, int argc, char **argv, long device)
+{
+	char error[1024];
+	for (int i = optind; i < argc; i++) {
+		if (fit->run_count == VT_FIT_MAX_RUNS) {
+			fprintf(stderr, "vramtrace fit: at most %d reports\n", VT_FIT_MAX_RUNS);
+			return false;
+		}
+		struct vt_report_file *report = &fit->reports[fit->run_count];
+		if (!vt_report_load(argv[i], report, error, sizeof(error)) ||
+		    !vt_fit_run_from_report(report->root, argv[i], device,
+					    &fit->runs[fit->run_count], error, sizeof(error))) {
+			fprintf(stderr, "vramtrace fit: %s\n", error);
+			return false;
+		}
+		fit->run_count++;
+	}
+	for (unsigned r = 1; r < fit->run_count; r++)
+		if (strcmp(fit->runs[r].program, fit->runs[0].program) != 0) {
+			fprintf(stderr,
+				"vramtrace fit: warning: %s ran %s, %s ran %s: runs of different "
+				"programs are fitted together\n",
+				fit->runs[0].file, fit->runs[0].program, fit->runs[r].file,
+				fit->runs[r].program);
+			break;
+		}
+	return true;
+}
+
+/* Fits every group; one that cannot be fitted is an error when it is asked
+ * about, else left out with a warning. */
+static bool fit_groups(struct fit *fit, struct group_models *models, const bool *wanted,
+		       json_t *groups)
+{
+	unsigned fitted = 0;
+	for (unsigned g = 0; g < fit->group_count; g++) {
+		const struct vt_fit_group *group = &fit->groups[g];
+		const char *why = group->error;
+		if (!why && !fit_group(group, fit->runs, &models[g]))
+			why = "fewer runs than any model of its variables needs";
+		const char *name = group->name[0] ? group->name : "the runs";
+		if (why && wanted[g]) {
+			fprintf(stderr, "vramtrace fit: %s: %s\n", name, why);
+			return false;
+		}
+		if (why) {
+			fprintf(stderr, "vramtrace fit: warning: %s left out: %s\n", name, why);
+			continue;
+		}
+		json_array_append_new(groups, group_json(group, fit->runs, &models[g]));
+		fitted++;
+	}
+	if (!fitted)
+		fprintf(stderr, "vramtrace fit: no group of runs could be fitted\n");
+	return fitted > 0;
+}
+
+static int analyse(struct fit *fit, const struct fit_options *o, json_t *document)
+{
+	char error[1024];
+	fit->group_count = vt_fit_group_runs(fit->runs, fit->run_count, fit->groups, MAX_GROUPS,
+					     error, sizeof(error));
+	if (!fit->group_count) {
+		fprintf(stderr, "vramtrace fit: %s\n", error);
+		return VT_EXIT_BAD_INPUT;
+	}
+	struct setting settings[MAX_PREDICTIONS];
+	bool wanted[MAX_GROUPS] = {false};
+	unsigned count = o->predict_count ? o->predict_count : o->solve ? 1 : 0;
+	for (unsigned p = 0; p < count; p++) {
+		const char *text = p < o->predict_count ? o->predict[p] : "";
+		if (!parse_setting(fit, text, p == 0 ? o->solve : NULL, &settings[p], error,
+				   sizeof(error))) {
+			fprintf(stderr, "vramtrace fit: %s\n", error);
+			return VT_EXIT_BAD_INPUT;
+		}
+		wanted[settings[p].group] = true;
+	}
+	if (!count)
+		for (unsigned g = 0; g < fit->group_count; g++)
+			wanted[g] = fit->group_count == 1;
+	static struct group_models models[MAX_GROUPS];
+	json_t *groups = json_object_get(document, "groups");
+	if (!fit_groups(fit, models, wanted, groups))
+		return VT_EXIT_BAD_INPUT;
+	json_t *predictions = json_object_get(document, "predictions");
+	for (unsigned p = 0; p < o->predict_count; p++) {
+		unsigned g = settings[p].group;
+		json_array_append_new(predictions,
+				      prediction_json(&fit->groups[g], &models[g], &settings[p]));
+	}
+	if (o->solve) {
+		unsigned g = settings[0].group;
+		json_t *largest =
+			solve(&fit->groups[g], &models[g], &settings[0], o, error, sizeof(error));
+		if (!largest) {
+			fprintf(stderr, "vramtrace fit: %s\n", error);
+			return VT_EXIT_BAD_INPUT;
+		}
+		json_object_set_new(document, "largest_fit", largest);
+	}
+	for (unsigned p = 0; p < count; p++)
+		json_decref(settings[p].labels);
+	return VT_EXIT_OK;
+}
+
+int vt_command_fit(int argc, char **argv)
+{
+	struct fit_options options;
+	int done = parse_options(argc, argv, &options);
+	if (done >= 0)
+		return done;
+	static struct fit fit;
+	memset(&fit, 0, sizeof(fit));
+	json_t *document =
+		json_pack("{s:s, s:o, s:[], s:[], s:n}", "schema", "vramtrace/fit-1", "device",
+			  options.device >= 0 ? json_integer(options.device) : json_null(),
+			  "groups", "predictions", "largest_fit");
+	int status = load_runs(&fit, argc, argv, options.device) ? analyse(&fit, &options, document)
+								 : VT_EXIT_BAD_INPUT;
+	struct vt_output out;
+	if (status == VT_EXIT_OK && vt_output_open(&out, options.output, "fit")) {
+		vt_format_fit(document, options.format, out.stream);
+		if (!vt_output_commit(&out, "fit"))
+			status = VT_EXIT_BAD_INPUT;
+	} else if (status == VT_EXIT_OK) {
+		status = VT_EXIT_BAD_INPUT;
+	}
+	json_decref(document);
+	for (unsigned g = 0; g < fit.group_count; g++)
+		vt_fit_group_free(&fit.groups[g]);
+	for (unsigned r = 0; r < fit.run_count; r++) {
+		vt_fit_run_free(&fit.runs[r]);
+		vt_report_close(&fit.reports[r]);
+	}
+	return status;
+}

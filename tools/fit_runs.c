@@ -1,0 +1,240 @@
+#include "fit_runs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_file.h"
+
+static bool parse_number(const char *text, double *value)
+{
+	char *end;
+	*value = strtod(text, &end);
+	return *text && !*end && isfinite(*value);
+}
+
+static json_t *pick_device(json_t *root, long device)
+{
+	json_t *best = NULL, *entry;
+	size_t i;
+	json_array_foreach (json_object_get(root, "devices"), i, entry) {
+		if (device >= 0 ? vt_int(entry, "ordinal") == device
+				: !best || vt_int(json_object_get(entry, "peak"), "bytes") >
+						   vt_int(json_object_get(best, "peak"), "bytes"))
+			best = entry;
+	}
+	return best;
+}
+
+bool vt_fit_run_from_report(json_t *root, const char *file, long device, struct vt_fit_run *run,
+			    char *error, size_t size)
+{
+	memset(run, 0, sizeof(*run));
+	if (strcmp(vt_str(root, "schema", ""), VT_SCHEMA) != 0) {
+		snprintf(error, size, "%s: a merged report; give each rank's report instead", file);
+		return false;
+	}
+	json_t *entry = pick_device(root, device);
+	if (!entry) {
+		snprintf(error, size, "%s: no device %ld in this report", file, device);
+		return false;
+	}
+	json_t *run_object = json_object_get(root, "run");
+	run->file = file;
+	run->labels = json_object_get(run_object, "labels");
+	const char *program =
+		json_string_value(json_array_get(json_object_get(run_object, "command"), 0));
+	const char *slash = program ? strrchr(program, '/') : NULL;
+	run->program = slash ? slash + 1 : program ? program : "?";
+	run->peak = vt_int(json_object_get(entry, "peak"), "bytes");
+	run->tags = json_object();
+	size_t i;
+	json_t *tag;
+	json_array_foreach (json_object_get(entry, "tags"), i, tag)
+		json_object_set_new(run->tags, vt_str(tag, "tag", "untagged"),
+				    json_integer(vt_int(tag, "at_peak_bytes")));
+	return true;
+}
+
+void vt_fit_run_free(struct vt_fit_run *run)
+{
+	if (run->tags)
+		json_decref(run->tags);
+	run->tags = NULL;
+}
+
+bool vt_fit_label_numeric(const struct vt_fit_run *runs, unsigned count, const char *label)
+{
+	for (unsigned r = 0; r < count; r++) {
+		double value;
+		const char *text = vt_str(runs[r].labels, label, NULL);
+		if (!text || !parse_number(text, &value))
+			return false;
+	}
+	return true;
+}
+
+double vt_fit_label_value(const struct vt_fit_run *run, const char *label)
+{
+	double value = 0;
+	parse_number(vt_str(run->labels, label, ""), &value);
+	return value;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The labels of every run, each once, sorted; NULL-terminated. */
+static const char **all_labels(const struct vt_fit_run *runs, unsigned count)
+{
+	json_t *seen = json_object();
+	for (unsigned r = 0; r < count; r++) {
+		const char *key;
+		json_t *value;
+		json_object_foreach (runs[r].labels, key, value)
+			json_object_set_new(seen, key, json_true());
+	}
+	size_t n = json_object_size(seen), i = 0;
+	const char **names = calloc(n + 1, sizeof(*names));
+	const char *key;
+	json_t *value;
+	json_object_foreach (seen, key, value)
+		names[i++] = strdup(key);
+	json_decref(seen);
+	qsort(names, n, sizeof(*names), compare_names);
+	return names;
+}
+
+static void free_labels(const char **names)
+{
+	for (const char **name = names; name && *name; name++)
+		free((char *)*name);
+	free(names);
+}
+
+/* "dtype=bf16,quant=none": the run's non-numeric labels, in name order. */
+static void group_name(const struct vt_fit_run *run, const char **labels, const bool *numeric,
+		       char *out, size_t size)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (unsigned i = 0; labels[i]; i++) {
+		if (numeric[i])
+			continue;
+		int wrote = snprintf(out + used, size - used, "%s%s=%s", used ? "," : "", labels[i],
+				     vt_str(run->labels, labels[i], ""));
+		if (wrote > 0 && (size_t)wrote < size - used)
+			used += (size_t)wrote;
+	}
+}
+
+/* A group's variables: its numeric labels that vary; the others fixed. */
+static void find_variables(struct vt_fit_group *group, const struct vt_fit_run *runs,
+			   const char **labels, const bool *numeric)
+{
+	group->fixed = json_object();
+	for (unsigned i = 0; labels[i]; i++) {
+		if (!numeric[i])
+			continue;
+		double low = INFINITY, high = -INFINITY;
+		for (unsigned r = 0; r < group->run_count; r++) {
+			double value = vt_fit_label_value(&runs[group->runs[r]], labels[i]);
+			low = fmin(low, value);
+			high = fmax(high, value);
+		}
+		if (low == high) {
+			json_object_set_new(group->fixed, labels[i], json_real(low));
+		} else if (group->variable_count < VT_FIT_MAX_VARIABLES) {
+			unsigned v = group->variable_count++;
+			snprintf(group->variables[v], sizeof(group->variables[v]), "%s", labels[i]);
+			group->low[v] = low;
+			group->high[v] = high;
+		} else {
+			group->error = "more than four numeric labels vary in its runs";
+		}
+	}
+	if (group->run_count < 2)
+		group->error = "a single run cannot be fitted: give reports of at least two "
+			       "settings";
+	else if (!group->error && group->variable_count == 0)
+		group->error = "its runs do not differ in any numeric label, so there is nothing "
+			       "to fit";
+}
+
+static bool labels_complete(const struct vt_fit_run *runs, unsigned count, const char **labels,
+			    char *error, size_t size)
+{
+	for (unsigned r = 0; r < count; r++)
+		for (unsigned i = 0; labels[i]; i++)
+			if (!vt_str(runs[r].labels, labels[i], NULL)) {
+				snprintf(error, size,
+					 "%s has no label %s, which other runs have: every run "
+					 "needs the same labels",
+					 runs[r].file, labels[i]);
+				return false;
+			}
+	return true;
+}
+
+unsigned vt_fit_group_runs(const struct vt_fit_run *runs, unsigned count,
+			   struct vt_fit_group *groups, unsigned max, char *error, size_t size)
+{
+	const char **labels = all_labels(runs, count);
+	unsigned label_count = 0;
+	while (labels[label_count])
+		label_count++;
+	bool *numeric = calloc(label_count + 1, sizeof(*numeric));
+	unsigned group_count = 0;
+	if (!labels_complete(runs, count, labels, error, size))
+		goto done;
+	for (unsigned i = 0; i < label_count; i++)
+		numeric[i] = vt_fit_label_numeric(runs, count, labels[i]);
+	for (unsigned r = 0; r < count; r++) {
+		char name[512];
+		group_name(&runs[r], labels, numeric, name, sizeof(name));
+		unsigned g = 0;
+		while (g < group_count && strcmp(groups[g].name, name) != 0)
+			g++;
+		if (g == group_count) {
+			if (group_count == max) {
+				snprintf(error, size, "more than %u groups of runs", max);
+				group_count = 0;
+				goto done;
+			}
+			memset(&groups[g], 0, sizeof(groups[g]));
+			snprintf(groups[g].name, sizeof(groups[g].name), "%s", name);
+			group_count++;
+		}
+		groups[g].runs[groups[g].run_count++] = r;
+	}
+	for (unsigned g = 0; g < group_count; g++)
+		find_variables(&groups[g], runs, labels, numeric);
+done:
+	free(numeric);
+	free_labels(labels);
+	return group_count;
+}
+
+void vt_fit_group_data(const struct vt_fit_group *group, const struct vt_fit_run *runs,
+		       const char *tag, struct vt_fit_data *data)
+{
+	memset(data, 0, sizeof(*data));
+	data->run_count = group->run_count;
+	data->variable_count = group->variable_count;
+	for (unsigned r = 0; r < group->run_count; r++) {
+		const struct vt_fit_run *run = &runs[group->runs[r]];
+		for (unsigned v = 0; v < group->variable_count; v++)
+			data->x[r][v] = vt_fit_label_value(run, group->variables[v]);
+		data->y[r] = (double)(tag ? vt_int(run->tags, tag) : run->peak);
+	}
+}
+
+void vt_fit_group_free(struct vt_fit_group *group)
+{
+	if (group->fixed)
+		json_decref(group->fixed);
+	group->fixed = NULL;
+}

@@ -1,0 +1,208 @@
+/* vramtrace fit's document for people: text in the user's terms ("each +1
+ * batch costs 512.00 MiB"), or one self-contained HTML page with the
+ * measured points and fitted lines against each variable, the budget line
+ * and the largest fit. The JSON format is the document itself. */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "formats.h"
+#include "report_file.h"
+
+static const char *human(double bytes, char *buf, unsigned size)
+{
+	if (bytes >= 0 || size < 2)
+		return vt_human((int64_t)llround(bytes), buf, size);
+	buf[0] = '-';
+	vt_human((int64_t)llround(-bytes), buf + 1, size - 1);
+	return buf;
+}
+
+static double number(json_t *object, const char *key)
+{
+	return json_number_value(json_object_get(object, key));
+}
+
+/* "batch=32, context=4096" from a labels object. */
+static void labels_text(json_t *labels, char *out, size_t size)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	const char *key;
+	json_t *value;
+	json_object_foreach (labels, key, value) {
+		int wrote = json_is_string(value)
+				    ? snprintf(out + used, size - used, "%s%s=%s", used ? ", " : "",
+					       key, json_string_value(value))
+				    : snprintf(out + used, size - used, "%s%s=%g", used ? ", " : "",
+					       key, json_number_value(value));
+		if (wrote < 0 || (size_t)wrote >= size - used)
+			return;
+		used += (size_t)wrote;
+	}
+}
+
+static void model_line(FILE *out, const char *name, json_t *model)
+{
+	fprintf(out, "  %-16s =", name);
+	size_t i;
+	json_t *term;
+	char size[32];
+	json_array_foreach (json_object_get(model, "terms"), i, term) {
+		const char *what = json_string_value(json_object_get(term, "term"));
+		double c = number(term, "coefficient");
+		fprintf(out, "%s %s %s%s", i ? " +" : "", human(c, size, sizeof(size)),
+			strcmp(what, "1") == 0 ? "fixed" : "per ",
+			strcmp(what, "1") == 0 ? "" : what);
+	}
+	if (!json_array_size(json_object_get(model, "terms")))
+		fputs(" 0 B", out);
+	fprintf(out, "   (leave-one-out miss at most %s)\n",
+		human(number(model, "loo_max_error_bytes"), size, sizeof(size)));
+}
+
+/* The coefficient of a variable's own term in a model, 0 without one. */
+static double own_term(json_t *model, const char *variable)
+{
+	size_t i;
+	json_t *term;
+	json_array_foreach (json_object_get(model, "terms"), i, term)
+		if (strcmp(json_string_value(json_object_get(term, "term")), variable) == 0)
+			return number(term, "coefficient");
+	return 0;
+}
+
+/* "each +1 batch costs 512.00 MiB (kv_cache 512.00 MiB)": terms in the
+ * variable alone; products are shown in the model lines. */
+static void costs(FILE *out, json_t *group)
+{
+	json_t *model = json_object_get(group, "model");
+	size_t i;
+	json_t *variable;
+	char size[32];
+	json_array_foreach (json_object_get(group, "variables"), i, variable) {
+		const char *name = json_string_value(json_object_get(variable, "name"));
+		double peak = own_term(json_object_get(model, "peak"), name);
+		if (peak == 0)
+			continue;
+		fprintf(out, "  each +1 %s costs %s", name, human(peak, size, sizeof(size)));
+		const char *tag;
+		json_t *tag_model;
+		bool first = true;
+		json_object_foreach (json_object_get(model, "tags"), tag, tag_model) {
+			double bytes = own_term(tag_model, name);
+			if (bytes == 0)
+				continue;
+			fprintf(out, "%s%s %s", first ? " (" : ", ", tag,
+				human(bytes, size, sizeof(size)));
+			first = false;
+		}
+		fputs(first ? "\n" : ")\n", out);
+	}
+}
+
+static void group_text(FILE *out, json_t *group)
+{
+	const char *name = json_string_value(json_object_get(group, "name"));
+	json_t *runs = json_object_get(group, "runs");
+	fprintf(out, "%s%s (%zu runs); variables:", name[0] ? "group " : "runs",
+		name[0] ? name : "", json_array_size(runs));
+	size_t i;
+	json_t *item;
+	json_array_foreach (json_object_get(group, "variables"), i, item)
+		fprintf(out, " %s %g to %g", json_string_value(json_object_get(item, "name")),
+			number(item, "low"), number(item, "high"));
+	char text[600];
+	labels_text(json_object_get(group, "fixed"), text, sizeof(text));
+	fprintf(out, "%s%s\n\n", text[0] ? "; held at " : "", text);
+	json_t *model = json_object_get(group, "model");
+	model_line(out, "peak", json_object_get(model, "peak"));
+	const char *tag;
+	json_object_foreach (json_object_get(model, "tags"), tag, item)
+		model_line(out, tag, item);
+	costs(out, group);
+	fprintf(out, "\n  residuals (measured - fitted):\n");
+	char measured[32], fitted[32], residual[32];
+	json_array_foreach (runs, i, item) {
+		json_t *labels = json_deep_copy(json_object_get(item, "labels"));
+		labels_text(labels, text, sizeof(text));
+		json_decref(labels);
+		fprintf(out, "    %-40s peak %12s  fitted %12s  %s\n", text,
+			human(number(item, "peak_bytes"), measured, sizeof(measured)),
+			human(number(item, "fitted_bytes"), fitted, sizeof(fitted)),
+			human(number(item, "residual_bytes"), residual, sizeof(residual)));
+	}
+	fputc('\n', out);
+}
+
+static void prediction_text(FILE *out, json_t *prediction)
+{
+	char text[600], size[32], uncertainty[32];
+	labels_text(json_object_get(prediction, "labels"), text, sizeof(text));
+	fprintf(out, "prediction at %s: peak %s (%" PRId64 " bytes) +/- %s%s\n", text,
+		human(number(prediction, "peak_bytes"), size, sizeof(size)),
+		(int64_t)number(prediction, "peak_bytes"),
+		human(number(prediction, "uncertainty_bytes"), uncertainty, sizeof(uncertainty)),
+		json_is_true(json_object_get(prediction, "extrapolated"))
+			? ", extrapolated beyond the measured range"
+			: "");
+	const char *tag;
+	json_t *bytes;
+	bool first = true;
+	json_object_foreach (json_object_get(prediction, "tags"), tag, bytes) {
+		fprintf(out, "%s%s %s", first ? "    " : ", ", tag,
+			human(number(json_object_get(prediction, "tags"), tag), size,
+			      sizeof(size)));
+		first = false;
+	}
+	if (!first)
+		fputc('\n', out);
+}
+
+static void largest_text(FILE *out, json_t *largest)
+{
+	char budget[32], headroom[32], peak[32], text[600];
+	const char *key = json_string_value(json_object_get(largest, "key"));
+	fprintf(out, "largest %s that fits %s with %s kept free: ", key,
+		human(number(largest, "budget_bytes"), budget, sizeof(budget)),
+		human(number(largest, "headroom_bytes"), headroom, sizeof(headroom)));
+	json_t *value = json_object_get(largest, "value");
+	if (json_is_null(value)) {
+		fprintf(out, "none (%s)\n",
+			number(largest, "bytes_per_unit") > 0 ? "not even 1 fits"
+							      : "the peak does not grow with it");
+		return;
+	}
+	json_t *others = json_deep_copy(json_object_get(largest, "labels"));
+	json_object_del(others, key);
+	labels_text(others, text, sizeof(text));
+	json_decref(others);
+	fprintf(out, "%s=%" PRId64 ", predicted peak %s (with %s)\n", key,
+		(int64_t)json_integer_value(value),
+		human(number(largest, "peak_bytes"), peak, sizeof(peak)), text);
+}
+
+static void fit_text(json_t *fit, FILE *out)
+{
+	size_t i;
+	json_t *item;
+	json_array_foreach (json_object_get(fit, "groups"), i, item)
+		group_text(out, item);
+	json_array_foreach (json_object_get(fit, "predictions"), i, item)
+		prediction_text(out, item);
+	json_t *largest = json_object_get(fit, "largest_fit");
+	if (json_is_object(largest))
+		largest_text(out, largest);
+}
+
+void vt_format_fit(json_t *fit, const char *format, FILE *out)
+{
+	if (strcmp(format, "json") == 0) {
+		json_dumpf(fit, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', out);
+	} else if (strcmp(format, "html") == 0) {
+		vt_fit_html(fit, out);
+	} else {
+		fit_text(fit, out);
+	}
+}
