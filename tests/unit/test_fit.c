@@ -11,9 +11,10 @@ static struct vt_fit_data runs(double (*f)(double, double), const double *batche
 	for (unsigned i = 0; i < nb; i++)
 		for (unsigned j = 0; j < nc; j++) {
 			unsigned r = data.run_count++;
+			double context = contexts ? contexts[j] : 0;
 			data.x[r][0] = batches[i];
-			data.x[r][1] = contexts ? contexts[j] : 0;
-			data.y[r] = f(batches[i], contexts[j]);
+			data.x[r][1] = context;
+			data.y[r] = f(batches[i], context);
 		}
 	return data;
 }
