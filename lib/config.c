@@ -147,6 +147,17 @@ static bool parse_sources(const char *value, struct vt_config *config)
 	return false;
 }
 
+static bool parse_python(const char *value, struct vt_config *config)
+{
+	return parse_flag(value, &config->python);
+}
+
+static bool parse_python_depth(const char *value, struct vt_config *config)
+{
+	return parse_count(value, VT_CONFIG_MAX_STACK_DEPTH, &config->python_depth) &&
+	       config->python_depth > 0;
+}
+
 static const struct option options[] = {
 	{"VRAMTRACE_OUTPUT", parse_output, "a path template such as vramtrace.%p.json"},
 	{"VRAMTRACE_LABEL", parse_labels, "key=value pairs separated by commas"},
@@ -162,6 +173,8 @@ static const struct option options[] = {
 	{"VRAMTRACE_REDACT_ARGS", parse_redact_args, "0 or 1"},
 	{"VRAMTRACE_SAMPLE_MS", parse_sample_ms, "milliseconds from 0 (off) to 60000"},
 	{"VRAMTRACE_SOURCES", parse_sources, "hooks, cupti or both"},
+	{"VRAMTRACE_PYTHON", parse_python, "0 or 1"},
+	{"VRAMTRACE_PYTHON_DEPTH", parse_python_depth, "a number of frames from 1 to 128"},
 };
 
 static void set_defaults(struct vt_config *config)
@@ -174,6 +187,8 @@ static void set_defaults(struct vt_config *config)
 	config->oom_snapshots = 1;
 	config->follow_fork = true;
 	config->sample_ms = 10;
+	config->python = true;
+	config->python_depth = 128;
 }
 
 static const struct option *find_option(const char *name, size_t length)

@@ -33,6 +33,8 @@ struct vt_config {
 	bool redact_args;           /* VRAMTRACE_REDACT_ARGS: only argv[0] recorded */
 	unsigned sample_ms;         /* VRAMTRACE_SAMPLE_MS: NVML sampling period, 0 off */
 	enum vt_sources sources;    /* VRAMTRACE_SOURCES: hooks, cupti or both */
+	bool python;                /* VRAMTRACE_PYTHON: Python frames in stacks */
+	unsigned python_depth;      /* VRAMTRACE_PYTHON_DEPTH: Python frames kept */
 };
 
 void vt_config_load(struct vt_config *config);

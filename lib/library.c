@@ -28,6 +28,7 @@
 #include "sources/graphs.h"
 #include "sources/nvml_view.h"
 #include "sources/pools.h"
+#include "sources/python.h"
 #include "sources/real.h"
 #include "sources/signals.h"
 
@@ -178,6 +179,9 @@ static void activate(void)
 	if (library.config.stack_depth && !vt_stack_capture_init((const void *)vt_library_activate))
 		vt_warn_once(&warned_unwinder, "cannot load libunwind.so.8: allocations are "
 					       "recorded without call stacks");
+	if (library.config.stack_depth && library.config.python &&
+	    vt_python_init(library.config.python_depth))
+		vt_call_enable_python();
 	struct vt_tracker_options options = {
 		.oom_snapshots = library.config.oom_snapshots,
 		.snapshot_top = library.config.top,

@@ -180,8 +180,8 @@ uint32_t vt_stack_intern(const uintptr_t *frames, unsigned depth)
 {
 	if (depth == 0)
 		return VT_STACK_NONE;
-	if (depth > VT_MAX_STACK_DEPTH)
-		depth = VT_MAX_STACK_DEPTH;
+	if (depth > VT_MAX_STACK_FRAMES)
+		depth = VT_MAX_STACK_FRAMES;
 	uint64_t hash = hash_frames(frames, depth);
 	struct cache_slot *slot = &cache[hash % CACHE_SLOTS];
 	if (slot->hash == hash && matches(slot->id, hash, frames, depth))

@@ -8,7 +8,10 @@
 #include <stdint.h>
 
 #define VT_STACK_NONE      0
-#define VT_MAX_STACK_DEPTH 128
+#define VT_MAX_STACK_DEPTH 128 /* native frames captured */
+/* Frames one stack may hold: the native ones and, where they ran Python,
+ * up to as many Python frames again. */
+#define VT_MAX_STACK_FRAMES (2 * VT_MAX_STACK_DEPTH)
 
 /* The id of these frames; VT_STACK_NONE for depth 0 or when no host memory
  * is left. */

@@ -30,6 +30,8 @@ static void write_frame(struct vt_json *json, const struct vt_frame *frame)
 		vt_json_i64(json, "line", frame->line);
 	else
 		vt_json_null(json, "line");
+	if (frame->python)
+		vt_json_bool(json, "python", true);
 	vt_json_end_object(json);
 }
 
@@ -107,6 +109,8 @@ static void write_table(struct vt_json *json, struct vt_symbolizer *symbolizer,
 		struct vt_frame frame = {.pc = pcs[i], .offset = pcs[i]};
 		if (symbolizer)
 			vt_symbolize(symbolizer, pcs[i], &frame);
+		if (frame.python)
+			frame.offset = 0;
 		write_frame(json, &frame);
 	}
 	vt_json_end_array(json);

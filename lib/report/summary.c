@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/python_code.h"
 #include "../core/rules.h"
 #include "../core/size.h"
 #include "../core/stacks.h"
@@ -108,15 +109,27 @@ static void describe_frame(const struct vt_frame *frame, char *out, size_t size)
 	}
 }
 
-/* A stack as the summary shows it: its first interesting frames, one per
+static bool has_python(const uintptr_t *frames, unsigned depth)
+{
+	for (unsigned f = 0; f < depth; f++)
+		if (vt_py_is_frame(frames[f]))
+			return true;
+	return false;
+}
+
+/* A stack as the summary shows it: its first interesting frames (its
+ * Python frames, where it has them: the program's own lines), one per
  * line, at the level of source lines. */
 static void render_stack(const struct vt_report *report, uint32_t stack, char *out, size_t size)
 {
 	const uintptr_t *frames;
 	unsigned depth = vt_stack_frames(stack, &frames);
+	bool python = has_python(frames, depth);
 	size_t used = 0;
 	out[0] = '\0';
 	for (unsigned f = 0, shown = 0; f < depth && shown < SUMMARY_FRAMES; f++) {
+		if (python && !vt_py_is_frame(frames[f]))
+			continue;
 		struct vt_frame frame;
 		vt_symbolize(report->symbolizer, frames[f], &frame);
 		if (!interesting(&frame))

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/python_code.h"
+
 /* libdw is opened at report time, privately, so that loading vramtrace
  * costs nothing and its symbols never meet the program's. */
 struct libdw {
@@ -183,10 +185,28 @@ static void symbolize_dladdr(struct vt_symbolizer *s, uintptr_t pc, struct vt_fr
 	set_function(s, info.dli_sname, out);
 }
 
+/* A Python frame: its function's qualified name, file and line. */
+static bool symbolize_python(uintptr_t frame, struct vt_frame *out)
+{
+	const char *qualname, *filename;
+	int line;
+	if (!vt_py_frame_resolve(frame, &qualname, &filename, &line))
+		return false;
+	copy(out->function, sizeof(out->function), qualname);
+	copy(out->file, sizeof(out->file), filename);
+	out->line = line;
+	out->python = true;
+	return true;
+}
+
 void vt_symbolize(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->pc = pc;
+	if (vt_py_is_frame(pc)) {
+		symbolize_python(pc, out);
+		return;
+	}
 	/* A return address points after its call; look up the call itself. */
 	uintptr_t call = pc ? pc - 1 : pc;
 	if (!symbolize_dwfl(s, call, out))

@@ -3,6 +3,7 @@
  * offset in it, and file:line where debug information exists. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct vt_frame {
@@ -12,6 +13,7 @@ struct vt_frame {
 	uint64_t offset;    /* pc - the module's load address */
 	char file[512];     /* "" without debug information */
 	int line;           /* 0 without debug information */
+	bool python;        /* a Python frame: function is its qualified name */
 };
 
 struct vt_symbolizer;

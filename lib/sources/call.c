@@ -9,6 +9,7 @@
 #include "../core/tags.h"
 #include "../library.h"
 #include "driver_query.h"
+#include "python.h"
 
 struct call_state {
 	unsigned depth;        /* every hooked call, recording or not */
@@ -67,11 +68,44 @@ bool vt_call_in_progress(void)
 
 __thread unsigned vt_tracer_busy __attribute__((tls_model("initial-exec")));
 
+static atomic_bool python_frames;
+
+void vt_call_enable_python(void)
+{
+	atomic_store(&python_frames, true);
+}
+
+/* Each native frame of the evaluation loop gives way to the run of Python
+ * frames it was executing, innermost first; runs the native walk did not
+ * reach (its depth ran out) follow at the root. */
+static unsigned merge_python(const uintptr_t *native, unsigned count, uintptr_t *out)
+{
+	uintptr_t python[VT_MAX_STACK_DEPTH];
+	unsigned runs[VT_MAX_STACK_DEPTH], run_count;
+	unsigned frames =
+		vt_python_frames(python, VT_MAX_STACK_DEPTH, runs, VT_MAX_STACK_DEPTH, &run_count);
+	unsigned used = 0, next = 0, run = 0;
+	for (unsigned i = 0; i < count; i++) {
+		if (run < run_count && vt_python_is_eval_pc(native[i])) {
+			for (unsigned f = 0; f < runs[run]; f++)
+				out[used++] = python[next++];
+			run++;
+		} else {
+			out[used++] = native[i];
+		}
+	}
+	while (next < frames)
+		out[used++] = python[next++];
+	return used;
+}
+
 static uint32_t capture_stack(unsigned depth)
 {
-	uintptr_t frames[VT_MAX_STACK_DEPTH];
+	uintptr_t frames[VT_MAX_STACK_DEPTH], merged[VT_MAX_STACK_FRAMES];
 	unsigned got = vt_stack_capture(frames, depth);
-	return vt_stack_intern(frames, got);
+	if (!atomic_load_explicit(&python_frames, memory_order_relaxed))
+		return vt_stack_intern(frames, got);
+	return vt_stack_intern(merged, merge_python(frames, got, merged));
 }
 
 /* The module rule's tag, decided once per distinct stack. */

@@ -23,6 +23,9 @@ enum vt_source {
 	VT_SOURCE_CUPTI = 2,
 };
 
+/* Python frames join the stacks from now on (the interpreter was found). */
+void vt_call_enable_python(void);
+
 /* Which sources record; the hooks alone until CUPTI subscribed. */
 void vt_sources_set_recording(unsigned sources);
 unsigned vt_sources_recording(void);

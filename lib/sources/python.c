@@ -1,0 +1,269 @@
+#define _GNU_SOURCE
+#include "python.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/python_code.h"
+#include "../log.h"
+
+/* Where each version keeps what is read, from CPython's headers. */
+struct layout {
+	unsigned version;    /* 0x030B0000 and up, major and minor only */
+	size_t thread_frame; /* PyThreadState: the current frame, through cframe below 3.13 */
+	size_t cframe_frame; /* _PyCFrame.current_frame; unused from 3.13 */
+	bool through_cframe;
+	size_t frame_code, frame_previous, frame_instruction, frame_owner;
+	ptrdiff_t frame_entry;    /* 3.11's is_entry, or -1 */
+	int shim_owner;           /* FRAME_OWNED_BY_CSTACK from 3.12, or -1 */
+	bool instruction_is_next; /* 3.13's instr_ptr; prev_instr before */
+	size_t code_filename, code_qualname, code_line_table, code_first_line, code_units;
+	size_t ascii_size, compact_size;
+};
+
+static const struct layout layouts[] = {
+	{0x030B0000, 56, 8, true, 32, 48, 56, 69, 68, -1, false, 112, 128, 136, 72, 184, 48, 72},
+	{0x030C0000, 56, 0, true, 0, 8, 56, 70, -1, 3, false, 112, 128, 136, 68, 192, 40, 56},
+	{0x030D0000, 72, 0, false, 0, 8, 56, 70, -1, 3, true, 112, 128, 136, 68, 200, 40, 56},
+};
+
+static struct {
+	const struct layout *layout;
+	void *(*thread_state)(void);
+	int (*initialized)(void);
+	const void *code_type;
+	uintptr_t eval_start, eval_end;
+	unsigned max_frames;
+} py;
+
+static atomic_bool warned;
+
+static void *symbol(const char *name)
+{
+	return dlsym(RTLD_DEFAULT, name);
+}
+
+/* The evaluation loop's extent, from its ELF symbol. */
+static void find_eval_loop(void)
+{
+	void *start = symbol("_PyEval_EvalFrameDefault");
+	Dl_info info;
+	const ElfW(Sym) *entry = NULL;
+	if (start && dladdr1(start, &info, (void **)&entry, RTLD_DL_SYMENT) && entry) {
+		py.eval_start = (uintptr_t)start;
+		py.eval_end = py.eval_start + entry->st_size;
+	}
+}
+
+/* From 3.13 the runtime starts with _Py_DebugOffsets, which says whether
+ * the build is free-threaded; no earlier build is. */
+static bool free_threaded(void)
+{
+	const char *runtime = symbol("_PyRuntime");
+	return runtime && memcmp(runtime, "xdebugpy", 8) == 0 &&
+	       *(const uint64_t *)(runtime + 16) != 0;
+}
+
+/* "3.10" from Py_GetVersion's "3.10.13 (main, ...)", for the warning. */
+static void version_text(char *out, size_t size)
+{
+	const char *(*get_version)(void) = (const char *(*)(void))symbol("Py_GetVersion");
+	const char *text = get_version ? get_version() : "?";
+	size_t length = strcspn(text, " ");
+	snprintf(out, size, "%.*s", (int)(length < size ? length : size - 1), text);
+}
+
+bool vt_python_init(unsigned max_frames)
+{
+	const unsigned long *version = symbol("Py_Version");
+	py.thread_state = (void *(*)(void))symbol("PyGILState_GetThisThreadState");
+	py.initialized = (int (*)(void))symbol("Py_IsInitialized");
+	py.code_type = symbol("PyCode_Type");
+	if (!py.thread_state || !py.initialized || !py.code_type)
+		return false; /* no Python in this process */
+	unsigned minor = version ? (unsigned)(*version & 0xFFFF0000u) : 0;
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		if (layouts[i].version == minor)
+			py.layout = &layouts[i];
+	if (!py.layout || free_threaded()) {
+		char text[32];
+		version_text(text, sizeof(text));
+		if (!atomic_exchange(&warned, true))
+			vt_warn("Python %s%s is not one whose frames vramtrace reads (3.11 to "
+				"3.13): stacks stay native",
+				text, py.layout ? ", free-threaded," : "");
+		py.layout = NULL;
+		return false;
+	}
+	find_eval_loop();
+	py.max_frames = max_frames;
+	return true;
+}
+
+bool vt_python_is_eval_pc(uintptr_t pc)
+{
+	return pc >= py.eval_start && pc < py.eval_end;
+}
+
+static const void *field(const void *base, size_t offset)
+{
+	return *(const void *const *)((const char *)base + offset);
+}
+
+/* A str's text into out, as UTF-8: compact strings only. */
+static void read_str(const void *object, char *out, size_t size)
+{
+	const struct layout *l = py.layout;
+	out[0] = '\0';
+	if (!object)
+		return;
+	const char *base = object;
+	size_t length = *(const size_t *)(base + 16);
+	unsigned state = *(const unsigned *)(base + 32);
+	unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
+	if (!compact)
+		return;
+	const unsigned char *data =
+		(const unsigned char *)base + (ascii ? l->ascii_size : l->compact_size);
+	size_t used = 0;
+	for (size_t i = 0; i < length && used + 4 < size; i++) {
+		uint32_t c = kind == 1   ? data[i]
+			     : kind == 2 ? ((const uint16_t *)data)[i]
+					 : ((const uint32_t *)data)[i];
+		if (c < 0x80) {
+			out[used++] = (char)c;
+		} else if (c < 0x800) {
+			out[used++] = (char)(0xC0 | (c >> 6));
+			out[used++] = (char)(0x80 | (c & 63));
+		} else if (c < 0x10000) {
+			out[used++] = (char)(0xE0 | (c >> 12));
+			out[used++] = (char)(0x80 | ((c >> 6) & 63));
+			out[used++] = (char)(0x80 | (c & 63));
+		} else {
+			out[used++] = (char)(0xF0 | (c >> 18));
+			out[used++] = (char)(0x80 | ((c >> 12) & 63));
+			out[used++] = (char)(0x80 | ((c >> 6) & 63));
+			out[used++] = (char)(0x80 | (c & 63));
+		}
+	}
+	out[used] = '\0';
+}
+
+/* The first sight of a code object: a copy of what resolving needs. */
+static uint32_t copy_code(const void *code)
+{
+	const struct layout *l = py.layout;
+	char qualname[512], filename[1024];
+	read_str(field(code, l->code_qualname), qualname, sizeof(qualname));
+	read_str(field(code, l->code_filename), filename, sizeof(filename));
+	const char *table = field(code, l->code_line_table);
+	struct vt_py_code copy = {
+		.qualname = qualname,
+		.filename = filename,
+		.first_line = *(const int *)((const char *)code + l->code_first_line),
+		.line_table = table ? (const uint8_t *)table + 32 : NULL,
+		.line_table_size = table ? *(const size_t *)(table + 16) : 0,
+	};
+	return vt_py_code_add(&copy);
+}
+
+/* Code objects already copied, per thread: the hot path takes no lock. A
+ * hit must match the object's address, first line and file name object,
+ * so a freed code object whose address was reused is copied anew. */
+struct code_seen {
+	const void *code;
+	const void *filename;
+	int first_line;
+	uint32_t id;
+};
+#define CODES_SEEN 512
+static __thread struct code_seen seen[CODES_SEEN] __attribute__((tls_model("initial-exec")));
+
+static uint32_t code_id(const void *code)
+{
+	const struct layout *l = py.layout;
+	const void *filename = field(code, l->code_filename);
+	int first_line = *(const int *)((const char *)code + l->code_first_line);
+	struct code_seen *slot = &seen[((uintptr_t)code >> 4) % CODES_SEEN];
+	if (slot->code == code && slot->filename == filename && slot->first_line == first_line)
+		return slot->id;
+	uint32_t id = copy_code(code);
+	if (id != UINT32_MAX)
+		*slot = (struct code_seen){code, filename, first_line, id};
+	return id;
+}
+
+/* The frame's code object, or NULL for a frame that runs no Python code. */
+static const void *frame_code(const void *frame)
+{
+	const struct layout *l = py.layout;
+	if (l->shim_owner >= 0 && *((const char *)frame + l->frame_owner) == l->shim_owner)
+		return NULL;
+	const void *code = field(frame, l->frame_code);
+	return code && field(code, 8) == py.code_type ? code : NULL;
+}
+
+static uint32_t instruction(const void *frame, const void *code)
+{
+	const struct layout *l = py.layout;
+	const char *at = field(frame, l->frame_instruction);
+	const char *first = (const char *)code + l->code_units;
+	if (!at || at < first)
+		return 0;
+	return (uint32_t)((at - first) / 2);
+}
+
+/* A run of frames ends at 3.11's entry frame, or before 3.12's shim. */
+static bool ends_run(const void *frame)
+{
+	const struct layout *l = py.layout;
+	if (l->frame_entry >= 0)
+		return *((const char *)frame + l->frame_entry) != 0;
+	const void *previous = field(frame, l->frame_previous);
+	return !previous || *((const char *)previous + l->frame_owner) == l->shim_owner;
+}
+
+static const void *current_frame(void)
+{
+	const struct layout *l = py.layout;
+	if (!py.initialized())
+		return NULL;
+	const void *state = py.thread_state();
+	if (!state)
+		return NULL; /* a thread that never ran Python */
+	const void *frame = field(state, l->thread_frame);
+	return frame && l->through_cframe ? field(frame, l->cframe_frame) : frame;
+}
+
+unsigned vt_python_frames(uintptr_t *frames, unsigned max, unsigned *runs, unsigned max_runs,
+			  unsigned *run_count)
+{
+	*run_count = 0;
+	if (!py.layout)
+		return 0;
+	if (max > py.max_frames)
+		max = py.max_frames;
+	unsigned count = 0, in_run = 0;
+	for (const void *frame = current_frame(); frame && count < max;
+	     frame = field(frame, py.layout->frame_previous)) {
+		const void *code = frame_code(frame);
+		if (code) {
+			uint32_t id = code_id(code);
+			if (id != UINT32_MAX) {
+				frames[count++] = vt_py_frame(id, instruction(frame, code));
+				in_run++;
+			}
+		}
+		if (ends_run(frame) && in_run && *run_count < max_runs) {
+			runs[(*run_count)++] = in_run;
+			in_run = 0;
+		}
+	}
+	if (in_run && *run_count < max_runs)
+		runs[(*run_count)++] = in_run;
+	return count;
+}
