@@ -183,44 +183,47 @@ struct code_seen {
 #define CODES_SEEN 512
 static __thread struct code_seen seen[CODES_SEEN] __attribute__((tls_model("initial-exec")));
 
-static uint32_t code_id(const void *code)
+static __attribute__((noinline)) uint32_t copy_into_seen(const void *code, struct code_seen *slot,
+							 const void *filename, int first_line)
 {
-	const struct layout *l = py.layout;
-	const void *filename = field(code, l->code_filename);
-	int first_line = *(const int *)((const char *)code + l->code_first_line);
-	struct code_seen *slot = &seen[((uintptr_t)code >> 4) % CODES_SEEN];
-	if (slot->code == code && slot->filename == filename && slot->first_line == first_line)
-		return slot->id;
 	uint32_t id = copy_code(code);
 	if (id != UINT32_MAX)
 		*slot = (struct code_seen){code, filename, first_line, id};
 	return id;
 }
 
-/* The frame's code object, or NULL for a frame that runs no Python code. */
-static const void *frame_code(const void *frame)
+static inline uint32_t code_id(const void *code)
 {
 	const struct layout *l = py.layout;
+	const void *filename = field(code, l->code_filename);
+	int first_line = *(const int *)((const char *)code + l->code_first_line);
+	struct code_seen *slot = &seen[((uintptr_t)code >> 4) % CODES_SEEN];
+	if (__builtin_expect(slot->code == code && slot->filename == filename &&
+				     slot->first_line == first_line,
+			     1))
+		return slot->id;
+	return copy_into_seen(code, slot, filename, first_line);
+}
+
+/* The frame's code object, or NULL for a frame that runs no Python code. */
+static inline const void *frame_code(const struct layout *l, const void *frame)
+{
 	if (l->shim_owner >= 0 && *((const char *)frame + l->frame_owner) == l->shim_owner)
 		return NULL;
 	const void *code = field(frame, l->frame_code);
 	return code && field(code, 8) == py.code_type ? code : NULL;
 }
 
-static uint32_t instruction(const void *frame, const void *code)
+static inline uint32_t instruction(const struct layout *l, const void *frame, const void *code)
 {
-	const struct layout *l = py.layout;
 	const char *at = field(frame, l->frame_instruction);
 	const char *first = (const char *)code + l->code_units;
-	if (!at || at < first)
-		return 0;
-	return (uint32_t)((at - first) / 2);
+	return at && at >= first ? (uint32_t)((at - first) / 2) : 0;
 }
 
 /* A run of frames ends at 3.11's entry frame, or before 3.12's shim. */
-static bool ends_run(const void *frame)
+static inline bool ends_run(const struct layout *l, const void *frame)
 {
-	const struct layout *l = py.layout;
 	if (l->frame_entry >= 0)
 		return *((const char *)frame + l->frame_entry) != 0;
 	const void *previous = field(frame, l->frame_previous);
@@ -239,6 +242,8 @@ static const void *current_frame(void)
 	return frame && l->through_cframe ? field(frame, l->cframe_frame) : frame;
 }
 
+/* The hot loop: the layout is copied once, so that nothing reloads it. */
+
 unsigned vt_python_frames(uintptr_t *frames, unsigned max, unsigned *runs, unsigned max_runs,
 			  unsigned *run_count)
 {
@@ -247,18 +252,19 @@ unsigned vt_python_frames(uintptr_t *frames, unsigned max, unsigned *runs, unsig
 		return 0;
 	if (max > py.max_frames)
 		max = py.max_frames;
+	const struct layout l = *py.layout;
 	unsigned count = 0, in_run = 0;
 	for (const void *frame = current_frame(); frame && count < max;
-	     frame = field(frame, py.layout->frame_previous)) {
-		const void *code = frame_code(frame);
+	     frame = field(frame, l.frame_previous)) {
+		const void *code = frame_code(&l, frame);
 		if (code) {
 			uint32_t id = code_id(code);
 			if (id != UINT32_MAX) {
-				frames[count++] = vt_py_frame(id, instruction(frame, code));
+				frames[count++] = vt_py_frame(id, instruction(&l, frame, code));
 				in_run++;
 			}
 		}
-		if (ends_run(frame) && in_run && *run_count < max_runs) {
+		if (ends_run(&l, frame) && in_run && *run_count < max_runs) {
 			runs[(*run_count)++] = in_run;
 			in_run = 0;
 		}

@@ -1,0 +1,173 @@
+/* Python frames: the line of the model that allocated, from python_frames.py
+ * run by each CPython here (python3 on PATH, with libpython; Debian's
+ * /usr/bin/python3, the interpreter linked into the executable). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define MiB (1024ll * 1024ll)
+
+static const char *script(void)
+{
+	static char path[600];
+	snprintf(path, sizeof(path), "%s", build_path("VT_TEST_PYTHON_SCRIPT"));
+	char *slash = strrchr(path, '/');
+	snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path), "python_frames.py");
+	return path;
+}
+
+/* The line of the script that carries "# MARK name". */
+static int marked_line(const char *name)
+{
+	FILE *file = fopen(script(), "r");
+	cr_assert(file);
+	char text[512], marker[80];
+	snprintf(marker, sizeof(marker), "# MARK %s\n", name);
+	int line = 0, found = 0;
+	while (fgets(text, sizeof(text), file)) {
+		line++;
+		const char *at = strstr(text, marker);
+		if (at && at[strlen(marker)] == '\0')
+			found = line;
+	}
+	fclose(file);
+	cr_assert(found, "no marker %s", name);
+	return found;
+}
+
+static void run_python(struct traced_run *run, const char *python, const char *const *env)
+{
+	struct run_options options = {.preload = true, .simulate = true, .env = env};
+	traced_run(run, &options, (char *[]){(char *)python, (char *)script(), NULL});
+	cr_assert_eq(run->status, 0, "%s %s", run->out, run->err);
+}
+
+/* The frames of the stack holding bytes at the peak, resolved. */
+static json_t *stack_of(json_t *report, int64_t bytes)
+{
+	json_t *stacks = report_at(report, "devices/0/stacks");
+	size_t i, f;
+	json_t *stack, *frames, *index;
+	json_array_foreach (stacks, i, stack) {
+		if (json_integer_value(json_object_get(stack, "at_peak_bytes")) != bytes)
+			continue;
+		int64_t id = json_integer_value(json_object_get(stack, "id"));
+		json_array_foreach (report_at(report, "stack_frames"), f, frames) {
+			if (json_integer_value(json_object_get(frames, "id")) != id)
+				continue;
+			json_t *resolved = json_array();
+			size_t k;
+			json_array_foreach (json_object_get(frames, "frames"), k, index)
+				json_array_append(
+					resolved,
+					json_array_get(report_at(report, "frames"),
+						       (size_t)json_integer_value(index)));
+			json_object_set_new(frames, "resolved_for_test", resolved);
+			return resolved;
+		}
+	}
+	cr_assert_fail("no stack holds %lld bytes", (long long)bytes);
+	return NULL;
+}
+
+/* The position of the first Python frame of function at line, or -1. */
+static int find(json_t *frames, const char *function, int line)
+{
+	size_t i;
+	json_t *frame;
+	json_array_foreach (frames, i, frame) {
+		if (!json_is_true(json_object_get(frame, "python")))
+			continue;
+		const char *name = json_string_value(json_object_get(frame, "function"));
+		const char *file = json_string_value(json_object_get(frame, "file"));
+		if (name && strcmp(name, function) == 0 && file &&
+		    strstr(file, "python_frames.py") &&
+		    json_integer_value(json_object_get(frame, "line")) == line)
+			return (int)i;
+	}
+	return -1;
+}
+
+static unsigned python_count(json_t *frames)
+{
+	unsigned count = 0;
+	size_t i;
+	json_t *frame;
+	json_array_foreach (frames, i, frame)
+		count += json_is_true(json_object_get(frame, "python"));
+	return count;
+}
+
+static void check_frames(const char *python)
+{
+	if (access(python, X_OK) != 0)
+		cr_skip_test("no %s here", python);
+	struct traced_run run;
+	run_python(&run, python, (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL});
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 124 * MiB);
+	cr_assert_eq(json_array_size(report_at(r, "devices/0/stacks")), 5,
+		     "five lines, five stacks");
+	int allocate = marked_line("allocate");
+	/* GIL released (CDLL), from a function called at module level. */
+	json_t *weights = stack_of(r, 64 * MiB);
+	int inner = find(weights, "allocate", allocate);
+	int caller = find(weights, "load_weights", marked_line("load_weights"));
+	int module = find(weights, "<module>", marked_line("main_weights"));
+	cr_assert(inner >= 0 && caller > inner && module > caller, "%d %d %d", inner, caller,
+		  module);
+	/* GIL held (PyDLL). */
+	cr_assert_geq(find(stack_of(r, 32 * MiB), "grow_cache", marked_line("grow_cache")), 0);
+	/* Another thread. */
+	cr_assert_geq(find(stack_of(r, 16 * MiB), "worker", marked_line("worker")), 0);
+	/* All 40 frames of the recursion, and the rest. */
+	json_t *deep = stack_of(r, 8 * MiB);
+	cr_assert_geq(find(deep, "recurse", marked_line("recurse_leaf")), 0);
+	unsigned recursions = 0;
+	size_t i;
+	json_t *frame;
+	json_array_foreach (deep, i, frame)
+		recursions += json_is_true(json_object_get(frame, "python")) &&
+			      strcmp(json_string_value(json_object_get(frame, "function")),
+				     "recurse") == 0;
+	cr_assert_eq(recursions, 40);
+	/* A method, by its qualified name. */
+	cr_assert_geq(find(stack_of(r, 4 * MiB), "Model.build", marked_line("build")), 0);
+	/* The summary names the line. */
+	char line[64];
+	snprintf(line, sizeof(line), "load_weights (python_frames.py:%d)",
+		 marked_line("load_weights"));
+	cr_assert(strstr(run.err, line), "%s", run.err);
+	traced_run_free(&run);
+}
+
+Test(python, frames_with_libpython)
+{
+	check_frames(build_path("VT_TEST_PYTHON"));
+}
+
+Test(python, frames_with_the_interpreter_in_the_executable)
+{
+	check_frames("/usr/bin/python3");
+}
+
+Test(python, off_and_depth_limits)
+{
+	struct traced_run run;
+	run_python(&run, build_path("VT_TEST_PYTHON"),
+		   (const char *const[]){"VRAMTRACE_PYTHON=0", NULL});
+	cr_assert_eq(python_count(report_at(run.report, "frames")), 0);
+	cr_assert_lt(json_array_size(report_at(run.report, "devices/0/stacks")), 5,
+		     "native stacks alone cannot tell the lines apart");
+	traced_run_free(&run);
+	run_python(&run, build_path("VT_TEST_PYTHON"),
+		   (const char *const[]){"VRAMTRACE_PYTHON_DEPTH=5", NULL});
+	cr_assert_eq(python_count(stack_of(run.report, 8 * MiB)), 5);
+	cr_assert_geq(find(stack_of(run.report, 8 * MiB), "allocate", marked_line("allocate")), 0,
+		      "the innermost are kept");
+	traced_run_free(&run);
+}
