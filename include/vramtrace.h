@@ -77,6 +77,29 @@ static inline int vramtrace_dump(const char *path)
 	return fn ? fn(path) : -1;
 }
 
+/* Opens a window of time on every device: from now, vramtrace_window_peak
+ * gives the highest device memory reached since. 0, or -1 without
+ * vramtrace. */
+static inline int vramtrace_window_begin(void)
+{
+	int (*fn)(void) = 0;
+	void *found = vramtrace_lookup_("vramtrace_window_begin");
+	memcpy(&fn, &found, sizeof(fn));
+	return fn ? fn() : -1;
+}
+
+/* The highest bytes of device memory any device held since
+ * vramtrace_window_begin (-1 without vramtrace or a window); where (when
+ * not NULL) receives the line that held most of it at that moment, such
+ * as "load_weights (model.py:21)". */
+static inline long long vramtrace_window_peak(char *where, size_t size)
+{
+	long long (*fn)(char *, size_t) = 0;
+	void *found = vramtrace_lookup_("vramtrace_window_peak");
+	memcpy(&fn, &found, sizeof(fn));
+	return fn ? fn(where, size) : -1;
+}
+
 #if defined(__GNUC__)
 static inline int vramtrace_scope_begin_(const char *tag)
 {

@@ -24,6 +24,7 @@ struct vt_collect_inputs {
 	const struct vt_run *run;
 	const struct vt_device_info *devices;
 	unsigned top;
+	bool framework_cache_off;
 };
 
 struct vt_collection {

@@ -158,6 +158,14 @@ static bool parse_python_depth(const char *value, struct vt_config *config)
 	       config->python_depth > 0;
 }
 
+static bool parse_framework_cache(const char *value, struct vt_config *config)
+{
+	if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
+		return false;
+	config->framework_cache_off = value[1] == 'f';
+	return true;
+}
+
 static const struct option options[] = {
 	{"VRAMTRACE_OUTPUT", parse_output, "a path template such as vramtrace.%p.json"},
 	{"VRAMTRACE_LABEL", parse_labels, "key=value pairs separated by commas"},
@@ -174,6 +182,7 @@ static const struct option options[] = {
 	{"VRAMTRACE_SAMPLE_MS", parse_sample_ms, "milliseconds from 0 (off) to 60000"},
 	{"VRAMTRACE_SOURCES", parse_sources, "hooks, cupti or both"},
 	{"VRAMTRACE_PYTHON", parse_python, "0 or 1"},
+	{"VRAMTRACE_FRAMEWORK_CACHE", parse_framework_cache, "on or off"},
 	{"VRAMTRACE_PYTHON_DEPTH", parse_python_depth, "a number of frames from 1 to 128"},
 };
 

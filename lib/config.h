@@ -35,6 +35,8 @@ struct vt_config {
 	enum vt_sources sources;    /* VRAMTRACE_SOURCES: hooks, cupti or both */
 	bool python;                /* VRAMTRACE_PYTHON: Python frames in stacks */
 	unsigned python_depth;      /* VRAMTRACE_PYTHON_DEPTH: Python frames kept */
+	bool framework_cache_off;   /* VRAMTRACE_FRAMEWORK_CACHE=off: set by
+				       `vramtrace run --no-framework-cache` */
 };
 
 void vt_config_load(struct vt_config *config);

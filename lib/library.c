@@ -365,7 +365,7 @@ static void print_summary(const struct vt_report *report, bool written)
 static struct vt_collect_inputs collect_inputs(void)
 {
 	return (struct vt_collect_inputs){&library.tracker, &library.run, library.devices,
-					  library.config.top};
+					  library.config.top, library.config.framework_cache_off};
 }
 
 /* The full report to this process's file. Called with the report lock
@@ -490,6 +490,35 @@ bool vt_library_dump(const char *path)
 	}
 	vt_tracer_busy--;
 	return ok;
+}
+
+bool vt_library_window_begin(void)
+{
+	vt_library_activate();
+	if (!atomic_load(&library.active))
+		return false;
+	vt_tracer_busy++;
+	vt_tracker_window_begin(&library.tracker);
+	vt_tracer_busy--;
+	return true;
+}
+
+long long vt_library_window_peak(char *where, size_t size)
+{
+	if (where && size)
+		where[0] = '\0';
+	struct vt_window_peak peak;
+	if (!atomic_load(&library.active))
+		return -1;
+	vt_tracer_busy++;
+	bool open = vt_tracker_window_peak(&library.tracker, &peak);
+	if (open && where && size && peak.stack) {
+		struct vt_symbolizer *symbolizer = vt_symbolizer_open();
+		vt_report_describe_stack(symbolizer, peak.stack, where, size);
+		vt_symbolizer_close(symbolizer);
+	}
+	vt_tracer_busy--;
+	return open ? (long long)peak.bytes : -1;
 }
 
 /* VRAMTRACE_CHECKPOINT_S: a thread rewrites the report, so a process killed

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "config.h"
 #include "core/event.h"
@@ -21,6 +22,11 @@ void vt_library_record(const struct vt_event *event);
 bool vt_library_retag(uint64_t address, uint16_t tag);
 /* Writes a report now, to path or else to the configured place. */
 bool vt_library_dump(const char *path);
+/* A window of time with a peak of its own (vramtrace_window_begin). */
+bool vt_library_window_begin(void);
+/* Its peak in bytes, and in where the line that held most of it; -1
+ * without a window. */
+long long vt_library_window_peak(char *where, size_t size);
 /* The program is ending with exit status (from main or exit()). */
 void vt_library_note_exit(int status);
 /* The process is about to exec: the report is written now, since nothing

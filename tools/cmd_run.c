@@ -40,9 +40,16 @@ static void usage(FILE *out)
 		"                         by a profiler, the hooks record, with a warning\n"
 		"  --label KEY=VALUE      record a label in the report's run section (repeat\n"
 		"                         for more); added to VRAMTRACE_LABEL\n"
+		"  --no-framework-cache   turn the frameworks' caching allocators off, so each\n"
+		"                         tensor is its own allocation with its own Python\n"
+		"                         line (PYTORCH_NO_CUDA_MEMORY_CACHING=1,\n"
+		"                         XLA_PYTHON_CLIENT_ALLOCATOR=platform); recorded\n"
+		"                         in the report\n"
 		"  -h, --help             show this help\n\n"
 		"NVTX ranges become tags: NVTX_INJECTION64_PATH is set to libvramtrace.so\n"
 		"unless another injection is already set, which is kept (with a warning).\n"
+		"The vramtrace Python module is importable (PYTHONPATH), so Python programs\n"
+		"can tag and measure windows, and pytest takes `-p vramtrace.pytest`.\n"
 		"Programs built with AddressSanitizer run too: ASAN_OPTIONS gets\n"
 		"verify_asan_link_order=0 unless it sets that itself.\n\n"
 		"Environment of the simulated device: VRAMSIM_DEVICES (default 1),\n"
@@ -52,6 +59,7 @@ static void usage(FILE *out)
 
 struct run_options {
 	bool simulate;
+	bool no_framework_cache;
 	const char *capacity;
 	const char *output;
 	const char *sources;
@@ -81,12 +89,13 @@ static bool add_label(struct run_options *options, const char *label)
 /* Returns -1 to go on, or the exit status to end with. */
 static int parse(int argc, char **argv, struct run_options *options)
 {
-	enum { OPT_SIMULATE = 256, OPT_OUTPUT, OPT_SOURCES, OPT_LABEL };
+	enum { OPT_SIMULATE = 256, OPT_OUTPUT, OPT_SOURCES, OPT_LABEL, OPT_NO_CACHE };
 	static const struct option long_options[] = {
 		{"simulate", optional_argument, NULL, OPT_SIMULATE},
 		{"output", required_argument, NULL, OPT_OUTPUT},
 		{"sources", required_argument, NULL, OPT_SOURCES},
 		{"label", required_argument, NULL, OPT_LABEL},
+		{"no-framework-cache", no_argument, NULL, OPT_NO_CACHE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -122,6 +131,7 @@ static int parse(int argc, char **argv, struct run_options *options)
 			if (!add_label(options, optarg))
 				return 2;
 			break;
+		case OPT_NO_CACHE: options->no_framework_cache = true; break;
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "vramtrace run: unknown or incomplete option '%s'\n",
@@ -226,6 +236,22 @@ static bool set_up_sanitizers(void)
 	return set_joined("ASAN_OPTIONS", options, ':', "verify_asan_link_order=0");
 }
 
+/* `import vramtrace` works in the command, and `-p vramtrace.pytest`. */
+static bool set_up_python(void)
+{
+	char dir[PATH_MAX];
+	return !vt_locate_python(dir, sizeof(dir)) || prepend_env("PYTHONPATH", dir, ':');
+}
+
+/* Each tensor its own allocation: the frameworks' caches off, and said so
+ * in the report (VRAMTRACE_* variables are recorded). */
+static bool set_up_no_cache(void)
+{
+	return setenv("PYTORCH_NO_CUDA_MEMORY_CACHING", "1", 1) == 0 &&
+	       setenv("XLA_PYTHON_CLIENT_ALLOCATOR", "platform", 1) == 0 &&
+	       setenv("VRAMTRACE_FRAMEWORK_CACHE", "off", 1) == 0;
+}
+
 static bool set_up_environment(const struct run_options *options, const char *report_list)
 {
 	char library[PATH_MAX];
@@ -240,7 +266,8 @@ static bool set_up_environment(const struct run_options *options, const char *re
 		return false;
 	if (options->sources && setenv("VRAMTRACE_SOURCES", options->sources, 1) != 0)
 		return false;
-	if (!set_up_nvtx(library) || !set_up_sanitizers())
+	if (!set_up_nvtx(library) || !set_up_sanitizers() || !set_up_python() ||
+	    (options->no_framework_cache && !set_up_no_cache()))
 		return false;
 	return append_labels(options->labels) && prepend_env("LD_PRELOAD", library, ':') &&
 	       setenv("VRAMTRACE_REPORT_LIST", report_list, 1) == 0;

@@ -61,3 +61,19 @@ bool vt_locate_simulator(char *out, size_t size)
 	*strrchr(out, '/') = '\0';
 	return true;
 }
+
+bool vt_locate_python(char *out, size_t size)
+{
+	static const char *const candidates[] = {
+		"../share/vramtrace/python/vramtrace/__init__.py", /* installed */
+	};
+	if (find_beside(candidates, 1, out, size)) {
+		*strrchr(out, '/') = '\0';
+		*strrchr(out, '/') = '\0';
+		return true;
+	}
+	/* The build tree: the sources it was built from. */
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/vramtrace/__init__.py", VT_PYTHON_SOURCE_DIR);
+	return exists(path) && (size_t)snprintf(out, size, "%s", VT_PYTHON_SOURCE_DIR) < size;
+}

@@ -7,3 +7,5 @@
 
 bool vt_locate_library(char *out, size_t size);
 bool vt_locate_simulator(char *out, size_t size);
+/* The directory holding the vramtrace Python package. */
+bool vt_locate_python(char *out, size_t size);

@@ -2,10 +2,12 @@
 #include "rules.h"
 
 #include <dlfcn.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "python_code.h"
 #include "tags.h"
 
 /* Room for this many of the user's rules, and the built-in ones after. */
@@ -19,6 +21,7 @@ struct rule {
 
 static struct rule rules[MAX_RULES];
 static unsigned rule_count;
+static unsigned user_rule_count; /* the first ones; the built-in ones follow */
 static unsigned user_rules_left_out;
 
 /* Substrings of a library's file name, and the owner they name. */
@@ -136,6 +139,7 @@ bool vt_rules_init(const char *text)
 			user_rules_left_out = 0;
 		}
 	}
+	user_rule_count = rule_count;
 	for (size_t i = 0; i < sizeof(built_in) / sizeof(built_in[0]); i++)
 		add_rule(built_in[i][0], strlen(built_in[i][0]), built_in[i][1],
 			 strlen(built_in[i][1]));
@@ -160,9 +164,54 @@ bool vt_rules_is_cuda_library(const char *path)
 	return false;
 }
 
+/* "transformers.models.llama.modeling_llama.LlamaAttention.forward": the
+ * file as a dotted module path, then the qualified name. */
+static void dotted_name(const struct vt_py_code *code, char *out, size_t size)
+{
+	const char *file = code->filename;
+	size_t length = strlen(file);
+	if (length > 3 && strcmp(file + length - 3, ".py") == 0)
+		length -= 3;
+	while (length && *file == '/') {
+		file++;
+		length--;
+	}
+	size_t used = 0;
+	for (size_t i = 0; i < length && used + 1 < size; i++)
+		out[used++] = file[i] == '/' ? '.' : file[i];
+	snprintf(out + used, size - used, ".%s", code->qualname);
+}
+
+/* The user's rules against a Python frame: its file, its qualified name,
+ * or both dotted ("*.attention.*"), as shell patterns. */
+static uint16_t python_rule(uintptr_t frame)
+{
+	struct vt_py_code code;
+	if (!vt_py_code_get((uint32_t)((frame >> 32) & 0x7fffffff), &code))
+		return VT_TAG_UNTAGGED;
+	char dotted[2048];
+	dotted_name(&code, dotted, sizeof(dotted));
+	for (unsigned r = 0; r < user_rule_count; r++) {
+		const char *pattern = rules[r].pattern;
+		if (fnmatch(pattern, code.filename, 0) == 0 ||
+		    fnmatch(pattern, code.qualname, 0) == 0 || fnmatch(pattern, dotted, 0) == 0)
+			return rules[r].tag;
+	}
+	return VT_TAG_UNTAGGED;
+}
+
 uint16_t vt_rules_tag_for_stack(const uintptr_t *frames, unsigned depth)
 {
+	/* The program's own Python lines, when a rule names them, come before
+	 * the libraries beneath them (PyTorch's allocator, cuBLAS). */
+	for (unsigned i = 0; i < depth && user_rule_count; i++) {
+		uint16_t tag = vt_py_is_frame(frames[i]) ? python_rule(frames[i]) : VT_TAG_UNTAGGED;
+		if (tag != VT_TAG_UNTAGGED)
+			return tag;
+	}
 	for (unsigned i = 0; i < depth; i++) {
+		if (vt_py_is_frame(frames[i]))
+			continue;
 		Dl_info info;
 		/* A return address points after the call; step back into it. */
 		if (!dladdr((void *)(frames[i] - 1), &info) || !info.dli_fname)

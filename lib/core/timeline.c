@@ -3,14 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t tag_at_max(const struct vt_timeline *timeline, const struct vt_counter *tags,
-			   uint32_t tag)
-{
-	const struct vt_timeline_mark *mark =
-		tag < timeline->mark_count ? &timeline->marks[tag] : NULL;
-	return mark && mark->epoch == timeline->epoch ? mark->at_max : tags[tag].live;
-}
-
 /* The open row's split at its max, in a new array; NULL when there are no
  * tags or no memory. */
 static uint64_t *split_at_max(const struct vt_timeline *timeline, const struct vt_counter *tags,
@@ -18,7 +10,7 @@ static uint64_t *split_at_max(const struct vt_timeline *timeline, const struct v
 {
 	uint64_t *split = tag_count ? malloc(tag_count * sizeof(*split)) : NULL;
 	for (uint32_t t = 0; split && t < tag_count; t++)
-		split[t] = tag_at_max(timeline, tags, t);
+		split[t] = vt_marks_value(&timeline->tags, t, tags[t].live);
 	return split;
 }
 
@@ -75,28 +67,14 @@ void vt_timeline_advance(struct vt_timeline *timeline, uint64_t now_ns, uint64_t
 			halve(timeline);
 	}
 	timeline->opened_ns = now_ns;
-	timeline->epoch++; /* the level it opens at is its first high */
+	vt_marks_high(&timeline->tags); /* the level it opens at is its first high */
 	timeline->rows[timeline->count++] = (struct vt_timeline_row){
 		.t_ns = open_ns(context), .min = live, .max = live, .end = live};
 }
 
 void vt_timeline_tag_changing(struct vt_timeline *timeline, uint32_t tag, uint64_t live)
 {
-	if (tag >= timeline->mark_count) {
-		uint32_t count = tag + 16;
-		struct vt_timeline_mark *marks = realloc(timeline->marks, count * sizeof(*marks));
-		if (!marks)
-			return; /* the split at max reads this tag's current bytes */
-		memset(marks + timeline->mark_count, 0,
-		       (count - timeline->mark_count) * sizeof(*marks));
-		timeline->marks = marks;
-		timeline->mark_count = count;
-	}
-	struct vt_timeline_mark *mark = &timeline->marks[tag];
-	if (mark->epoch != timeline->epoch) {
-		mark->at_max = live;
-		mark->epoch = timeline->epoch;
-	}
+	vt_marks_changing(&timeline->tags, tag, live);
 }
 
 void vt_timeline_after(struct vt_timeline *timeline, uint64_t live)
@@ -109,7 +87,7 @@ void vt_timeline_after(struct vt_timeline *timeline, uint64_t live)
 		row->min = live;
 	if (live > row->max) {
 		row->max = live;
-		timeline->epoch++; /* every tag's bytes now are its bytes at the max */
+		vt_marks_high(&timeline->tags); /* every tag's bytes now are its bytes at the max */
 	}
 }
 
@@ -146,6 +124,6 @@ void vt_timeline_free(struct vt_timeline *timeline)
 	for (uint32_t i = 0; i < timeline->count; i++)
 		free(timeline->rows[i].tags);
 	free(timeline->rows);
-	free(timeline->marks);
+	vt_marks_free(&timeline->tags);
 	memset(timeline, 0, sizeof(*timeline));
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "counter.h"
+#include "marks.h"
 
 #define VT_TIMELINE_ROWS     1024
 #define VT_TIMELINE_START_NS 1000000 /* 1 ms */
@@ -27,19 +28,12 @@ struct vt_timeline_row {
 	uint64_t *tags; /* live bytes by tag id at max; NULL while the row is open */
 };
 
-struct vt_timeline_mark {
-	uint64_t at_max; /* the tag's bytes at the open row's max, while epoch matches */
-	uint32_t epoch;
-};
-
 struct vt_timeline {
 	struct vt_timeline_row *rows; /* VT_TIMELINE_ROWS, allocated on first use */
 	uint32_t count;               /* the last row is the open one */
 	uint64_t interval_ns;
-	uint64_t opened_ns; /* the open row's start on the cheap clock */
-	uint32_t epoch;     /* bumped by every new high of the open row */
-	struct vt_timeline_mark *marks;
-	uint32_t mark_count;
+	uint64_t opened_ns;   /* the open row's start on the cheap clock */
+	struct vt_marks tags; /* the split at the open row's max */
 };
 
 /* Before an event changes anything: closes the open row once now_ns (a

@@ -28,6 +28,7 @@ static void free_arrays(struct vt_device_stats *stats)
 	stats->tags = (struct vt_counter_array){0};
 	stats->stacks = (struct vt_counter_array){0};
 	vt_timeline_free(&stats->timeline);
+	vt_marks_free(&stats->window.stacks);
 }
 
 static void free_failures(struct vt_tracker *tracker)
@@ -115,6 +116,25 @@ static void advance_timeline(struct vt_tracker *tracker, struct vt_device_stats 
 			    stats->tags.items, stats->tags.size);
 }
 
+/* The stack counter an event changes, its bytes kept aside for an open
+ * window first. */
+static struct vt_counter *changing_stack(struct vt_device_stats *stats, uint32_t stack)
+{
+	struct vt_counter *counter = counter_at(&stats->stacks, stack);
+	if (counter && stats->window.active)
+		vt_marks_changing(&stats->window.stacks, stack, counter->live);
+	return counter;
+}
+
+/* After live bytes changed: an open window's peak. */
+static void note_window(struct vt_device_stats *stats)
+{
+	if (stats->window.active && stats->live > stats->window.peak) {
+		stats->window.peak = stats->live;
+		vt_marks_high(&stats->window.stacks);
+	}
+}
+
 /* The tag counter an event changes, its bytes kept aside for the timeline
  * first. */
 static struct vt_counter *changing_tag(struct vt_device_stats *stats, uint16_t tag)
@@ -171,7 +191,7 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_stats *stat
 	advance_timeline(tracker, stats);
 	count_up(changing_tag(stats, event->tag), event->bytes, epoch);
 	if (event->stack) {
-		struct vt_counter *stack = counter_at(&stats->stacks, event->stack);
+		struct vt_counter *stack = changing_stack(stats, event->stack);
 		count_up(stack, event->bytes, epoch);
 		if (stack)
 			stack->tag = event->tag;
@@ -182,6 +202,7 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_stats *stat
 	stats->bytes_allocated += event->bytes;
 	if (stats->live > stats->peak)
 		take_peak(tracker, stats, event, event_index);
+	note_window(stats);
 	vt_timeline_after(&stats->timeline, stats->live);
 }
 
@@ -196,7 +217,7 @@ static void count_free(struct vt_tracker *tracker, struct vt_device_stats *stats
 	advance_timeline(tracker, stats);
 	count_down(changing_tag(stats, allocation->tag), allocation->bytes, epoch);
 	if (allocation->stack)
-		count_down(counter_at(&stats->stacks, allocation->stack), allocation->bytes, epoch);
+		count_down(changing_stack(stats, allocation->stack), allocation->bytes, epoch);
 	stats->live -= allocation->bytes;
 	stats->live_count--;
 	stats->frees++;
@@ -359,9 +380,9 @@ static void count_level(struct vt_tracker *tracker, struct vt_device_stats *stat
 		level_counter(changing_tag(stats, event->tag), 0, after, epoch);
 	}
 	if (before->stack)
-		level_counter(counter_at(&stats->stacks, before->stack), before->bytes, 0, epoch);
+		level_counter(changing_stack(stats, before->stack), before->bytes, 0, epoch);
 	if (event->stack)
-		level_counter(counter_at(&stats->stacks, event->stack), 0, after, epoch);
+		level_counter(changing_stack(stats, event->stack), 0, after, epoch);
 	stats->live = stats->live - before->bytes + after;
 	stats->live_count +=
 		(uint64_t)(!before->bytes && after) - (uint64_t)(before->bytes && !after);
@@ -370,6 +391,7 @@ static void count_level(struct vt_tracker *tracker, struct vt_device_stats *stat
 	stats->bytes_allocated += after > before->bytes ? after - before->bytes : 0;
 	if (stats->live > stats->peak)
 		take_peak(tracker, stats, event, event_index);
+	note_window(stats);
 	vt_timeline_after(&stats->timeline, stats->live);
 }
 
@@ -480,7 +502,57 @@ static void copy_stats(struct vt_device_slot *slot, struct vt_device_stats *out)
 	out->stacks = copy_array(&slot->stats.stacks);
 	out->timeline = vt_timeline_copy(&slot->stats.timeline, slot->stats.tags.items,
 					 slot->stats.tags.size);
+	out->window = (struct vt_window){0};
 	pthread_mutex_unlock(&slot->lock);
+}
+
+void vt_tracker_window_begin(struct vt_tracker *tracker)
+{
+	for (int d = 0; d < VT_MAX_DEVICES; d++) {
+		struct vt_device_slot *slot = &tracker->slots[d];
+		pthread_mutex_lock(&slot->lock);
+		slot->stats.window.active = true;
+		slot->stats.window.peak = slot->stats.live;
+		vt_marks_high(&slot->stats.window.stacks); /* every stack's bytes now */
+		pthread_mutex_unlock(&slot->lock);
+	}
+}
+
+/* Called with the device locked: the stack holding most at the window's
+ * peak. */
+static void window_top_stack(const struct vt_device_stats *stats, struct vt_window_peak *out)
+{
+	out->stack = 0;
+	out->stack_bytes = 0;
+	for (uint32_t id = 1; id < stats->stacks.size; id++) {
+		uint64_t bytes =
+			vt_marks_value(&stats->window.stacks, id, stats->stacks.items[id].live);
+		if (bytes > out->stack_bytes) {
+			out->stack = id;
+			out->stack_bytes = bytes;
+		}
+	}
+}
+
+bool vt_tracker_window_peak(struct vt_tracker *tracker, struct vt_window_peak *out)
+{
+	bool any = false;
+	*out = (struct vt_window_peak){.device = -1};
+	for (int d = 0; d < VT_MAX_DEVICES; d++) {
+		struct vt_device_slot *slot = &tracker->slots[d];
+		pthread_mutex_lock(&slot->lock);
+		const struct vt_device_stats *stats = &slot->stats;
+		if (stats->window.active) {
+			any = true;
+			if (stats->seen && (out->device < 0 || stats->window.peak > out->bytes)) {
+				out->device = d;
+				out->bytes = stats->window.peak;
+				window_top_stack(stats, out);
+			}
+		}
+		pthread_mutex_unlock(&slot->lock);
+	}
+	return any;
 }
 
 void vt_tracker_snapshot(struct vt_tracker *tracker, struct vt_snapshot *out)

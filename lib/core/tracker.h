@@ -12,6 +12,7 @@
 #include "counter.h"
 #include "event.h"
 #include "ledger.h"
+#include "marks.h"
 #include "timeline.h"
 
 #define VT_MAX_DEVICES  64
@@ -23,6 +24,14 @@
 struct vt_counter_array {
 	struct vt_counter *items;
 	uint32_t size;
+};
+
+/* A window of time (vramtrace_window_begin) with a peak of its own, and
+ * the stacks' bytes at it. */
+struct vt_window {
+	bool active;
+	uint64_t peak;
+	struct vt_marks stacks;
 };
 
 /* One device, or the host pseudo-device for host kinds. */
@@ -45,6 +54,7 @@ struct vt_device_stats {
 	struct vt_counter_array tags;
 	struct vt_counter_array stacks;
 	struct vt_timeline timeline;
+	struct vt_window window; /* the tracker's own; zero in a snapshot */
 };
 
 struct vt_tag_bytes {
@@ -141,6 +151,19 @@ void vt_tracker_peek(struct vt_tracker *tracker, struct vt_snapshot *out);
 /* A consistent copy per device; release with vt_snapshot_free. */
 void vt_tracker_snapshot(struct vt_tracker *tracker, struct vt_snapshot *out);
 void vt_snapshot_free(struct vt_snapshot *snapshot);
+/* Opens a window on every device: each keeps a peak of its own from now. */
+void vt_tracker_window_begin(struct vt_tracker *tracker);
+
+struct vt_window_peak {
+	int device;
+	uint64_t bytes;
+	uint32_t stack;       /* the stack holding most at that peak, or VT_STACK_NONE */
+	uint64_t stack_bytes; /* what it held */
+};
+
+/* The highest device peak since the window began; false without one. */
+bool vt_tracker_window_peak(struct vt_tracker *tracker, struct vt_window_peak *out);
+
 /* Forgets everything without taking locks: for the child after fork. */
 void vt_tracker_reset_unlocked(struct vt_tracker *tracker);
 

@@ -34,6 +34,7 @@ struct vt_report {
 	const struct vt_graph_view *graphs; /* VT_VIEW_DEVICES entries, or NULL */
 	const struct vt_cupti_view *cupti;  /* NULL: not read */
 	unsigned left_out;                  /* VT_LEFT_OUT_*: what this report could not gather */
+	bool framework_cache_off;           /* the frameworks' caches were off for this run */
 };
 
 /* What a report written in a hurry leaves out, named in tracer.left_out. */
@@ -56,6 +57,12 @@ uint32_t vt_report_tag_order(const struct vt_device_stats *stats, uint16_t *orde
  * scratch hold top entries. */
 uint32_t vt_report_top_stacks(const struct vt_device_stats *stats, unsigned top, uint32_t *order,
 			      struct vt_top_entry *scratch);
+
+/* Where a stack allocated, in one line: its innermost Python frame when it
+ * has one, else its first frame outside CUDA's libraries, as "function
+ * (file:line)". */
+void vt_report_describe_stack(struct vt_symbolizer *symbolizer, uint32_t stack, char *out,
+			      size_t size);
 
 /* Async-signal-safe when report->emergency is set. */
 bool vt_report_write_json(const struct vt_report *report, int fd);

@@ -117,6 +117,25 @@ static bool has_python(const uintptr_t *frames, unsigned depth)
 	return false;
 }
 
+void vt_report_describe_stack(struct vt_symbolizer *symbolizer, uint32_t stack, char *out,
+			      size_t size)
+{
+	const uintptr_t *frames;
+	unsigned depth = vt_stack_frames(stack, &frames);
+	bool python = has_python(frames, depth);
+	out[0] = '\0';
+	for (unsigned f = 0; f < depth; f++) {
+		if (python && !vt_py_is_frame(frames[f]))
+			continue;
+		struct vt_frame frame;
+		vt_symbolize(symbolizer, frames[f], &frame);
+		if (interesting(&frame)) {
+			describe_frame(&frame, out, size);
+			return;
+		}
+	}
+}
+
 /* A stack as the summary shows it: its first interesting frames (its
  * Python frames, where it has them: the program's own lines), one per
  * line, at the level of source lines. */
@@ -187,6 +206,23 @@ static size_t merge_shown(const struct vt_report *report, const struct vt_device
 	return groups;
 }
 
+/* Python lines under a framework's caching allocator (PyTorch, XLA, CuPy)
+ * name the tensor that made the cache grow, not each tensor. */
+static bool framework_cache_grew(const struct vt_report *report, const struct shown_stack *shown,
+				 size_t groups)
+{
+	static const char *const frameworks[] = {"pytorch", "xla", "cupy", "tensorflow"};
+	for (size_t i = 0; i < groups && i < SUMMARY_STACKS; i++) {
+		const uintptr_t *frames;
+		unsigned depth = vt_stack_frames(shown[i].first, &frames);
+		for (size_t f = 0; f < sizeof(frameworks) / sizeof(frameworks[0]); f++)
+			if (strcmp(vt_tag_name(shown[i].tag), frameworks[f]) == 0 &&
+			    has_python(frames, depth) && !report->framework_cache_off)
+				return true;
+	}
+	return false;
+}
+
 static void summarize_stacks(FILE *out, const struct vt_report *report,
 			     const struct vt_device_stats *stats)
 {
@@ -209,6 +245,10 @@ static void summarize_stacks(FILE *out, const struct vt_report *report,
 			percent(shown[i].bytes, stats->peak), vt_tag_name(shown[i].tag));
 		fputs(shown[i].text, out);
 	}
+	if (framework_cache_grew(report, shown, groups))
+		fprintf(out,
+			PREFIX "    (each Python line above is where a framework's cache grew; "
+			       "`vramtrace run --no-framework-cache` shows each tensor)\n");
 	free(shown);
 }
 

@@ -2,6 +2,7 @@
  * that runs without vramtrace loses nothing but the tags). Pushing a tag
  * does not activate the library: only CUDA use does. */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../core/tag_stack.h"
@@ -13,6 +14,8 @@ VT_EXPORT int vramtrace_push(const char *tag);
 VT_EXPORT int vramtrace_pop(void);
 VT_EXPORT int vramtrace_tag_pointer(const void *ptr, const char *tag);
 VT_EXPORT int vramtrace_dump(const char *path);
+VT_EXPORT int vramtrace_window_begin(void);
+VT_EXPORT long long vramtrace_window_peak(char *where, size_t size);
 
 VT_EXPORT int vramtrace_push(const char *tag)
 {
@@ -42,4 +45,14 @@ VT_EXPORT int vramtrace_tag_pointer(const void *ptr, const char *tag)
 VT_EXPORT int vramtrace_dump(const char *path)
 {
 	return vt_library_dump(path) ? 0 : -1;
+}
+
+VT_EXPORT int vramtrace_window_begin(void)
+{
+	return vt_library_window_begin() ? 0 : -1;
+}
+
+VT_EXPORT long long vramtrace_window_peak(char *where, size_t size)
+{
+	return vt_library_window_peak(where, size);
 }

@@ -171,3 +171,90 @@ Test(python, off_and_depth_limits)
 		      "the innermost are kept");
 	traced_run_free(&run);
 }
+
+/* Module rules name the owner from Python files and qualified names. */
+Test(python, rules_match_python_frames)
+{
+	struct traced_run run;
+	run_python(&run, build_path("VT_TEST_PYTHON"),
+		   (const char *const[]){
+			   "VRAMTRACE_RULES=*.recurse=deep;Model.*=model;*.load_weights=weights",
+			   NULL});
+	json_t *tags = report_at(run.report, "devices/0/tags");
+	size_t i;
+	json_t *tag;
+	int64_t deep = 0, model = 0, weights = 0;
+	json_array_foreach (tags, i, tag) {
+		const char *name = json_string_value(json_object_get(tag, "tag"));
+		int64_t bytes = json_integer_value(json_object_get(tag, "at_peak_bytes"));
+		deep += strcmp(name, "deep") == 0 ? bytes : 0;
+		model += strcmp(name, "model") == 0 ? bytes : 0;
+		weights += strcmp(name, "weights") == 0 ? bytes : 0;
+	}
+	cr_assert_eq(deep, 8 * MiB);
+	cr_assert_eq(model, 4 * MiB);
+	cr_assert_eq(weights, 64 * MiB);
+	traced_run_free(&run);
+}
+
+/* @pytest.mark.limit_vram under `vramtrace run`, with Debian's pytest. */
+Test(python, the_pytest_gate)
+{
+	if (system("/usr/bin/python3 -c 'import pytest' 2>/dev/null") != 0)
+		cr_skip_test("no pytest for /usr/bin/python3 (python3-pytest)");
+	char test_file[600];
+	snprintf(test_file, sizeof(test_file), "%s", script());
+	snprintf(strrchr(test_file, '/') + 1, 64, "pytest_gate.py");
+	struct traced_run run;
+	struct run_options options = {.env = (const char *const[]){"VRAMTRACE_SUMMARY=0", NULL}};
+	traced_run(&run, &options,
+		   (char *[]){(char *)build_path("VT_TEST_TOOL"), "run", "--simulate", "--",
+			      "/usr/bin/python3", "-m", "pytest", "-q", "-p", "vramtrace.pytest",
+			      "-p", "no:cacheprovider", test_file, NULL});
+	cr_assert_eq(run.status, 1, "one test fails: %s %s", run.out, run.err);
+	cr_assert(strstr(run.out, "1 failed, 1 passed"), "%s", run.out);
+	cr_assert(strstr(run.out, "FAILED"), "%s", run.out);
+	cr_assert(strstr(run.out, "test_over_the_limit"), "%s", run.out);
+	cr_assert(strstr(run.out, "device memory peaked at 128.00 MiB (134217728 bytes), over the "
+				  "limit of 64.00 MiB"),
+		  "%s", run.out);
+	cr_assert(strstr(run.out, "(pytest_gate.py:"), "names the line: %s", run.out);
+	traced_run_free(&run);
+}
+
+/* --no-framework-cache turns PyTorch's and XLA's caches off, and says so. */
+Test(python, no_framework_cache_is_recorded)
+{
+	struct traced_run run;
+	struct run_options options = {0};
+	traced_run(&run, &options,
+		   (char *[]){(char *)build_path("VT_TEST_TOOL"), "run", "--simulate",
+			      "--no-framework-cache", "--", (char *)build_path("VT_TEST_PYTHON"),
+			      (char *)script(), NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(report_string(run.report, "run/environment/VRAMTRACE_FRAMEWORK_CACHE"),
+			 "off");
+	cr_assert_str_eq(
+		report_string(run.report, "run/environment/PYTORCH_NO_CUDA_MEMORY_CACHING"), "1");
+	cr_assert_str_eq(report_string(run.report, "run/environment/XLA_PYTHON_CLIENT_ALLOCATOR"),
+			 "platform");
+	traced_run_free(&run);
+}
+
+/* Under a framework's caching allocator, the summary says what a Python
+ * line means (here libffi plays the framework, by a module rule). */
+Test(python, the_summary_explains_framework_caches)
+{
+	struct traced_run run;
+	run_python(&run, build_path("VT_TEST_PYTHON"),
+		   (const char *const[]){"VRAMTRACE_SUMMARY=1", "VRAMTRACE_RULES=libffi=pytorch",
+					 NULL});
+	cr_assert(strstr(run.err, "each Python line above is where a framework's cache grew"), "%s",
+		  run.err);
+	traced_run_free(&run);
+	run_python(&run, build_path("VT_TEST_PYTHON"),
+		   (const char *const[]){"VRAMTRACE_SUMMARY=1", "VRAMTRACE_RULES=libffi=pytorch",
+					 "VRAMTRACE_FRAMEWORK_CACHE=off", NULL});
+	cr_assert_null(strstr(run.err, "framework's cache grew"), "not with the caches off");
+	traced_run_free(&run);
+}

@@ -27,7 +27,8 @@ tensor carved from its cache.
 import contextlib
 import ctypes
 
-__all__ = ["available", "push", "pop", "tag", "tag_pointer", "dump"]
+__all__ = ["available", "push", "pop", "tag", "tag_pointer", "dump", "window_begin",
+           "window_peak"]
 
 
 def _load():
@@ -38,6 +39,8 @@ def _load():
             "pop": process.vramtrace_pop,
             "tag_pointer": process.vramtrace_tag_pointer,
             "dump": process.vramtrace_dump,
+            "window_begin": process.vramtrace_window_begin,
+            "window_peak": process.vramtrace_window_peak,
         }
     except (AttributeError, OSError):
         return None
@@ -47,6 +50,10 @@ def _load():
     functions["pop"].argtypes = []
     functions["tag_pointer"].argtypes = [ctypes.c_void_p, ctypes.c_char_p]
     functions["dump"].argtypes = [ctypes.c_char_p]
+    functions["window_begin"].restype = ctypes.c_int
+    functions["window_begin"].argtypes = []
+    functions["window_peak"].restype = ctypes.c_longlong
+    functions["window_peak"].argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     return functions
 
 
@@ -93,3 +100,21 @@ def tag(name):
     finally:
         if pushed:
             pop()
+
+
+def window_begin():
+    """Opens a window of time: window_peak() then gives the device peak since."""
+    return _library is not None and _library["window_begin"]() == 0
+
+
+def window_peak():
+    """(bytes, where): the highest device memory any device held since
+    window_begin(), and the line that held most of it then ("load_weights
+    (model.py:21)"); (None, None) without vramtrace or a window."""
+    if _library is None:
+        return None, None
+    where = ctypes.create_string_buffer(1024)
+    peak = _library["window_peak"](where, len(where))
+    if peak < 0:
+        return None, None
+    return peak, where.value.decode("utf-8", "replace")

@@ -1,0 +1,34 @@
+#include "marks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void vt_marks_changing(struct vt_marks *marks, uint32_t index, uint64_t live)
+{
+	if (index >= marks->size) {
+		uint32_t size = index + 16;
+		struct vt_mark *items = realloc(marks->items, size * sizeof(*items));
+		if (!items)
+			return;
+		memset(items + marks->size, 0, (size - marks->size) * sizeof(*items));
+		marks->items = items;
+		marks->size = size;
+	}
+	struct vt_mark *mark = &marks->items[index];
+	if (mark->epoch != marks->epoch) {
+		mark->at_high = live;
+		mark->epoch = marks->epoch;
+	}
+}
+
+uint64_t vt_marks_value(const struct vt_marks *marks, uint32_t index, uint64_t live)
+{
+	const struct vt_mark *mark = index < marks->size ? &marks->items[index] : NULL;
+	return mark && mark->epoch == marks->epoch ? mark->at_high : live;
+}
+
+void vt_marks_free(struct vt_marks *marks)
+{
+	free(marks->items);
+	memset(marks, 0, sizeof(*marks));
+}

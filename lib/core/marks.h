@@ -1,0 +1,33 @@
+/* Counters' values as they stood at a high point, kept without scanning
+ * them: a new high only bumps the epoch, and a counter whose mark is stale
+ * has not changed since, so its live value is its value at the high; it
+ * copies that aside before it next changes (the device peak's split works
+ * the same way, inside each counter). Used for the timeline's split by tag
+ * at a row's highest point, and for a window's stacks at its peak. */
+#pragma once
+
+#include <stdint.h>
+
+struct vt_mark {
+	uint64_t at_high;
+	uint32_t epoch;
+};
+
+struct vt_marks {
+	uint32_t epoch;
+	uint32_t size;
+	struct vt_mark *items;
+};
+
+/* The values now are the ones to keep. */
+static inline void vt_marks_high(struct vt_marks *marks)
+{
+	marks->epoch++;
+}
+
+/* Before counter index changes from live. Out of memory, the counter's
+ * later value is read instead. */
+void vt_marks_changing(struct vt_marks *marks, uint32_t index, uint64_t live);
+/* Counter index's value at the high, its live value now being live. */
+uint64_t vt_marks_value(const struct vt_marks *marks, uint32_t index, uint64_t live);
+void vt_marks_free(struct vt_marks *marks);
