@@ -38,6 +38,7 @@ uint32_t vt_py_code_add(const struct vt_py_code *code)
 		.qualname = copy_text(code->qualname),
 		.filename = copy_text(code->filename),
 		.first_line = code->first_line,
+		.format = code->format,
 		.line_table_size = code->line_table_size,
 	};
 	uint8_t *line_table = code->line_table_size ? malloc(code->line_table_size) : NULL;
@@ -92,8 +93,45 @@ static int svarint(const uint8_t **at, const uint8_t *end)
 	return value & 1 ? -(int)(value >> 1) : (int)(value >> 1);
 }
 
+/* 3.10: (byte delta, line delta) pairs, a line delta of -128 for none. */
+static int line_310(const struct vt_py_code *code, uint32_t offset)
+{
+	int line = code->first_line, found = code->first_line;
+	uint32_t end = 0;
+	for (size_t i = 0; i + 1 < code->line_table_size; i += 2) {
+		uint32_t start = end;
+		end += code->line_table[i];
+		int8_t delta = (int8_t)code->line_table[i + 1];
+		if (delta != -128)
+			line += delta;
+		if (offset >= start && offset < end)
+			return delta == -128 ? found : line;
+		if (delta != -128)
+			found = line;
+	}
+	return found;
+}
+
+/* 3.9: (byte increment, line increment) pairs, up to the offset. */
+static int line_lnotab(const struct vt_py_code *code, uint32_t offset)
+{
+	int line = code->first_line;
+	uint32_t address = 0;
+	for (size_t i = 0; i + 1 < code->line_table_size; i += 2) {
+		address += code->line_table[i];
+		if (address > offset)
+			break;
+		line += (int8_t)code->line_table[i + 1];
+	}
+	return line;
+}
+
 int vt_py_code_line(const struct vt_py_code *code, uint32_t instruction)
 {
+	if (code->format == VT_PY_LINETABLE_310)
+		return line_310(code, instruction);
+	if (code->format == VT_PY_LNOTAB)
+		return line_lnotab(code, instruction);
 	const uint8_t *at = code->line_table, *end = at + code->line_table_size;
 	int line = code->first_line;
 	uint32_t start = 0;

@@ -21,12 +21,19 @@ static inline uintptr_t vt_py_frame(uint32_t code, uint32_t instruction)
 	return VT_PY_FRAME_BIT | ((uintptr_t)code << 32) | instruction;
 }
 
-/* A code object's copy: what resolving its frames needs. The line table is
- * CPython 3.11's location table (Objects/locations.md). */
+/* The line tables CPython has used. */
+enum vt_py_line_format {
+	VT_PY_LOCATIONS,     /* 3.11 on: Objects/locations.md; by code unit */
+	VT_PY_LINETABLE_310, /* 3.10's co_linetable; by byte offset */
+	VT_PY_LNOTAB,        /* 3.9's co_lnotab; by byte offset */
+};
+
+/* A code object's copy: what resolving its frames needs. */
 struct vt_py_code {
 	const char *qualname;
 	const char *filename;
 	int first_line;
+	enum vt_py_line_format format;
 	const uint8_t *line_table;
 	size_t line_table_size;
 };
@@ -35,8 +42,9 @@ struct vt_py_code {
 uint32_t vt_py_code_add(const struct vt_py_code *code);
 /* The copy of id; false for an unknown id. */
 bool vt_py_code_get(uint32_t id, struct vt_py_code *out);
-/* The source line of the instruction at code unit index in code, or
- * code->first_line when the table says none. */
+/* The source line of the instruction at instruction (a code unit, or a
+ * byte offset before 3.11) in code, or code->first_line when the table says
+ * none. */
 int vt_py_code_line(const struct vt_py_code *code, uint32_t instruction);
 /* A frame's function, file and line. */
 bool vt_py_frame_resolve(uintptr_t frame, const char **qualname, const char **filename, int *line);

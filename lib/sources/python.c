@@ -13,9 +13,14 @@
 
 /* Where each version keeps what is read, from CPython's headers. */
 struct layout {
-	unsigned version;    /* 0x030B0000 and up, major and minor only */
-	size_t thread_frame; /* PyThreadState: the current frame, through cframe below 3.13 */
-	size_t cframe_frame; /* _PyCFrame.current_frame; unused from 3.13 */
+	unsigned version; /* major and minor only: 0x03090000 and up */
+	enum vt_py_line_format format;
+	/* 3.9 and 3.10: each frame a PyFrameObject, run by its own call of the
+	 * evaluation loop, its instruction an int (f_lasti). */
+	bool frame_objects;
+	size_t lasti;
+	size_t thread_frame; /* PyThreadState: the current frame, through cframe for 3.11-12 */
+	size_t cframe_frame; /* _PyCFrame.current_frame */
 	bool through_cframe;
 	size_t frame_code, frame_previous, frame_instruction, frame_owner;
 	ptrdiff_t frame_entry;    /* 3.11's is_entry, or -1 */
@@ -26,9 +31,35 @@ struct layout {
 };
 
 static const struct layout layouts[] = {
-	{0x030B0000, 56, 8, true, 32, 48, 56, 69, 68, -1, false, 112, 128, 136, 72, 184, 48, 72},
-	{0x030C0000, 56, 0, true, 0, 8, 56, 70, -1, 3, false, 112, 128, 136, 68, 192, 40, 56},
-	{0x030D0000, 72, 0, false, 0, 8, 56, 70, -1, 3, true, 112, 128, 136, 68, 200, 40, 56},
+	/* Before 3.11 the name is co_name: code objects had no qualified name. */
+	{0x03090000, VT_PY_LNOTAB, true,  104, 24,  0,   false, 32, 24, 0, 0,
+	 -1,         -1,           false, 104, 112, 120, 40,    0,  48, 72},
+	{0x030A0000, VT_PY_LINETABLE_310,
+	 true,       96,
+	 24,         0,
+	 false,      32,
+	 24,         0,
+	 0,          -1,
+	 -1,         false,
+	 104,        112,
+	 120,        40,
+	 0,          48,
+	 72},
+	{0x030B0000, VT_PY_LOCATIONS, false, 0,   56,  8,  true, 32, 48, 56, 69, 68,
+	 -1,         false,           112,   128, 136, 72, 184,  48, 72},
+	{0x030C0000, VT_PY_LOCATIONS, false, 0,   56,  0,  true, 0,  8, 56, 70, -1,
+	 3,          false,           112,   128, 136, 68, 192,  40, 56},
+	{0x030D0000, VT_PY_LOCATIONS,
+	 false,      0,
+	 72,         0,
+	 false,      0,
+	 8,          56,
+	 70,         -1,
+	 3,          true,
+	 112,        128,
+	 136,        68,
+	 200,        40,
+	 56},
 };
 
 static struct {
@@ -68,6 +99,16 @@ static bool free_threaded(void)
 	       *(const uint64_t *)(runtime + 16) != 0;
 }
 
+/* 0x030A0000 from Py_GetVersion's "3.10.13 (main, ...)", before 3.11. */
+static unsigned version_from_text(void)
+{
+	const char *(*get_version)(void) = (const char *(*)(void))symbol("Py_GetVersion");
+	unsigned major = 0, minor = 0;
+	if (!get_version || sscanf(get_version(), "%u.%u", &major, &minor) != 2)
+		return 0;
+	return (major << 24) | (minor << 16);
+}
+
 /* "3.10" from Py_GetVersion's "3.10.13 (main, ...)", for the warning. */
 static void version_text(char *out, size_t size)
 {
@@ -79,13 +120,13 @@ static void version_text(char *out, size_t size)
 
 bool vt_python_init(unsigned max_frames)
 {
-	const unsigned long *version = symbol("Py_Version");
+	const unsigned long *exported = symbol("Py_Version"); /* 3.11 on */
 	py.thread_state = (void *(*)(void))symbol("PyGILState_GetThisThreadState");
 	py.initialized = (int (*)(void))symbol("Py_IsInitialized");
 	py.code_type = symbol("PyCode_Type");
 	if (!py.thread_state || !py.initialized || !py.code_type)
 		return false; /* no Python in this process */
-	unsigned minor = version ? (unsigned)(*version & 0xFFFF0000u) : 0;
+	unsigned minor = exported ? (unsigned)(*exported & 0xFFFF0000u) : version_from_text();
 	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
 		if (layouts[i].version == minor)
 			py.layout = &layouts[i];
@@ -93,7 +134,7 @@ bool vt_python_init(unsigned max_frames)
 		char text[32];
 		version_text(text, sizeof(text));
 		if (!atomic_exchange(&warned, true))
-			vt_warn("Python %s%s is not one whose frames vramtrace reads (3.11 to "
+			vt_warn("Python %s%s is not one whose frames vramtrace reads (3.9 to "
 				"3.13): stacks stay native",
 				text, py.layout ? ", free-threaded," : "");
 		py.layout = NULL;
@@ -165,6 +206,7 @@ static uint32_t copy_code(const void *code)
 		.qualname = qualname,
 		.filename = filename,
 		.first_line = *(const int *)((const char *)code + l->code_first_line),
+		.format = l->format,
 		.line_table = table ? (const uint8_t *)table + 32 : NULL,
 		.line_table_size = table ? *(const size_t *)(table + 16) : 0,
 	};
@@ -214,8 +256,15 @@ static inline const void *frame_code(const struct layout *l, const void *frame)
 	return code && field(code, 8) == py.code_type ? code : NULL;
 }
 
+/* Where the frame is: a code unit from 3.11, a byte offset before. */
 static inline uint32_t instruction(const struct layout *l, const void *frame, const void *code)
 {
+	if (l->frame_objects) {
+		int lasti = *(const int *)((const char *)frame + l->lasti);
+		return lasti < 0                          ? 0
+		       : l->format == VT_PY_LINETABLE_310 ? (uint32_t)lasti * 2
+							  : (uint32_t)lasti;
+	}
 	const char *at = field(frame, l->frame_instruction);
 	const char *first = (const char *)code + l->code_units;
 	return at && at >= first ? (uint32_t)((at - first) / 2) : 0;
@@ -224,6 +273,8 @@ static inline uint32_t instruction(const struct layout *l, const void *frame, co
 /* A run of frames ends at 3.11's entry frame, or before 3.12's shim. */
 static inline bool ends_run(const struct layout *l, const void *frame)
 {
+	if (l->frame_objects)
+		return true; /* one evaluation loop call per frame */
 	if (l->frame_entry >= 0)
 		return *((const char *)frame + l->frame_entry) != 0;
 	const void *previous = field(frame, l->frame_previous);

@@ -258,3 +258,35 @@ Test(python, the_summary_explains_framework_caches)
 	cr_assert_null(strstr(run.err, "framework's cache grew"), "not with the caches off");
 	traced_run_free(&run);
 }
+
+/* Every CPython from 3.9 that pyenv holds here, where it holds them: the
+ * line of load_weights, by name (qualified from 3.11). */
+Test(python, every_interpreter_from_3_9, .timeout = 120)
+{
+	FILE *list = popen("ls -d \"$(pyenv root 2>/dev/null)\"/versions/3.*/bin/python3 "
+			   "2>/dev/null",
+			   "r");
+	char python[600];
+	unsigned checked = 0;
+	while (list && fgets(python, sizeof(python), list)) {
+		python[strcspn(python, "\n")] = '\0';
+		int minor = 0;
+		const char *version = strstr(python, "/versions/3.");
+		if (!version || sscanf(version, "/versions/3.%d", &minor) != 1 || minor < 9)
+			continue;
+		struct traced_run run;
+		run_python(&run, python, NULL);
+		json_t *weights = stack_of(run.report, 64 * MiB);
+		cr_assert_geq(find(weights, "load_weights", marked_line("load_weights")), 0, "%s",
+			      python);
+		cr_assert_geq(find(stack_of(run.report, 4 * MiB),
+				   minor >= 11 ? "Model.build" : "build", marked_line("build")),
+			      0, "%s", python);
+		traced_run_free(&run);
+		checked++;
+	}
+	if (list)
+		pclose(list);
+	if (!checked)
+		cr_skip_test("no pyenv interpreters here");
+}
