@@ -17,7 +17,7 @@ static const char *const section_titles[SECTIONS] = {
 	"by device (peak)", "by kind (bytes at the peak)", "by tag (bytes at the peak)",
 	"by stack (bytes at the peak)"};
 
-enum diff_format { FORMAT_TEXT, FORMAT_MARKDOWN, FORMAT_JSON };
+enum diff_format { FORMAT_TEXT, FORMAT_MARKDOWN, FORMAT_JSON, FORMAT_HTML };
 
 struct row {
 	char *key;
@@ -293,19 +293,26 @@ static json_t *table_json(const struct table *table)
 	return json_pack("{s:o, s:I}", "rows", rows, "hidden", (json_int_t)table->hidden);
 }
 
+static json_t *diff_json(const struct diff *d)
+{
+	json_t *sections = json_object();
+	for (int s = 0; s < SECTIONS; s++)
+		if (d->by[s])
+			json_object_set_new(sections, section_names[s], table_json(&d->tables[s]));
+	return json_pack("{s:o, s:o, s:I, s:o}", "a", side_json(&d->a), "b", side_json(&d->b),
+			 "min_delta_bytes", (json_int_t)d->min_delta, "sections", sections);
+}
+
 static void print(const struct diff *d, FILE *out)
 {
-	if (d->format == FORMAT_JSON) {
-		json_t *sections = json_object();
-		for (int s = 0; s < SECTIONS; s++)
-			if (d->by[s])
-				json_object_set_new(sections, section_names[s],
-						    table_json(&d->tables[s]));
-		json_t *document = json_pack("{s:o, s:o, s:I, s:o}", "a", side_json(&d->a), "b",
-					     side_json(&d->b), "min_delta_bytes",
-					     (json_int_t)d->min_delta, "sections", sections);
-		json_dumpf(document, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', out);
+	if (d->format == FORMAT_JSON || d->format == FORMAT_HTML) {
+		json_t *document = diff_json(d);
+		if (d->format == FORMAT_HTML) {
+			vt_html_diff(d->a.root, d->b.root, d->a.path, d->b.path, document, out);
+		} else {
+			json_dumpf(document, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			fputc('\n', out);
+		}
 		json_decref(document);
 		return;
 	}
@@ -348,7 +355,9 @@ static void usage(FILE *out)
 		"Options:\n"
 		"  --by LIST                 sections: device, kind, tag, stack, comma separated\n"
 		"                            (default all)\n"
-		"  --format FORMAT           text (default), markdown or json\n"
+		"  --format FORMAT           text (default), markdown, json, or html (one\n"
+		"                            self-contained page: both timelines on one time\n"
+		"                            axis, tags and kinds A against B, stacks by growth)\n"
 		"  --min-delta SIZE          hide rows changing less than SIZE, e.g. 1MiB\n"
 		"                            (default 0: every row, unchanged ones as x1.00)\n"
 		"  --device N                only device N\n"
@@ -378,8 +387,8 @@ static bool parse_by(struct diff *d, const char *list)
 
 static bool parse_format(struct diff *d, const char *name)
 {
-	static const char *const names[] = {"text", "markdown", "json"};
-	for (int f = 0; f < 3; f++)
+	static const char *const names[] = {"text", "markdown", "json", "html"};
+	for (int f = 0; f < 4; f++)
 		if (strcmp(names[f], name) == 0) {
 			d->format = (enum diff_format)f;
 			return true;

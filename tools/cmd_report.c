@@ -22,6 +22,7 @@ static void usage(FILE *out)
 		"                   html: one self-contained page with charts\n"
 		"  --device N       only device N\n"
 		"  --top N          rows of stacks, tags and leaks to show (default 20)\n"
+		"  --budget SIZE    html: a budget line on the timelines, e.g. 80GiB\n"
 		"  -o, --output OUT write to OUT instead of standard output\n"
 		"  -h, --help       show this help\n\n"
 		"Exit status: 0 when rendered, 2 for bad input or usage.\n");
@@ -112,9 +113,13 @@ static void render_merged(json_t *root, format_fn format, struct vt_format_optio
 int vt_command_report(int argc, char **argv)
 {
 	static const struct option long_options[] = {
-		{"format", required_argument, NULL, 'f'}, {"device", required_argument, NULL, 'd'},
-		{"top", required_argument, NULL, 't'},    {"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'},
+		{"device", required_argument, NULL, 'd'},
+		{"top", required_argument, NULL, 't'},
+		{"output", required_argument, NULL, 'o'},
+		{"budget", required_argument, NULL, 'b'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	struct vt_format_options options = {.device = -1, .top = 20};
 	format_fn format = vt_format_text;
@@ -141,6 +146,10 @@ int vt_command_report(int argc, char **argv)
 		case 't':
 			if (!vt_parse_count_option("report", "--top", optarg, 1, 100000,
 						   &options.top))
+				return VT_EXIT_BAD_INPUT;
+			break;
+		case 'b':
+			if (!vt_parse_size_option("report", "--budget", optarg, &options.budget))
 				return VT_EXIT_BAD_INPUT;
 			break;
 		case 'o': output = optarg; break;

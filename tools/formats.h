@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "report_file.h"
@@ -11,6 +12,7 @@ struct vt_format_options {
 	long top;    /* rows of stacks, leaks and tags */
 	bool color;
 	const char *rank; /* in a merged report: the rank being drawn, else NULL */
+	uint64_t budget;  /* a budget line on the page's timelines; 0 for none */
 };
 
 void vt_format_text(json_t *root, const struct vt_format_options *options, FILE *out);
@@ -28,6 +30,9 @@ void vt_trace_add(json_t *events, json_t *root, const struct vt_format_options *
 void vt_html_begin(FILE *out);
 void vt_html_body(json_t *root, const struct vt_format_options *options, FILE *out);
 void vt_html_end(FILE *out);
+/* The diff page: both reports and the diff document (as --format json). */
+void vt_html_diff(json_t *a, json_t *b, const char *a_path, const char *b_path, json_t *diff,
+		  FILE *out);
 
 /* Shared by the formats. */
 const char *vt_human(int64_t bytes, char *buf, unsigned size);

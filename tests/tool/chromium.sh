@@ -29,7 +29,7 @@ if grep -q 'CONSOLE' "$scratch/log" && grep 'CONSOLE' "$scratch/log" | grep -qi 
 fi
 size=$(wc -c <"$scratch/shot.png" 2>/dev/null || echo 0)
 [ "$size" -gt 20000 ] || { echo "screenshot too small: $size bytes"; exit 1; }
-for needle in "live bytes over time" "tags at the peak" "top stacks at the peak" "<svg"; do
+for needle in "live bytes over time" "the moment of the peak" "flame graph of the stacks at the peak" "<svg"; do
 	grep -q "$needle" "$scratch/dom" || { echo "rendered page lacks '$needle'"; exit 1; }
 done
 echo "rendered: screenshot $size bytes, no console errors"

@@ -1,0 +1,11 @@
+#!/bin/sh
+# The HTML pages in Chromium through Selenium (html_pages.py), with a report
+# of 32,768 stacks made on the simulated device for the scale check.
+# Screenshots stay in OUT. Skips (77) without Selenium or chromedriver.
+set -eu
+tool=$1 fixtures=$2 out=$3 library=$4 simdir=$5 many_stacks=$6
+mkdir -p "$out"
+LD_LIBRARY_PATH="$simdir" VRAMTRACE_TOP=100000 VRAMTRACE_SUMMARY=0 \
+	VRAMTRACE_OUTPUT="$out/big.json" LD_PRELOAD="$library" "$many_stacks" 15
+rm -f "$out/big-"*.json
+exec /usr/bin/python3 "$(dirname "$0")/html_pages.py" "$tool" "$fixtures" "$out" "$out/big.json"
