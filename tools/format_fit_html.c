@@ -105,6 +105,13 @@ static void axes(FILE *out, const struct chart *c, const char *what)
 	fputs(" (bytes)</text>", out);
 }
 
+/* A run's measured bytes: its peak, or tag's bytes at it. */
+static double measured(json_t *run, const char *tag)
+{
+	return tag ? json_number_value(json_object_get(json_object_get(run, "tags"), tag))
+		   : json_number_value(json_object_get(run, "peak_bytes"));
+}
+
 /* The range to draw: the runs, the predictions and the largest fit. */
 static void measure(struct chart *c, json_t *group, json_t *fit, json_t *model, const char *tag)
 {
@@ -115,9 +122,7 @@ static void measure(struct chart *c, json_t *group, json_t *fit, json_t *model, 
 	json_t *run;
 	json_array_foreach (json_object_get(group, "runs"), i, run) {
 		double x = value_of(json_object_get(run, "labels"), c->variable);
-		double y =
-			tag ? json_number_value(json_object_get(json_object_get(run, "tags"), tag))
-			    : json_number_value(json_object_get(run, "peak_bytes"));
+		double y = measured(run, tag);
 		c->x_low = fmin(c->x_low, x);
 		c->x_high = fmax(c->x_high, x);
 		c->y_high = fmax(c->y_high, y);
@@ -177,9 +182,7 @@ static void points(FILE *out, const struct chart *c, json_t *group, const char *
 	json_t *run;
 	json_array_foreach (json_object_get(group, "runs"), i, run) {
 		double x = value_of(json_object_get(run, "labels"), c->variable);
-		double y =
-			tag ? json_number_value(json_object_get(json_object_get(run, "tags"), tag))
-			    : json_number_value(json_object_get(run, "peak_bytes"));
+		double y = measured(run, tag);
 		char size[32];
 		fprintf(out,
 			"<circle cx='%.1f' cy='%.1f' r='4' fill='#000'><title>%s=%g: %s "
