@@ -59,6 +59,7 @@ void vt_collect(struct vt_collection *c, const struct vt_collect_inputs *inputs,
 		.symbolizer = emergency ? NULL : vt_symbolizer_open(),
 		.emergency = emergency,
 		.framework_cache_off = inputs->framework_cache_off,
+		.recording = vt_sources_recording(),
 	};
 	if (!c->have_leaks)
 		c->report.left_out |= VT_LEFT_OUT_LEAKS;

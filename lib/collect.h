@@ -7,6 +7,11 @@
 #include "core/tracker.h"
 #include "report/report.h"
 #include "report/run.h"
+#include "sources/call.h"
+#include "sources/cupti.h"
+#include "sources/graphs.h"
+#include "sources/nvml_view.h"
+#include "sources/pools.h"
 
 enum vt_collect_mode {
 	/* Everything; the driver and NVML are asked for their latest figures. */

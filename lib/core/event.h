@@ -53,6 +53,13 @@ struct vt_event {
 	uint32_t stack;         /* interned call stack; VT_STACK_NONE when off */
 };
 
+/* Where a driver call is seen: by its symbol hook, or by a CUPTI callback
+ * from inside the driver. */
+enum vt_source {
+	VT_SOURCE_HOOKS = 1,
+	VT_SOURCE_CUPTI = 2,
+};
+
 const char *vt_kind_name(enum vt_kind kind);
 static inline int vt_kind_is_host(enum vt_kind kind)
 {

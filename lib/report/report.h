@@ -7,11 +7,7 @@
 #include "../core/leaks.h"
 #include "../core/top.h"
 #include "../core/tracker.h"
-#include "../sources/cupti.h"
-#include "../sources/driver_query.h"
-#include "../sources/nvml_view.h"
-#include "../sources/graphs.h"
-#include "../sources/pools.h"
+#include "../core/views.h"
 #include "run.h"
 #include "symbolize.h"
 
@@ -35,6 +31,7 @@ struct vt_report {
 	const struct vt_cupti_view *cupti;  /* NULL: not read */
 	unsigned left_out;                  /* VT_LEFT_OUT_*: what this report could not gather */
 	bool framework_cache_off;           /* the frameworks' caches were off for this run */
+	unsigned recording;                 /* which sources recorded: VT_SOURCE_* bits */
 };
 
 /* What a report written in a hurry leaves out, named in tracer.left_out. */

@@ -4,7 +4,6 @@
 #include "../core/event.h"
 #include "../core/stacks.h"
 #include "../core/tags.h"
-#include "../sources/call.h"
 #include "cuda_errors.h"
 #include "json_writer.h"
 #include "report.h"
@@ -438,7 +437,7 @@ static void write_tracer(struct vt_json *json, const struct vt_report *report)
 	const struct vt_tracer_counters *counters = &snapshot->counters;
 	vt_json_begin_object(json, "tracer");
 	vt_json_string(json, "version", VRAMTRACE_VERSION);
-	unsigned recording = vt_sources_recording();
+	unsigned recording = report->recording;
 	vt_json_begin_array(json, "sources");
 	if (recording & VT_SOURCE_HOOKS)
 		vt_json_string(json, NULL, "hooks");

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sources/driver_query.h"
+#include "../core/views.h"
 
 struct vt_run {
 	char *command; /* /proc/self/cmdline: arguments separated by NULs */

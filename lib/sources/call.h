@@ -16,13 +16,6 @@
 const char *vt_runtime_enter(const char *api);
 void vt_runtime_leave(const char *saved);
 
-/* Where a driver call is seen: by its symbol hook, or by a CUPTI callback
- * from inside the driver. */
-enum vt_source {
-	VT_SOURCE_HOOKS = 1,
-	VT_SOURCE_CUPTI = 2,
-};
-
 /* Python frames join the stacks from now on (the interpreter was found). */
 void vt_call_enable_python(void);
 

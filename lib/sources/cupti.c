@@ -37,17 +37,6 @@ static struct {
 
 static atomic_bool warned, warned_resources;
 
-const char *vt_resource_kind_name(enum vt_resource_kind kind)
-{
-	switch (kind) {
-	case VT_RESOURCE_CONTEXT_CREATED: return "context_created";
-	case VT_RESOURCE_CONTEXT_DESTROYING: return "context_destroying";
-	case VT_RESOURCE_MODULE_LOADED: return "module_loaded";
-	case VT_RESOURCE_MODULE_UNLOADING: return "module_unloading";
-	}
-	return "unknown";
-}
-
 static void on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData *data)
 {
 	const struct vt_observer *observer =

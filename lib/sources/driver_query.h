@@ -5,31 +5,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define VT_UNKNOWN_DEVICE (-2)
-
-struct vt_device_info {
-	bool known;
-	char name[256];
-	char pci_bus_id[32];
-	uint64_t capacity;
-};
-
-struct vt_cuda_info {
-	int driver_version;  /* 0 when unknown */
-	int runtime_version; /* 0 when the runtime is static or absent */
-	int device_count;
-};
+#include "../core/views.h"
 
 /* The current context's device, or VT_UNKNOWN_DEVICE. */
 int vt_driver_current_device(void);
 void vt_driver_describe_device(int device, struct vt_device_info *out);
 void vt_driver_describe_cuda(struct vt_cuda_info *out);
-
-/* Reserved beside used, current and high-water, as the driver reports
- * them for a stream-ordered pool or a device's graph memory. */
-struct vt_reserve_figures {
-	uint64_t reserved, reserved_high, used, used_high;
-};
 
 /* A device's current stream-ordered pool, or NULL. */
 void *vt_driver_device_pool(int device);

@@ -10,12 +10,7 @@
 #include <stdbool.h>
 
 #include "nvml_view.h"
-#include "reserve.h"
-
-struct vt_graph_view {
-	bool sampled;
-	struct vt_reserve_view memory;
-};
+#include "../core/views.h"
 
 /* After cuGraphAddMemAllocNode succeeded for device. */
 void vt_graphs_note_device(int device);

@@ -7,23 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "driver_query.h"
-
-#define VT_VIEW_DEVICES 64
-
-struct vt_device_view {
-	bool sampled;
-	bool per_process; /* from this process's entry, not the device total */
-	uint64_t samples;
-	uint64_t peak_used;       /* the highest used bytes seen */
-	uint64_t tracked_at_best; /* the highest tracked bytes at a sample */
-	uint64_t used_at_best;    /* used bytes at that same sample */
-};
-
-struct vt_nvml_status {
-	bool available;
-	char reason[128]; /* why not, when not */
-};
+#include "../core/views.h"
 
 /* Reads the tracked live bytes of a device, for pairing with a sample. */
 typedef uint64_t (*vt_tracked_fn)(int device);

@@ -15,15 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reserve.h"
-
-#define VT_MAX_POOLS 64
-
-struct vt_pool_view {
-	int device;
-	bool destroyed;
-	struct vt_reserve_view memory;
-};
+#include "../core/views.h"
 
 /* After cuMemAllocAsync recorded an allocation on device (anything else,
  * VT_UNKNOWN_DEVICE, is ignored): that device's current pool served it. */

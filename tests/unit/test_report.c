@@ -1,0 +1,81 @@
+/* The report writes a snapshot of the core with nothing of the interposer
+ * linked: exact figures in the JSON and in the summary. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+#define MiB (1ull << 20)
+
+static uint64_t now = 1000;
+
+static uint64_t fake_clock(void)
+{
+	return now += 1000;
+}
+
+static void record(struct vt_tracker *tracker, enum vt_op op, uint64_t address, uint64_t bytes)
+{
+	struct vt_event event = {
+		.op = op,
+		.kind = VT_KIND_DEVICE,
+		.device = 0,
+		.address = address,
+		.bytes = bytes,
+		.api = "cudaMalloc",
+		.driver_api = "cuMemAlloc_v2",
+	};
+	cr_assert(vt_tracker_record(tracker, &event));
+}
+
+Test(report, a_snapshot_written_without_the_interposer)
+{
+	static struct vt_tracker tracker;
+	struct vt_tracker_options options = {
+		.oom_snapshots = 1, .snapshot_top = 4, .clock = fake_clock};
+	vt_tracker_init(&tracker, &options);
+	record(&tracker, VT_OP_ALLOC, 0x1000, 64 * MiB);
+	record(&tracker, VT_OP_ALLOC, 0x9000000, 32 * MiB);
+	record(&tracker, VT_OP_FREE, 0x1000, 0);
+	static struct vt_snapshot snapshot;
+	vt_tracker_snapshot(&tracker, &snapshot);
+	struct vt_run run;
+	vt_run_start(&run, "batch=8", false);
+	vt_run_end(&run, "exit 0");
+	static struct vt_device_info devices[VT_MAX_DEVICES];
+	devices[0] = (struct vt_device_info){.known = true, .name = "a GPU", .capacity = 1u << 30};
+	struct vt_report report = {.run = &run,
+				   .snapshot = &snapshot,
+				   .devices = devices,
+				   .top = 20,
+				   .recording = VT_SOURCE_HOOKS};
+	FILE *file = tmpfile();
+	cr_assert(vt_report_write_json(&report, fileno(file)));
+	rewind(file);
+	json_t *root = json_loadf(file, 0, NULL);
+	fclose(file);
+	cr_assert(root, "the report is JSON");
+	json_t *device = json_array_get(json_object_get(root, "devices"), 0);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(device, "peak"), "bytes")),
+		     96 * MiB);
+	cr_assert_eq(json_integer_value(json_object_get(device, "live_at_exit_bytes")), 32 * MiB);
+	cr_assert_str_eq(json_string_value(json_object_get(device, "name")), "a GPU");
+	cr_assert_str_eq(json_string_value(json_object_get(
+				 json_object_get(json_object_get(root, "run"), "labels"), "batch")),
+			 "8");
+	json_decref(root);
+	char *text = NULL;
+	size_t size = 0;
+	FILE *summary = open_memstream(&text, &size);
+	vt_report_write_summary(&report, summary);
+	fclose(summary);
+	cr_assert(strstr(text, "device 0 (a GPU, 1.00 GiB): peak 96.00 MiB (100663296 bytes)"),
+		  "%s", text);
+	free(text);
+	free(run.command);
+	vt_snapshot_free(&snapshot);
+	vt_tracker_destroy(&tracker);
+}
