@@ -3,6 +3,7 @@
 
 #include "../lib/core/size.h"
 #include "formats.h"
+#include "../lib/core/plumbing.h"
 
 const char *vt_human(int64_t bytes, char *buf, unsigned size)
 {
@@ -33,26 +34,7 @@ const char *vt_frame_label(json_t *frame, char *buf, size_t size)
 
 bool vt_frame_is_plumbing(json_t *frame)
 {
-	static const char *const modules[] = {"libcuda.so", "libcudart.so", "libvramtrace.so",
-					      "libcupti.so"};
-	static const char *const functions[] = {"_start",
-						"__libc_start_main",
-						"__libc_start_call_main",
-						"start_thread",
-						"clone",
-						"clone3",
-						"__clone",
-						"__clone3"};
-	const char *module = base_name(vt_str(frame, "module", ""));
-	for (size_t i = 0; i < sizeof(modules) / sizeof(modules[0]); i++)
-		if (strncmp(module, modules[i], strlen(modules[i])) == 0)
-			return true;
-	const char *function = vt_str(frame, "function", "");
-	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++)
-		if (strcmp(function, functions[i]) == 0)
-			return true;
-	/* The C library's own start-up, named only by its debug file. */
-	return !*function && strncmp(module, "libc.so", 7) == 0;
+	return vt_plumbing_frame(vt_str(frame, "module", ""), vt_str(frame, "function", ""));
 }
 
 bool vt_device_selected(json_t *device, const struct vt_format_options *options)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "../lib/core/plumbing.h"
 #include "html_assets.h"
 
 void vt_html_begin(FILE *out)
@@ -19,6 +20,17 @@ void vt_html_begin(FILE *out)
 	fputs("</style>\n<script>\n", out);
 	fputs(vt_page_js, out);
 	fputs("</script></head><body>\n<h1>vramtrace</h1>\n", out);
+}
+
+/* The one list of frames to leave out (core/plumbing.h), for the script. */
+static json_t *plumbing(void)
+{
+	json_t *modules = json_array(), *functions = json_array();
+	for (const char *const *name = vt_plumbing_modules; *name; name++)
+		json_array_append_new(modules, json_string(*name));
+	for (const char *const *name = vt_plumbing_functions; *name; name++)
+		json_array_append_new(functions, json_string(*name));
+	return json_pack("{s:o, s:o}", "modules", modules, "functions", functions);
 }
 
 /* JSON inside a script element: "</" would end the element early. */
@@ -59,8 +71,9 @@ void vt_html_diff(json_t *a, json_t *b, const char *a_path, const char *b_path, 
 		  FILE *out)
 {
 	vt_html_begin(out);
-	json_t *data = json_pack("{s:s, s:O, s:O, s:s, s:s, s:O}", "page", "diff", "a", a, "b", b,
-				 "a_path", a_path, "b_path", b_path, "diff", diff);
+	json_t *data =
+		json_pack("{s:s, s:O, s:O, s:s, s:s, s:O, s:o}", "page", "diff", "a", a, "b", b,
+			  "a_path", a_path, "b_path", b_path, "diff", diff, "plumbing", plumbing());
 	put_data(out, data);
 	json_decref(data);
 	vt_html_end(out);

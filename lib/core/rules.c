@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plumbing.h"
 #include "python_code.h"
 #include "tags.h"
 
@@ -43,9 +44,6 @@ static const char *const built_in[][2] = {
 	{"libtensorflow", "tensorflow"},
 	{"_pywrap_tensorflow", "tensorflow"},
 };
-
-static const char *const cuda_libraries[] = {"libcuda.so", "libcudart.so", "libvramtrace.so",
-					     "libcupti.so"};
 
 static const char *file_name(const char *path)
 {
@@ -157,11 +155,7 @@ uint16_t vt_rules_tag_for_module(const char *path)
 
 bool vt_rules_is_cuda_library(const char *path)
 {
-	const char *name = file_name(path);
-	for (size_t i = 0; i < sizeof(cuda_libraries) / sizeof(cuda_libraries[0]); i++)
-		if (strncmp(name, cuda_libraries[i], strlen(cuda_libraries[i])) == 0)
-			return true;
-	return false;
+	return vt_plumbing_module(path);
 }
 
 /* "transformers.models.llama.modeling_llama.LlamaAttention.forward": the

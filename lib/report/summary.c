@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/plumbing.h"
 #include "../core/python_code.h"
 #include "../core/rules.h"
 #include "../core/size.h"
@@ -70,29 +71,11 @@ static void summarize_tags(FILE *out, const struct vt_device_stats *stats)
 	}
 }
 
-/* Frames in CUDA's libraries, vramtrace and the C runtime's start-up say
- * nothing about who allocated; the summary leaves them out. */
+/* The summary leaves out the frames that say nothing about who allocated
+ * (core/plumbing.h). */
 static bool interesting(const struct vt_frame *frame)
 {
-	if (frame->module[0] && vt_rules_is_cuda_library(frame->module))
-		return false;
-	static const char *const plumbing[] = {
-		"_start",
-		"__libc_start_main",
-		"__libc_start_call_main",
-		"start_thread",
-		"clone",
-		"clone3",
-		"__clone",
-		"__clone3",
-	};
-	for (size_t i = 0; i < sizeof(plumbing) / sizeof(plumbing[0]); i++)
-		if (strcmp(frame->function, plumbing[i]) == 0)
-			return false;
-	/* The C library's own start-up, named only by its debug file. */
-	const char *module = strrchr(frame->module, '/');
-	module = module ? module + 1 : frame->module;
-	return frame->function[0] || strncmp(module, "libc.so", 7) != 0;
+	return !vt_plumbing_frame(frame->module, frame->function);
 }
 
 static void describe_frame(const struct vt_frame *frame, char *out, size_t size)

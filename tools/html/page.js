@@ -9,9 +9,9 @@
 	/* Hues of distinct lightness, so that grey-scale keeps them apart. */
 	const PALETTE = ['#1b4f72', '#f5b041', '#7d3c98', '#a9dfbf', '#b03a2e', '#d6eaf8',
 		'#145a32', '#fad7a0', '#4a235a', '#f5b7b1', '#5d6d7e', '#e8daef'];
-	const CUDA_MODULES = ['libcuda.so', 'libcudart.so', 'libvramtrace.so', 'libcupti.so'];
-	const START_FUNCTIONS = ['_start', '__libc_start_main', '__libc_start_call_main',
-		'start_thread', 'clone', 'clone3', '__clone', '__clone3'];
+	/* The frames that say nothing about who allocated: the tool's one list
+	 * (core/plumbing.h), given with the page's data. */
+	let PLUMBING = {modules: [], functions: []};
 
 	function human(bytes) {
 		const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -64,8 +64,8 @@
 	}
 	function plumbing(frame) {
 		const module = base(frame.module);
-		if (CUDA_MODULES.some(m => module.startsWith(m))) return true;
-		if (START_FUNCTIONS.includes(frame.function)) return true;
+		if (PLUMBING.modules.some(m => module.startsWith(m))) return true;
+		if (PLUMBING.functions.includes(frame.function)) return true;
 		return !frame.function && module.startsWith('libc.so');
 	}
 
@@ -498,6 +498,7 @@
 		document.body.append(tooltip);
 		document.querySelectorAll('script.vt-data').forEach(script => {
 			const data = JSON.parse(script.textContent);
+			PLUMBING = data.plumbing || PLUMBING;
 			const container = el('div', {'class': 'vt-page'});
 			script.after(container);
 			if (data.page === 'diff') renderDiff(data, container, tooltip);
