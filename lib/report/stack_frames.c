@@ -63,6 +63,8 @@ static int compare_pcs(const void *x, const void *y)
 /* Sorts the ids and drops repeats; returns how many are left. */
 static size_t distinct_ids(struct vt_stack_ids *set)
 {
+	if (set->count < 2)
+		return set->count; /* nothing to sort, and ids may be NULL */
 	if (set->fixed)
 		sort_few(set->ids, set->count);
 	else
