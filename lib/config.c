@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,4 +235,20 @@ void vt_config_load(struct vt_config *config)
 	for (char **env = environ; env && *env; env++)
 		if (strncmp(*env, "VRAMTRACE_", 10) == 0)
 			apply(*env, config);
+}
+
+static struct vt_config process_config;
+
+static void load_process_config(void)
+{
+	vt_config_load(&process_config);
+}
+
+const struct vt_config *vt_config(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	int saved_errno = errno;
+	pthread_once(&once, load_process_config);
+	errno = saved_errno;
+	return &process_config;
 }

@@ -40,3 +40,6 @@ struct vt_config {
 };
 
 void vt_config_load(struct vt_config *config);
+/* The process's configuration, read from the environment on first use
+ * (errno kept); the same every call after. */
+const struct vt_config *vt_config(void);

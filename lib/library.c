@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "library.h"
+#include "core/sink.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +63,8 @@ static struct {
 	.describe_lock = PTHREAD_MUTEX_INITIALIZER,
 	.report_lock = PTHREAD_MUTEX_INITIALIZER,
 };
+
+static void vt_library_activate(void);
 
 static atomic_bool warned_output, warned_rules, warned_untracked, warned_unwinder,
 	warned_checkpoint, warned_checkpoint_write;
@@ -132,11 +134,12 @@ static void register_fork_handlers(void)
 		registered = true;
 }
 
-/* Configuration is read once, on the first CUDA call or NVTX range,
- * whichever comes first; an NVTX range alone makes no report. */
+/* The configuration is read once (config.c), on the first CUDA call or
+ * NVTX range, whichever comes first; an NVTX range alone makes no report.
+ * The library keeps a copy, and reads the rules, when it activates. */
 static void load_configuration(void)
 {
-	vt_config_load(&library.config);
+	library.config = *vt_config();
 	if (!vt_rules_init(library.config.rules))
 		vt_warn_once(&warned_rules,
 			     "VRAMTRACE_RULES '%s' is not pattern=tag;... nor a readable file of "
@@ -147,15 +150,6 @@ static void load_configuration(void)
 			     "VRAMTRACE_RULES has more rules than the 1024 used; the last %u are "
 			     "left out",
 			     vt_rules_left_out());
-}
-
-const struct vt_config *vt_library_config(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	int saved_errno = errno;
-	pthread_once(&once, load_configuration);
-	errno = saved_errno;
-	return &library.config;
 }
 
 static void start_checkpoints(void);
@@ -175,7 +169,7 @@ static void activate(void)
 	 * CUPTI's files) stays off descriptors 0-2 a program closed. */
 	unsigned filled = vt_low_fds_fill();
 	register_fork_handlers();
-	vt_library_config();
+	load_configuration();
 	if (library.config.stack_depth && !vt_stack_capture_init((const void *)vt_library_activate))
 		vt_warn_once(&warned_unwinder, "cannot load libunwind.so.8: allocations are "
 					       "recorded without call stacks");
@@ -210,12 +204,12 @@ static void activate(void)
 	vt_low_fds_release(filled);
 }
 
-bool vt_library_active(void)
+static bool vt_library_active(void)
 {
 	return atomic_load_explicit(&library.active, memory_order_acquire);
 }
 
-void vt_library_activate(void)
+static void vt_library_activate(void)
 {
 	if (atomic_load_explicit(&library.active, memory_order_acquire) ||
 	    atomic_load_explicit(&library.disabled, memory_order_relaxed))
@@ -245,7 +239,7 @@ static void describe(int device)
 	pthread_mutex_unlock(&library.describe_lock);
 }
 
-void vt_library_record(const struct vt_event *event)
+static void vt_library_record(const struct vt_event *event)
 {
 	vt_library_activate();
 	if (!atomic_load(&library.active))
@@ -262,7 +256,7 @@ void vt_library_record(const struct vt_event *event)
 	vt_tracer_busy--;
 }
 
-bool vt_library_retag(uint64_t address, uint16_t tag)
+static bool vt_library_retag(uint64_t address, uint16_t tag)
 {
 	if (!atomic_load(&library.active))
 		return false;
@@ -467,7 +461,7 @@ static bool dump_path(const char *template_path, char *out, size_t size)
 				atomic_fetch_add(&dumps, 1) + 1, expanded + stem) < size;
 }
 
-bool vt_library_dump(const char *path)
+static bool vt_library_dump(const char *path)
 {
 	vt_library_activate();
 	if (!atomic_load(&library.active))
@@ -492,7 +486,7 @@ bool vt_library_dump(const char *path)
 	return ok;
 }
 
-bool vt_library_window_begin(void)
+static bool vt_library_window_begin(void)
 {
 	vt_library_activate();
 	if (!atomic_load(&library.active))
@@ -503,7 +497,7 @@ bool vt_library_window_begin(void)
 	return true;
 }
 
-long long vt_library_window_peak(char *where, size_t size)
+static long long vt_library_window_peak(char *where, size_t size)
 {
 	if (where && size)
 		where[0] = '\0';
@@ -574,7 +568,7 @@ static void write_unlocked(const char *ended_by, bool final)
 	atomic_store(&final_state, final ? REPORT_CLOSED : REPORT_OPEN);
 }
 
-void vt_library_emergency(int signal_number, bool final)
+static void vt_library_emergency(int signal_number, bool final)
 {
 	if (final && atomic_load(&final_state) == REPORT_CLOSING &&
 	    atomic_load(&closing_thread) != (int)gettid())
@@ -588,7 +582,7 @@ void vt_library_emergency(int signal_number, bool final)
 	write_unlocked(ended_by, final);
 }
 
-void vt_library_before_exec(void)
+static void vt_library_before_exec(void)
 {
 	/* A vfork child shares our memory but is another process. */
 	if (!atomic_load(&library.active) || getpid() != library.run.pid)
@@ -604,7 +598,7 @@ void vt_library_before_exec(void)
 /* -1 until the program's exit status is known. */
 static atomic_int exit_status = -1;
 
-void vt_library_note_exit(int status)
+static void vt_library_note_exit(int status)
 {
 	int unknown = -1;
 	atomic_compare_exchange_strong(&exit_status, &unknown, status & 0xff);
@@ -622,3 +616,16 @@ __attribute__((destructor)) static void library_exit(void)
 	write_final(ended_by);
 	errno = saved_errno;
 }
+
+const struct vt_sink vt_sink = {
+	.activate = vt_library_activate,
+	.active = vt_library_active,
+	.record = vt_library_record,
+	.retag = vt_library_retag,
+	.dump = vt_library_dump,
+	.window_begin = vt_library_window_begin,
+	.window_peak = vt_library_window_peak,
+	.note_exit = vt_library_note_exit,
+	.before_exec = vt_library_before_exec,
+	.emergency = vt_library_emergency,
+};

@@ -7,7 +7,8 @@
 
 #include "../core/tag_stack.h"
 #include "../core/tags.h"
-#include "../library.h"
+#include "../config.h"
+#include "../core/sink.h"
 #include "call.h"
 
 VT_EXPORT int vramtrace_push(const char *tag);
@@ -37,22 +38,22 @@ VT_EXPORT int vramtrace_tag_pointer(const void *ptr, const char *tag)
 	if (!ptr || !tag || !*tag)
 		return -1;
 	vt_tracer_busy++;
-	bool retagged = vt_library_retag((uintptr_t)ptr, vt_tag_intern(tag));
+	bool retagged = vt_sink.retag((uintptr_t)ptr, vt_tag_intern(tag));
 	vt_tracer_busy--;
 	return retagged ? 0 : -1;
 }
 
 VT_EXPORT int vramtrace_dump(const char *path)
 {
-	return vt_library_dump(path) ? 0 : -1;
+	return vt_sink.dump(path) ? 0 : -1;
 }
 
 VT_EXPORT int vramtrace_window_begin(void)
 {
-	return vt_library_window_begin() ? 0 : -1;
+	return vt_sink.window_begin() ? 0 : -1;
 }
 
 VT_EXPORT long long vramtrace_window_peak(char *where, size_t size)
 {
-	return vt_library_window_peak(where, size);
+	return vt_sink.window_peak(where, size);
 }

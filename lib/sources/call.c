@@ -7,7 +7,8 @@
 #include "../core/stacks.h"
 #include "../core/tag_stack.h"
 #include "../core/tags.h"
-#include "../library.h"
+#include "../config.h"
+#include "../core/sink.h"
 #include "driver_query.h"
 #include "python.h"
 
@@ -47,7 +48,7 @@ unsigned vt_sources_recording(void)
 /* Activation decides which sources record, so it comes first. */
 enum vt_layer vt_call_enter(enum vt_source source)
 {
-	vt_library_activate();
+	vt_sink.activate();
 	call.depth++;
 	if (!(atomic_load_explicit(&recording, memory_order_relaxed) & source))
 		return VT_LAYER_PASSIVE;
@@ -124,7 +125,7 @@ static uint16_t rule_tag(uint32_t stack)
 /* Precedence: explicit API tag, NVTX range, module rule, untagged. */
 static void attribute(struct vt_event *event)
 {
-	unsigned depth = vt_library_config()->stack_depth;
+	unsigned depth = vt_config()->stack_depth;
 	event->stack = depth ? capture_stack(depth) : VT_STACK_NONE;
 	event->tag = vt_tag_current();
 	if (event->tag == VT_TAG_UNTAGGED && event->stack != VT_STACK_NONE)
@@ -163,7 +164,7 @@ static int emit_on(enum vt_op op, enum vt_kind kind, int device, uint64_t addres
 				device == CURRENT_DEVICE ? vt_driver_current_device() : device;
 		attribute(&event);
 	}
-	vt_library_record(&event);
+	vt_sink.record(&event);
 	return event.device;
 }
 
@@ -187,7 +188,7 @@ void vt_emit_context(int device, const char *driver_api)
 		.api = call.api ? call.api : driver_api,
 		.driver_api = driver_api,
 	};
-	vt_library_record(&event);
+	vt_sink.record(&event);
 }
 
 void vt_emit_level(enum vt_kind kind, int device, uint64_t bytes, const char *driver_api)

@@ -8,64 +8,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../library.h"
+#include "../config.h"
+#include "../core/sink.h"
 #include "../log.h"
 #include "driver_hooks.h"
 #include "real.h"
-
-typedef void *(*dlsym_fn)(void *, const char *);
-
-static _Atomic(dlsym_fn) real_dlsym;
-
-/* dlvsym is not interposed, so this reaches libc's dlsym. The version
- * names differ by architecture; try the old baseline first, as old programs
- * bind to it. */
-static dlsym_fn resolve_real_dlsym(void)
-{
-	static const char *const versions[] = {"GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_2.34",
-					       "GLIBC_2.0"};
-	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
-		dlsym_fn found = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", versions[i]);
-		if (found)
-			return found;
-	}
-	return NULL;
-}
-
-__attribute__((visibility("hidden"))) void *vt_real_dlsym_function(void)
-{
-	dlsym_fn found = atomic_load_explicit(&real_dlsym, memory_order_acquire);
-	if (!found) {
-		found = resolve_real_dlsym();
-		atomic_store_explicit(&real_dlsym, found, memory_order_release);
-	}
-	return (void *)found;
-}
-
-void *vt_real_dlsym(void *handle, const char *name)
-{
-	dlsym_fn found = (dlsym_fn)vt_real_dlsym_function();
-	return found ? found(handle, name) : NULL;
-}
-
-void *vt_driver_handle(void)
-{
-	static _Atomic(void *) handle;
-	void *found = atomic_load_explicit(&handle, memory_order_acquire);
-	if (!found) {
-		found = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-		atomic_store_explicit(&handle, found, memory_order_release);
-	}
-	return found;
-}
-
-void *vt_real_next(const char *name)
-{
-	void *found = vt_real_dlsym(RTLD_NEXT, name);
-	if (!found && vt_driver_handle())
-		found = vt_real_dlsym(vt_driver_handle(), name);
-	return found;
-}
 
 /* Called by the dlsym entry for every handle but RTLD_NEXT. Names that are
  * not the driver's take the fast path: no lock, no allocation. */
@@ -102,7 +49,7 @@ static char deepbind_path[256];
 
 static void warn_deepbind(const char *path)
 {
-	if (vt_library_config()->summary && !atomic_exchange(&warned_deepbind, true))
+	if (vt_config()->summary && !atomic_exchange(&warned_deepbind, true))
 		vt_warn("%s was loaded with RTLD_DEEPBIND: CUDA allocations it makes through "
 			"libraries of its own may not be traced",
 			path);
@@ -118,7 +65,7 @@ __attribute__((visibility("hidden"))) void *vt_dlopen_prepare(const char *path, 
 {
 	if (flags & RTLD_DEEPBIND) {
 		const char *name = path ? path : "a library";
-		if (vt_library_active())
+		if (vt_sink.active())
 			warn_deepbind(name);
 		else if (!deepbind_path[0])
 			snprintf(deepbind_path, sizeof(deepbind_path), "%s", name);

@@ -11,7 +11,8 @@
 
 #include "../core/tag_stack.h"
 #include "../core/tags.h"
-#include "../library.h"
+#include "../config.h"
+#include "../core/sink.h"
 #include "call.h"
 
 VT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table);
@@ -22,7 +23,7 @@ static int push_name(const char *name)
 	vt_tracer_busy++;
 	uint16_t tag = vt_tag_intern(name);
 	uint16_t outer = vt_tag_top(VT_TAG_FROM_NVTX);
-	if (outer != VT_TAG_UNTAGGED && vt_library_config()->nvtx_path) {
+	if (outer != VT_TAG_UNTAGGED && vt_config()->nvtx_path) {
 		char path[VT_TAG_MAX_NAME + 1];
 		snprintf(path, sizeof(path), "%s/%s", vt_tag_name(outer), name);
 		tag = vt_tag_intern(path);

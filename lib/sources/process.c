@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../library.h"
+#include "../config.h"
+#include "../core/sink.h"
 #include "background.h"
 #include "call.h"
 
@@ -36,7 +37,7 @@ static void *libc_function(const char *name)
 static int wrapped_main(int argc, char **argv, char **envp)
 {
 	int status = program_main(argc, argv, envp);
-	vt_library_note_exit(status);
+	vt_sink.note_exit(status);
 	return status;
 }
 
@@ -56,7 +57,7 @@ VT_EXPORT void exit(int status)
 		fn = (exit_fn)libc_function("exit");
 		atomic_store(&real, fn);
 	}
-	vt_library_note_exit(status);
+	vt_sink.note_exit(status);
 	fn(status);
 	__builtin_unreachable();
 }

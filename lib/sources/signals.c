@@ -9,7 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../library.h"
+#include "../config.h"
+#include "../core/sink.h"
 
 static const int ending[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGPIPE,   SIGALRM,
 			     SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
@@ -67,11 +68,11 @@ static void handler(int signal_number, siginfo_t *info, void *context)
 		call_program_handler(signal_number, info, context);
 		/* The report as it stands; replaced should the process go on. */
 		if (aborting(signal_number, info))
-			vt_library_emergency(signal_number, false);
+			vt_sink.emergency(signal_number, false);
 		errno = saved_errno;
 		return;
 	}
-	vt_library_emergency(signal_number, true);
+	vt_sink.emergency(signal_number, true);
 	vt_signals_take_default_action(signal_number);
 	errno = saved_errno;
 }

@@ -1,0 +1,34 @@
+/* The one way up. The library sits above every source and keeps the
+ * tracker, the report and the process's ending; the layers beneath it hand
+ * it their events and requests through this table, which the library
+ * defines, so that no file below it calls a function of its. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+struct vt_sink {
+	/* Cheap after the first call: loading costs nothing until this. */
+	void (*activate)(void);
+	/* Whether this process traces (it used CUDA). */
+	bool (*active)(void);
+	void (*record)(const struct vt_event *event);
+	/* Moves a live allocation to tag; false when it is not live. */
+	bool (*retag)(uint64_t address, uint16_t tag);
+	/* A report now, to path or a name of its own. */
+	bool (*dump)(const char *path);
+	bool (*window_begin)(void);
+	long long (*window_peak)(char *where, size_t size);
+	/* The program is ending with status (main returned, or exit()). */
+	void (*note_exit)(int status);
+	/* The process is about to exec: the report is written now. */
+	void (*before_exec)(void);
+	/* A signal ends the process (final), or may (after a program's own
+	 * SIGABRT handler): the report from the handler. */
+	void (*emergency)(int signal_number, bool final);
+};
+
+extern const struct vt_sink vt_sink;
