@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,11 +245,16 @@ static void load_process_config(void)
 	vt_config_load(&process_config);
 }
 
+/* Read on every event: once loaded, one acquire load and no call. */
 const struct vt_config *vt_config(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	static atomic_bool loaded;
+	if (atomic_load_explicit(&loaded, memory_order_acquire))
+		return &process_config;
 	int saved_errno = errno;
 	pthread_once(&once, load_process_config);
+	atomic_store_explicit(&loaded, true, memory_order_release);
 	errno = saved_errno;
 	return &process_config;
 }

@@ -76,20 +76,12 @@ static atomic_bool warned_output, warned_rules, warned_untracked, warned_unwinde
 static void lock_all(void)
 {
 	pthread_mutex_lock(&library.report_lock);
-	for (int s = 0; s < VT_LEDGER_SHARDS; s++)
-		pthread_mutex_lock(&library.tracker.ledger.shards[s].lock);
-	for (int d = 0; d <= VT_MAX_DEVICES; d++)
-		pthread_mutex_lock(&library.tracker.slots[d].lock);
-	pthread_mutex_lock(&library.tracker.failures_lock);
+	vt_tracker_lock_all(&library.tracker);
 }
 
 static void unlock_all(void)
 {
-	pthread_mutex_unlock(&library.tracker.failures_lock);
-	for (int d = VT_MAX_DEVICES; d >= 0; d--)
-		pthread_mutex_unlock(&library.tracker.slots[d].lock);
-	for (int s = VT_LEDGER_SHARDS - 1; s >= 0; s--)
-		pthread_mutex_unlock(&library.tracker.ledger.shards[s].lock);
+	vt_tracker_unlock_all(&library.tracker);
 	pthread_mutex_unlock(&library.report_lock);
 }
 

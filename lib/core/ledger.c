@@ -44,7 +44,6 @@ void vt_ledger_destroy(struct vt_ledger *ledger)
 {
 	for (int i = 0; i < VT_LEDGER_SHARDS; i++) {
 		free(ledger->shards[i].slots);
-		pthread_mutex_destroy(&ledger->shards[i].lock);
 	}
 	memset(ledger, 0, sizeof(*ledger));
 }
@@ -80,7 +79,7 @@ enum vt_ledger_result vt_ledger_insert(struct vt_ledger *ledger,
 {
 	struct vt_ledger_shard *shard = shard_for(ledger, allocation->address);
 	enum vt_ledger_result result = VT_LEDGER_INSERTED;
-	pthread_mutex_lock(&shard->lock);
+	vt_lock_take(&shard->lock);
 	if ((shard->count + 1) * 4 > shard->capacity * 3 && !grow(shard)) {
 		result = VT_LEDGER_NO_MEMORY;
 	} else {
@@ -92,7 +91,7 @@ enum vt_ledger_result vt_ledger_insert(struct vt_ledger *ledger,
 			shard->count++;
 		}
 	}
-	pthread_mutex_unlock(&shard->lock);
+	vt_lock_give(&shard->lock);
 	return result;
 }
 
@@ -135,7 +134,7 @@ bool vt_ledger_remove(struct vt_ledger *ledger, uint64_t address,
 {
 	struct vt_ledger_shard *shard = shard_for(ledger, address);
 	bool removed = false;
-	pthread_mutex_lock(&shard->lock);
+	vt_lock_take(&shard->lock);
 	if (shard->capacity && address) {
 		uint64_t i = probe(shard, address);
 		if (shard->slots[i].address && (!accept || accept(&shard->slots[i], context))) {
@@ -145,7 +144,7 @@ bool vt_ledger_remove(struct vt_ledger *ledger, uint64_t address,
 			removed = true;
 		}
 	}
-	pthread_mutex_unlock(&shard->lock);
+	vt_lock_give(&shard->lock);
 	return removed;
 }
 
@@ -153,7 +152,7 @@ bool vt_ledger_find(struct vt_ledger *ledger, uint64_t address, struct vt_alloca
 {
 	struct vt_ledger_shard *shard = shard_for(ledger, address);
 	bool found = false;
-	pthread_mutex_lock(&shard->lock);
+	vt_lock_take(&shard->lock);
 	if (shard->capacity && address) {
 		uint64_t i = probe(shard, address);
 		if (shard->slots[i].address) {
@@ -161,7 +160,7 @@ bool vt_ledger_find(struct vt_ledger *ledger, uint64_t address, struct vt_alloca
 			found = true;
 		}
 	}
-	pthread_mutex_unlock(&shard->lock);
+	vt_lock_give(&shard->lock);
 	return found;
 }
 
@@ -170,7 +169,7 @@ bool vt_ledger_retag(struct vt_ledger *ledger, uint64_t address, uint16_t tag,
 {
 	struct vt_ledger_shard *shard = shard_for(ledger, address);
 	bool found = false;
-	pthread_mutex_lock(&shard->lock);
+	vt_lock_take(&shard->lock);
 	if (shard->capacity && address) {
 		uint64_t i = probe(shard, address);
 		if (shard->slots[i].address) {
@@ -179,7 +178,7 @@ bool vt_ledger_retag(struct vt_ledger *ledger, uint64_t address, uint16_t tag,
 			found = true;
 		}
 	}
-	pthread_mutex_unlock(&shard->lock);
+	vt_lock_give(&shard->lock);
 	return found;
 }
 
@@ -187,9 +186,9 @@ uint64_t vt_ledger_count(struct vt_ledger *ledger)
 {
 	uint64_t count = 0;
 	for (int s = 0; s < VT_LEDGER_SHARDS; s++) {
-		pthread_mutex_lock(&ledger->shards[s].lock);
+		vt_lock_take(&ledger->shards[s].lock);
 		count += ledger->shards[s].count;
-		pthread_mutex_unlock(&ledger->shards[s].lock);
+		vt_lock_give(&ledger->shards[s].lock);
 	}
 	return count;
 }
@@ -199,11 +198,11 @@ void vt_ledger_for_each(struct vt_ledger *ledger,
 {
 	for (int s = 0; s < VT_LEDGER_SHARDS; s++) {
 		struct vt_ledger_shard *shard = &ledger->shards[s];
-		pthread_mutex_lock(&shard->lock);
+		vt_lock_take(&shard->lock);
 		for (uint64_t i = 0; i < shard->capacity; i++)
 			if (shard->slots[i].address)
 				visit(&shard->slots[i], context);
-		pthread_mutex_unlock(&shard->lock);
+		vt_lock_give(&shard->lock);
 	}
 }
 
@@ -216,4 +215,16 @@ void vt_ledger_reset_unlocked(struct vt_ledger *ledger)
 		ledger->shards[i].count = 0;
 		vt_lock_init(&ledger->shards[i].lock);
 	}
+}
+
+void vt_ledger_lock_all(struct vt_ledger *ledger)
+{
+	for (int s = 0; s < VT_LEDGER_SHARDS; s++)
+		vt_lock_take(&ledger->shards[s].lock);
+}
+
+void vt_ledger_unlock_all(struct vt_ledger *ledger)
+{
+	for (int s = VT_LEDGER_SHARDS - 1; s >= 0; s--)
+		vt_lock_give(&ledger->shards[s].lock);
 }

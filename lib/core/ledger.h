@@ -7,12 +7,12 @@
  * a live allocation costs at most 96 bytes. */
 #pragma once
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "event.h"
+#include "lock.h"
 
 struct vt_allocation {
 	uint64_t address; /* 0 marks an empty slot; CUDA never returns 0 */
@@ -26,7 +26,7 @@ struct vt_allocation {
 #define VT_LEDGER_SHARDS 64
 
 struct vt_ledger_shard {
-	pthread_mutex_t lock;
+	struct vt_lock lock;
 	struct vt_allocation *slots;
 	uint64_t capacity; /* a power of two, or 0 before the first insert */
 	uint64_t count;
@@ -64,3 +64,6 @@ void vt_ledger_for_each(struct vt_ledger *ledger,
 void vt_ledger_set_calloc(void *(*allocate)(size_t, size_t));
 /* Forgets everything without taking locks: for the child after fork. */
 void vt_ledger_reset_unlocked(struct vt_ledger *ledger);
+/* Every shard held, in order (across fork), then given back. */
+void vt_ledger_lock_all(struct vt_ledger *ledger);
+void vt_ledger_unlock_all(struct vt_ledger *ledger);

@@ -1,16 +1,35 @@
-/* The locks of the hot path: held for a few dozen instructions, so a
- * waiter spins briefly before it sleeps (glibc's adaptive mutex). */
+/* The locks of the hot path: held for a few dozen instructions, taken once
+ * or twice per event. Taking a free lock is one compare-and-swap and giving
+ * it back one exchange, both inline; a waiter spins briefly, then sleeps on
+ * a futex. The three states follow Drepper's "Futexes Are Tricky": a giver
+ * makes the wake-up system call only when someone may be asleep. */
 #pragma once
 
-#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 
-static inline void vt_lock_init(pthread_mutex_t *lock)
+struct vt_lock {
+	_Atomic uint32_t state; /* 0 free, 1 held, 2 held and maybe waited on */
+};
+
+static inline void vt_lock_init(struct vt_lock *lock)
 {
-	pthread_mutexattr_t attributes;
-	pthread_mutexattr_init(&attributes);
-#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
-	pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_ADAPTIVE_NP);
-#endif
-	pthread_mutex_init(lock, &attributes);
-	pthread_mutexattr_destroy(&attributes);
+	atomic_store_explicit(&lock->state, 0, memory_order_relaxed);
+}
+
+void vt_lock_wait(struct vt_lock *lock);
+void vt_lock_wake(struct vt_lock *lock);
+
+static inline void vt_lock_take(struct vt_lock *lock)
+{
+	uint32_t free_state = 0;
+	if (!atomic_compare_exchange_strong_explicit(&lock->state, &free_state, 1,
+						     memory_order_acquire, memory_order_relaxed))
+		vt_lock_wait(lock);
+}
+
+static inline void vt_lock_give(struct vt_lock *lock)
+{
+	if (atomic_exchange_explicit(&lock->state, 0, memory_order_release) == 2)
+		vt_lock_wake(lock);
 }

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <libunwind.h>
 #include <link.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -95,18 +96,43 @@ static bool is_own(uintptr_t pc)
 	return pc >= own_start && pc < own_end;
 }
 
+/* vramtrace's own frames on a walk: the most seen so far. Walking costs per
+ * frame, so a walk asks for the frames it keeps plus these, not plus the
+ * most there could be; a walk that then keeps too few walks again with
+ * room for OWN_FRAMES_MAX, which is what every walk would otherwise ask. */
+enum { OWN_FRAMES_MAX = 16 };
+static _Atomic unsigned own_frames_seen = 2;
+
+static unsigned walk(uintptr_t *frames, unsigned depth, unsigned extra, unsigned *own, bool *full)
+{
+	void *raw[VT_MAX_STACK_DEPTH + OWN_FRAMES_MAX];
+	int got = backtrace_frames(raw, (int)(depth + extra));
+	unsigned kept = 0;
+	*own = 0;
+	for (int i = 0; i < got && kept < depth; i++) {
+		if (is_own((uintptr_t)raw[i]))
+			(*own)++;
+		else
+			frames[kept++] = (uintptr_t)raw[i];
+	}
+	*full = got == (int)(depth + extra);
+	return kept;
+}
+
 unsigned vt_stack_capture(uintptr_t *frames, unsigned depth)
 {
-	enum { OWN_FRAMES_MAX = 16 };
-	void *raw[VT_MAX_STACK_DEPTH + OWN_FRAMES_MAX];
 	if (!backtrace_frames)
 		return 0;
 	if (depth > VT_MAX_STACK_DEPTH)
 		depth = VT_MAX_STACK_DEPTH;
-	int got = backtrace_frames(raw, (int)(depth + OWN_FRAMES_MAX));
-	unsigned kept = 0;
-	for (int i = 0; i < got && kept < depth; i++)
-		if (!is_own((uintptr_t)raw[i]))
-			frames[kept++] = (uintptr_t)raw[i];
+	unsigned extra = atomic_load_explicit(&own_frames_seen, memory_order_relaxed);
+	unsigned own;
+	bool full;
+	unsigned kept = walk(frames, depth, extra, &own, &full);
+	if (kept < depth && full && extra < OWN_FRAMES_MAX)
+		kept = walk(frames, depth, OWN_FRAMES_MAX, &own, &full);
+	if (own > extra)
+		atomic_store_explicit(&own_frames_seen, own < OWN_FRAMES_MAX ? own : OWN_FRAMES_MAX,
+				      memory_order_relaxed);
 	return kept;
 }

@@ -50,7 +50,6 @@ void vt_tracker_destroy(struct vt_tracker *tracker)
 	vt_ledger_destroy(&tracker->ledger);
 	for (int i = 0; i <= VT_MAX_DEVICES; i++) {
 		free_arrays(&tracker->slots[i].stats);
-		pthread_mutex_destroy(&tracker->slots[i].lock);
 	}
 	free_failures(tracker);
 	pthread_mutex_destroy(&tracker->failures_lock);
@@ -240,9 +239,9 @@ static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot
 		atomic_fetch_add(&tracker->deduplicated, 1);
 		return true;
 	}
-	pthread_mutex_lock(&slot->lock);
+	vt_lock_take(&slot->lock);
 	count_alloc(tracker, &slot->stats, event, event_index);
-	pthread_mutex_unlock(&slot->lock);
+	vt_lock_give(&slot->lock);
 	if (result == VT_LEDGER_NO_MEMORY) {
 		atomic_fetch_add(&tracker->untracked, 1);
 		return false;
@@ -269,9 +268,9 @@ static void record_free(struct vt_tracker *tracker, const struct vt_event *event
 		return;
 	}
 	struct vt_device_slot *slot = slot_for(tracker, allocation.device, allocation.kind);
-	pthread_mutex_lock(&slot->lock);
+	vt_lock_take(&slot->lock);
 	count_free(tracker, &slot->stats, &allocation);
-	pthread_mutex_unlock(&slot->lock);
+	vt_lock_give(&slot->lock);
 }
 
 static uint64_t stack_live(uint32_t index, const void *context)
@@ -329,7 +328,7 @@ static void record_failure(struct vt_tracker *tracker, struct vt_device_slot *sl
 		.stack = event->stack,
 	};
 	atomic_fetch_add(&tracker->failures_total, 1);
-	pthread_mutex_lock(&slot->lock);
+	vt_lock_take(&slot->lock);
 	slot->stats.seen = true;
 	slot->stats.failures++;
 	failure.live_bytes = slot->stats.live;
@@ -338,7 +337,7 @@ static void record_failure(struct vt_tracker *tracker, struct vt_device_slot *sl
 		slot->snapshots++;
 		failure.snapshot = take_snapshot(&slot->stats, tracker->options.snapshot_top);
 	}
-	pthread_mutex_unlock(&slot->lock);
+	vt_lock_give(&slot->lock);
 	pthread_mutex_lock(&tracker->failures_lock);
 	if (tracker->failure_count < VT_MAX_FAILURES)
 		tracker->failures[tracker->failure_count++] = failure;
@@ -414,9 +413,9 @@ static bool record_level(struct vt_tracker *tracker, struct vt_device_slot *slot
 		.kind = (uint8_t)event->kind,
 	};
 	bool kept = !event->bytes || vt_ledger_insert(&tracker->ledger, &now) == VT_LEDGER_INSERTED;
-	pthread_mutex_lock(&slot->lock);
+	vt_lock_take(&slot->lock);
 	count_level(tracker, &slot->stats, &before, event, event_index);
-	pthread_mutex_unlock(&slot->lock);
+	vt_lock_give(&slot->lock);
 	if (!kept)
 		atomic_fetch_add(&tracker->untracked, 1);
 	return kept;
@@ -426,10 +425,10 @@ static bool record_level(struct vt_tracker *tracker, struct vt_device_slot *slot
  * report. */
 static void record_context(struct vt_device_slot *slot)
 {
-	pthread_mutex_lock(&slot->lock);
+	vt_lock_take(&slot->lock);
 	slot->stats.seen = true;
 	slot->stats.contexts++;
-	pthread_mutex_unlock(&slot->lock);
+	vt_lock_give(&slot->lock);
 }
 
 bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event)
@@ -464,7 +463,7 @@ bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint16_t tag
 	if (!vt_ledger_retag(&tracker->ledger, address, tag, &old))
 		return false;
 	struct vt_device_slot *slot = slot_for(tracker, old.device, old.kind);
-	pthread_mutex_lock(&slot->lock);
+	vt_lock_take(&slot->lock);
 	struct vt_device_stats *stats = &slot->stats;
 	/* Grow the array for the larger id first: growing moves it, and the
 	 * two counters must point into the same array. */
@@ -477,7 +476,7 @@ bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint16_t tag
 		vt_counter_shrink(from, old.bytes, stats->epoch);
 		vt_counter_grow(to, old.bytes, stats->epoch);
 	}
-	pthread_mutex_unlock(&slot->lock);
+	vt_lock_give(&slot->lock);
 	return true;
 }
 
@@ -496,25 +495,25 @@ static struct vt_counter_array copy_array(const struct vt_counter_array *array)
 
 static void copy_stats(struct vt_device_slot *slot, struct vt_device_stats *out)
 {
-	pthread_mutex_lock(&slot->lock);
+	vt_lock_take(&slot->lock);
 	*out = slot->stats;
 	out->tags = copy_array(&slot->stats.tags);
 	out->stacks = copy_array(&slot->stats.stacks);
 	out->timeline = vt_timeline_copy(&slot->stats.timeline, slot->stats.tags.items,
 					 slot->stats.tags.size);
 	out->window = (struct vt_window){0};
-	pthread_mutex_unlock(&slot->lock);
+	vt_lock_give(&slot->lock);
 }
 
 void vt_tracker_window_begin(struct vt_tracker *tracker)
 {
 	for (int d = 0; d < VT_MAX_DEVICES; d++) {
 		struct vt_device_slot *slot = &tracker->slots[d];
-		pthread_mutex_lock(&slot->lock);
+		vt_lock_take(&slot->lock);
 		slot->stats.window.active = true;
 		slot->stats.window.peak = slot->stats.live;
 		vt_marks_high(&slot->stats.window.stacks); /* every stack's bytes now */
-		pthread_mutex_unlock(&slot->lock);
+		vt_lock_give(&slot->lock);
 	}
 }
 
@@ -540,7 +539,7 @@ bool vt_tracker_window_peak(struct vt_tracker *tracker, struct vt_window_peak *o
 	*out = (struct vt_window_peak){.device = -1};
 	for (int d = 0; d < VT_MAX_DEVICES; d++) {
 		struct vt_device_slot *slot = &tracker->slots[d];
-		pthread_mutex_lock(&slot->lock);
+		vt_lock_take(&slot->lock);
 		const struct vt_device_stats *stats = &slot->stats;
 		if (stats->window.active) {
 			any = true;
@@ -550,7 +549,7 @@ bool vt_tracker_window_peak(struct vt_tracker *tracker, struct vt_window_peak *o
 				window_top_stack(stats, out);
 			}
 		}
-		pthread_mutex_unlock(&slot->lock);
+		vt_lock_give(&slot->lock);
 	}
 	return any;
 }
@@ -601,4 +600,20 @@ void vt_tracker_peek(struct vt_tracker *tracker, struct vt_snapshot *out)
 		.untracked = atomic_load(&tracker->untracked),
 		.failures_total = atomic_load(&tracker->failures_total),
 	};
+}
+
+void vt_tracker_lock_all(struct vt_tracker *tracker)
+{
+	vt_ledger_lock_all(&tracker->ledger);
+	for (int d = 0; d <= VT_MAX_DEVICES; d++)
+		vt_lock_take(&tracker->slots[d].lock);
+	pthread_mutex_lock(&tracker->failures_lock);
+}
+
+void vt_tracker_unlock_all(struct vt_tracker *tracker)
+{
+	pthread_mutex_unlock(&tracker->failures_lock);
+	for (int d = VT_MAX_DEVICES; d >= 0; d--)
+		vt_lock_give(&tracker->slots[d].lock);
+	vt_ledger_unlock_all(&tracker->ledger);
 }

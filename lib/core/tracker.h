@@ -121,7 +121,7 @@ struct vt_tracker_options {
 };
 
 struct vt_device_slot {
-	pthread_mutex_t lock;
+	struct vt_lock lock;
 	struct vt_device_stats stats;
 	unsigned snapshots;
 } __attribute__((aligned(64)));
@@ -166,6 +166,9 @@ bool vt_tracker_window_peak(struct vt_tracker *tracker, struct vt_window_peak *o
 
 /* Forgets everything without taking locks: for the child after fork. */
 void vt_tracker_reset_unlocked(struct vt_tracker *tracker);
+/* Every lock held, in one order (across fork), then given back. */
+void vt_tracker_lock_all(struct vt_tracker *tracker);
+void vt_tracker_unlock_all(struct vt_tracker *tracker);
 
 /* A counter's bytes at its device's peak. */
 static inline uint64_t vt_stats_at_peak(const struct vt_device_stats *stats,

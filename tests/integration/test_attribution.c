@@ -219,6 +219,35 @@ Test(attribution, stacks_symbolized_to_function_file_and_line)
 	traced_run_free(&run);
 }
 
+/* Each stack keeps exactly the frames asked for, all the program's, though
+ * the second path carries more of vramtrace's own frames than the first. */
+Test(attribution, deep_stacks_keep_their_depth)
+{
+	struct traced_run run;
+	trace_program(&run, "deep_stacks", (const char *const[]){"VRAMTRACE_STACK_DEPTH=16", NULL});
+	json_t *stacks = report_at(run.report, "devices/0/stacks");
+	cr_assert_eq(json_array_size(stacks), 2);
+	size_t s, f;
+	json_t *stack, *frame;
+	json_array_foreach (stacks, s, stack) {
+		json_t *frames = frames_of(run.report, report_int(stack, "id"));
+		cr_assert_eq(json_array_size(frames), 16, "stack %zu has %zu frames", s,
+			     json_array_size(frames));
+		unsigned descend_frames = 0;
+		json_array_foreach (frames, f, frame) {
+			const char *module = json_string_value(json_object_get(frame, "module"));
+			const char *function =
+				json_string_value(json_object_get(frame, "function"));
+			cr_assert(!module || !strstr(module, "libvramtrace"),
+				  "vramtrace's own frame");
+			descend_frames += function && strcmp(function, "descend") == 0;
+		}
+		cr_assert_geq(descend_frames, 13, "the program's frames fill the stack");
+		json_decref(frames);
+	}
+	traced_run_free(&run);
+}
+
 Test(attribution, stacks_off)
 {
 	struct traced_run run;

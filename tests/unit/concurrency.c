@@ -3,11 +3,13 @@
  * stacks and taking snapshots (what a dump does) all at once, then exact
  * totals. Exits non-zero on the first wrong number. */
 #include <pthread.h>
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "clock.h"
+#include "lock.h"
 #include "stacks.h"
 #include "tag_stack.h"
 #include "tags.h"
@@ -82,8 +84,45 @@ static void *snapshots(void *arg)
 		}                                                     \
 	} while (0)
 
+/* The hot path's lock alone: a plain counter that only it guards, and
+ * the errno the futex calls of its slow path would otherwise change. */
+static struct vt_lock counter_lock;
+static uint64_t guarded;
+#define LOCK_ROUNDS 200000
+
+static void *increment(void *arg)
+{
+	(void)arg;
+	errno = 1234;
+	for (int i = 0; i < LOCK_ROUNDS; i++) {
+		vt_lock_take(&counter_lock);
+		guarded++;
+		vt_lock_give(&counter_lock);
+	}
+	return errno == 1234 ? NULL : (void *)1;
+}
+
+static int check_lock(void)
+{
+	pthread_t threads[THREADS];
+	vt_lock_init(&counter_lock);
+	for (int t = 0; t < THREADS; t++)
+		pthread_create(&threads[t], NULL, increment, NULL);
+	for (int t = 0; t < THREADS; t++) {
+		void *result;
+		pthread_join(threads[t], &result);
+		CHECK(result == NULL, "errno changed under the lock");
+	}
+	CHECK(guarded == (uint64_t)THREADS * LOCK_ROUNDS, "%llu increments",
+	      (unsigned long long)guarded);
+	CHECK(atomic_load(&counter_lock.state) == 0, "the lock was left held");
+	return 0;
+}
+
 int main(void)
 {
+	if (check_lock())
+		return 1;
 	struct vt_tracker_options options = {1, 8, vt_clock_ns};
 	vt_tracker_init(&tracker, &options);
 	pthread_t threads[THREADS], reader;
