@@ -9,41 +9,15 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "diff.h"
 #include "formats.h"
 
-enum section { BY_DEVICE, BY_KIND, BY_TAG, BY_STACK, SECTIONS };
-static const char *const section_names[SECTIONS] = {"device", "kind", "tag", "stack"};
-static const char *const section_titles[SECTIONS] = {
+const char *const vt_diff_section_names[SECTIONS] = {"device", "kind", "tag", "stack"};
+const char *const vt_diff_section_titles[SECTIONS] = {
 	"by device (peak)", "by kind (bytes at the peak)", "by tag (bytes at the peak)",
 	"by stack (bytes at the peak)"};
 
-enum diff_format { FORMAT_TEXT, FORMAT_MARKDOWN, FORMAT_JSON, FORMAT_HTML };
-
-struct row {
-	char *key;
-	int64_t a, b;           /* bytes at the peak (devices: the peak) */
-	int64_t a_peak, b_peak; /* own peaks */
-};
-
-struct table {
-	struct row *rows;
-	size_t count, capacity;
-	size_t hidden;
-	json_t *positions; /* key -> index in rows, while rows are added */
-};
-
-struct diff {
-	bool by[SECTIONS];
-	enum diff_format format;
-	uint64_t min_delta;
-	long device;
-	bool fail_if_grows;
-	uint32_t grow_limit; /* hundredths of a percent */
-	struct vt_report_file a, b;
-	struct table tables[SECTIONS];
-};
-
-static struct row *row_for(struct table *table, const char *key)
+static struct diff_row *row_for(struct diff_table *table, const char *key)
 {
 	if (!table->positions && !(table->positions = json_object()))
 		return NULL;
@@ -52,14 +26,14 @@ static struct row *row_for(struct table *table, const char *key)
 		return &table->rows[json_integer_value(position)];
 	if (table->count == table->capacity) {
 		size_t capacity = table->capacity ? table->capacity * 2 : 32;
-		struct row *rows = realloc(table->rows, capacity * sizeof(*rows));
+		struct diff_row *rows = realloc(table->rows, capacity * sizeof(*rows));
 		if (!rows)
 			return NULL;
 		table->rows = rows;
 		table->capacity = capacity;
 	}
-	struct row *row = &table->rows[table->count];
-	*row = (struct row){.key = strdup(key)};
+	struct diff_row *row = &table->rows[table->count];
+	*row = (struct diff_row){.key = strdup(key)};
 	if (!row->key ||
 	    json_object_set_new(table->positions, key, json_integer((json_int_t)table->count)))
 		return NULL;
@@ -67,9 +41,10 @@ static struct row *row_for(struct table *table, const char *key)
 	return row;
 }
 
-static void add(struct table *table, const char *key, bool side_b, int64_t at_peak, int64_t peak)
+static void add(struct diff_table *table, const char *key, bool side_b, int64_t at_peak,
+		int64_t peak)
 {
-	struct row *row = row_for(table, key);
+	struct diff_row *row = row_for(table, key);
 	if (!row)
 		return;
 	*(side_b ? &row->b : &row->a) += at_peak;
@@ -98,8 +73,8 @@ static void stack_key(json_t *root, int64_t id, char *key, size_t size)
 		snprintf(key, size, "(no frames)");
 }
 
-static void add_counters(struct table *table, json_t *device, const char *array, const char *key,
-			 bool side_b)
+static void add_counters(struct diff_table *table, json_t *device, const char *array,
+			 const char *key, bool side_b)
 {
 	size_t i;
 	json_t *row;
@@ -144,24 +119,19 @@ static void add_side(struct diff *d, const struct vt_report_file *report, bool s
 			   vt_str(rank, "rank", vt_str(rank, "file", "?")), side_b);
 }
 
-static int64_t magnitude(int64_t value)
-{
-	return value < 0 ? -value : value;
-}
-
 static int by_change(const void *x, const void *y)
 {
-	const struct row *a = x, *b = y;
-	int64_t da = magnitude(a->b - a->a), db = magnitude(b->b - b->a);
+	const struct diff_row *a = x, *b = y;
+	int64_t da = vt_diff_magnitude(a->b - a->a), db = vt_diff_magnitude(b->b - b->a);
 	if (da != db)
 		return da < db ? 1 : -1;
 	return strcmp(a->key, b->key);
 }
 
 /* Sorts by |delta| and keeps small changes out of all but the devices. */
-static void finish(struct diff *d, enum section section)
+static void finish(struct diff *d, enum diff_section section)
 {
-	struct table *table = &d->tables[section];
+	struct diff_table *table = &d->tables[section];
 	if (table->positions)
 		json_decref(table->positions);
 	table->positions = NULL;
@@ -170,7 +140,8 @@ static void finish(struct diff *d, enum section section)
 		return;
 	size_t kept = 0;
 	for (size_t i = 0; i < table->count; i++) {
-		if ((uint64_t)magnitude(table->rows[i].b - table->rows[i].a) >= d->min_delta) {
+		if ((uint64_t)vt_diff_magnitude(table->rows[i].b - table->rows[i].a) >=
+		    d->min_delta) {
 			table->rows[kept++] = table->rows[i];
 		} else {
 			free(table->rows[i].key);
@@ -180,133 +151,10 @@ static void finish(struct diff *d, enum section section)
 	table->count = kept;
 }
 
-static void signed_size(int64_t bytes, char *buf, unsigned size)
-{
-	char magnitude_text[32];
-	snprintf(buf, size, "%s%s", bytes < 0 ? "-" : "+",
-		 vt_human(magnitude(bytes), magnitude_text, sizeof(magnitude_text)));
-}
-
-static void change_texts(const struct row *row, char *relative, char *ratio, size_t size)
-{
-	if (row->a > 0) {
-		snprintf(relative, size, "%+.1f%%",
-			 100.0 * (double)(row->b - row->a) / (double)row->a);
-		snprintf(ratio, size, "x%.2f", (double)row->b / (double)row->a);
-	} else {
-		snprintf(relative, size, "%s", row->b ? "new" : "0.0%");
-		snprintf(ratio, size, "%s", row->b ? "-" : "x1.00");
-	}
-}
-
-static void side_header(FILE *out, const char *name, const struct vt_report_file *report,
-			bool markdown)
-{
-	fprintf(out, "%s%s: %s", markdown ? "- **" : "", name, report->path);
-	if (markdown)
-		fputs("**", out);
-	json_t *run = json_object_get(report->root, "run");
-	const char *key;
-	json_t *value;
-	bool first = true;
-	json_object_foreach (json_object_get(run, "labels"), key, value) {
-		fprintf(out, "%s%s=%s", first ? "  " : ", ", key, json_string_value(value));
-		first = false;
-	}
-	fputc('\n', out);
-}
-
-/* Devices have one number, the peak; other rows add their own peaks. */
-static void print_header(enum section section, bool markdown, FILE *out)
-{
-	bool peaks = section != BY_DEVICE;
-	if (markdown)
-		fprintf(out,
-			"\n### %s\n\n| %s | A | B | delta | change | ratio |%s\n"
-			"|---|---:|---:|---:|---:|---:|%s\n",
-			section_titles[section], section_names[section],
-			peaks ? " own peak A | own peak B |" : "", peaks ? "---:|---:|" : "");
-	else
-		fprintf(out, "\n%-44s %12s %12s %13s %9s %7s%s\n", section_titles[section], "A",
-			"B", "delta", "change", "ratio", peaks ? "   own peak A   own peak B" : "");
-}
-
-static void print_row(const struct row *row, bool peaks, bool markdown, FILE *out)
-{
-	char a[32], b[32], delta[40], relative[32], ratio[32], a_peak[32], b_peak[32];
-	vt_human(row->a, a, sizeof(a));
-	vt_human(row->b, b, sizeof(b));
-	vt_human(row->a_peak, a_peak, sizeof(a_peak));
-	vt_human(row->b_peak, b_peak, sizeof(b_peak));
-	signed_size(row->b - row->a, delta, sizeof(delta));
-	change_texts(row, relative, ratio, sizeof(relative));
-	if (markdown)
-		fprintf(out, "| `%s` | %s | %s | %s | %s | %s |", row->key, a, b, delta, relative,
-			ratio);
-	else
-		fprintf(out, "  %-42.42s %12s %12s %13s %9s %7s", row->key, a, b, delta, relative,
-			ratio);
-	if (peaks)
-		fprintf(out, markdown ? " %s | %s |" : " %12s %12s", a_peak, b_peak);
-	fputc('\n', out);
-}
-
-static void print_table(const struct diff *d, enum section section, FILE *out)
-{
-	const struct table *table = &d->tables[section];
-	bool markdown = d->format == FORMAT_MARKDOWN;
-	print_header(section, markdown, out);
-	for (size_t i = 0; i < table->count; i++)
-		print_row(&table->rows[i], section != BY_DEVICE, markdown, out);
-	if (table->hidden) {
-		char limit[32];
-		fprintf(out, "%s%zu %s changing less than %s hidden\n", markdown ? "\n" : "  ",
-			table->hidden, table->hidden == 1 ? "row" : "rows",
-			vt_human((int64_t)d->min_delta, limit, sizeof(limit)));
-	}
-}
-
-static json_t *side_json(const struct vt_report_file *report)
-{
-	json_t *labels = json_object_get(json_object_get(report->root, "run"), "labels");
-	return json_pack("{s:s, s:O}", "file", report->path, "labels",
-			 labels ? labels : json_object());
-}
-
-static json_t *table_json(const struct table *table)
-{
-	json_t *rows = json_array();
-	for (size_t i = 0; i < table->count; i++) {
-		const struct row *row = &table->rows[i];
-		json_array_append_new(
-			rows,
-			json_pack("{s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I}", "key", row->key,
-				  "a_bytes", (json_int_t)row->a, "b_bytes", (json_int_t)row->b,
-				  "delta_bytes", (json_int_t)(row->b - row->a), "relative",
-				  row->a ? json_real((double)(row->b - row->a) / (double)row->a)
-					 : json_null(),
-				  "ratio",
-				  row->a ? json_real((double)row->b / (double)row->a) : json_null(),
-				  "a_peak_bytes", (json_int_t)row->a_peak, "b_peak_bytes",
-				  (json_int_t)row->b_peak));
-	}
-	return json_pack("{s:o, s:I}", "rows", rows, "hidden", (json_int_t)table->hidden);
-}
-
-static json_t *diff_json(const struct diff *d)
-{
-	json_t *sections = json_object();
-	for (int s = 0; s < SECTIONS; s++)
-		if (d->by[s])
-			json_object_set_new(sections, section_names[s], table_json(&d->tables[s]));
-	return json_pack("{s:o, s:o, s:I, s:o}", "a", side_json(&d->a), "b", side_json(&d->b),
-			 "min_delta_bytes", (json_int_t)d->min_delta, "sections", sections);
-}
-
 static void print(const struct diff *d, FILE *out)
 {
 	if (d->format == FORMAT_JSON || d->format == FORMAT_HTML) {
-		json_t *document = diff_json(d);
+		json_t *document = vt_diff_json(d);
 		if (d->format == FORMAT_HTML) {
 			vt_html_diff(d->a.root, d->b.root, d->a.path, d->b.path, document, out);
 		} else {
@@ -316,27 +164,23 @@ static void print(const struct diff *d, FILE *out)
 		json_decref(document);
 		return;
 	}
-	side_header(out, "A", &d->a, d->format == FORMAT_MARKDOWN);
-	side_header(out, "B", &d->b, d->format == FORMAT_MARKDOWN);
-	for (int s = 0; s < SECTIONS; s++)
-		if (d->by[s])
-			print_table(d, (enum section)s, out);
+	vt_diff_write_text(d, out);
 }
 
 /* Exit 1 when a device's peak grew by more than the limit. */
 static int gate(const struct diff *d)
 {
 	int status = VT_EXIT_OK;
-	const struct table *devices = &d->tables[BY_DEVICE];
+	const struct diff_table *devices = &d->tables[BY_DEVICE];
 	for (size_t i = 0; i < devices->count; i++) {
-		const struct row *row = &devices->rows[i];
+		const struct diff_row *row = &devices->rows[i];
 		bool grew = row->a > 0 ? (unsigned __int128)row->b * 10000 >
 						 (unsigned __int128)row->a * (10000 + d->grow_limit)
 				       : row->b > 0;
 		if (!grew)
 			continue;
 		char relative[32], ratio[32];
-		change_texts(row, relative, ratio, sizeof(relative));
+		vt_diff_change_texts(row, relative, ratio, sizeof(relative));
 		fprintf(stderr, "vramtrace diff: %s peak grew %s, more than %u.%02u%%\n", row->key,
 			relative, d->grow_limit / 100, d->grow_limit % 100);
 		status = VT_EXIT_FAILED;
@@ -376,7 +220,7 @@ static bool parse_by(struct diff *d, const char *list)
 	bool any = false;
 	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		int s = 0;
-		while (s < SECTIONS && strcmp(section_names[s], item) != 0)
+		while (s < SECTIONS && strcmp(vt_diff_section_names[s], item) != 0)
 			s++;
 		if (s == SECTIONS)
 			return false;
@@ -506,7 +350,7 @@ int vt_command_diff(int argc, char **argv)
 	add_side(&d, &d.a, false);
 	add_side(&d, &d.b, true);
 	for (int s = 0; s < SECTIONS; s++)
-		finish(&d, (enum section)s);
+		finish(&d, (enum diff_section)s);
 	print(&d, out.stream);
 	status = vt_output_commit(&out, "diff") ? VT_EXIT_OK : VT_EXIT_BAD_INPUT;
 	if (status == VT_EXIT_OK && d.fail_if_grows)

@@ -1,0 +1,53 @@
+/* What `vramtrace diff` compares, row by row, once both reports are read:
+ * cmd_diff.c fills it, the format_diff_*.c files write it. */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report_file.h"
+
+enum diff_section { BY_DEVICE, BY_KIND, BY_TAG, BY_STACK, SECTIONS };
+extern const char *const vt_diff_section_names[SECTIONS];
+extern const char *const vt_diff_section_titles[SECTIONS];
+
+enum diff_format { FORMAT_TEXT, FORMAT_MARKDOWN, FORMAT_JSON, FORMAT_HTML };
+
+struct diff_row {
+	char *key;
+	int64_t a, b;           /* bytes at the peak (devices: the peak) */
+	int64_t a_peak, b_peak; /* own peaks */
+};
+
+struct diff_table {
+	struct diff_row *rows;
+	size_t count, capacity;
+	size_t hidden;
+	json_t *positions; /* key -> index in rows, while rows are added */
+};
+
+struct diff {
+	bool by[SECTIONS];
+	enum diff_format format;
+	uint64_t min_delta;
+	long device;
+	bool fail_if_grows;
+	uint32_t grow_limit; /* hundredths of a percent */
+	struct vt_report_file a, b;
+	struct diff_table tables[SECTIONS];
+};
+
+static inline int64_t vt_diff_magnitude(int64_t value)
+{
+	return value < 0 ? -value : value;
+}
+
+/* A row's change as "+12.5%" and ratio as "x1.12" ("new" and "-" from 0). */
+void vt_diff_change_texts(const struct diff_row *row, char *relative, char *ratio, size_t size);
+/* The text and markdown tables (format_diff_text.c). */
+void vt_diff_write_text(const struct diff *d, FILE *out);
+/* The diff as one JSON document, which the HTML page also carries
+ * (format_diff_json.c). */
+json_t *vt_diff_json(const struct diff *d);

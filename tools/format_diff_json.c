@@ -1,0 +1,40 @@
+/* vramtrace diff as JSON: both sides, and each section's rows. */
+#include "diff.h"
+
+static json_t *side_json(const struct vt_report_file *report)
+{
+	json_t *labels = json_object_get(json_object_get(report->root, "run"), "labels");
+	return json_pack("{s:s, s:O}", "file", report->path, "labels",
+			 labels ? labels : json_object());
+}
+
+static json_t *table_json(const struct diff_table *table)
+{
+	json_t *rows = json_array();
+	for (size_t i = 0; i < table->count; i++) {
+		const struct diff_row *row = &table->rows[i];
+		json_array_append_new(
+			rows,
+			json_pack("{s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I}", "key", row->key,
+				  "a_bytes", (json_int_t)row->a, "b_bytes", (json_int_t)row->b,
+				  "delta_bytes", (json_int_t)(row->b - row->a), "relative",
+				  row->a ? json_real((double)(row->b - row->a) / (double)row->a)
+					 : json_null(),
+				  "ratio",
+				  row->a ? json_real((double)row->b / (double)row->a) : json_null(),
+				  "a_peak_bytes", (json_int_t)row->a_peak, "b_peak_bytes",
+				  (json_int_t)row->b_peak));
+	}
+	return json_pack("{s:o, s:I}", "rows", rows, "hidden", (json_int_t)table->hidden);
+}
+
+json_t *vt_diff_json(const struct diff *d)
+{
+	json_t *sections = json_object();
+	for (int s = 0; s < SECTIONS; s++)
+		if (d->by[s])
+			json_object_set_new(sections, vt_diff_section_names[s],
+					    table_json(&d->tables[s]));
+	return json_pack("{s:o, s:o, s:I, s:o}", "a", side_json(&d->a), "b", side_json(&d->b),
+			 "min_delta_bytes", (json_int_t)d->min_delta, "sections", sections);
+}

@@ -1,0 +1,101 @@
+/* vramtrace diff's text and markdown tables. */
+#include <inttypes.h>
+
+#include "diff.h"
+#include "formats.h"
+
+static void signed_size(int64_t bytes, char *buf, unsigned size)
+{
+	char magnitude_text[32];
+	snprintf(buf, size, "%s%s", bytes < 0 ? "-" : "+",
+		 vt_human(vt_diff_magnitude(bytes), magnitude_text, sizeof(magnitude_text)));
+}
+
+void vt_diff_change_texts(const struct diff_row *row, char *relative, char *ratio, size_t size)
+{
+	if (row->a > 0) {
+		snprintf(relative, size, "%+.1f%%",
+			 100.0 * (double)(row->b - row->a) / (double)row->a);
+		snprintf(ratio, size, "x%.2f", (double)row->b / (double)row->a);
+	} else {
+		snprintf(relative, size, "%s", row->b ? "new" : "0.0%");
+		snprintf(ratio, size, "%s", row->b ? "-" : "x1.00");
+	}
+}
+
+static void side_header(FILE *out, const char *name, const struct vt_report_file *report,
+			bool markdown)
+{
+	fprintf(out, "%s%s: %s", markdown ? "- **" : "", name, report->path);
+	if (markdown)
+		fputs("**", out);
+	json_t *run = json_object_get(report->root, "run");
+	const char *key;
+	json_t *value;
+	bool first = true;
+	json_object_foreach (json_object_get(run, "labels"), key, value) {
+		fprintf(out, "%s%s=%s", first ? "  " : ", ", key, json_string_value(value));
+		first = false;
+	}
+	fputc('\n', out);
+}
+
+/* Devices have one number, the peak; other rows add their own peaks. */
+static void print_header(enum diff_section section, bool markdown, FILE *out)
+{
+	bool peaks = section != BY_DEVICE;
+	if (markdown)
+		fprintf(out,
+			"\n### %s\n\n| %s | A | B | delta | change | ratio |%s\n"
+			"|---|---:|---:|---:|---:|---:|%s\n",
+			vt_diff_section_titles[section], vt_diff_section_names[section],
+			peaks ? " own peak A | own peak B |" : "", peaks ? "---:|---:|" : "");
+	else
+		fprintf(out, "\n%-44s %12s %12s %13s %9s %7s%s\n", vt_diff_section_titles[section],
+			"A", "B", "delta", "change", "ratio",
+			peaks ? "   own peak A   own peak B" : "");
+}
+
+static void print_row(const struct diff_row *row, bool peaks, bool markdown, FILE *out)
+{
+	char a[32], b[32], delta[40], relative[32], ratio[32], a_peak[32], b_peak[32];
+	vt_human(row->a, a, sizeof(a));
+	vt_human(row->b, b, sizeof(b));
+	vt_human(row->a_peak, a_peak, sizeof(a_peak));
+	vt_human(row->b_peak, b_peak, sizeof(b_peak));
+	signed_size(row->b - row->a, delta, sizeof(delta));
+	vt_diff_change_texts(row, relative, ratio, sizeof(relative));
+	if (markdown)
+		fprintf(out, "| `%s` | %s | %s | %s | %s | %s |", row->key, a, b, delta, relative,
+			ratio);
+	else
+		fprintf(out, "  %-42.42s %12s %12s %13s %9s %7s", row->key, a, b, delta, relative,
+			ratio);
+	if (peaks)
+		fprintf(out, markdown ? " %s | %s |" : " %12s %12s", a_peak, b_peak);
+	fputc('\n', out);
+}
+
+static void print_table(const struct diff *d, enum diff_section section, FILE *out)
+{
+	const struct diff_table *table = &d->tables[section];
+	bool markdown = d->format == FORMAT_MARKDOWN;
+	print_header(section, markdown, out);
+	for (size_t i = 0; i < table->count; i++)
+		print_row(&table->rows[i], section != BY_DEVICE, markdown, out);
+	if (table->hidden) {
+		char limit[32];
+		fprintf(out, "%s%zu %s changing less than %s hidden\n", markdown ? "\n" : "  ",
+			table->hidden, table->hidden == 1 ? "row" : "rows",
+			vt_human((int64_t)d->min_delta, limit, sizeof(limit)));
+	}
+}
+
+void vt_diff_write_text(const struct diff *d, FILE *out)
+{
+	side_header(out, "A", &d->a, d->format == FORMAT_MARKDOWN);
+	side_header(out, "B", &d->b, d->format == FORMAT_MARKDOWN);
+	for (int s = 0; s < SECTIONS; s++)
+		if (d->by[s])
+			print_table(d, (enum diff_section)s, out);
+}
