@@ -18,6 +18,7 @@
 #include "core/tracker.h"
 #include "collect.h"
 #include "descriptors.h"
+#include "lifecycle/signals.h"
 #include "log.h"
 #include "report/output.h"
 #include "report/report.h"
@@ -30,7 +31,6 @@
 #include "sources/pools.h"
 #include "sources/python.h"
 #include "sources/real.h"
-#include "sources/signals.h"
 
 /* The final report: OPEN until one is being written, CLOSING while it is,
  * CLOSED once it is on disk. A signal that arrives meanwhile on another

@@ -10,8 +10,8 @@
 
 #include "../config.h"
 #include "../core/sink.h"
-#include "background.h"
-#include "call.h"
+#include "../sources/background.h"
+#include "../sources/call.h"
 
 typedef int (*main_fn)(int, char **, char **);
 typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),

@@ -11,8 +11,8 @@
 
 #include "../config.h"
 #include "../core/sink.h"
-#include "call.h"
-#include "real.h"
+#include "../sources/call.h"
+#include "../sources/real.h"
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
