@@ -186,6 +186,30 @@ Test(preload, nvcc_program_launching_a_kernel)
 	traced_run_free(&run);
 }
 
+/* A program carrying NVIDIA's own runtime asks for the driver's private
+ * tables, which the simulated device does not have: it fails as on a
+ * machine without NVIDIA's driver, the simulated device says why once, and
+ * vramtrace still writes its report. */
+Test(preload, static_runtime_gets_a_clear_word)
+{
+	if (access(program_path("kernel_launch_static"), X_OK) != 0)
+		cr_skip_test("nvcc was not found at build time");
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	char *argv[] = {(char *)program_path("kernel_launch_static"), NULL};
+	traced_run(&run, &options, argv);
+	cr_assert_eq(run.status, 1, "the program's own failure, exit 1: %s", run.err);
+	const char *word = "carries its own copy of NVIDIA's CUDA runtime";
+	const char *first = strstr(run.err, word);
+	cr_assert(first, "no word on stderr: %s", run.err);
+	cr_assert_null(strstr(first + 1, word), "said more than once: %s", run.err);
+	cr_assert(strstr(run.err, "nvcc -cudart shared"), "%s", run.err);
+	cr_assert(run.report, "no report: %s", run.err);
+	cr_assert_eq(json_array_size(report_at(run.report, "devices")), 0);
+	cr_assert_eq(report_int(run.report, "tracer/events"), 0);
+	traced_run_free(&run);
+}
+
 static void run_both(const char *program, struct run_options options, struct traced_run *with,
 		     struct traced_run *without)
 {

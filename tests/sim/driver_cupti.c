@@ -1,6 +1,8 @@
 /* The driver's side of CUPTI: the export table libcupti attaches through,
  * and the entry and exit reports of traced entry points (SIM_TRACED). */
+#include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cupti_link.h"
@@ -25,14 +27,33 @@ static void report(enum sim_api_site site, struct sim_api_call *call)
 
 static const struct sim_cupti_table cupti_table = {sizeof(cupti_table), attach, report};
 
-/* Only the table libcupti and the runtime ask for; the real driver's private tables are
- * not simulated. */
+/* NVIDIA's own runtime, linked into the program or carried inside a
+ * library, asks the driver for its private tables first: say once why
+ * nothing will work. Never reimplemented (they include a check that the
+ * driver is NVIDIA's). */
+static void say_private_tables_are_missing(void)
+{
+	static atomic_bool said;
+	if (atomic_exchange(&said, true))
+		return;
+	int saved_errno = errno;
+	fputs("vramsim: this program carries its own copy of NVIDIA's CUDA runtime (linked "
+	      "statically, or inside a library such as cuBLAS), which the simulated device cannot "
+	      "run; build it with `nvcc -cudart shared` to measure it here, or run it on a GPU\n",
+	      stderr);
+	errno = saved_errno;
+}
+
+/* Only the table libcupti and the runtime ask for; the real driver's
+ * private tables are not simulated. */
 SIM_EXPORT CUresult cuGetExportTable(const void **table, const CUuuid *id)
 {
 	if (!table || !id)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (memcmp(id, &sim_cupti_table_id, sizeof(*id)) != 0)
+	if (memcmp(id, &sim_cupti_table_id, sizeof(*id)) != 0) {
+		say_private_tables_are_missing();
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	*table = &cupti_table;
 	return CUDA_SUCCESS;
 }
