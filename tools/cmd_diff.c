@@ -119,10 +119,15 @@ static void add_side(struct diff *d, const struct vt_report_file *report, bool s
 			   vt_str(rank, "rank", vt_str(rank, "file", "?")), side_b);
 }
 
+static int64_t magnitude(int64_t value)
+{
+	return value < 0 ? -value : value;
+}
+
 static int by_change(const void *x, const void *y)
 {
 	const struct diff_row *a = x, *b = y;
-	int64_t da = vt_diff_magnitude(a->b - a->a), db = vt_diff_magnitude(b->b - b->a);
+	int64_t da = magnitude(a->b - a->a), db = magnitude(b->b - b->a);
 	if (da != db)
 		return da < db ? 1 : -1;
 	return strcmp(a->key, b->key);
@@ -140,8 +145,7 @@ static void finish(struct diff *d, enum diff_section section)
 		return;
 	size_t kept = 0;
 	for (size_t i = 0; i < table->count; i++) {
-		if ((uint64_t)vt_diff_magnitude(table->rows[i].b - table->rows[i].a) >=
-		    d->min_delta) {
+		if ((uint64_t)magnitude(table->rows[i].b - table->rows[i].a) >= d->min_delta) {
 			table->rows[kept++] = table->rows[i];
 		} else {
 			free(table->rows[i].key);

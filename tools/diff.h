@@ -39,11 +39,6 @@ struct diff {
 	struct diff_table tables[SECTIONS];
 };
 
-static inline int64_t vt_diff_magnitude(int64_t value)
-{
-	return value < 0 ? -value : value;
-}
-
 /* A row's change as "+12.5%" and ratio as "x1.12" ("new" and "-" from 0). */
 void vt_diff_change_texts(const struct diff_row *row, char *relative, char *ratio, size_t size);
 /* The text and markdown tables (format_diff_text.c). */

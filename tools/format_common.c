@@ -7,7 +7,12 @@
 
 const char *vt_human(int64_t bytes, char *buf, unsigned size)
 {
-	vt_size_format(bytes < 0 ? 0 : (uint64_t)bytes, buf, size);
+	if (bytes >= 0 || size < 2) {
+		vt_size_format(bytes < 0 ? 0 : (uint64_t)bytes, buf, size);
+		return buf;
+	}
+	buf[0] = '-';
+	vt_size_format(-(uint64_t)bytes, buf + 1, size - 1);
 	return buf;
 }
 

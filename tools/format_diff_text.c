@@ -6,9 +6,8 @@
 
 static void signed_size(int64_t bytes, char *buf, unsigned size)
 {
-	char magnitude_text[32];
-	snprintf(buf, size, "%s%s", bytes < 0 ? "-" : "+",
-		 vt_human(vt_diff_magnitude(bytes), magnitude_text, sizeof(magnitude_text)));
+	char text[32];
+	snprintf(buf, size, "%s%s", bytes < 0 ? "" : "+", vt_human(bytes, text, sizeof(text)));
 }
 
 void vt_diff_change_texts(const struct diff_row *row, char *relative, char *ratio, size_t size)

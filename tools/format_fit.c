@@ -11,11 +11,7 @@
 
 static const char *human(double bytes, char *buf, unsigned size)
 {
-	if (bytes >= 0 || size < 2)
-		return vt_human((int64_t)llround(bytes), buf, size);
-	buf[0] = '-';
-	vt_human((int64_t)llround(-bytes), buf + 1, size - 1);
-	return buf;
+	return vt_human((int64_t)llround(bytes), buf, size);
 }
 
 static double number(json_t *object, const char *key)

@@ -1,4 +1,3 @@
-#define _GNU_SOURCE /* adaptive mutexes */
 #include "ledger.h"
 
 #include <stdlib.h>

@@ -168,8 +168,7 @@ int vt_py_code_line(const struct vt_py_code *code, uint32_t instruction)
 bool vt_py_frame_resolve(uintptr_t frame, const char **qualname, const char **filename, int *line)
 {
 	struct vt_py_code code;
-	if (!vt_py_is_frame(frame) ||
-	    !vt_py_code_get((uint32_t)((frame >> 32) & 0x7fffffff), &code))
+	if (!vt_py_is_frame(frame) || !vt_py_code_get(vt_py_frame_code(frame), &code))
 		return false;
 	*qualname = code.qualname;
 	*filename = code.filename;

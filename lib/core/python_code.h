@@ -21,6 +21,12 @@ static inline uintptr_t vt_py_frame(uint32_t code, uint32_t instruction)
 	return VT_PY_FRAME_BIT | ((uintptr_t)code << 32) | instruction;
 }
 
+/* A Python frame's code object id. */
+static inline uint32_t vt_py_frame_code(uintptr_t frame)
+{
+	return (uint32_t)((frame & ~VT_PY_FRAME_BIT) >> 32);
+}
+
 /* The line tables CPython has used. */
 enum vt_py_line_format {
 	VT_PY_LOCATIONS,     /* 3.11 on: Objects/locations.md; by code unit */

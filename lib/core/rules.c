@@ -153,11 +153,6 @@ uint16_t vt_rules_tag_for_module(const char *path)
 	return VT_TAG_UNTAGGED;
 }
 
-bool vt_rules_is_cuda_library(const char *path)
-{
-	return vt_plumbing_module(path);
-}
-
 /* "transformers.models.llama.modeling_llama.LlamaAttention.forward": the
  * file as a dotted module path, then the qualified name. */
 static void dotted_name(const struct vt_py_code *code, char *out, size_t size)
@@ -181,7 +176,7 @@ static void dotted_name(const struct vt_py_code *code, char *out, size_t size)
 static uint16_t python_rule(uintptr_t frame)
 {
 	struct vt_py_code code;
-	if (!vt_py_code_get((uint32_t)((frame >> 32) & 0x7fffffff), &code))
+	if (!vt_py_code_get(vt_py_frame_code(frame), &code))
 		return VT_TAG_UNTAGGED;
 	char dotted[2048];
 	dotted_name(&code, dotted, sizeof(dotted));
@@ -210,7 +205,7 @@ uint16_t vt_rules_tag_for_stack(const uintptr_t *frames, unsigned depth)
 		/* A return address points after the call; step back into it. */
 		if (!dladdr((void *)(frames[i] - 1), &info) || !info.dli_fname)
 			continue;
-		if (!vt_rules_is_cuda_library(info.dli_fname))
+		if (!vt_plumbing_module(info.dli_fname))
 			return vt_rules_tag_for_module(info.dli_fname);
 	}
 	return VT_TAG_UNTAGGED;

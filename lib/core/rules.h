@@ -16,7 +16,5 @@ bool vt_rules_init(const char *text);
 unsigned vt_rules_left_out(void);
 /* The tag for the module at path (matched on its file name), or 0. */
 uint16_t vt_rules_tag_for_module(const char *path);
-/* Whether path is one of CUDA's own libraries, never an owner. */
-bool vt_rules_is_cuda_library(const char *path);
 /* The tag for a stack: its first frame outside CUDA and own_module. */
 uint16_t vt_rules_tag_for_stack(const uintptr_t *frames, unsigned depth);

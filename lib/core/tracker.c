@@ -1,7 +1,5 @@
-#define _GNU_SOURCE /* adaptive mutexes */
 #include "tracker.h"
 
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,26 +159,25 @@ static void count_down(struct vt_counter *counter, uint64_t bytes, uint32_t epoc
 	counter->frees++;
 }
 
-static void take_peak(struct vt_tracker *tracker, struct vt_device_stats *stats,
+static void take_peak(struct vt_tracker *tracker, struct vt_device_slot *slot,
 		      const struct vt_event *event, uint64_t event_index)
 {
+	struct vt_device_stats *stats = &slot->stats;
 	stats->peak = stats->live;
 	stats->peak_ns = tracker->options.clock() - tracker->start_ns;
 	stats->peak_event = event_index;
 	stats->peak_api = event->api;
 	stats->peak_driver_api = event->driver_api;
 	stats->epoch++; /* every counter's live bytes are now its bytes at the peak */
-	const struct vt_device_slot *slot =
-		(const struct vt_device_slot *)((const char *)stats -
-						offsetof(struct vt_device_slot, stats));
 	int device = (int)(slot - tracker->slots);
 	if (tracker->options.on_peak && device < VT_MAX_DEVICES)
 		tracker->options.on_peak(device);
 }
 
-static void count_alloc(struct vt_tracker *tracker, struct vt_device_stats *stats,
+static void count_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
 			const struct vt_event *event, uint64_t event_index)
 {
+	struct vt_device_stats *stats = &slot->stats;
 	uint32_t epoch = stats->epoch;
 	count_up(&stats->kinds[event->kind], event->bytes, epoch);
 	stats->seen = true;
@@ -200,7 +197,7 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_stats *stat
 	stats->allocs++;
 	stats->bytes_allocated += event->bytes;
 	if (stats->live > stats->peak)
-		take_peak(tracker, stats, event, event_index);
+		take_peak(tracker, slot, event, event_index);
 	note_window(stats);
 	vt_timeline_after(&stats->timeline, stats->live);
 }
@@ -240,7 +237,7 @@ static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot
 		return true;
 	}
 	vt_lock_take(&slot->lock);
-	count_alloc(tracker, &slot->stats, event, event_index);
+	count_alloc(tracker, slot, event, event_index);
 	vt_lock_give(&slot->lock);
 	if (result == VT_LEDGER_NO_MEMORY) {
 		atomic_fetch_add(&tracker->untracked, 1);
@@ -362,10 +359,11 @@ static void level_counter(struct vt_counter *counter, uint64_t before, uint64_t 
 
 /* Called with the device locked. The change is applied at once, so no
  * total between the old and the new size is ever seen. */
-static void count_level(struct vt_tracker *tracker, struct vt_device_stats *stats,
+static void count_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
 			const struct vt_allocation *before, const struct vt_event *event,
 			uint64_t event_index)
 {
+	struct vt_device_stats *stats = &slot->stats;
 	uint32_t epoch = stats->epoch;
 	uint64_t after = event->bytes;
 	stats->seen = true;
@@ -389,7 +387,7 @@ static void count_level(struct vt_tracker *tracker, struct vt_device_stats *stat
 	stats->frees += before->bytes && !after;
 	stats->bytes_allocated += after > before->bytes ? after - before->bytes : 0;
 	if (stats->live > stats->peak)
-		take_peak(tracker, stats, event, event_index);
+		take_peak(tracker, slot, event, event_index);
 	note_window(stats);
 	vt_timeline_after(&stats->timeline, stats->live);
 }
@@ -414,7 +412,7 @@ static bool record_level(struct vt_tracker *tracker, struct vt_device_slot *slot
 	};
 	bool kept = !event->bytes || vt_ledger_insert(&tracker->ledger, &now) == VT_LEDGER_INSERTED;
 	vt_lock_take(&slot->lock);
-	count_level(tracker, &slot->stats, &before, event, event_index);
+	count_level(tracker, slot, &before, event, event_index);
 	vt_lock_give(&slot->lock);
 	if (!kept)
 		atomic_fetch_add(&tracker->untracked, 1);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "leaks.h"
+#include "plumbing.h"
 #include "rules.h"
 #include "stacks.h"
 #include "tag_stack.h"
@@ -162,9 +163,9 @@ Test(rules, built_in_and_user_rules)
 			 "user rules come first");
 	cr_assert_not(vt_rules_init("no equals sign here;"), "neither rules nor a file");
 	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/a/libnccl.so.2")), "nccl");
-	cr_assert(vt_rules_is_cuda_library("/usr/lib/libcuda.so.1"));
-	cr_assert(vt_rules_is_cuda_library("libcudart.so.13"));
-	cr_assert_not(vt_rules_is_cuda_library("/usr/lib/libcublas.so.13"));
+	cr_assert(vt_plumbing_module("/usr/lib/libcuda.so.1"));
+	cr_assert(vt_plumbing_module("libcudart.so.13"));
+	cr_assert_not(vt_plumbing_module("/usr/lib/libcublas.so.13"));
 }
 
 Test(rules, from_a_file)

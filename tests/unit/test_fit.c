@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "fit.h"
+#include "formats.h"
 
 /* Runs at (batch, context) made by f. */
 static struct vt_fit_data runs(double (*f)(double, double), const double *batches, unsigned nb,
@@ -99,4 +100,14 @@ Test(fit, too_few_runs_fit_nothing)
 	const double batches[] = {8};
 	struct vt_fit_data data = runs(linear, batches, 1, NULL, 1);
 	cr_assert_not(vt_fit_select(&data).valid);
+}
+
+/* A fitted coefficient or residual may be negative: its size keeps the
+ * sign (it was once printed as 0 B). */
+Test(fit, negative_sizes_keep_their_sign)
+{
+	char text[32];
+	cr_assert_str_eq(vt_human(-((int64_t)512 << 20), text, sizeof(text)), "-512.00 MiB");
+	cr_assert_str_eq(vt_human((int64_t)3 << 29, text, sizeof(text)), "1.50 GiB");
+	cr_assert_str_eq(vt_human(INT64_MIN, text, sizeof(text)), "-8.00 EiB");
 }
