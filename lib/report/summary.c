@@ -100,42 +100,48 @@ static bool has_python(const uintptr_t *frames, unsigned depth)
 	return false;
 }
 
+/* The next frame of a stack the summary shows, from *at on: not plumbing,
+ * and one of its Python frames where it has them (the program's own
+ * lines). */
+static bool next_shown(struct vt_symbolizer *symbolizer, const uintptr_t *frames, unsigned depth,
+		       bool python, unsigned *at, struct vt_frame *frame)
+{
+	for (; *at < depth; (*at)++) {
+		if (python && !vt_py_is_frame(frames[*at]))
+			continue;
+		vt_symbolize(symbolizer, frames[*at], frame);
+		if (interesting(frame)) {
+			(*at)++;
+			return true;
+		}
+	}
+	return false;
+}
+
 void vt_report_describe_stack(struct vt_symbolizer *symbolizer, uint32_t stack, char *out,
 			      size_t size)
 {
 	const uintptr_t *frames;
-	unsigned depth = vt_stack_frames(stack, &frames);
-	bool python = has_python(frames, depth);
+	unsigned depth = vt_stack_frames(stack, &frames), at = 0;
+	struct vt_frame frame;
 	out[0] = '\0';
-	for (unsigned f = 0; f < depth; f++) {
-		if (python && !vt_py_is_frame(frames[f]))
-			continue;
-		struct vt_frame frame;
-		vt_symbolize(symbolizer, frames[f], &frame);
-		if (interesting(&frame)) {
-			describe_frame(&frame, out, size);
-			return;
-		}
-	}
+	if (next_shown(symbolizer, frames, depth, has_python(frames, depth), &at, &frame))
+		describe_frame(&frame, out, size);
 }
 
-/* A stack as the summary shows it: its first interesting frames (its
- * Python frames, where it has them: the program's own lines), one per
- * line, at the level of source lines. */
+/* A stack as the summary shows it: its first shown frames, one per line,
+ * at the level of source lines. */
 static void render_stack(const struct vt_report *report, uint32_t stack, char *out, size_t size)
 {
 	const uintptr_t *frames;
-	unsigned depth = vt_stack_frames(stack, &frames);
+	unsigned depth = vt_stack_frames(stack, &frames), at = 0;
 	bool python = has_python(frames, depth);
 	size_t used = 0;
+	struct vt_frame frame;
 	out[0] = '\0';
-	for (unsigned f = 0, shown = 0; f < depth && shown < SUMMARY_FRAMES; f++) {
-		if (python && !vt_py_is_frame(frames[f]))
-			continue;
-		struct vt_frame frame;
-		vt_symbolize(report->symbolizer, frames[f], &frame);
-		if (!interesting(&frame))
-			continue;
+	for (unsigned shown = 0; shown < SUMMARY_FRAMES &&
+				 next_shown(report->symbolizer, frames, depth, python, &at, &frame);
+	     shown++) {
 		char text[1200];
 		describe_frame(&frame, text, sizeof(text));
 		int wrote = snprintf(out + used, size - used, PREFIX "        %s %s\n",
@@ -143,7 +149,6 @@ static void render_stack(const struct vt_report *report, uint32_t stack, char *o
 		if (wrote < 0 || (size_t)wrote >= size - used)
 			break;
 		used += (size_t)wrote;
-		shown++;
 	}
 }
 

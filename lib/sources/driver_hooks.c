@@ -125,13 +125,8 @@ static bool from_driver(const void *fn)
  * own export (dlsym(RTLD_DEFAULT, ...)) is not a real one. */
 static void *offer(struct vt_hook *hook, enum vt_stream_flavour flavour, void *real)
 {
-	if (is_wrapper(real))
+	if (is_wrapper(real) || !from_driver(real))
 		return real;
-	void *kept = atomic_load_explicit(&hook->real[flavour], memory_order_acquire);
-	if (kept == real)
-		return hook->wrapper[flavour];
-	if (kept || !from_driver(real))
-		return kept && from_driver(real) ? hook->wrapper[flavour] : real;
 	void *expected = NULL;
 	atomic_compare_exchange_strong(&hook->real[flavour], &expected, real);
 	return hook->wrapper[flavour];
