@@ -11,6 +11,7 @@ struct checker {
 	char *error;
 	size_t size;
 	bool failed;
+	size_t frame_table_size; /* the report's "frames", which stacks index */
 };
 
 static bool fail(struct checker *c, const char *format, ...) __attribute__((format(printf, 2, 3)));
@@ -39,11 +40,15 @@ static bool need_array(struct checker *c, json_t *value, const char *path)
 
 /* A byte count, count or time: a non-negative integer, below 2^62 so that
  * sums over ranks and devices cannot overflow (no GPU holds an exabyte). */
+static bool is_count(json_t *value)
+{
+	return json_is_integer(value) && json_integer_value(value) >= 0 &&
+	       json_integer_value(value) < VT_MAX_COUNT;
+}
+
 static bool need_count(struct checker *c, json_t *object, const char *key, const char *path)
 {
-	json_t *value = json_object_get(object, key);
-	return (json_is_integer(value) && json_integer_value(value) >= 0 &&
-		json_integer_value(value) < VT_MAX_COUNT) ||
+	return is_count(json_object_get(object, key)) ||
 	       fail(c, "%s.%s: expected a non-negative integer below 2^62", path, key);
 }
 
@@ -140,8 +145,7 @@ static bool check_snapshot(struct checker *c, json_t *failure, const char *path)
 	const char *key;
 	json_t *value;
 	json_object_foreach (by_tag, key, value) {
-		if (!json_is_integer(value) || json_integer_value(value) < 0 ||
-		    json_integer_value(value) >= VT_MAX_COUNT)
+		if (!is_count(value))
 			return fail(c,
 				    "%s.live_by_tag.%s: expected a non-negative integer below "
 				    "2^62",
@@ -175,8 +179,7 @@ static bool check_row(struct checker *c, json_t *item, const char *path)
 	const char *key;
 	json_t *value;
 	json_object_foreach (by_tag, key, value) {
-		if (!json_is_integer(value) || json_integer_value(value) < 0 ||
-		    json_integer_value(value) >= VT_MAX_COUNT)
+		if (!is_count(value))
 			return fail(c, "%s.by_tag.%s: expected a non-negative integer below 2^62",
 				    path, key);
 	}
@@ -235,10 +238,10 @@ static bool check_devices(struct checker *c, json_t *root)
 			return fail(c, ".devices[%zu].ordinal: %lld is no device ordinal", i,
 				    (long long)ordinal);
 		uint64_t bit = 1ull << (ordinal % 64);
-		if (seen[ordinal / 64 % 1024] & bit)
+		if (seen[ordinal / 64] & bit)
 			return fail(c, ".devices[%zu]: device %lld appears twice", i,
 				    (long long)ordinal);
-		seen[ordinal / 64 % 1024] |= bit;
+		seen[ordinal / 64] |= bit;
 	}
 	return true;
 }
@@ -251,8 +254,6 @@ static bool check_frame(struct checker *c, json_t *item, const char *path)
 	       need_string_or_null(c, item, "module", path) &&
 	       need_string_or_null(c, item, "file", path);
 }
-
-static size_t frame_table_size;
 
 static bool check_stack_frames(struct checker *c, json_t *item, const char *path)
 {
@@ -269,9 +270,9 @@ static bool check_stack_frames(struct checker *c, json_t *item, const char *path
 		snprintf(where, sizeof(where), "%s.frames[%zu]", path, i);
 		if (json_is_integer(frame)) {
 			json_int_t index = json_integer_value(frame);
-			if (index < 0 || (size_t)index >= frame_table_size)
+			if (index < 0 || (size_t)index >= c->frame_table_size)
 				return fail(c, "%s: frame %lld is not in the frame table (%zu)",
-					    where, (long long)index, frame_table_size);
+					    where, (long long)index, c->frame_table_size);
 		} else if (!need_object(c, frame, where) || !check_frame(c, frame, where)) {
 			return false;
 		}
@@ -311,7 +312,7 @@ static bool check_single(struct checker *c, json_t *root)
 	json_t *frames = json_object_get(root, "stack_frames");
 	if (table && !each(c, root, "frames", "", check_frame))
 		return false;
-	frame_table_size = json_array_size(table);
+	c->frame_table_size = json_array_size(table);
 	return check_run(c, root) && check_devices(c, root) && need_object(c, host, "host") &&
 	       check_totals(c, host, "host") &&
 	       (!frames || each(c, root, "stack_frames", "", check_stack_frames));
