@@ -2,8 +2,11 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "abi.h"
 #include "runtime.h"
 
 struct rt_driver rt_driver;
@@ -19,6 +22,14 @@ cudaError_t rt_fail(cudaError_t error)
 	if (error != cudaSuccess)
 		last_error = error;
 	return error;
+}
+
+int sim_runtime_unsupported(const char *name, int *said, int code)
+{
+	if (getenv("VRAMSIM_VERBOSE") && !__atomic_exchange_n(said, 1, __ATOMIC_RELAXED))
+		fprintf(stderr, "vramsim: %s is not simulated; it returns cudaErrorNotSupported\n",
+			name);
+	return rt_fail((cudaError_t)code);
 }
 
 static cudaError_t map_result(CUresult rc)

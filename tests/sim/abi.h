@@ -1,0 +1,27 @@
+/* What tests/sim/abi.py's generated files need. They declare every symbol
+ * of the real libraries as int f(void) and must never see cuda.h, whose
+ * prototypes (and renaming macros) would clash. */
+#pragma once
+
+/* A stand-in for a symbol the simulation does not define itself: weak, so
+ * that a definition in the simulation's own files wins at link time. */
+#define SIM_ABI_STUB __attribute__((weak, visibility("default")))
+
+/* One ABI of a driver function, as cuGetProcAddress serves it: the base
+ * name it is asked for, the first CUDA version with this ABI, and whether it
+ * is the per-thread-default-stream flavour. Sorted by name, then version. */
+struct sim_entry_point {
+	const char *name;
+	int version;
+	int per_thread;
+	void (*function)(void);
+};
+
+extern const struct sim_entry_point sim_entry_points[];
+extern const unsigned sim_entry_point_count;
+
+/* A call the simulation does not support: says so once per name on stderr
+ * when VRAMSIM_VERBOSE is set, and returns code (the runtime's also
+ * becomes the thread's last error). */
+int sim_driver_unsupported(const char *name, int *said, int code);
+int sim_runtime_unsupported(const char *name, int *said, int code);
