@@ -255,20 +255,6 @@ SIM_EXPORT CUresult cuEventDestroy(CUevent event)
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y,
-				   unsigned int grid_z, unsigned int block_x, unsigned int block_y,
-				   unsigned int block_z, unsigned int shared_bytes, CUstream stream,
-				   void **params, void **extra)
-{
-	(void)grid_x, (void)grid_y, (void)grid_z, (void)block_x, (void)block_y;
-	(void)block_z, (void)shared_bytes, (void)stream, (void)params, (void)extra;
-	int device;
-	CUresult rc = sim_current_device(&device);
-	if (rc != CUDA_SUCCESS)
-		return rc;
-	return f ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
-}
-
 struct error_text {
 	CUresult code;
 	const char *name;
@@ -292,6 +278,10 @@ static const struct error_text errors[] = {
 	{CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
 	 "pointer does not correspond to a registered memory region"},
 	{CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+	{CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
+	 "no kernel image is available for execution on the device"},
+	{CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+	{CUDA_ERROR_FILE_NOT_FOUND, "CUDA_ERROR_FILE_NOT_FOUND", "file not found"},
 	{CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE",
 	 "the operation cannot be performed in the present state"},
 	{CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",

@@ -14,6 +14,17 @@
 #define SIM_EXPORT      __attribute__((visibility("default")))
 #define SIM_MAX_DEVICES 16
 
+/* What every simulated device (a Hopper GPU, compute capability 9.0) can
+ * run at once, as the real one reports it. */
+#define SIM_MULTIPROCESSORS            132
+#define SIM_THREADS_PER_BLOCK          1024
+#define SIM_THREADS_PER_MULTIPROCESSOR 2048
+#define SIM_BLOCKS_PER_MULTIPROCESSOR  32
+#define SIM_SHARED_PER_BLOCK           49152  /* without opting in */
+#define SIM_SHARED_PER_BLOCK_OPTIN     232448 /* 227 KiB */
+#define SIM_SHARED_PER_MULTIPROCESSOR  233472 /* 228 KiB */
+#define SIM_SHARED_RESERVED            1024   /* per block, by the system */
+
 enum sim_memory {
 	SIM_MEMORY_DEVICE,
 	SIM_MEMORY_MANAGED,
@@ -56,7 +67,18 @@ struct sim_device {
 	uint64_t graph_used, graph_used_high, graph_reserved, graph_reserved_high;
 };
 
+/* What a simulated device reports of itself beyond its memory: the GPU
+ * whose figures it takes (VRAMSIM_PROFILE). */
+struct sim_profile {
+	const char *name; /* as VRAMSIM_PROFILE names it */
+	uint64_t capacity;
+	int memory_clock_khz;
+	int memory_bus_bits;
+	int l2_bytes;
+};
+
 struct sim_config {
+	const struct sim_profile *profile;
 	int device_count;
 	uint64_t capacity[SIM_MAX_DEVICES];
 	uint64_t context_bytes;
@@ -79,6 +101,8 @@ struct sim_context *sim_current_context(void);
 /* CUDA_SUCCESS with the current context's device in *device. */
 CUresult sim_current_device(int *device);
 uint64_t sim_device_used(int device);
+/* The SM architecture machine code must be built for: 90 for 9.0. */
+unsigned sim_device_arch(int device);
 /* The pool behind a handle, or NULL; never follows a bad handle. */
 struct sim_pool *sim_pool_of(CUmemoryPool handle);
 /* Called with sim_lock held. A pool's reserve is what the device has

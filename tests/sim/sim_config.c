@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../../lib/core/size.h"
 
@@ -25,6 +26,28 @@ static void read_size(const char *name, uint64_t fallback, bool zero_ok, uint64_
 		report_bad(name, value, "expected a size such as 80GiB, 512MiB or 4096");
 }
 
+/* Both Hopper GPUs: 132 multiprocessors at 1,980 MHz. The H100's capacity
+ * is the 80 GiB the simulated device has always had; the H200's is what
+ * its 141 GB board reports, 143,771 MiB. */
+static const struct sim_profile profiles[] = {
+	{"h100", 80ull << 30, 2619000, 5120, 50 << 20},
+	{"h200", 143771ull << 20, 3201000, 6144, 60 << 20},
+};
+
+static void read_profile(void)
+{
+	const char *value = getenv("VRAMSIM_PROFILE");
+	config.profile = &profiles[0];
+	if (!value || !*value)
+		return;
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++)
+		if (strcasecmp(value, profiles[i].name) == 0) {
+			config.profile = &profiles[i];
+			return;
+		}
+	report_bad("VRAMSIM_PROFILE", value, "expected h100 or h200");
+}
+
 static void read_device_count(void)
 {
 	const char *value = getenv("VRAMSIM_DEVICES");
@@ -45,7 +68,7 @@ static void read_device_count(void)
 static void read_capacities(void)
 {
 	const char *value = getenv("VRAMSIM_CAPACITY");
-	uint64_t capacity = 80ull << 30;
+	uint64_t capacity = config.profile->capacity;
 	int filled = 0;
 	if (value && *value) {
 		char buf[512];
@@ -69,6 +92,7 @@ static void read_capacities(void)
 static void read_config(void)
 {
 	config.valid = true;
+	read_profile();
 	read_device_count();
 	read_capacities();
 	read_size("VRAMSIM_CONTEXT_BYTES", 512ull << 20, true, &config.context_bytes);

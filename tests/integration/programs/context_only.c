@@ -8,9 +8,15 @@
 int main(void)
 {
 	static unsigned char cubin[4736];
-	Elf64_Ehdr header = {.e_shoff = 4096, .e_shnum = 10, .e_shentsize = 64};
+	/* For the CUDA machine (190), SM 9.0 in ELF ABI 8's flags. */
+	Elf64_Ehdr header = {.e_machine = 190,
+			     .e_flags = 90 << 8,
+			     .e_shoff = 4096,
+			     .e_shnum = 10,
+			     .e_shentsize = 64};
 	memcpy(header.e_ident, ELFMAG, SELFMAG);
 	header.e_ident[EI_CLASS] = ELFCLASS64;
+	header.e_ident[EI_ABIVERSION] = 8;
 	memcpy(cubin, &header, sizeof(header));
 	CUdevice device;
 	CUcontext context;
