@@ -13,6 +13,7 @@ struct sim_array {
 	int device;
 	bool mipmapped;
 	uint64_t bytes, charged;
+	CUDA_ARRAY3D_DESCRIPTOR desc;
 };
 
 static unsigned format_bytes(CUarray_format format)
@@ -72,7 +73,7 @@ CUresult sim_array_create(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *desc, un
 	struct sim_array *array = malloc(sizeof(*array));
 	if (!array)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	*array = (struct sim_array){device, mipmapped, bytes, charge};
+	*array = (struct sim_array){device, mipmapped, bytes, charge, *desc};
 	pthread_mutex_lock(&sim_lock);
 	uint64_t used = sim_device_used(device), capacity = sim_devices[device].capacity;
 	bool fits = used <= capacity && charge <= capacity - used;
@@ -201,4 +202,71 @@ SIM_EXPORT CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQU
 							  CUmipmappedArray handle, CUdevice device)
 {
 	return requirements(out, handle, true, device);
+}
+
+SIM_EXPORT CUresult cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR *desc, CUarray handle)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	const struct sim_array *array = (const struct sim_array *)handle;
+	if (!array || array->mipmapped)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!desc)
+		return CUDA_ERROR_INVALID_VALUE;
+	*desc = array->desc;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR *desc, CUarray handle)
+{
+	CUDA_ARRAY3D_DESCRIPTOR full;
+	CUresult rc = cuArray3DGetDescriptor(&full, handle);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!desc)
+		return CUDA_ERROR_INVALID_VALUE;
+	*desc = (CUDA_ARRAY_DESCRIPTOR){full.Width, full.Height, full.Format, full.NumChannels};
+	return CUDA_SUCCESS;
+}
+
+/* A copy between an array and linear memory, which sees the array as its
+ * rows of elements laid end to end: the span must lie inside it. */
+static CUresult array_span(CUarray handle, size_t offset, size_t bytes)
+{
+	CUDA_ARRAY3D_DESCRIPTOR desc;
+	CUresult rc = cuArray3DGetDescriptor(&desc, handle);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	uint64_t total = (uint64_t)desc.Width * format_bytes(desc.Format) * desc.NumChannels *
+			 at_least_one(desc.Height) * at_least_one(desc.Depth);
+	return offset <= total && bytes <= total - offset ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuMemcpyHtoA(CUarray dst, size_t offset, const void *src, size_t bytes)
+{
+	if (!src && bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	return array_span(dst, offset, bytes);
+}
+
+SIM_EXPORT CUresult cuMemcpyAtoH(void *dst, CUarray src, size_t offset, size_t bytes)
+{
+	if (!dst && bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	return array_span(src, offset, bytes);
+}
+
+SIM_EXPORT CUresult cuMemcpyDtoA(CUarray dst, size_t offset, CUdeviceptr src, size_t bytes)
+{
+	if (!src && bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	return array_span(dst, offset, bytes);
+}
+
+SIM_EXPORT CUresult cuMemcpyAtoD(CUdeviceptr dst, CUarray src, size_t offset, size_t bytes)
+{
+	if (!dst && bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	return array_span(src, offset, bytes);
 }

@@ -1,5 +1,7 @@
-/* Stand-in driver: graphs, only as far as memory goes. A graph holds
- * allocation and free nodes (other work runs nowhere); an allocation
+/* Stand-in driver: graphs. A graph holds allocation and free nodes, and
+ * work nodes (kernels, copies, sets, host functions, empty ones): a launch
+ * runs a host node's function, and the rest of the work runs nowhere,
+ * after the checks a real driver makes when the node is added. An allocation
  * node's address is fixed when the node is added, but its memory exists
  * only from a launch that allocates it to a launch that frees it. The
  * device keeps freed graph memory reserved, and charged, until
@@ -17,11 +19,12 @@ struct sim_graph_allocation {
 	struct sim_graph_allocation *next;
 };
 
-enum sim_node_kind { SIM_NODE_ALLOC, SIM_NODE_FREE };
+enum sim_node_kind { SIM_NODE_ALLOC, SIM_NODE_FREE, SIM_NODE_WORK, SIM_NODE_HOST };
 
 struct sim_node {
 	enum sim_node_kind kind;
-	struct sim_graph_allocation *allocation;
+	struct sim_graph_allocation *allocation; /* for SIM_NODE_ALLOC and SIM_NODE_FREE */
+	CUDA_HOST_NODE_PARAMS host;              /* for SIM_NODE_HOST */
 };
 
 struct sim_graph {
@@ -30,6 +33,18 @@ struct sim_graph {
 };
 
 static struct sim_graph_allocation *graph_allocations;
+
+/* Dependencies are nodes of the same graph. */
+static bool valid_dependencies(const struct sim_graph *graph, const CUgraphNode *dependencies,
+			       size_t count)
+{
+	if (count && !dependencies)
+		return false;
+	for (size_t i = 0; i < count; i++)
+		if ((uintptr_t)dependencies[i] == 0 || (uintptr_t)dependencies[i] > graph->count)
+			return false;
+	return true;
+}
 
 static CUresult add_node(struct sim_graph *graph, struct sim_node node, CUgraphNode *out)
 {
@@ -96,8 +111,8 @@ static CUresult untraced_cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph handl
 		.charge = (params->bytesize + granularity - 1) / granularity * granularity,
 		.device = device,
 	};
-	rc = add_node((struct sim_graph *)handle, (struct sim_node){SIM_NODE_ALLOC, allocation},
-		      node);
+	rc = add_node((struct sim_graph *)handle,
+		      (struct sim_node){SIM_NODE_ALLOC, allocation, {0}}, node);
 	if (rc != CUDA_SUCCESS) {
 		munmap(at, params->bytesize);
 		free(allocation);
@@ -134,8 +149,8 @@ static CUresult add_free_node(CUgraphNode *node, CUgraph handle, CUdeviceptr dpt
 	pthread_mutex_unlock(&sim_lock);
 	if (!node || !handle || !allocation)
 		return CUDA_ERROR_INVALID_VALUE;
-	return add_node((struct sim_graph *)handle, (struct sim_node){SIM_NODE_FREE, allocation},
-			node);
+	return add_node((struct sim_graph *)handle,
+			(struct sim_node){SIM_NODE_FREE, allocation, {0}}, node);
 }
 
 SIM_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph handle,
@@ -172,14 +187,90 @@ CUresult sim_graph_capture_free(CUgraph graph, CUdeviceptr dptr)
 	return add_free_node(&node, graph, dptr);
 }
 
-/* An executable graph is a copy of the graph's nodes at instantiation. */
-SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph handle,
-						unsigned long long flags)
+static CUresult add_work(CUgraphNode *node, CUgraph handle, const CUgraphNode *dependencies,
+			 size_t count, bool valid, struct sim_node work)
 {
-	(void)flags;
-	const struct sim_graph *graph = (const struct sim_graph *)handle;
-	if (!out || !graph)
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_graph *graph = (struct sim_graph *)handle;
+	if (!node || !graph || !valid || !valid_dependencies(graph, dependencies, count))
 		return CUDA_ERROR_INVALID_VALUE;
+	return add_node(graph, work, node);
+}
+
+static const struct sim_node work_node = {SIM_NODE_WORK, NULL, {0}};
+
+SIM_EXPORT CUresult cuGraphAddKernelNode(CUgraphNode *node, CUgraph handle,
+					 const CUgraphNode *dependencies, size_t count,
+					 const CUDA_KERNEL_NODE_PARAMS *params)
+{
+	if (params) {
+		const unsigned grid[3] = {params->gridDimX, params->gridDimY, params->gridDimZ};
+		const unsigned block[3] = {params->blockDimX, params->blockDimY, params->blockDimZ};
+		CUresult rc = sim_launch_check(params->func, grid, block, params->sharedMemBytes);
+		if (rc != CUDA_SUCCESS)
+			return rc;
+	}
+	return add_work(node, handle, dependencies, count, params != NULL, work_node);
+}
+
+SIM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *node, CUgraph handle,
+					 const CUgraphNode *dependencies, size_t count,
+					 const CUDA_MEMCPY3D *copy, CUcontext context)
+{
+	(void)context;
+	bool valid = copy && copy->WidthInBytes && copy->Height && copy->Depth;
+	return add_work(node, handle, dependencies, count, valid, work_node);
+}
+
+SIM_EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *node, CUgraph handle,
+					 const CUgraphNode *dependencies, size_t count,
+					 const CUDA_MEMSET_NODE_PARAMS *set, CUcontext context)
+{
+	(void)context;
+	bool valid = set && set->dst &&
+		     (set->elementSize == 1 || set->elementSize == 2 || set->elementSize == 4) &&
+		     (set->height <= 1 || set->pitch >= set->width * set->elementSize);
+	return add_work(node, handle, dependencies, count, valid, work_node);
+}
+
+SIM_EXPORT CUresult cuGraphAddHostNode(CUgraphNode *node, CUgraph handle,
+				       const CUgraphNode *dependencies, size_t count,
+				       const CUDA_HOST_NODE_PARAMS *host)
+{
+	struct sim_node work = {SIM_NODE_HOST, NULL, host ? *host : (CUDA_HOST_NODE_PARAMS){0}};
+	return add_work(node, handle, dependencies, count, host && host->fn, work);
+}
+
+SIM_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *node, CUgraph handle,
+					const CUgraphNode *dependencies, size_t count)
+{
+	return add_work(node, handle, dependencies, count, true, work_node);
+}
+
+/* With nodes NULL, the count; else up to *count handles, and how many. */
+SIM_EXPORT CUresult cuGraphGetNodes(CUgraph handle, CUgraphNode *nodes, size_t *count)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	const struct sim_graph *graph = (const struct sim_graph *)handle;
+	if (!graph || !count)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (nodes) {
+		size_t written = *count < graph->count ? *count : graph->count;
+		for (size_t i = 0; i < written; i++)
+			nodes[i] = (CUgraphNode)(uintptr_t)(i + 1);
+		*count = written;
+	} else {
+		*count = graph->count;
+	}
+	return CUDA_SUCCESS;
+}
+
+static struct sim_graph *copy_graph(const struct sim_graph *graph)
+{
 	struct sim_graph *copy = calloc(1, sizeof(*copy));
 	if (copy && graph->count) {
 		copy->nodes = malloc(graph->count * sizeof(*copy->nodes));
@@ -188,11 +279,40 @@ SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph handle
 			copy->count = graph->count;
 		}
 	}
-	if (!copy || copy->count != graph->count) {
+	if (copy && copy->count != graph->count) {
 		free(copy);
-		return CUDA_ERROR_OUT_OF_MEMORY;
+		copy = NULL;
 	}
+	return copy;
+}
+
+/* An executable graph is a copy of the graph's nodes at instantiation. */
+SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph handle,
+						unsigned long long flags)
+{
+	(void)flags;
+	const struct sim_graph *graph = (const struct sim_graph *)handle;
+	if (!out || !graph)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_graph *copy = copy_graph(graph);
+	if (!copy)
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	*out = (CUgraphExec)copy;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphClone(CUgraph *out, CUgraph handle)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	const struct sim_graph *graph = (const struct sim_graph *)handle;
+	if (!out || !graph)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_graph *copy = copy_graph(graph);
+	if (!copy)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*out = (CUgraph)copy;
 	return CUDA_SUCCESS;
 }
 
@@ -225,6 +345,30 @@ static bool allocate_locked(struct sim_graph_allocation *allocation)
 	return true;
 }
 
+/* A host node's function runs without the driver's lock, as it may take
+ * locks of its own. */
+static CUresult run_node(const struct sim_node *node)
+{
+	if (node->kind == SIM_NODE_HOST)
+		node->host.fn(node->host.userData);
+	if (node->kind == SIM_NODE_HOST || node->kind == SIM_NODE_WORK)
+		return CUDA_SUCCESS;
+	struct sim_graph_allocation *allocation = node->allocation;
+	bool allocating = node->kind == SIM_NODE_ALLOC;
+	CUresult rc = CUDA_SUCCESS;
+	pthread_mutex_lock(&sim_lock);
+	if (allocating == allocation->live)
+		rc = CUDA_ERROR_INVALID_VALUE; /* allocated twice, or freed twice */
+	else if (allocating && !allocate_locked(allocation))
+		rc = CUDA_ERROR_OUT_OF_MEMORY;
+	else if (!allocating) {
+		sim_devices[allocation->device].graph_used -= allocation->charge;
+		allocation->live = false;
+	}
+	pthread_mutex_unlock(&sim_lock);
+	return rc;
+}
+
 static CUresult untraced_cuGraphLaunch(CUgraphExec handle, CUstream stream)
 {
 	(void)stream;
@@ -232,20 +376,8 @@ static CUresult untraced_cuGraphLaunch(CUgraphExec handle, CUstream stream)
 	if (!exec)
 		return CUDA_ERROR_INVALID_VALUE;
 	CUresult rc = CUDA_SUCCESS;
-	pthread_mutex_lock(&sim_lock);
-	for (size_t i = 0; i < exec->count && rc == CUDA_SUCCESS; i++) {
-		struct sim_graph_allocation *allocation = exec->nodes[i].allocation;
-		bool allocating = exec->nodes[i].kind == SIM_NODE_ALLOC;
-		if (allocating == allocation->live)
-			rc = CUDA_ERROR_INVALID_VALUE; /* allocated twice, or freed twice */
-		else if (allocating && !allocate_locked(allocation))
-			rc = CUDA_ERROR_OUT_OF_MEMORY;
-		else if (!allocating) {
-			sim_devices[allocation->device].graph_used -= allocation->charge;
-			allocation->live = false;
-		}
-	}
-	pthread_mutex_unlock(&sim_lock);
+	for (size_t i = 0; i < exec->count && rc == CUDA_SUCCESS; i++)
+		rc = run_node(&exec->nodes[i]);
 	return rc;
 }
 

@@ -97,3 +97,47 @@ SIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 	cuIpcCloseMemHandle_params params = {dptr};
 	return SIM_TRACED(cuIpcCloseMemHandle, &params, untraced_cuIpcCloseMemHandle(dptr));
 }
+
+/* An event handle names its exporter's pid and event; another process
+ * that opens it gets an event of its own, as nothing runs to signal it. */
+#define SIM_IPC_EVENT_MAGIC "vramsim-ipce"
+
+struct sim_ipc_event {
+	char magic[sizeof(SIM_IPC_EVENT_MAGIC)];
+	int32_t pid;
+	uint64_t event;
+};
+
+_Static_assert(sizeof(struct sim_ipc_event) <= CU_IPC_HANDLE_SIZE, "fits a CUipcEventHandle");
+
+SIM_EXPORT CUresult cuIpcGetEventHandle(CUipcEventHandle *handle, CUevent event)
+{
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!handle || !event)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!(sim_event_flags(event) & CU_EVENT_INTERPROCESS))
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_ipc_event named = {
+		.magic = SIM_IPC_EVENT_MAGIC, .pid = getpid(), .event = (uintptr_t)event};
+	memset(handle, 0, sizeof(*handle));
+	memcpy(handle->reserved, &named, sizeof(named));
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuIpcOpenEventHandle(CUevent *event, CUipcEventHandle handle)
+{
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_ipc_event named;
+	memcpy(&named, handle.reserved, sizeof(named));
+	if (!event || memcmp(named.magic, SIM_IPC_EVENT_MAGIC, sizeof(named.magic)) != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (named.pid == getpid())
+		return CUDA_ERROR_INVALID_CONTEXT;
+	return cuEventCreate(event, CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS);
+}

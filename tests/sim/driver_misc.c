@@ -41,6 +41,7 @@ CUresult sim_stream_capture_graph(CUstream stream, CUgraph *graph)
 
 struct sim_event {
 	struct timespec recorded;
+	unsigned flags;
 };
 
 SIM_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int flags)
@@ -179,20 +180,28 @@ SIM_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream stream, CUstreamCaptureSta
 	return SIM_TRACED(cuStreamIsCapturing_ptsz, &params, is_capturing(stream, status));
 }
 
+/* An event shared between processes keeps no time. */
 SIM_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int flags)
 {
-	(void)flags;
 	int device;
 	CUresult rc = sim_current_device(&device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!event)
+	unsigned known = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
+	if (!event || (flags & ~known) ||
+	    ((flags & CU_EVENT_INTERPROCESS) && !(flags & CU_EVENT_DISABLE_TIMING)))
 		return CUDA_ERROR_INVALID_VALUE;
 	struct sim_event *created = calloc(1, sizeof(*created));
 	if (!created)
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	created->flags = flags;
 	*event = (CUevent)created;
 	return CUDA_SUCCESS;
+}
+
+unsigned sim_event_flags(CUevent event)
+{
+	return ((const struct sim_event *)event)->flags;
 }
 
 SIM_EXPORT CUresult cuEventRecord(CUevent event, CUstream stream)
@@ -253,6 +262,19 @@ SIM_EXPORT CUresult cuEventDestroy(CUevent event)
 		return CUDA_ERROR_INVALID_HANDLE;
 	free(event);
 	return CUDA_SUCCESS;
+}
+
+/* Profiling is collected by tools this device has none of: a no-op. */
+SIM_EXPORT CUresult cuProfilerStart(void)
+{
+	int device;
+	return sim_current_device(&device);
+}
+
+SIM_EXPORT CUresult cuProfilerStop(void)
+{
+	int device;
+	return sim_current_device(&device);
 }
 
 struct error_text {

@@ -265,6 +265,16 @@ static bool configuration_fits(const struct sim_function *function, const unsign
 	       shared_bytes <= (unsigned)function->max_dynamic_shared;
 }
 
+CUresult sim_launch_check(CUfunction handle, const unsigned grid[3], const unsigned block[3],
+			  unsigned shared_bytes)
+{
+	struct sim_function *function = live_function(handle);
+	if (!function)
+		return CUDA_ERROR_INVALID_HANDLE;
+	return configuration_fits(function, grid, block, shared_bytes) ? CUDA_SUCCESS
+								       : CUDA_ERROR_INVALID_VALUE;
+}
+
 static CUresult untraced_cuLaunchKernel(CUfunction handle, const unsigned grid[3],
 					const unsigned block[3], unsigned shared_bytes,
 					void **params, void **extra)
@@ -274,14 +284,11 @@ static CUresult untraced_cuLaunchKernel(CUfunction handle, const unsigned grid[3
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	struct sim_function *function = live_function(handle);
-	if (!function)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (function->module->device != device)
+	if (function && function->module->device != device)
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (params && extra)
 		return CUDA_ERROR_INVALID_VALUE;
-	return configuration_fits(function, grid, block, shared_bytes) ? CUDA_SUCCESS
-								       : CUDA_ERROR_INVALID_VALUE;
+	return sim_launch_check(handle, grid, block, shared_bytes);
 }
 
 SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cuda.h>
+#include <cudaProfilerTypedefs.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h> /* ids and parameter structs for RT_TRACED */
@@ -101,6 +102,34 @@ struct rt_driver {
 	PFN_cuEventQuery_v2000 cuEventQuery;
 	PFN_cuEventElapsedTime_v2000 cuEventElapsedTime;
 	PFN_cuEventDestroy_v4000 cuEventDestroy;
+	PFN_cuModuleLoadData_v2000 cuModuleLoadData;
+	PFN_cuModuleGetFunction_v2000 cuModuleGetFunction;
+	PFN_cuLaunchKernel_v4000 cuLaunchKernel[2];
+	PFN_cuFuncGetAttribute_v2020 cuFuncGetAttribute;
+	PFN_cuFuncSetAttribute_v9000 cuFuncSetAttribute;
+	PFN_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000
+		cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
+	PFN_cuOccupancyAvailableDynamicSMemPerBlock_v10020 cuOccupancyAvailableDynamicSMemPerBlock;
+	PFN_cuProfilerStart_v4000 cuProfilerStart;
+	PFN_cuProfilerStop_v4000 cuProfilerStop;
+	PFN_cuArray3DGetDescriptor_v3020 cuArray3DGetDescriptor;
+	PFN_cuMemcpyHtoA_v3020 cuMemcpyHtoA;
+	PFN_cuMemcpyAtoH_v3020 cuMemcpyAtoH;
+	PFN_cuMemcpyDtoA_v3020 cuMemcpyDtoA;
+	PFN_cuMemcpyAtoD_v3020 cuMemcpyAtoD;
+	PFN_cuTexObjectCreate_v5000 cuTexObjectCreate;
+	PFN_cuTexObjectDestroy_v5000 cuTexObjectDestroy;
+	PFN_cuSurfObjectCreate_v5000 cuSurfObjectCreate;
+	PFN_cuSurfObjectDestroy_v5000 cuSurfObjectDestroy;
+	PFN_cuGraphAddKernelNode_v12000 cuGraphAddKernelNode;
+	PFN_cuGraphAddMemcpyNode_v10000 cuGraphAddMemcpyNode;
+	PFN_cuGraphAddMemsetNode_v10000 cuGraphAddMemsetNode;
+	PFN_cuGraphAddHostNode_v10000 cuGraphAddHostNode;
+	PFN_cuGraphAddEmptyNode_v10000 cuGraphAddEmptyNode;
+	PFN_cuGraphGetNodes_v10000 cuGraphGetNodes;
+	PFN_cuGraphClone_v10000 cuGraphClone;
+	PFN_cuIpcGetEventHandle_v4010 cuIpcGetEventHandle;
+	PFN_cuIpcOpenEventHandle_v4010 cuIpcOpenEventHandle;
 };
 
 extern struct rt_driver rt_driver;
@@ -115,6 +144,17 @@ cudaError_t rt_fail(cudaError_t error);
 /* Maps a driver result to the runtime's code, recording failures. */
 cudaError_t rt_result(CUresult rc);
 int rt_current_device(void);
+/* The runtime's own check of a launch: a grid or block beyond the
+ * device's limits is an invalid configuration, whatever the kernel. */
+bool rt_configuration_fits(dim3 grid, dim3 block);
+/* The driver's function for a kernel the program registered (nvcc's
+ * host stub), loading its fat binary on first need; the failure recorded
+ * (cudaErrorInvalidDeviceFunction for an unknown one) otherwise. */
+cudaError_t rt_function(const void *host, CUfunction *out);
+/* The driver's format and channel count for a channel description, or
+ * false when CUDA has none. */
+bool rt_channel_format(const struct cudaChannelFormatDesc *desc, CUarray_format *format,
+		       unsigned *channels);
 /* cudaSuccess when device is a valid ordinal, else the failure recorded. */
 cudaError_t rt_check_device(int device);
 

@@ -5,9 +5,8 @@
 
 #include "runtime.h"
 
-/* The driver format and channel count, or false when CUDA has none. */
-static bool driver_format(const struct cudaChannelFormatDesc *desc, CUarray_format *format,
-			  unsigned *channels)
+bool rt_channel_format(const struct cudaChannelFormatDesc *desc, CUarray_format *format,
+		       unsigned *channels)
 {
 	int bits = desc->x;
 	*channels = (desc->x > 0) + (desc->y > 0) + (desc->z > 0) + (desc->w > 0);
@@ -43,7 +42,7 @@ static cudaError_t describe(const struct cudaChannelFormatDesc *desc, struct cud
 					 .Height = extent.height,
 					 .Depth = extent.depth,
 					 .Flags = flags};
-	if (!driver_format(desc, &out->Format, &out->NumChannels))
+	if (!rt_channel_format(desc, &out->Format, &out->NumChannels))
 		return rt_fail(cudaErrorInvalidChannelDescriptor);
 	return rt_context();
 }

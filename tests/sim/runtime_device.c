@@ -149,51 +149,26 @@ RT_EXPORT cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config)
 	return rt_context();
 }
 
-RT_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *function, enum cudaFuncCache config)
+static cudaError_t untraced_cudaProfilerStart(void)
 {
-	(void)config;
-	return function ? rt_context() : rt_fail(cudaErrorInvalidDeviceFunction);
-}
-
-RT_EXPORT cudaError_t cudaFuncSetAttribute(const void *function, enum cudaFuncAttribute attribute,
-					   int value)
-{
-	(void)attribute, (void)value;
-	return function ? rt_context() : rt_fail(cudaErrorInvalidDeviceFunction);
-}
-
-/* Kernels never run, so they use no registers or memory of their own. */
-RT_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attributes,
-					    const void *function)
-{
-	if (!attributes)
-		return rt_fail(cudaErrorInvalidValue);
-	if (!function)
-		return rt_fail(cudaErrorInvalidDeviceFunction);
 	cudaError_t error = rt_context();
-	if (error != cudaSuccess)
-		return error;
-	memset(attributes, 0, sizeof(*attributes));
-	attributes->maxThreadsPerBlock = 1024;
-	attributes->ptxVersion = 90;
-	attributes->binaryVersion = 90;
-	return cudaSuccess;
+	return error == cudaSuccess ? rt_result(rt_driver.cuProfilerStart()) : error;
 }
 
-RT_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks,
-								    const void *function,
-								    int block_size,
-								    size_t shared_bytes)
+RT_EXPORT cudaError_t cudaProfilerStart(void)
 {
-	(void)shared_bytes;
-	if (!blocks || block_size <= 0)
-		return rt_fail(cudaErrorInvalidValue);
-	if (!function)
-		return rt_fail(cudaErrorInvalidDeviceFunction);
+	return RT_TRACED(cudaProfilerStart_v4000, NULL, untraced_cudaProfilerStart());
+}
+
+static cudaError_t untraced_cudaProfilerStop(void)
+{
 	cudaError_t error = rt_context();
-	if (error == cudaSuccess)
-		*blocks = block_size > 2048 ? 0 : 2048 / block_size;
-	return error;
+	return error == cudaSuccess ? rt_result(rt_driver.cuProfilerStop()) : error;
+}
+
+RT_EXPORT cudaError_t cudaProfilerStop(void)
+{
+	return RT_TRACED(cudaProfilerStop_v4000, NULL, untraced_cudaProfilerStop());
 }
 
 /* Texts as the real libcudart 13 returns them. */

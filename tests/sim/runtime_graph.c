@@ -1,6 +1,6 @@
-/* Stand-in runtime: graphs, as far as the simulated driver has them
- * (memory nodes). The runtime's node parameters share the driver's layout
- * and its graph memory attributes the driver's values. */
+/* Stand-in runtime: graphs, through the simulated driver's (memory nodes
+ * and work nodes). The runtime's memory node parameters share the driver's
+ * layout and its graph memory attributes the driver's values. */
 #include "runtime.h"
 
 RT_EXPORT cudaError_t cudaGraphCreate(cudaGraph_t *graph, unsigned int flags)
@@ -141,4 +141,141 @@ RT_EXPORT cudaError_t cudaDeviceSetGraphMemAttribute(int device,
 		return error;
 	return rt_result(rt_driver.cuDeviceSetGraphMemAttribute(
 		device, (CUgraphMem_attribute)attribute, value));
+}
+
+/* Work nodes: the runtime's parameters checked, then handed to the driver
+ * in its own layout. */
+RT_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph,
+					     const cudaGraphNode_t *dependencies, size_t count,
+					     const struct cudaKernelNodeParams *params)
+{
+	if (!params)
+		return rt_fail(cudaErrorInvalidValue);
+	if (!rt_configuration_fits(params->gridDim, params->blockDim))
+		return rt_fail(cudaErrorInvalidConfiguration);
+	CUfunction function;
+	cudaError_t error = rt_function(params->func, &function);
+	if (error != cudaSuccess)
+		return error;
+	CUDA_KERNEL_NODE_PARAMS driver = {
+		.func = function,
+		.gridDimX = params->gridDim.x,
+		.gridDimY = params->gridDim.y,
+		.gridDimZ = params->gridDim.z,
+		.blockDimX = params->blockDim.x,
+		.blockDimY = params->blockDim.y,
+		.blockDimZ = params->blockDim.z,
+		.sharedMemBytes = params->sharedMemBytes,
+		.kernelParams = params->kernelParams,
+		.extra = params->extra,
+	};
+	return rt_result(rt_driver.cuGraphAddKernelNode((CUgraphNode *)node, (CUgraph)graph,
+							(const CUgraphNode *)dependencies, count,
+							&driver));
+}
+
+/* A linear copy of bytes, as the driver describes it. */
+static CUDA_MEMCPY3D linear_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+	bool from_host = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyHostToHost;
+	bool to_host = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyHostToHost;
+	return (CUDA_MEMCPY3D){
+		.srcMemoryType = from_host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_UNIFIED,
+		.srcHost = src,
+		.srcDevice = (CUdeviceptr)src,
+		.dstMemoryType = to_host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_UNIFIED,
+		.dstHost = dst,
+		.dstDevice = (CUdeviceptr)dst,
+		.WidthInBytes = bytes,
+		.Height = 1,
+		.Depth = 1,
+	};
+}
+
+RT_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph,
+					       const cudaGraphNode_t *dependencies, size_t count,
+					       void *dst, const void *src, size_t bytes,
+					       enum cudaMemcpyKind kind)
+{
+	if (!dst || !src || (unsigned)kind > cudaMemcpyDefault)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	CUDA_MEMCPY3D copy = linear_copy(dst, src, bytes, kind);
+	return rt_result(rt_driver.cuGraphAddMemcpyNode((CUgraphNode *)node, (CUgraph)graph,
+							(const CUgraphNode *)dependencies, count,
+							&copy, NULL));
+}
+
+/* A 3-D copy's extent is what the driver checks; its ends are the
+ * program's to get right. */
+RT_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph,
+					     const cudaGraphNode_t *dependencies, size_t count,
+					     const struct cudaMemcpy3DParms *params)
+{
+	if (!params || (!params->srcArray && !params->srcPtr.ptr) ||
+	    (!params->dstArray && !params->dstPtr.ptr))
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	CUDA_MEMCPY3D copy = linear_copy(params->dstPtr.ptr, params->srcPtr.ptr,
+					 params->extent.width, params->kind);
+	copy.Height = params->extent.height;
+	copy.Depth = params->extent.depth;
+	return rt_result(rt_driver.cuGraphAddMemcpyNode((CUgraphNode *)node, (CUgraph)graph,
+							(const CUgraphNode *)dependencies, count,
+							&copy, NULL));
+}
+
+/* cudaMemsetParams and cudaHostNodeParams share the driver's layout. */
+RT_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph,
+					     const cudaGraphNode_t *dependencies, size_t count,
+					     const struct cudaMemsetParams *params)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuGraphAddMemsetNode(
+		(CUgraphNode *)node, (CUgraph)graph, (const CUgraphNode *)dependencies, count,
+		(const CUDA_MEMSET_NODE_PARAMS *)params, NULL));
+}
+
+RT_EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t graph,
+					   const cudaGraphNode_t *dependencies, size_t count,
+					   const struct cudaHostNodeParams *params)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuGraphAddHostNode((CUgraphNode *)node, (CUgraph)graph,
+						      (const CUgraphNode *)dependencies, count,
+						      (const CUDA_HOST_NODE_PARAMS *)params));
+}
+
+RT_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t graph,
+					    const cudaGraphNode_t *dependencies, size_t count)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuGraphAddEmptyNode((CUgraphNode *)node, (CUgraph)graph,
+						       (const CUgraphNode *)dependencies, count));
+}
+
+RT_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuGraphGetNodes((CUgraph)graph, (CUgraphNode *)nodes, count));
+}
+
+RT_EXPORT cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t graph)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuGraphClone((CUgraph *)clone, (CUgraph)graph));
 }

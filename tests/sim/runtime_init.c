@@ -51,6 +51,8 @@ static cudaError_t map_result(CUresult rc)
 	case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: return cudaErrorStreamCaptureUnsupported;
 	case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED: return cudaErrorStreamCaptureInvalidated;
 	case CUDA_ERROR_ILLEGAL_STATE: return cudaErrorIllegalState;
+	case CUDA_ERROR_INVALID_IMAGE: return cudaErrorInvalidKernelImage;
+	case CUDA_ERROR_NO_BINARY_FOR_GPU: return cudaErrorNoKernelImageForDevice;
 	default: return cudaErrorUnknown;
 	}
 }
@@ -156,6 +158,33 @@ static const struct wanted wanted[] = {
 	WANT(cuEventQuery, 2000),
 	WANT(cuEventElapsedTime, 2000),
 	WANT(cuEventDestroy, 4000),
+	WANT(cuModuleLoadData, 2000),
+	WANT(cuModuleGetFunction, 2000),
+	WANT_BOTH(cuLaunchKernel, 4000),
+	WANT(cuFuncGetAttribute, 2020),
+	WANT(cuFuncSetAttribute, 9000),
+	WANT(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 7000),
+	WANT(cuOccupancyAvailableDynamicSMemPerBlock, 10020),
+	WANT(cuProfilerStart, 4000),
+	WANT(cuProfilerStop, 4000),
+	WANT(cuArray3DGetDescriptor, 3020),
+	WANT(cuMemcpyHtoA, 3020),
+	WANT(cuMemcpyAtoH, 3020),
+	WANT(cuMemcpyDtoA, 3020),
+	WANT(cuMemcpyAtoD, 3020),
+	WANT(cuTexObjectCreate, 5000),
+	WANT(cuTexObjectDestroy, 5000),
+	WANT(cuSurfObjectCreate, 5000),
+	WANT(cuSurfObjectDestroy, 5000),
+	WANT(cuGraphAddKernelNode, 12000),
+	WANT(cuGraphAddMemcpyNode, 10000),
+	WANT(cuGraphAddMemsetNode, 10000),
+	WANT(cuGraphAddHostNode, 10000),
+	WANT(cuGraphAddEmptyNode, 10000),
+	WANT(cuGraphGetNodes, 10000),
+	WANT(cuGraphClone, 10000),
+	WANT(cuIpcGetEventHandle, 4010),
+	WANT(cuIpcOpenEventHandle, 4010),
 };
 
 /* The driver's CUPTI table: where entry and exit reports go. */

@@ -1,5 +1,10 @@
 /* Stand-in runtime: the registration and launch plumbing that nvcc emits.
- * Fat binaries are accepted and kernels do nothing. */
+ * As the real runtime does, it loads a program's fat binary as a module
+ * through the driver when one of its kernels is first needed, and launches
+ * kernels (as no-ops) through cuLaunchKernel. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "runtime.h"
 
@@ -14,12 +19,31 @@ struct launch_configuration {
 static __thread struct launch_configuration configurations[CONFIGURATION_DEPTH];
 static __thread unsigned configuration_depth;
 
-static void *fat_binary_handle;
+/* A program's (or a library's) fat binary: its handle is the address of
+ * this struct's first field, which nvcc's code passes back. */
+struct fat_binary {
+	const void *wrapper; /* nvcc's __fatBinC_Wrapper_t, which cuModuleLoadData takes */
+	CUmodule module;     /* loaded on first need */
+};
+
+struct registered_function {
+	const void *host; /* the stub nvcc writes; what the program launches */
+	struct fat_binary *fat_binary;
+	const char *device_name;
+	CUfunction loaded;
+	struct registered_function *next;
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct registered_function *registered;
 
 RT_EXPORT void **__cudaRegisterFatBinary(void *fat_cubin)
 {
-	(void)fat_cubin;
-	return &fat_binary_handle;
+	struct fat_binary *fat_binary = calloc(1, sizeof(*fat_binary));
+	if (!fat_binary)
+		return NULL;
+	fat_binary->wrapper = fat_cubin;
+	return (void **)fat_binary;
 }
 
 RT_EXPORT void __cudaRegisterFatBinaryEnd(void **handle)
@@ -27,6 +51,8 @@ RT_EXPORT void __cudaRegisterFatBinaryEnd(void **handle)
 	(void)handle;
 }
 
+/* The module (if one was loaded) lives until the process ends, as its
+ * kernels may still be launched from other modules' destructors. */
 RT_EXPORT void __cudaUnregisterFatBinary(void **handle)
 {
 	(void)handle;
@@ -36,8 +62,52 @@ RT_EXPORT void __cudaRegisterFunction(void **handle, const char *host_fun, char 
 				      const char *device_name, int thread_limit, uint3 *tid,
 				      uint3 *bid, dim3 *block, dim3 *grid, int *warp_size)
 {
-	(void)handle, (void)host_fun, (void)device_fun, (void)device_name;
-	(void)thread_limit, (void)tid, (void)bid, (void)block, (void)grid, (void)warp_size;
+	(void)device_fun, (void)thread_limit, (void)tid, (void)bid, (void)block, (void)grid;
+	(void)warp_size;
+	struct registered_function *function = calloc(1, sizeof(*function));
+	if (!handle || !function) {
+		free(function);
+		return;
+	}
+	*function = (struct registered_function){host_fun, (struct fat_binary *)handle, device_name,
+						 NULL, NULL};
+	pthread_mutex_lock(&registry_lock);
+	function->next = registered;
+	registered = function;
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static cudaError_t load_function(struct registered_function *function)
+{
+	struct fat_binary *fat_binary = function->fat_binary;
+	if (!fat_binary->module) {
+		CUresult rc = rt_driver.cuModuleLoadData(&fat_binary->module, fat_binary->wrapper);
+		if (rc == CUDA_ERROR_NO_BINARY_FOR_GPU)
+			return rt_fail(cudaErrorNoKernelImageForDevice);
+		if (rc != CUDA_SUCCESS)
+			return rt_result(rc);
+	}
+	CUresult rc = rt_driver.cuModuleGetFunction(&function->loaded, fat_binary->module,
+						    function->device_name);
+	return rc == CUDA_SUCCESS ? cudaSuccess : rt_fail(cudaErrorInvalidDeviceFunction);
+}
+
+cudaError_t rt_function(const void *host, CUfunction *out)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	pthread_mutex_lock(&registry_lock);
+	struct registered_function *function = registered;
+	while (function && function->host != host)
+		function = function->next;
+	error = !function          ? rt_fail(cudaErrorInvalidDeviceFunction)
+		: function->loaded ? cudaSuccess
+				   : load_function(function);
+	if (error == cudaSuccess)
+		*out = function->loaded;
+	pthread_mutex_unlock(&registry_lock);
+	return error;
 }
 
 RT_EXPORT void __cudaRegisterVar(void **handle, char *host_var, char *device_address,
@@ -93,35 +163,50 @@ RT_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *function
 	return cudaSuccess;
 }
 
-static cudaError_t launch(const void *kernel)
+bool rt_configuration_fits(dim3 grid, dim3 block)
+{
+	uint64_t threads = (uint64_t)block.x * block.y * block.z;
+	return grid.x && grid.y && grid.z && grid.x <= 0x7fffffffu && grid.y <= 65535 &&
+	       grid.z <= 65535 && threads && threads <= 1024 && block.x <= 1024 &&
+	       block.y <= 1024 && block.z <= 64;
+}
+
+static cudaError_t launch(const void *kernel, dim3 grid, dim3 block, void **args,
+			  size_t shared_bytes, cudaStream_t stream, enum rt_stream_mode mode)
 {
 	if (!kernel)
 		return rt_fail(cudaErrorInvalidDeviceFunction);
-	return rt_context();
+	if (!rt_configuration_fits(grid, block))
+		return rt_fail(cudaErrorInvalidConfiguration);
+	CUfunction function;
+	cudaError_t error = rt_function(kernel, &function);
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuLaunchKernel[mode](function, grid.x, grid.y, grid.z, block.x,
+							block.y, block.z, (unsigned)shared_bytes,
+							(CUstream)stream, args, NULL));
 }
 
 RT_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
 					 size_t shared_bytes, cudaStream_t stream)
 {
-	(void)grid, (void)block, (void)args, (void)shared_bytes, (void)stream;
-	return launch(kernel);
+	return launch(kernel, grid, block, args, shared_bytes, stream, RT_LEGACY_STREAM);
 }
 
 RT_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
 					      void **args, size_t shared_bytes, cudaStream_t stream)
 {
-	return __cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+	return launch(kernel, grid, block, args, shared_bytes, stream, RT_PER_THREAD_STREAM);
 }
 
 RT_EXPORT cudaError_t cudaLaunchKernel(const void *function, dim3 grid, dim3 block, void **args,
 				       size_t shared_bytes, cudaStream_t stream)
 {
-	(void)grid, (void)block, (void)args, (void)shared_bytes, (void)stream;
-	return launch(function);
+	return launch(function, grid, block, args, shared_bytes, stream, RT_LEGACY_STREAM);
 }
 
 RT_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *function, dim3 grid, dim3 block,
 					    void **args, size_t shared_bytes, cudaStream_t stream)
 {
-	return cudaLaunchKernel(function, grid, block, args, shared_bytes, stream);
+	return launch(function, grid, block, args, shared_bytes, stream, RT_PER_THREAD_STREAM);
 }

@@ -1,5 +1,7 @@
 /* Stand-in runtime: streams, events and host callbacks. Work is never
  * queued, so a callback runs at once and every stream is always idle. */
+#include <string.h>
+
 #include "runtime.h"
 
 RT_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
@@ -239,4 +241,22 @@ RT_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
 						 enum cudaStreamCaptureStatus *status)
 {
 	return is_capturing(stream, status, RT_PER_THREAD_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuIpcGetEventHandle((CUipcEventHandle *)handle, (CUevent)event));
+}
+
+RT_EXPORT cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	CUipcEventHandle driver_handle;
+	memcpy(&driver_handle, &handle, sizeof(driver_handle));
+	return rt_result(rt_driver.cuIpcOpenEventHandle((CUevent *)event, driver_handle));
 }

@@ -101,6 +101,12 @@ struct sim_context *sim_current_context(void);
 /* CUDA_SUCCESS with the current context's device in *device. */
 CUresult sim_current_device(int *device);
 uint64_t sim_device_used(int device);
+/* Whether a kernel may be launched so (driver_module.c): the checks a
+ * real GPU makes, CUDA_ERROR_INVALID_HANDLE or CUDA_ERROR_INVALID_VALUE. */
+CUresult sim_launch_check(CUfunction function, const unsigned grid[3], const unsigned block[3],
+			  unsigned shared_bytes);
+/* The flags a (valid) event was created with. */
+unsigned sim_event_flags(CUevent event);
 /* The SM architecture machine code must be built for: 90 for 9.0. */
 unsigned sim_device_arch(int device);
 /* The pool behind a handle, or NULL; never follows a bad handle. */
