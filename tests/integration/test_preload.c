@@ -186,6 +186,65 @@ Test(preload, nvcc_program_launching_a_kernel)
 	traced_run_free(&run);
 }
 
+static long file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* How many events of a kind, and the last one's bytes. */
+static unsigned count_events(json_t *events, const char *event, long *last_bytes)
+{
+	unsigned count = 0;
+	size_t i;
+	json_t *entry;
+	json_array_foreach (events, i, entry) {
+		if (strcmp(json_string_value(json_object_get(entry, "event")), event) != 0)
+			continue;
+		count++;
+		*last_bytes = (long)json_integer_value(json_object_get(entry, "bytes"));
+	}
+	return count;
+}
+
+/* What a real program does beyond allocating runs to the end on the
+ * simulated device: kernels with occupancy, a texture over an array filled
+ * by cudaMemcpyToArray, a graph with kernel and copy nodes, mapped pinned
+ * memory, an IPC event handle and a fat binary launched through the driver
+ * API. The figures: 64 MiB live throughout, a 4 MiB array beside it (the
+ * peak), 4 MiB from cuMemAlloc later, 16 MiB of pinned host memory; and,
+ * through CUPTI, the program's own module and the loaded fat binary. */
+Test(preload, real_world_program_runs_to_the_end)
+{
+	if (access(program_path("real_world"), X_OK) != 0)
+		cr_skip_test("nvcc was not found at build time");
+	struct traced_run run;
+	const char *env[] = {"VRAMTRACE_SOURCES=both", NULL};
+	struct run_options options = {.preload = true, .simulate = true, .env = env};
+	char *fatbin = strdup(program_path("module_kernels.fatbin"));
+	char *argv[] = {(char *)program_path("real_world"), fatbin, NULL};
+	traced_run(&run, &options, argv);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "real_world: ok"));
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 68 * MiB);
+	cr_assert_str_eq(report_string(r, "devices/0/peak/api"), "cudaMallocArray");
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 3);
+	cr_assert_eq(report_int(r, "devices/0/frees"), 3);
+	cr_assert_eq(report_int(r, "devices/0/bytes_allocated"), 72 * MiB);
+	cr_assert_eq(report_int(report_kind(r, "devices/0", "array"), "peak_bytes"), 4 * MiB);
+	cr_assert_eq(report_int(report_kind(r, "devices/0", "device"), "peak_bytes"), 68 * MiB);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 0);
+	cr_assert_eq(report_int(report_kind(r, "host", "pinned_host"), "peak_bytes"), 16 * MiB);
+	long bytes = -1;
+	json_t *events = report_at(r, "resources/events");
+	cr_assert_eq(count_events(events, "module_loaded", &bytes), 2);
+	cr_assert_eq(bytes, file_size(fatbin), "the fat binary's size, %ld", bytes);
+	cr_assert_eq(count_events(events, "module_unloading", &bytes), 1);
+	free(fatbin);
+	traced_run_free(&run);
+}
+
 /* A program carrying NVIDIA's own runtime asks for the driver's private
  * tables, which the simulated device does not have: it fails as on a
  * machine without NVIDIA's driver, the simulated device says why once, and

@@ -348,7 +348,7 @@ SIM_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUf
 								    shared_bytes, 0);
 }
 
-/* The block size with the most threads resident, the smallest such when
+/* The block size with the most threads resident, the largest such when
  * several tie, as the real calculator picks. */
 SIM_EXPORT CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, int *block_size,
 							      CUfunction handle,
