@@ -13,7 +13,7 @@
 
 struct sim_graph_allocation {
 	uintptr_t address;
-	uint64_t charge;
+	uint64_t bytes, charge;
 	int device;
 	bool live;
 	struct sim_graph_allocation *next;
@@ -108,6 +108,7 @@ static CUresult untraced_cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph handl
 	uint64_t granularity = sim_config()->granularity;
 	*allocation = (struct sim_graph_allocation){
 		.address = (uintptr_t)at,
+		.bytes = params->bytesize,
 		.charge = (params->bytesize + granularity - 1) / granularity * granularity,
 		.device = device,
 	};
@@ -345,6 +346,38 @@ static bool allocate_locked(struct sim_graph_allocation *allocation)
 	return true;
 }
 
+/* Called with sim_lock held. */
+static void free_locked(struct sim_graph_allocation *allocation)
+{
+	sim_devices[allocation->device].graph_used -= allocation->charge;
+	allocation->live = false;
+}
+
+/* Memory a launch allocated and no free node freed: cuMemFree or
+ * cuMemFreeAsync may free it, as on the real driver. */
+CUresult sim_graph_free(uintptr_t address)
+{
+	pthread_mutex_lock(&sim_lock);
+	struct sim_graph_allocation *allocation = graph_allocations;
+	while (allocation && !(allocation->live && allocation->address == address))
+		allocation = allocation->next;
+	if (allocation)
+		free_locked(allocation);
+	pthread_mutex_unlock(&sim_lock);
+	return allocation ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+bool sim_graph_memory_locked(uintptr_t address, size_t bytes)
+{
+	for (struct sim_graph_allocation *allocation = graph_allocations; allocation;
+	     allocation = allocation->next)
+		if (allocation->live && address >= allocation->address &&
+		    address - allocation->address <= allocation->bytes &&
+		    bytes <= allocation->bytes - (address - allocation->address))
+			return true;
+	return false;
+}
+
 /* A host node's function runs without the driver's lock, as it may take
  * locks of its own. */
 static CUresult run_node(const struct sim_node *node)
@@ -361,10 +394,8 @@ static CUresult run_node(const struct sim_node *node)
 		rc = CUDA_ERROR_INVALID_VALUE; /* allocated twice, or freed twice */
 	else if (allocating && !allocate_locked(allocation))
 		rc = CUDA_ERROR_OUT_OF_MEMORY;
-	else if (!allocating) {
-		sim_devices[allocation->device].graph_used -= allocation->charge;
-		allocation->live = false;
-	}
+	else if (!allocating)
+		free_locked(allocation);
 	pthread_mutex_unlock(&sim_lock);
 	return rc;
 }

@@ -227,7 +227,8 @@ static CUresult untraced_cuMemFree(CUdeviceptr dptr)
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	return release((uintptr_t)dptr, SIM_BY_FREE);
+	rc = release((uintptr_t)dptr, SIM_BY_FREE);
+	return rc == CUDA_ERROR_INVALID_VALUE ? sim_graph_free((uintptr_t)dptr) : rc;
 }
 
 SIM_EXPORT CUresult cuMemFree(CUdeviceptr dptr)
@@ -443,14 +444,17 @@ SIM_EXPORT CUresult cuMemGetAddressRange(CUdeviceptr *base, size_t *size, CUdevi
 	return allocation ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
 
-/* A device-side range of a copy or set must lie inside a live allocation. */
+/* A device-side range of a copy or set must lie inside a live allocation,
+ * mapped virtual memory or allocated graph memory. */
 static CUresult check_device_range(CUdeviceptr dptr, size_t bytes)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
+	uintptr_t address = (uintptr_t)dptr;
 	pthread_mutex_lock(&sim_lock);
-	bool inside = containing_locked((uintptr_t)dptr, bytes) != NULL;
+	bool inside = containing_locked(address, bytes) || sim_vmm_mapped_locked(address, bytes) ||
+		      sim_graph_memory_locked(address, bytes);
 	pthread_mutex_unlock(&sim_lock);
 	return inside ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }

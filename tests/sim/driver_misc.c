@@ -1,9 +1,11 @@
-/* Stand-in driver: streams, events, launches and error strings. Work is
+/* Stand-in driver: streams, events, profiling and error strings. Work is
  * never queued, so every stream and event is always complete. A created
  * stream can be captured into a graph (the legacy and per-thread default
  * streams cannot, as on the real driver); while it captures, its
  * stream-ordered allocations and frees become memory nodes of that graph
- * and its other work is recorded nowhere. */
+ * and its other work is recorded nowhere. Another stream joins the capture
+ * by waiting on an event recorded in it, and must be joined back (the
+ * capturing stream waits on an event recorded in it) before it ends. */
 #include <stdlib.h>
 #include <time.h>
 
@@ -11,9 +13,17 @@
 
 struct sim_stream {
 	int device;
-	CUgraph capture;  /* the graph being captured into, or NULL */
-	bool invalidated; /* the capture broke: it can only be ended */
+	CUgraph capture;           /* the graph being captured into, or NULL */
+	struct sim_stream *origin; /* the stream that began the capture */
+	/* On the origin: the capture broke, and it can only be ended; the
+	 * streams that joined it. */
+	bool invalidated;
+	struct sim_stream **joined;
+	size_t joined_count;
+	bool rejoined; /* on a joined stream: the origin waited on its work */
 };
+
+static void leave_capture(struct sim_stream *stream);
 
 /* The default streams are never created, never captured. */
 static struct sim_stream *created_stream(CUstream stream)
@@ -35,13 +45,15 @@ CUresult sim_stream_capture_graph(CUstream stream, CUgraph *graph)
 {
 	struct sim_stream *created = created_stream(stream);
 	*graph = created ? created->capture : NULL;
-	return *graph && created->invalidated ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
-					      : CUDA_SUCCESS;
+	return *graph && created->origin->invalidated ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+						      : CUDA_SUCCESS;
 }
 
 struct sim_event {
 	struct timespec recorded;
 	unsigned flags;
+	struct sim_stream *captured_in; /* recorded in a capturing stream */
+	CUgraph capture;                /* that capture's graph */
 };
 
 SIM_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int flags)
@@ -71,9 +83,13 @@ SIM_EXPORT CUresult cuStreamDestroy(CUstream stream)
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!stream)
+	struct sim_stream *created = created_stream(stream);
+	if (!created)
 		return CUDA_ERROR_INVALID_HANDLE;
-	free(stream);
+	if (created->capture && created->origin != created)
+		leave_capture(created);
+	free(created->joined);
+	free(created);
 	return CUDA_SUCCESS;
 }
 
@@ -85,13 +101,36 @@ SIM_EXPORT CUresult cuStreamSynchronize(CUstream stream)
 	struct sim_stream *created = created_stream(stream);
 	if (rc != CUDA_SUCCESS || !created || !created->capture)
 		return rc;
-	created->invalidated = true;
+	created->origin->invalidated = true;
 	return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 }
 
 SIM_EXPORT CUresult cuStreamQuery(CUstream stream)
 {
 	return cuStreamSynchronize(stream);
+}
+
+static CUresult join_capture(struct sim_stream *stream, struct sim_stream *origin)
+{
+	struct sim_stream **grown =
+		realloc(origin->joined, (origin->joined_count + 1) * sizeof(*grown));
+	if (!grown)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	origin->joined = grown;
+	origin->joined[origin->joined_count++] = stream;
+	stream->capture = origin->capture;
+	stream->origin = origin;
+	stream->rejoined = false;
+	return CUDA_SUCCESS;
+}
+
+static void leave_capture(struct sim_stream *stream)
+{
+	struct sim_stream *origin = stream->origin;
+	for (size_t i = 0; i < origin->joined_count; i++)
+		if (origin->joined[i] == stream)
+			origin->joined[i] = origin->joined[--origin->joined_count];
+	stream->capture = NULL;
 }
 
 static CUresult begin_capture(CUstream stream, CUstreamCaptureMode mode)
@@ -107,6 +146,9 @@ static CUresult begin_capture(CUstream stream, CUstreamCaptureMode mode)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (created->capture)
 		return CUDA_ERROR_ILLEGAL_STATE;
+	created->origin = created;
+	created->invalidated = false;
+	created->joined_count = 0;
 	return cuGraphCreate(&created->capture, 0);
 }
 
@@ -132,12 +174,22 @@ static CUresult end_capture(CUstream stream, CUgraph *graph)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!created || !created->capture)
 		return CUDA_ERROR_ILLEGAL_STATE;
-	bool invalidated = created->invalidated;
+	if (created->origin != created)
+		return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+	bool unjoined = false;
+	for (size_t i = 0; i < created->joined_count; i++) {
+		unjoined |= !created->joined[i]->rejoined;
+		created->joined[i]->capture = NULL;
+	}
+	created->joined_count = 0;
+	bool invalidated = created->invalidated || unjoined;
 	*graph = invalidated ? NULL : created->capture;
 	if (invalidated)
 		cuGraphDestroy(created->capture);
 	created->capture = NULL;
 	created->invalidated = false;
+	if (unjoined)
+		return CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
 	return invalidated ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED : CUDA_SUCCESS;
 }
 
@@ -204,16 +256,65 @@ unsigned sim_event_flags(CUevent event)
 	return ((const struct sim_event *)event)->flags;
 }
 
-SIM_EXPORT CUresult cuEventRecord(CUevent event, CUstream stream)
+SIM_EXPORT CUresult cuEventRecord(CUevent handle, CUstream stream)
 {
-	(void)stream;
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
+	struct sim_event *event = (struct sim_event *)handle;
 	if (!event)
 		return CUDA_ERROR_INVALID_HANDLE;
-	clock_gettime(CLOCK_MONOTONIC, &((struct sim_event *)event)->recorded);
+	struct sim_stream *created = created_stream(stream);
+	event->captured_in = created && created->capture ? created : NULL;
+	event->capture = event->captured_in ? created->capture : NULL;
+	if (!event->captured_in)
+		clock_gettime(CLOCK_MONOTONIC, &event->recorded);
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuEventRecordWithFlags(CUevent handle, CUstream stream, unsigned int flags)
+{
+	if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
+		return CUDA_ERROR_INVALID_VALUE;
+	return cuEventRecord(handle, stream);
+}
+
+/* Waiting on an event recorded in a capture joins that capture; the
+ * capturing stream waiting on a joined stream's event joins it back. */
+static CUresult wait_event(CUstream stream, CUevent handle, unsigned flags)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_event *event = (struct sim_event *)handle;
+	if (!event)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_stream *waiting = created_stream(stream);
+	struct sim_stream *recorder = event->captured_in;
+	bool live = recorder && recorder->capture == event->capture;
+	if (!live)
+		return CUDA_SUCCESS;
+	if (!waiting)
+		return CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+	if (!waiting->capture)
+		return join_capture(waiting, recorder->origin);
+	if (waiting->capture != event->capture)
+		return CUDA_ERROR_STREAM_CAPTURE_MERGE;
+	if (waiting == waiting->origin && recorder != waiting)
+		recorder->rejoined = true;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags)
+{
+	return wait_event(stream, event, flags);
+}
+
+SIM_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream stream, CUevent event, unsigned int flags)
+{
+	return wait_event(stream, event, flags);
 }
 
 SIM_EXPORT CUresult cuEventSynchronize(CUevent event)

@@ -190,6 +190,24 @@ static bool reserved_locked(uintptr_t start, size_t size)
 	return false;
 }
 
+bool sim_vmm_mapped_locked(uintptr_t start, size_t bytes)
+{
+	/* Mappings may lie end to end: walk from one to the next. */
+	uintptr_t cursor = start, end = start + bytes;
+	for (;;) {
+		struct sim_range *mapping, *tmp, *holding = NULL;
+		HASH_ITER (hh, mappings, mapping, tmp) {
+			if (cursor >= mapping->start && cursor - mapping->start < mapping->size)
+				holding = mapping;
+		}
+		if (!holding)
+			return false;
+		if (end <= holding->start + holding->size)
+			return true;
+		cursor = holding->start + holding->size;
+	}
+}
+
 static CUresult untraced_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 				  CUmemGenericAllocationHandle id, unsigned long long flags)
 {

@@ -104,7 +104,8 @@ struct rt_driver {
 	PFN_cuEventDestroy_v4000 cuEventDestroy;
 	PFN_cuModuleLoadData_v2000 cuModuleLoadData;
 	PFN_cuModuleGetFunction_v2000 cuModuleGetFunction;
-	PFN_cuLaunchKernel_v4000 cuLaunchKernel[2];
+	PFN_cuLaunchKernel_v4000 cuLaunchKernel[2]; /* per-thread since 7000 */
+	;
 	PFN_cuFuncGetAttribute_v2020 cuFuncGetAttribute;
 	PFN_cuFuncSetAttribute_v9000 cuFuncSetAttribute;
 	PFN_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000
@@ -130,6 +131,7 @@ struct rt_driver {
 	PFN_cuGraphClone_v10000 cuGraphClone;
 	PFN_cuIpcGetEventHandle_v4010 cuIpcGetEventHandle;
 	PFN_cuIpcOpenEventHandle_v4010 cuIpcOpenEventHandle;
+	PFN_cuStreamWaitEvent_v3020 cuStreamWaitEvent[2];
 };
 
 extern struct rt_driver rt_driver;

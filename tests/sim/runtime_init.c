@@ -50,6 +50,10 @@ static cudaError_t map_result(CUresult rc)
 	case CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED: return cudaErrorHostMemoryNotRegistered;
 	case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: return cudaErrorStreamCaptureUnsupported;
 	case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED: return cudaErrorStreamCaptureInvalidated;
+	case CUDA_ERROR_STREAM_CAPTURE_MERGE: return cudaErrorStreamCaptureMerge;
+	case CUDA_ERROR_STREAM_CAPTURE_UNMATCHED: return cudaErrorStreamCaptureUnmatched;
+	case CUDA_ERROR_STREAM_CAPTURE_UNJOINED: return cudaErrorStreamCaptureUnjoined;
+	case CUDA_ERROR_STREAM_CAPTURE_ISOLATION: return cudaErrorStreamCaptureIsolation;
 	case CUDA_ERROR_ILLEGAL_STATE: return cudaErrorIllegalState;
 	case CUDA_ERROR_INVALID_IMAGE: return cudaErrorInvalidKernelImage;
 	case CUDA_ERROR_NO_BINARY_FOR_GPU: return cudaErrorNoKernelImageForDevice;
@@ -160,7 +164,7 @@ static const struct wanted wanted[] = {
 	WANT(cuEventDestroy, 4000),
 	WANT(cuModuleLoadData, 2000),
 	WANT(cuModuleGetFunction, 2000),
-	WANT_BOTH(cuLaunchKernel, 4000),
+	WANT_BOTH(cuLaunchKernel, 7000),
 	WANT(cuFuncGetAttribute, 2020),
 	WANT(cuFuncSetAttribute, 9000),
 	WANT(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 7000),
@@ -185,6 +189,7 @@ static const struct wanted wanted[] = {
 	WANT(cuGraphClone, 10000),
 	WANT(cuIpcGetEventHandle, 4010),
 	WANT(cuIpcOpenEventHandle, 4010),
+	WANT_BOTH(cuStreamWaitEvent, 7000),
 };
 
 /* The driver's CUPTI table: where entry and exit reports go. */

@@ -123,17 +123,26 @@ RT_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest
 	return cudaSuccess;
 }
 
+static cudaError_t wait_event(cudaStream_t stream, cudaEvent_t event, unsigned int flags,
+			      enum rt_stream_mode mode)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(
+		rt_driver.cuStreamWaitEvent[mode]((CUstream)stream, (CUevent)event, flags));
+}
+
 RT_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
 					  unsigned int flags)
 {
-	(void)stream, (void)flags;
-	return event ? rt_context() : rt_fail(cudaErrorInvalidResourceHandle);
+	return wait_event(stream, event, flags, RT_LEGACY_STREAM);
 }
 
 RT_EXPORT cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
 					       unsigned int flags)
 {
-	return cudaStreamWaitEvent(stream, event, flags);
+	return wait_event(stream, event, flags, RT_PER_THREAD_STREAM);
 }
 
 RT_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,

@@ -1,0 +1,236 @@
+/* Behaviours of a real GPU the simulated device must share, beyond
+ * allocating: copies into mapped virtual memory and graph memory, streams
+ * joining a capture through events, graph allocations freed outside the
+ * graph, graph memory figures, host nodes that run, IPC events, texture
+ * and array checks, and the device profile's figures. Each check prints
+ * its name and whether it behaved as CUDA does. */
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MiB (1ull << 20)
+
+static int failures;
+
+static void check(const char *what, int ok)
+{
+	printf("%-48s %s\n", what, ok ? "ok" : "FAILED");
+	failures += !ok;
+}
+
+static unsigned long long graph_figure(enum cudaGraphMemAttributeType which)
+{
+	unsigned long long value = ~0ull;
+	cudaDeviceGetGraphMemAttribute(0, which, &value);
+	return value;
+}
+
+static void virtual_memory(void)
+{
+	CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+				    .location = {CU_MEM_LOCATION_TYPE_DEVICE, 0}};
+	size_t granularity = 0;
+	cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+	CUmemGenericAllocationHandle first, second;
+	CUdeviceptr base;
+	cuMemCreate(&first, granularity, &prop, 0);
+	cuMemCreate(&second, granularity, &prop, 0);
+	cuMemAddressReserve(&base, 2 * granularity, 0, 0, 0);
+	cuMemMap(base, granularity, 0, first, 0);
+	cuMemMap(base + granularity, granularity, 0, second, 0);
+	char text[64] = "mapped", back[64] = "";
+	check("copy into mapped virtual memory", cuMemcpyHtoD(base, text, sizeof(text)) == 0);
+	check("and back", cuMemcpyDtoH(back, base, sizeof(back)) == 0 && !strcmp(back, "mapped"));
+	check("a copy across two mappings",
+	      cuMemcpyHtoD(base + granularity - 32, text, sizeof(text)) == 0);
+	check("a copy past the mappings", cuMemcpyHtoD(base + 2 * granularity - 32, text,
+						       sizeof(text)) == CUDA_ERROR_INVALID_VALUE);
+	cuMemUnmap(base, granularity);
+	check("a copy into unmapped memory",
+	      cuMemcpyHtoD(base, text, sizeof(text)) == CUDA_ERROR_INVALID_VALUE);
+	cuMemUnmap(base + granularity, granularity);
+	cuMemAddressFree(base, 2 * granularity);
+	cuMemRelease(first);
+	cuMemRelease(second);
+}
+
+static void graph_memory(cudaStream_t stream)
+{
+	cudaGraph_t graph;
+	cudaGraphExec_t exec;
+	cudaGraphNode_t node;
+	struct cudaMemAllocNodeParams params = {
+		.poolProps = {.allocType = cudaMemAllocationTypePinned,
+			      .location = {cudaMemLocationTypeDevice, 0}},
+		.bytesize = 32 * MiB,
+	};
+	cudaGraphCreate(&graph, 0);
+	cudaGraphAddMemAllocNode(&node, graph, NULL, 0, &params);
+	cudaGraphInstantiate(&exec, graph, 0);
+	check("a launch allocating graph memory", cudaGraphLaunch(exec, stream) == cudaSuccess);
+	check("graph memory in use", graph_figure(cudaGraphMemAttrUsedMemCurrent) == 32 * MiB);
+	check("a set in graph memory", cudaMemset(params.dptr, 0, MiB) == cudaSuccess);
+	check("cudaFree of graph memory", cudaFree(params.dptr) == cudaSuccess);
+	check("no longer in use", graph_figure(cudaGraphMemAttrUsedMemCurrent) == 0);
+	check("but still reserved", graph_figure(cudaGraphMemAttrReservedMemCurrent) == 32 * MiB);
+	check("its high-water mark", graph_figure(cudaGraphMemAttrUsedMemHigh) == 32 * MiB);
+	check("freed twice", cudaFree(params.dptr) == cudaErrorInvalidDevicePointer);
+	cudaGraphExecDestroy(exec);
+	cudaGraphDestroy(graph);
+	cudaDeviceGraphMemTrim(0);
+	check("trimmed", graph_figure(cudaGraphMemAttrReservedMemCurrent) == 0);
+	unsigned long long zero = 0;
+	cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero);
+}
+
+static void capture_join(cudaStream_t origin, cudaStream_t side)
+{
+	cudaEvent_t fork, join;
+	void *a, *b;
+	cudaEventCreate(&fork);
+	cudaEventCreate(&join);
+	cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal);
+	cudaMallocAsync(&a, 8 * MiB, origin);
+	cudaEventRecord(fork, origin);
+	check("a stream joins by waiting", cudaStreamWaitEvent(side, fork, 0) == cudaSuccess);
+	enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+	cudaStreamIsCapturing(side, &status);
+	check("and captures", status == cudaStreamCaptureStatusActive);
+	cudaMallocAsync(&b, 4 * MiB, side);
+	cudaFreeAsync(b, side);
+	cudaEventRecord(join, side);
+	cudaStreamWaitEvent(origin, join, 0);
+	cudaFreeAsync(a, origin);
+	cudaGraph_t graph;
+	check("the capture ends", cudaStreamEndCapture(origin, &graph) == cudaSuccess);
+	size_t count = 0;
+	cudaGraphGetNodes(graph, NULL, &count);
+	check("with both streams' four memory nodes", count == 4);
+	cudaStreamIsCapturing(side, &status);
+	check("the joined stream left it", status == cudaStreamCaptureStatusNone);
+	cudaGraphExec_t exec;
+	cudaGraphInstantiate(&exec, graph, 0);
+	check("its launch", cudaGraphLaunch(exec, origin) == cudaSuccess);
+	check("peaks at both allocations", graph_figure(cudaGraphMemAttrUsedMemHigh) == 12 * MiB);
+	cudaGraphExecDestroy(exec);
+	cudaGraphDestroy(graph);
+	cudaDeviceGraphMemTrim(0);
+
+	cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal);
+	cudaEventRecord(fork, origin);
+	cudaStreamWaitEvent(side, fork, 0);
+	check("a capture left unjoined",
+	      cudaStreamEndCapture(origin, &graph) == cudaErrorStreamCaptureUnjoined);
+	cudaGetLastError();
+}
+
+static void count_up(void *data)
+{
+	++*(int *)data;
+}
+
+static void host_nodes(cudaStream_t stream)
+{
+	int runs = 0;
+	cudaGraph_t graph, clone;
+	cudaGraphNode_t first, second;
+	struct cudaHostNodeParams params = {count_up, &runs};
+	cudaGraphCreate(&graph, 0);
+	cudaGraphAddHostNode(&first, graph, NULL, 0, &params);
+	check("a dependency from another graph",
+	      cudaGraphAddEmptyNode(&second, graph, &first + 0, 2) == cudaErrorInvalidValue);
+	cudaGraphAddEmptyNode(&second, graph, &first, 1);
+	cudaGraphClone(&clone, graph);
+	size_t count = 0;
+	cudaGraphGetNodes(clone, NULL, &count);
+	check("a clone has the graph's nodes", count == 2);
+	cudaGraphExec_t exec;
+	cudaGraphInstantiate(&exec, clone, 0);
+	cudaGraphLaunch(exec, stream);
+	cudaGraphLaunch(exec, stream);
+	check("host nodes run at each launch", runs == 2);
+	cudaGraphExecDestroy(exec);
+	cudaGraphDestroy(clone);
+	cudaGraphDestroy(graph);
+}
+
+static void ipc_events(void)
+{
+	cudaEvent_t timed, shared;
+	cudaIpcEventHandle_t handle;
+	cudaEventCreate(&timed);
+	check("an IPC handle of a timed event",
+	      cudaIpcGetEventHandle(&handle, timed) == cudaErrorInvalidValue);
+	check("an interprocess event must not time",
+	      cudaEventCreateWithFlags(&shared, cudaEventInterprocess) == cudaErrorInvalidValue);
+	cudaEventCreateWithFlags(&shared, cudaEventInterprocess | cudaEventDisableTiming);
+	check("an IPC handle", cudaIpcGetEventHandle(&handle, shared) == cudaSuccess);
+	cudaEvent_t opened;
+	check("opened in its own process",
+	      cudaIpcOpenEventHandle(&opened, handle) == cudaErrorDeviceUninitialized);
+	cudaGetLastError();
+}
+
+static void arrays_and_textures(void)
+{
+	struct cudaChannelFormatDesc desc =
+		cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+	cudaArray_t array;
+	cudaMallocArray(&array, &desc, 256, 16, 0); /* 16 KiB of floats */
+	static float host[4096];
+	check("a copy filling the array",
+	      cudaMemcpy2DToArray(array, 0, 0, host, 1024, 1024, 16, cudaMemcpyHostToDevice) == 0);
+	check("a copy one row too many",
+	      cudaMemcpy2DToArray(array, 0, 1, host, 1024, 1024, 16, cudaMemcpyHostToDevice) ==
+		      cudaErrorInvalidValue);
+	check("a copy out of the array",
+	      cudaMemcpy2DFromArray(host, 1024, array, 512, 0, 512, 16, cudaMemcpyDeviceToHost) ==
+		      cudaSuccess);
+	struct cudaResourceDesc resource = {.resType = cudaResourceTypeArray};
+	struct cudaTextureDesc texture = {.filterMode = cudaFilterModePoint};
+	cudaTextureObject_t object;
+	check("a texture over no array",
+	      cudaCreateTextureObject(&object, &resource, &texture, NULL) == cudaErrorInvalidValue);
+	resource.res.array.array = array;
+	check("a texture over the array",
+	      cudaCreateTextureObject(&object, &resource, &texture, NULL) == cudaSuccess);
+	cudaSurfaceObject_t surface;
+	check("a surface over an array not made for one",
+	      cudaCreateSurfaceObject(&surface, &resource) == cudaErrorInvalidValue);
+	check("destroyed", cudaDestroyTextureObject(object) == cudaSuccess);
+	check("destroyed twice",
+	      cudaDestroyTextureObject(object) == cudaErrorInvalidResourceHandle);
+	cudaGetLastError();
+	cudaFreeArray(array);
+}
+
+static void profile(void)
+{
+	int value = 0;
+	cudaDeviceGetAttribute(&value, cudaDevAttrCanMapHostMemory, 0);
+	check("host memory can be mapped", value == 1);
+	cudaDeviceGetAttribute(&value, cudaDevAttrMaxThreadsPerMultiProcessor, 0);
+	check("2048 threads per multiprocessor", value == 2048);
+	cudaDeviceGetAttribute(&value, cudaDevAttrGlobalMemoryBusWidth, 0);
+	size_t free_bytes, total;
+	cudaMemGetInfo(&free_bytes, &total);
+	/* VRAMSIM_PROFILE=h200 is set by the test. */
+	check("an H200's memory bus", value == 6144);
+	check("an H200's memory", total == 143771 * MiB);
+}
+
+int main(void)
+{
+	cudaStream_t origin, side;
+	if (cudaStreamCreate(&origin) || cudaStreamCreate(&side))
+		return 1;
+	virtual_memory();
+	graph_memory(origin);
+	capture_join(origin, side);
+	host_nodes(origin);
+	ipc_events();
+	arrays_and_textures();
+	profile();
+	return failures ? 1 : 0;
+}
