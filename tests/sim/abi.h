@@ -7,6 +7,16 @@
  * that a definition in the simulation's own files wins at link time. */
 #define SIM_ABI_STUB __attribute__((weak, visibility("default")))
 
+/* A weak symbol that jumps to its twin with every argument as it came. */
+#if defined(__x86_64__)
+#define SIM_ABI_JUMP(target) "jmp " #target "@PLT"
+#elif defined(__aarch64__)
+#define SIM_ABI_JUMP(target) "b " #target
+#endif
+#define SIM_ABI_FORWARD(name, target)                                        \
+	__asm__(".text\n.weak " #name "\n.type " #name ", @function\n" #name \
+		":\n\t" SIM_ABI_JUMP(target) "\n.size " #name ", . - " #name "\n");
+
 /* One ABI of a driver function, as cuGetProcAddress serves it: the base
  * name it is asked for, the first CUDA version with this ABI, and whether it
  * is the per-thread-default-stream flavour. Sorted by name, then version. */

@@ -107,10 +107,18 @@ def returns_error_code(symbols, types, expected):
 
 
 def stubs(symbols, helper, code):
+    """A per-thread-stream flavour (_ptds, _ptsz) the simulation leaves out
+    forwards to its legacy twin, as the simulated device has no queues for
+    the two to differ in; any other symbol fails as not supported."""
+    exported = set(symbols)
     lines = []
     for symbol in symbols:
-        lines.append(f"SIM_ABI_STUB int {symbol}(void)\n{{\n\tstatic int said;\n"
-                     f"\treturn {helper}(\"{symbol}\", &said, {code});\n}}\n")
+        twin = re.sub(r"_(ptds|ptsz)$", "", symbol)
+        if twin != symbol and twin in exported:
+            lines.append(f"SIM_ABI_FORWARD({symbol}, {twin})\nvoid {symbol}(void);\n")
+        else:
+            lines.append(f"SIM_ABI_STUB int {symbol}(void)\n{{\n\tstatic int said;\n"
+                         f"\treturn {helper}(\"{symbol}\", &said, {code});\n}}\n")
     return "\n".join(lines)
 
 
