@@ -35,3 +35,13 @@ extern const unsigned sim_entry_point_count;
  * becomes the thread's last error). */
 int sim_driver_unsupported(const char *name, int *said, int code);
 int sim_runtime_unsupported(const char *name, int *said, int code);
+
+/* An error code's name and text, as NVIDIA's libraries give them. */
+struct sim_error {
+	int code;
+	const char *name;
+	const char *text;
+};
+
+extern const struct sim_error sim_runtime_errors[], sim_driver_errors[];
+extern const unsigned sim_runtime_error_count, sim_driver_error_count;

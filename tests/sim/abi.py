@@ -9,12 +9,14 @@ From them this writes, for the simulated libraries:
   runtime_abi.c  a weak definition of every runtime symbol, which fails with
                  cudaErrorNotSupported unless the simulation defines it;
   driver_abi.c   the same for the driver (CUDA_ERROR_NOT_SUPPORTED), and the
-                 table cuGetProcAddress resolves names and versions through.
+                 table cuGetProcAddress resolves names and versions through;
+  errors.c       every error code's name and text, for both.
 
 A new CUDA release therefore brings its new symbols in as "not supported"
 on the next build, and `check` lists them.
 """
 import argparse
+import ctypes
 import re
 import struct
 import sys
@@ -187,19 +189,60 @@ def write_driver(out, symbols, include_dir):
         f"const unsigned sim_entry_point_count = {len(rows)};\n")
 
 
+def c_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def runtime_errors(library):
+    """(code, name, text) for every code NVIDIA's runtime names, read from
+    the library itself: it needs no driver to say what its codes mean."""
+    runtime = ctypes.CDLL(str(library))
+    runtime.cudaGetErrorName.restype = runtime.cudaGetErrorString.restype = ctypes.c_char_p
+    unknown = runtime.cudaGetErrorName(-1)
+    errors = []
+    for code in range(0, 10000):
+        name = runtime.cudaGetErrorName(code)
+        if name != unknown:
+            errors.append((code, name.decode(), runtime.cudaGetErrorString(code).decode()))
+    return errors
+
+
+def driver_errors(include_dir, runtime):
+    """(code, name, text): cuda.h's CUresult names, with the runtime's text
+    for the same code (the two have shared their numbers since CUDA 11)."""
+    texts = {code: text for code, _, text in runtime}
+    enum = re.compile(r"^\s*(CUDA_(?:SUCCESS|ERROR_\w+))\s*=\s*(\d+)", re.M)
+    found = dict(enum.findall((Path(include_dir) / "cuda.h").read_text(errors="replace")))
+    return sorted((int(code), name, texts.get(int(code), "unknown error"))
+                  for name, code in found.items())
+
+
+def write_errors(out, runtime_library, include_dir):
+    runtime = runtime_errors(runtime_library)
+    tables = []
+    for which, rows in (("runtime", runtime), ("driver", driver_errors(include_dir, runtime))):
+        body = "".join(f"\t{{{code}, {c_string(name)}, {c_string(text)}}},\n"
+                       for code, name, text in rows)
+        tables.append(f"const struct sim_error sim_{which}_errors[] = {{\n{body}}};\n"
+                      f"const unsigned sim_{which}_error_count = {len(rows)};\n")
+    Path(out).write_text(PROLOGUE + "\n".join(tables))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("toolkit", help="the CUDA toolkit's root")
     parser.add_argument("include_dir", help="its include directory")
-    parser.add_argument("which", choices=["runtime", "driver"])
+    parser.add_argument("which", choices=["runtime", "driver", "errors"])
     parser.add_argument("output")
     args = parser.parse_args()
-    if args.which == "runtime":
+    if args.which in ("runtime", "errors"):
         library = find_library(args.toolkit, "libcudart.so.13", "libcudart.so")
     else:
         library = find_library(args.toolkit, "stubs/libcuda.so", "libcuda.so")
     if library is None:
         sys.exit(f"abi.py: no {args.which} library in {args.toolkit} to take the ABI from")
+    if args.which == "errors":
+        return write_errors(args.output, library, args.include_dir)
     symbols = sorted(exported_functions(library))
     if args.which == "runtime":
         write_runtime(args.output, symbols, args.include_dir)

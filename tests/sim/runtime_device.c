@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "abi.h"
 #include "runtime.h"
 
 static int attribute(CUdevice_attribute which, int device)
@@ -260,76 +261,24 @@ RT_EXPORT cudaError_t cudaProfilerStop(void)
 	return RT_TRACED(cudaProfilerStop_v4000, NULL, untraced_cudaProfilerStop());
 }
 
-/* Texts as the real libcudart 13 returns them. */
-struct error_text {
-	cudaError_t code;
-	const char *name;
-	const char *text;
-};
-
-static const struct error_text errors[] = {
-	{cudaSuccess, "cudaSuccess", "no error"},
-	{cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
-	{cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
-	{cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
-	{cudaErrorCudartUnloading, "cudaErrorCudartUnloading", "driver shutting down"},
-	{cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
-	{cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration",
-	 "invalid configuration argument"},
-	{cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
-	{cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection",
-	 "invalid copy direction for memcpy"},
-	{cudaErrorStubLibrary, "cudaErrorStubLibrary", "CUDA driver is a stub library"},
-	{cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver",
-	 "CUDA driver version is insufficient for CUDA runtime version"},
-	{cudaErrorCallRequiresNewerDriver, "cudaErrorCallRequiresNewerDriver",
-	 "API call is not supported in the installed CUDA driver"},
-	{cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction",
-	 "invalid device function"},
-	{cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
-	{cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
-	{cudaErrorDeviceUninitialized, "cudaErrorDeviceUninitialized", "invalid device context"},
-	{cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle",
-	 "invalid resource handle"},
-	{cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
-	{cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
-	{cudaErrorIllegalAddress, "cudaErrorIllegalAddress",
-	 "an illegal memory access was encountered"},
-	{cudaErrorPeerAccessAlreadyEnabled, "cudaErrorPeerAccessAlreadyEnabled",
-	 "peer access is already enabled"},
-	{cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled",
-	 "peer access has not been enabled"},
-	{cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered",
-	 "part or all of the requested memory range is already mapped"},
-	{cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered",
-	 "pointer does not correspond to a registered memory region"},
-	{cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
-	{cudaErrorIllegalState, "cudaErrorIllegalState",
-	 "the operation cannot be performed in the present state"},
-	{cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported",
-	 "operation not permitted when stream is capturing"},
-	{cudaErrorStreamCaptureInvalidated, "cudaErrorStreamCaptureInvalidated",
-	 "operation failed due to a previous error during capture"},
-	{cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
-};
-
-static const struct error_text *find_error(cudaError_t code)
+/* Names and texts as NVIDIA's libcudart 13 gives them (abi.py). */
+static const struct sim_error *find_error(cudaError_t code)
 {
-	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
-		if (errors[i].code == code)
-			return &errors[i];
+	for (unsigned i = 0; i < sim_runtime_error_count; i++)
+		if (sim_runtime_errors[i].code == (int)code)
+			return &sim_runtime_errors[i];
 	return NULL;
 }
 
 RT_EXPORT const char *cudaGetErrorString(cudaError_t error)
 {
-	const struct error_text *found = find_error(error);
+	const struct sim_error *found = find_error(error);
 	return found ? found->text : "unrecognized error code";
 }
 
 RT_EXPORT const char *cudaGetErrorName(cudaError_t error)
 {
-	const struct error_text *found = find_error(error);
+	const struct sim_error *found = find_error(error);
 	return found ? found->name : "unrecognized error code";
 }
 

@@ -32,33 +32,15 @@ int sim_runtime_unsupported(const char *name, int *said, int code)
 	return rt_fail((cudaError_t)code);
 }
 
+/* The driver's and the runtime's codes have shared their numbers since
+ * CUDA 11: a driver failure is the runtime code of the same number, or
+ * cudaErrorUnknown where the runtime has none. */
 static cudaError_t map_result(CUresult rc)
 {
-	switch (rc) {
-	case CUDA_SUCCESS: return cudaSuccess;
-	case CUDA_ERROR_INVALID_VALUE: return cudaErrorInvalidValue;
-	case CUDA_ERROR_OUT_OF_MEMORY: return cudaErrorMemoryAllocation;
-	case CUDA_ERROR_NOT_INITIALIZED: return cudaErrorInitializationError;
-	case CUDA_ERROR_NO_DEVICE: return cudaErrorNoDevice;
-	case CUDA_ERROR_INVALID_DEVICE: return cudaErrorInvalidDevice;
-	case CUDA_ERROR_INVALID_CONTEXT: return cudaErrorDeviceUninitialized;
-	case CUDA_ERROR_INVALID_HANDLE: return cudaErrorInvalidResourceHandle;
-	case CUDA_ERROR_NOT_FOUND: return cudaErrorSymbolNotFound;
-	case CUDA_ERROR_NOT_SUPPORTED: return cudaErrorNotSupported;
-	case CUDA_ERROR_STUB_LIBRARY: return cudaErrorStubLibrary;
-	case CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: return cudaErrorHostMemoryAlreadyRegistered;
-	case CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED: return cudaErrorHostMemoryNotRegistered;
-	case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: return cudaErrorStreamCaptureUnsupported;
-	case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED: return cudaErrorStreamCaptureInvalidated;
-	case CUDA_ERROR_STREAM_CAPTURE_MERGE: return cudaErrorStreamCaptureMerge;
-	case CUDA_ERROR_STREAM_CAPTURE_UNMATCHED: return cudaErrorStreamCaptureUnmatched;
-	case CUDA_ERROR_STREAM_CAPTURE_UNJOINED: return cudaErrorStreamCaptureUnjoined;
-	case CUDA_ERROR_STREAM_CAPTURE_ISOLATION: return cudaErrorStreamCaptureIsolation;
-	case CUDA_ERROR_ILLEGAL_STATE: return cudaErrorIllegalState;
-	case CUDA_ERROR_INVALID_IMAGE: return cudaErrorInvalidKernelImage;
-	case CUDA_ERROR_NO_BINARY_FOR_GPU: return cudaErrorNoKernelImageForDevice;
-	default: return cudaErrorUnknown;
-	}
+	for (unsigned i = 0; i < sim_runtime_error_count; i++)
+		if (sim_runtime_errors[i].code == (int)rc)
+			return (cudaError_t)rc;
+	return cudaErrorUnknown;
 }
 
 cudaError_t rt_result(CUresult rc)
