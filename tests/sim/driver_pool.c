@@ -264,3 +264,50 @@ SIM_EXPORT CUresult cuDeviceSetMemPool(CUdevice device, CUmemoryPool handle)
 	cuDeviceSetMemPool_params params = {device, handle};
 	return SIM_TRACED(cuDeviceSetMemPool, &params, untraced_cuDeviceSetMemPool(device, handle));
 }
+
+static bool valid_access(const CUmemAccessDesc *desc)
+{
+	return desc->location.type == CU_MEM_LOCATION_TYPE_DEVICE &&
+	       sim_valid_device(desc->location.id) &&
+	       (desc->flags == CU_MEM_ACCESS_FLAGS_PROT_NONE ||
+		desc->flags == CU_MEM_ACCESS_FLAGS_PROT_READ ||
+		desc->flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+}
+
+/* Peer access to a pool's memory; its own device's cannot be taken away. */
+SIM_EXPORT CUresult cuMemPoolSetAccess(CUmemoryPool handle, const CUmemAccessDesc *map,
+				       size_t count)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_pool *pool = sim_pool_of(handle);
+	if (!pool || (count && !map))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < count; i++)
+		if (!valid_access(&map[i]) || (map[i].location.id == pool->device &&
+					       map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE))
+			return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_lock);
+	for (size_t i = 0; i < count; i++)
+		pool->access[map[i].location.id] = map[i].flags;
+	pthread_mutex_unlock(&sim_lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool handle,
+				       CUmemLocation *location)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_pool *pool = sim_pool_of(handle);
+	if (!pool || !flags || !location || location->type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    !sim_valid_device(location->id))
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_lock);
+	*flags = location->id == pool->device ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+					      : pool->access[location->id];
+	pthread_mutex_unlock(&sim_lock);
+	return CUDA_SUCCESS;
+}

@@ -13,10 +13,14 @@
 
 struct sim_stream {
 	int device;
+	unsigned flags;
+	int priority;
+	unsigned long long id;
 	CUgraph capture;           /* the graph being captured into, or NULL */
 	struct sim_stream *origin; /* the stream that began the capture */
-	/* On the origin: the capture broke, and it can only be ended; the
-	 * streams that joined it. */
+	/* On the origin: the capture's id; whether it broke, and can only be
+	 * ended; the streams that joined it. */
+	unsigned long long capture_id;
 	bool invalidated;
 	struct sim_stream **joined;
 	size_t joined_count;
@@ -56,7 +60,16 @@ struct sim_event {
 	CUgraph capture;                /* that capture's graph */
 };
 
-SIM_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int flags)
+/* Stream ids start after the two default streams' (1 and 2); capture
+ * ids count from 1. */
+static _Atomic unsigned long long next_stream_id = 3, next_capture_id = 1;
+
+/* A Hopper GPU's priorities run from 0 (least) to -5 (greatest); others
+ * are clamped into that range, as on the real driver. */
+#define LEAST_PRIORITY    0
+#define GREATEST_PRIORITY (-5)
+
+SIM_EXPORT CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int priority)
 {
 	int device;
 	CUresult rc = sim_current_device(&device);
@@ -68,14 +81,105 @@ SIM_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int flags)
 	if (!created)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	created->device = device;
+	created->flags = flags;
+	created->priority = priority > LEAST_PRIORITY      ? LEAST_PRIORITY
+			    : priority < GREATEST_PRIORITY ? GREATEST_PRIORITY
+							   : priority;
+	created->id = next_stream_id++;
 	*stream = (CUstream)created;
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int priority)
+SIM_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int flags)
 {
-	(void)priority;
-	return cuStreamCreate(stream, flags);
+	return cuStreamCreateWithPriority(stream, flags, LEAST_PRIORITY);
+}
+
+SIM_EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
+{
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (least)
+		*least = LEAST_PRIORITY;
+	if (greatest)
+		*greatest = GREATEST_PRIORITY;
+	return CUDA_SUCCESS;
+}
+
+/* What a query of a stream reads: a created stream, or a default one
+ * (NULL, whose figures are the defaults'). */
+static CUresult query_stream(CUstream stream, const void *out, struct sim_stream **created)
+{
+	*created = NULL;
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	*created = created_stream(stream);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuStreamGetFlags(CUstream stream, unsigned int *flags)
+{
+	struct sim_stream *created;
+	CUresult rc = query_stream(stream, flags, &created);
+	if (rc == CUDA_SUCCESS)
+		*flags = created ? created->flags : 0;
+	return rc;
+}
+
+SIM_EXPORT CUresult cuStreamGetPriority(CUstream stream, int *priority)
+{
+	struct sim_stream *created;
+	CUresult rc = query_stream(stream, priority, &created);
+	if (rc == CUDA_SUCCESS)
+		*priority = created ? created->priority : LEAST_PRIORITY;
+	return rc;
+}
+
+SIM_EXPORT CUresult cuStreamGetId(CUstream stream, unsigned long long *id)
+{
+	struct sim_stream *created;
+	CUresult rc = query_stream(stream, id, &created);
+	if (rc == CUDA_SUCCESS)
+		*id = created                                                ? created->id
+		      : (uintptr_t)stream == (uintptr_t)CU_STREAM_PER_THREAD ? 2
+									     : 1;
+	return rc;
+}
+
+SIM_EXPORT CUresult cuStreamGetDevice(CUstream stream, CUdevice *device)
+{
+	struct sim_stream *created = NULL;
+	CUresult rc = query_stream(stream, device, &created);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (created) {
+		*device = created->device;
+		return CUDA_SUCCESS;
+	}
+	int current; /* a default stream is the current context's */
+	rc = sim_current_device(&current);
+	if (rc == CUDA_SUCCESS)
+		*device = current;
+	return rc;
+}
+
+/* Managed memory is visible to every stream here: attaching is checked,
+ * then changes nothing. */
+SIM_EXPORT CUresult cuStreamAttachMemAsync(CUstream stream, CUdeviceptr dptr, size_t length,
+					   unsigned int flags)
+{
+	(void)stream, (void)length;
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	bool known = flags == CU_MEM_ATTACH_GLOBAL || flags == CU_MEM_ATTACH_HOST ||
+		     flags == CU_MEM_ATTACH_SINGLE;
+	return dptr && known ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 SIM_EXPORT CUresult cuStreamDestroy(CUstream stream)
@@ -147,6 +251,7 @@ static CUresult begin_capture(CUstream stream, CUstreamCaptureMode mode)
 	if (created->capture)
 		return CUDA_ERROR_ILLEGAL_STATE;
 	created->origin = created;
+	created->capture_id = next_capture_id++;
 	created->invalidated = false;
 	created->joined_count = 0;
 	return cuGraphCreate(&created->capture, 0);
@@ -362,5 +467,60 @@ SIM_EXPORT CUresult cuEventDestroy(CUevent event)
 	if (!event)
 		return CUDA_ERROR_INVALID_HANDLE;
 	free(event);
+	return CUDA_SUCCESS;
+}
+
+/* A capture's status and id, and (as nothing runs) no dependencies. */
+static CUresult capture_info(CUstream stream, CUstreamCaptureStatus *status, cuuint64_t *id,
+			     CUgraph *graph, const CUgraphNode **dependencies,
+			     const CUgraphEdgeData **edges, size_t *count)
+{
+	CUresult rc = is_capturing(stream, status);
+	if (rc != CUDA_SUCCESS || *status == CU_STREAM_CAPTURE_STATUS_NONE)
+		return rc;
+	struct sim_stream *created = created_stream(stream);
+	if (id)
+		*id = created->origin->capture_id;
+	if (graph)
+		*graph = created->capture;
+	if (dependencies)
+		*dependencies = NULL;
+	if (edges)
+		*edges = NULL;
+	if (count)
+		*count = 0;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuStreamGetCaptureInfo_v3(CUstream stream, CUstreamCaptureStatus *status,
+					      cuuint64_t *id, CUgraph *graph,
+					      const CUgraphNode **dependencies,
+					      const CUgraphEdgeData **edges, size_t *count)
+{
+	return capture_info(stream, status, id, graph, dependencies, edges, count);
+}
+
+SIM_EXPORT CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream stream, CUstreamCaptureStatus *status,
+						   cuuint64_t *id, CUgraph *graph,
+						   const CUgraphNode **dependencies,
+						   const CUgraphEdgeData **edges, size_t *count)
+{
+	return capture_info(stream, status, id, graph, dependencies, edges, count);
+}
+
+/* Capture modes are kept per thread; the simulated device never refuses an
+ * unsafe call for one, so the mode is only exchanged. */
+static __thread CUstreamCaptureMode thread_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+SIM_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!mode || *mode > CU_STREAM_CAPTURE_MODE_RELAXED)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUstreamCaptureMode previous = thread_capture_mode;
+	thread_capture_mode = *mode;
+	*mode = previous;
 	return CUDA_SUCCESS;
 }

@@ -132,6 +132,18 @@ struct rt_driver {
 	PFN_cuIpcGetEventHandle_v4010 cuIpcGetEventHandle;
 	PFN_cuIpcOpenEventHandle_v4010 cuIpcOpenEventHandle;
 	PFN_cuStreamWaitEvent_v3020 cuStreamWaitEvent[2];
+	PFN_cuStreamCreateWithPriority_v5050 cuStreamCreateWithPriority;
+	PFN_cuCtxGetStreamPriorityRange_v5050 cuCtxGetStreamPriorityRange;
+	PFN_cuStreamGetFlags_v5050 cuStreamGetFlags;
+	PFN_cuStreamGetPriority_v5050 cuStreamGetPriority;
+	PFN_cuStreamGetId_v12000 cuStreamGetId;
+	PFN_cuStreamGetDevice_v12080 cuStreamGetDevice;
+	PFN_cuStreamAttachMemAsync_v6000 cuStreamAttachMemAsync;
+	PFN_cuStreamGetCaptureInfo_v12030 cuStreamGetCaptureInfo[2];
+	PFN_cuThreadExchangeStreamCaptureMode_v10010 cuThreadExchangeStreamCaptureMode;
+	PFN_cuMemPoolSetAccess_v11020 cuMemPoolSetAccess;
+	PFN_cuMemPoolGetAccess_v11020 cuMemPoolGetAccess;
+	PFN_cuFuncGetName_v12030 cuFuncGetName;
 };
 
 extern struct rt_driver rt_driver;

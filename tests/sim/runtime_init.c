@@ -172,6 +172,18 @@ static const struct wanted wanted[] = {
 	WANT(cuIpcGetEventHandle, 4010),
 	WANT(cuIpcOpenEventHandle, 4010),
 	WANT_BOTH(cuStreamWaitEvent, 7000),
+	WANT(cuStreamCreateWithPriority, 5050),
+	WANT(cuCtxGetStreamPriorityRange, 5050),
+	WANT(cuStreamGetFlags, 5050),
+	WANT(cuStreamGetPriority, 5050),
+	WANT(cuStreamGetId, 12000),
+	WANT(cuStreamGetDevice, 12080),
+	WANT(cuStreamAttachMemAsync, 6000),
+	WANT_BOTH(cuStreamGetCaptureInfo, 12030),
+	WANT(cuThreadExchangeStreamCaptureMode, 10010),
+	WANT(cuMemPoolSetAccess, 11020),
+	WANT(cuMemPoolGetAccess, 11020),
+	WANT(cuFuncGetName, 12030),
 };
 
 /* The driver's CUPTI table: where entry and exit reports go. */

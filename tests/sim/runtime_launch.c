@@ -210,3 +210,74 @@ RT_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *function, dim3 grid, dim
 {
 	return launch(function, grid, block, args, shared_bytes, stream, RT_PER_THREAD_STREAM);
 }
+
+/* A cooperative launch is a launch whose blocks must all be resident at
+ * once: no more of them than the device holds. */
+static cudaError_t launch_cooperative(const void *kernel, dim3 grid, dim3 block, void **args,
+				      size_t shared_bytes, cudaStream_t stream,
+				      enum rt_stream_mode mode)
+{
+	int per_multiprocessor = 0, multiprocessors = 0, device = rt_current_device();
+	cudaError_t error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+		&per_multiprocessor, kernel, (int)(block.x * block.y * block.z), shared_bytes);
+	if (error == cudaSuccess)
+		error = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount,
+					       device);
+	if (error != cudaSuccess)
+		return error;
+	if ((uint64_t)grid.x * grid.y * grid.z > (uint64_t)per_multiprocessor * multiprocessors)
+		return rt_fail(cudaErrorCooperativeLaunchTooLarge);
+	return launch(kernel, grid, block, args, shared_bytes, stream, mode);
+}
+
+RT_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *function, dim3 grid, dim3 block,
+						  void **args, size_t shared_bytes,
+						  cudaStream_t stream)
+{
+	return launch_cooperative(function, grid, block, args, shared_bytes, stream,
+				  RT_LEGACY_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *function, dim3 grid, dim3 block,
+						       void **args, size_t shared_bytes,
+						       cudaStream_t stream)
+{
+	return launch_cooperative(function, grid, block, args, shared_bytes, stream,
+				  RT_PER_THREAD_STREAM);
+}
+
+/* What cudaLaunchKernelEx compiles to. Launch attributes (clusters,
+ * priorities, policies) change nothing where kernels do not run. */
+RT_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *function,
+					  void **args)
+{
+	if (!config || (config->numAttrs && !config->attrs))
+		return rt_fail(cudaErrorInvalidValue);
+	return launch(function, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+		      config->stream, RT_LEGACY_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config,
+					       const void *function, void **args)
+{
+	if (!config || (config->numAttrs && !config->attrs))
+		return rt_fail(cudaErrorInvalidValue);
+	return launch(function, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+		      config->stream, RT_PER_THREAD_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaGetFuncBySymbol(cudaFunction_t *out, const void *host)
+{
+	if (!out)
+		return rt_fail(cudaErrorInvalidValue);
+	return rt_function(host, (CUfunction *)out);
+}
+
+RT_EXPORT cudaError_t cudaFuncGetName(const char **name, const void *host)
+{
+	if (!name)
+		return rt_fail(cudaErrorInvalidValue);
+	CUfunction function;
+	cudaError_t error = rt_function(host, &function);
+	return error == cudaSuccess ? rt_result(rt_driver.cuFuncGetName(name, function)) : error;
+}

@@ -145,3 +145,24 @@ RT_EXPORT cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t pool,
 	return RT_TRACED(cudaMemPoolImportPointer_v11020, &params,
 			 untraced_cudaMemPoolImportPointer(ptr, pool, data));
 }
+
+/* Access descriptions and flags share the driver's layout and values. */
+RT_EXPORT cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const struct cudaMemAccessDesc *map,
+					   size_t count)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemPoolSetAccess((CUmemoryPool)pool,
+						      (const CUmemAccessDesc *)map, count));
+}
+
+RT_EXPORT cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t pool,
+					   struct cudaMemLocation *location)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemPoolGetAccess(
+		(CUmemAccess_flags *)flags, (CUmemoryPool)pool, (CUmemLocation *)location));
+}

@@ -107,8 +107,10 @@ RT_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
 RT_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags,
 						   int priority)
 {
-	(void)priority;
-	return cudaStreamCreateWithFlags(stream, flags);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuStreamCreateWithPriority((CUstream *)stream, flags, priority));
 }
 
 RT_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
@@ -116,11 +118,42 @@ RT_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess)
 		return error;
-	if (least)
-		*least = 0;
-	if (greatest)
-		*greatest = -5;
-	return cudaSuccess;
+	return rt_result(rt_driver.cuCtxGetStreamPriorityRange(least, greatest));
+}
+
+/* Queries of a stream, answered by the driver. */
+#define STREAM_QUERY(runtime_name, driver_name, type)                                    \
+	RT_EXPORT cudaError_t runtime_name(cudaStream_t stream, type out)                \
+	{                                                                                \
+		cudaError_t error = rt_context();                                        \
+		return error == cudaSuccess                                              \
+			       ? rt_result(rt_driver.driver_name((CUstream)stream, out)) \
+			       : error;                                                  \
+	}                                                                                \
+	RT_EXPORT cudaError_t runtime_name##_ptsz(cudaStream_t stream, type out)         \
+	{                                                                                \
+		return runtime_name(stream, out);                                        \
+	}
+
+STREAM_QUERY(cudaStreamGetFlags, cuStreamGetFlags, unsigned int *)
+STREAM_QUERY(cudaStreamGetPriority, cuStreamGetPriority, int *)
+STREAM_QUERY(cudaStreamGetId, cuStreamGetId, unsigned long long *)
+STREAM_QUERY(cudaStreamGetDevice, cuStreamGetDevice, int *)
+
+RT_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *ptr, size_t length,
+					       unsigned int flags)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuStreamAttachMemAsync((CUstream)stream, (CUdeviceptr)ptr,
+							  length, flags));
+}
+
+RT_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *ptr, size_t length,
+						    unsigned int flags)
+{
+	return cudaStreamAttachMemAsync(stream, ptr, length, flags);
 }
 
 static cudaError_t wait_event(cudaStream_t stream, cudaEvent_t event, unsigned int flags,
@@ -268,4 +301,47 @@ RT_EXPORT cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHan
 	CUipcEventHandle driver_handle;
 	memcpy(&driver_handle, &handle, sizeof(driver_handle));
 	return rt_result(rt_driver.cuIpcOpenEventHandle((CUevent *)event, driver_handle));
+}
+
+static cudaError_t capture_info(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+				unsigned long long *id, cudaGraph_t *graph,
+				const cudaGraphNode_t **dependencies,
+				const cudaGraphEdgeData **edges, size_t *count,
+				enum rt_stream_mode mode)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuStreamGetCaptureInfo[mode](
+		(CUstream)stream, (CUstreamCaptureStatus *)status, (cuuint64_t *)id,
+		(CUgraph *)graph, (const CUgraphNode **)dependencies,
+		(const CUgraphEdgeData **)edges, count));
+}
+
+RT_EXPORT cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
+					       enum cudaStreamCaptureStatus *status,
+					       unsigned long long *id, cudaGraph_t *graph,
+					       const cudaGraphNode_t **dependencies,
+					       const cudaGraphEdgeData **edges, size_t *count)
+{
+	return capture_info(stream, status, id, graph, dependencies, edges, count,
+			    RT_LEGACY_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
+						    enum cudaStreamCaptureStatus *status,
+						    unsigned long long *id, cudaGraph_t *graph,
+						    const cudaGraphNode_t **dependencies,
+						    const cudaGraphEdgeData **edges, size_t *count)
+{
+	return capture_info(stream, status, id, graph, dependencies, edges, count,
+			    RT_PER_THREAD_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuThreadExchangeStreamCaptureMode((CUstreamCaptureMode *)mode));
 }

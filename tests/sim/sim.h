@@ -51,6 +51,9 @@ struct sim_pool {
 	int reuse[3];          /* the three CU_MEMPOOL_ATTR_REUSE_* flags */
 	unsigned handle_types; /* what it may be exported as */
 	bool imported;         /* another process's pool: only imports pointers */
+	/* What each other device may do with its memory (its own device
+	 * always reads and writes). */
+	CUmemAccess_flags access[SIM_MAX_DEVICES];
 	uint64_t used, used_high, reserved, reserved_high, threshold;
 	struct sim_pool *next; /* in the list of created pools */
 };

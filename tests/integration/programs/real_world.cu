@@ -5,6 +5,7 @@
 #include <cuda_profiler_api.h>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #define CHECK(call)                                                                   \
@@ -48,6 +49,22 @@ static int kernels(float *x, int n)
 	CHECK(cudaGetLastError());
 	scale<<<1, 2048>>>(x, 2.0f, n); // more threads than a block may have
 	if (cudaGetLastError() != cudaErrorInvalidConfiguration)
+		return 1;
+	float factor = 0.5f;
+	void *args[] = {&x, &factor, &n};
+	CHECK(cudaLaunchCooperativeKernel((void *)scale, grid_min, block, args, 0, nullptr));
+	if (cudaLaunchCooperativeKernel((void *)scale, grid_min + 1, block, args, 0, nullptr) !=
+	    cudaErrorCooperativeLaunchTooLarge)
+		return 1;
+	cudaLaunchConfig_t config = {};
+	config.gridDim = dim3(4);
+	config.blockDim = dim3(128);
+	CHECK(cudaLaunchKernelEx(&config, scale, x, 2.0f, n));
+	const char *name = nullptr;
+	CHECK(cudaFuncGetName(&name, scale));
+	cudaFunction_t function = nullptr;
+	CHECK(cudaGetFuncBySymbol(&function, (void *)scale));
+	if (!name || std::strcmp(name, "_Z5scalePffi") != 0 || !function)
 		return 1;
 	return 0;
 }

@@ -3,7 +3,8 @@
  * joining a capture through events, graph allocations freed outside the
  * graph, graph memory figures, host nodes that run, IPC events, texture
  * and array checks, and the device profile's figures. Each check prints
- * its name and whether it behaved as CUDA does. */
+ * its name and whether it behaved as CUDA does. The test runs it with two
+ * devices on the H200 profile. */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -205,6 +206,67 @@ static void arrays_and_textures(void)
 	cudaFreeArray(array);
 }
 
+static void streams(void)
+{
+	cudaStream_t stream;
+	unsigned flags = 0;
+	int priority = 1, device = -1, least, greatest;
+	unsigned long long id = 0, other_id = 0, capture_id = 0;
+	cudaDeviceGetStreamPriorityRange(&least, &greatest);
+	check("priorities from 0 to -5", least == 0 && greatest == -5);
+	cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, -9);
+	cudaStreamGetFlags(stream, &flags);
+	check("a stream's flags", flags == cudaStreamNonBlocking);
+	cudaStreamGetPriority(stream, &priority);
+	check("its priority, clamped", priority == -5);
+	cudaStreamGetDevice(stream, &device);
+	check("its device", device == 0);
+	cudaStreamGetId(stream, &id);
+	cudaStreamGetId(NULL, &other_id);
+	check("its id, not the legacy stream's", id > 2 && other_id == 1);
+	enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusActive;
+	cudaStreamGetCaptureInfo(stream, &status, &capture_id, NULL, NULL, NULL, NULL);
+	check("not capturing", status == cudaStreamCaptureStatusNone);
+	cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+	cudaGraph_t graph = NULL, ended;
+	cudaStreamGetCaptureInfo(stream, &status, &capture_id, &graph, NULL, NULL, NULL);
+	check("capturing, with an id and a graph",
+	      status == cudaStreamCaptureStatusActive && capture_id > 0 && graph != NULL);
+	cudaStreamEndCapture(stream, &ended);
+	check("the graph it ends with", ended == graph);
+	cudaGraphDestroy(ended);
+	enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+	cudaThreadExchangeStreamCaptureMode(&mode);
+	check("the thread's capture mode, exchanged", mode == cudaStreamCaptureModeGlobal);
+	void *managed;
+	cudaMallocManaged(&managed, MiB, cudaMemAttachGlobal);
+	check("managed memory attached to a stream",
+	      cudaStreamAttachMemAsync(stream, managed, 0, cudaMemAttachSingle) == cudaSuccess);
+	cudaFree(managed);
+	cudaStreamDestroy(stream);
+}
+
+static void pool_access(void)
+{
+	cudaMemPool_t pool;
+	cudaDeviceGetDefaultMemPool(&pool, 0);
+	struct cudaMemLocation own = {cudaMemLocationTypeDevice, 0};
+	struct cudaMemLocation peer = {cudaMemLocationTypeDevice, 1};
+	enum cudaMemAccessFlags flags = cudaMemAccessFlagsProtNone;
+	cudaMemPoolGetAccess(&flags, pool, &own);
+	check("a pool's own device reads and writes", flags == cudaMemAccessFlagsProtReadWrite);
+	cudaMemPoolGetAccess(&flags, pool, &peer);
+	check("a peer has no access at first", flags == cudaMemAccessFlagsProtNone);
+	struct cudaMemAccessDesc grant = {peer, cudaMemAccessFlagsProtRead};
+	check("access granted to a peer", cudaMemPoolSetAccess(pool, &grant, 1) == cudaSuccess);
+	cudaMemPoolGetAccess(&flags, pool, &peer);
+	check("and read back", flags == cudaMemAccessFlagsProtRead);
+	struct cudaMemAccessDesc revoke = {own, cudaMemAccessFlagsProtNone};
+	check("the own device's access kept",
+	      cudaMemPoolSetAccess(pool, &revoke, 1) == cudaErrorInvalidValue);
+	cudaGetLastError();
+}
+
 static void profile(void)
 {
 	int value = 0;
@@ -231,6 +293,8 @@ int main(void)
 	host_nodes(origin);
 	ipc_events();
 	arrays_and_textures();
+	streams();
+	pool_access();
 	profile();
 	return failures ? 1 : 0;
 }
