@@ -17,6 +17,7 @@
 struct sim_module {
 	int device;
 	bool live;
+	struct sim_module *next; /* in the list of every module loaded */
 	struct sim_image image;
 	CUpti_ModuleResourceData resource;
 	struct sim_function *functions;
@@ -31,6 +32,7 @@ struct sim_function {
 };
 
 static uint32_t next_module_id = 1;
+static struct sim_module *modules; /* every module loaded, kept for good */
 
 static CUresult load(CUmodule *out, const void *image)
 {
@@ -50,6 +52,8 @@ static CUresult load(CUmodule *out, const void *image)
 	}
 	pthread_mutex_lock(&sim_lock);
 	uint32_t id = next_module_id++;
+	module->next = modules;
+	modules = module;
 	pthread_mutex_unlock(&sim_lock);
 	module->device = device;
 	module->live = true;

@@ -36,12 +36,16 @@ static char *read_file(const char *path)
 	return bytes;
 }
 
+/* A loaded image stays with its module, as CUPTI may read it. */
 static CUresult load(const char *path, CUmodule *module)
 {
 	char *image = read_file(path);
 	if (!image)
 		return CUDA_ERROR_FILE_NOT_FOUND;
-	return cuModuleLoadData(module, image); /* the image stays: CUPTI may read it */
+	CUresult rc = cuModuleLoadData(module, image);
+	if (rc != CUDA_SUCCESS)
+		free(image);
+	return rc;
 }
 
 static CUresult launch(CUfunction f, unsigned grid_y, unsigned block_x, unsigned block_z,

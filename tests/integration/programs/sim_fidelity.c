@@ -7,6 +7,7 @@
  * devices on the H200 profile. */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -124,6 +125,8 @@ static void capture_join(cudaStream_t origin, cudaStream_t side)
 	check("a capture left unjoined",
 	      cudaStreamEndCapture(origin, &graph) == cudaErrorStreamCaptureUnjoined);
 	cudaGetLastError();
+	cudaEventDestroy(fork);
+	cudaEventDestroy(join);
 }
 
 static void count_up(void *data)
@@ -139,8 +142,9 @@ static void host_nodes(cudaStream_t stream)
 	struct cudaHostNodeParams params = {count_up, &runs};
 	cudaGraphCreate(&graph, 0);
 	cudaGraphAddHostNode(&first, graph, NULL, 0, &params);
-	check("a dependency from another graph",
-	      cudaGraphAddEmptyNode(&second, graph, &first + 0, 2) == cudaErrorInvalidValue);
+	cudaGraphNode_t unknown[2] = {first, (cudaGraphNode_t)(uintptr_t)99};
+	check("a dependency not in the graph",
+	      cudaGraphAddEmptyNode(&second, graph, unknown, 2) == cudaErrorInvalidValue);
 	cudaGraphAddEmptyNode(&second, graph, &first, 1);
 	cudaGraphClone(&clone, graph);
 	size_t count = 0;
@@ -171,6 +175,8 @@ static void ipc_events(void)
 	check("opened in its own process",
 	      cudaIpcOpenEventHandle(&opened, handle) == cudaErrorDeviceUninitialized);
 	cudaGetLastError();
+	cudaEventDestroy(timed);
+	cudaEventDestroy(shared);
 }
 
 static void arrays_and_textures(void)
@@ -296,5 +302,7 @@ int main(void)
 	streams();
 	pool_access();
 	profile();
+	cudaStreamDestroy(origin);
+	cudaStreamDestroy(side);
 	return failures ? 1 : 0;
 }
