@@ -15,7 +15,7 @@
 #define FUNCTION_MAGIC 0x6b65726eu /* "kern" */
 
 struct sim_module {
-	int device;
+	int device; /* -1 for a library, which every context shares */
 	bool live;
 	struct sim_module *next; /* in the list of every module loaded */
 	struct sim_image image;
@@ -34,18 +34,17 @@ struct sim_function {
 static uint32_t next_module_id = 1;
 static struct sim_module *modules; /* every module loaded, kept for good */
 
-static CUresult load(CUmodule *out, const void *image)
+/* A module for device, or a library (device -1) for every device; all
+ * simulated devices share one architecture. */
+static CUresult load_image(struct sim_module **out, const void *image, int device)
 {
-	int device;
-	CUresult rc = sim_current_device(&device);
-	if (rc != CUDA_SUCCESS)
-		return rc;
 	if (!out || !image)
 		return CUDA_ERROR_INVALID_VALUE;
 	struct sim_module *module = calloc(1, sizeof(*module));
 	if (!module)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	rc = sim_image_read(image, sim_device_arch(device), &module->image);
+	CUresult rc =
+		sim_image_read(image, sim_device_arch(device < 0 ? 0 : device), &module->image);
 	if (rc != CUDA_SUCCESS) {
 		free(module);
 		return rc;
@@ -60,8 +59,17 @@ static CUresult load(CUmodule *out, const void *image)
 	module->resource = (CUpti_ModuleResourceData){id, module->image.bytes, image};
 	sim_resource_event(CUPTI_CBID_RESOURCE_MODULE_LOADED, (CUcontext)sim_current_context(),
 			   &module->resource);
-	*out = (CUmodule)module;
+	*out = module;
 	return CUDA_SUCCESS;
+}
+
+static CUresult load(CUmodule *out, const void *image)
+{
+	int device;
+	CUresult rc = sim_current_device(&device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return load_image((struct sim_module **)out, image, device);
 }
 
 SIM_EXPORT CUresult cuModuleLoadData(CUmodule *out, const void *image)
@@ -200,7 +208,7 @@ SIM_EXPORT CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attribut
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (!value)
 		return CUDA_ERROR_INVALID_VALUE;
-	int arch = (int)sim_device_arch(function->module->device);
+	int arch = (int)sim_device_arch(0); /* every device's */
 	switch (attribute) {
 	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = SIM_THREADS_PER_BLOCK; break;
 	case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
@@ -288,7 +296,7 @@ static CUresult untraced_cuLaunchKernel(CUfunction handle, const unsigned grid[3
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	struct sim_function *function = live_function(handle);
-	if (function && function->module->device != device)
+	if (function && function->module->device >= 0 && function->module->device != device)
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (params && extra)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -409,4 +417,143 @@ SIM_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, CUfun
 	share = share > SIM_SHARED_RESERVED ? share - SIM_SHARED_RESERVED : 0;
 	*bytes = share < SIM_SHARED_PER_BLOCK_OPTIN ? share : SIM_SHARED_PER_BLOCK_OPTIN;
 	return CUDA_SUCCESS;
+}
+
+/* Libraries (CUDA 12): an image loaded once for every context, whose
+ * kernels are the functions cuLaunchKernel also takes. */
+static CUresult load_library(CUlibrary *out, const void *image, unsigned jit_count,
+			     const void *jit_options, unsigned library_count,
+			     const void *library_options)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if ((jit_count && !jit_options) || (library_count && !library_options))
+		return CUDA_ERROR_INVALID_VALUE;
+	return load_image((struct sim_module **)out, image, -1);
+}
+
+SIM_EXPORT CUresult cuLibraryLoadData(CUlibrary *out, const void *image, CUjit_option *jit_options,
+				      void **jit_values, unsigned int jit_count,
+				      CUlibraryOption *library_options, void **library_values,
+				      unsigned int library_count)
+{
+	(void)jit_values, (void)library_values;
+	return load_library(out, image, jit_count, jit_options, library_count, library_options);
+}
+
+SIM_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *out, const char *path,
+					  CUjit_option *jit_options, void **jit_values,
+					  unsigned int jit_count, CUlibraryOption *library_options,
+					  void **library_values, unsigned int library_count)
+{
+	(void)jit_values, (void)library_values;
+	if (!path)
+		return CUDA_ERROR_INVALID_VALUE;
+	void *bytes = read_file(path);
+	if (!bytes)
+		return CUDA_ERROR_FILE_NOT_FOUND;
+	CUresult rc =
+		load_library(out, bytes, jit_count, jit_options, library_count, library_options);
+	if (rc != CUDA_SUCCESS)
+		free(bytes);
+	return rc;
+}
+
+SIM_EXPORT CUresult cuLibraryUnload(CUlibrary library)
+{
+	return cuModuleUnload((CUmodule)library);
+}
+
+SIM_EXPORT CUresult cuLibraryGetModule(CUmodule *out, CUlibrary library)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!live_module((CUmodule)library))
+		return CUDA_ERROR_INVALID_HANDLE;
+	*out = (CUmodule)library;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuLibraryGetKernel(CUkernel *out, CUlibrary library, const char *name)
+{
+	return cuModuleGetFunction((CUfunction *)out, (CUmodule)library, name);
+}
+
+SIM_EXPORT CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary library)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_module *module = live_module((CUmodule)library);
+	if (!module)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!count)
+		return CUDA_ERROR_INVALID_VALUE;
+	*count = (unsigned)module->image.name_count;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int count,
+					      CUlibrary library)
+{
+	struct sim_module *module = live_module((CUmodule)library);
+	if (!module || !kernels)
+		return module ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_HANDLE;
+	for (unsigned i = 0; i < count && i < module->image.name_count; i++) {
+		CUresult rc = cuLibraryGetKernel(&kernels[i], library, module->image.names[i]);
+		if (rc != CUDA_SUCCESS)
+			return rc;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* A kernel is its own function in every context. */
+SIM_EXPORT CUresult cuKernelGetFunction(CUfunction *out, CUkernel kernel)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!live_function((CUfunction)kernel))
+		return CUDA_ERROR_INVALID_HANDLE;
+	*out = (CUfunction)kernel;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuKernelGetLibrary(CUlibrary *out, CUkernel kernel)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_function *function = live_function((CUfunction)kernel);
+	if (!function)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	*out = (CUlibrary)function->module;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuKernelGetName(const char **name, CUkernel kernel)
+{
+	return cuFuncGetName(name, (CUfunction)kernel);
+}
+
+SIM_EXPORT CUresult cuKernelGetAttribute(int *value, CUfunction_attribute attribute,
+					 CUkernel kernel, CUdevice device)
+{
+	CUresult rc = sim_check_device(device);
+	return rc == CUDA_SUCCESS ? cuFuncGetAttribute(value, attribute, (CUfunction)kernel) : rc;
+}
+
+SIM_EXPORT CUresult cuKernelSetAttribute(CUfunction_attribute attribute, int value, CUkernel kernel,
+					 CUdevice device)
+{
+	CUresult rc = sim_check_device(device);
+	return rc == CUDA_SUCCESS ? cuFuncSetAttribute((CUfunction)kernel, attribute, value) : rc;
 }

@@ -144,6 +144,13 @@ struct rt_driver {
 	PFN_cuMemPoolSetAccess_v11020 cuMemPoolSetAccess;
 	PFN_cuMemPoolGetAccess_v11020 cuMemPoolGetAccess;
 	PFN_cuFuncGetName_v12030 cuFuncGetName;
+	PFN_cuKernelGetFunction_v12000 cuKernelGetFunction;
+	PFN_cuLibraryLoadData_v12000 cuLibraryLoadData;
+	PFN_cuLibraryLoadFromFile_v12000 cuLibraryLoadFromFile;
+	PFN_cuLibraryUnload_v12000 cuLibraryUnload;
+	PFN_cuLibraryGetKernel_v12000 cuLibraryGetKernel;
+	PFN_cuLibraryGetKernelCount_v12040 cuLibraryGetKernelCount;
+	PFN_cuLibraryEnumerateKernels_v12040 cuLibraryEnumerateKernels;
 };
 
 extern struct rt_driver rt_driver;
@@ -162,8 +169,9 @@ int rt_current_device(void);
  * device's limits is an invalid configuration, whatever the kernel. */
 bool rt_configuration_fits(dim3 grid, dim3 block);
 /* The driver's function for a kernel the program registered (nvcc's
- * host stub), loading its fat binary on first need; the failure recorded
- * (cudaErrorInvalidDeviceFunction for an unknown one) otherwise. */
+ * host stub), loading its fat binary on first need, or for a library's
+ * kernel; the failure recorded (cudaErrorInvalidDeviceFunction for an
+ * unknown one) otherwise. */
 cudaError_t rt_function(const void *host, CUfunction *out);
 /* The driver's format and channel count for a channel description, or
  * false when CUDA has none. */

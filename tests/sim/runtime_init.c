@@ -184,6 +184,13 @@ static const struct wanted wanted[] = {
 	WANT(cuMemPoolSetAccess, 11020),
 	WANT(cuMemPoolGetAccess, 11020),
 	WANT(cuFuncGetName, 12030),
+	WANT(cuKernelGetFunction, 12000),
+	WANT(cuLibraryLoadData, 12000),
+	WANT(cuLibraryLoadFromFile, 12000),
+	WANT(cuLibraryUnload, 12000),
+	WANT(cuLibraryGetKernel, 12000),
+	WANT(cuLibraryGetKernelCount, 12040),
+	WANT(cuLibraryEnumerateKernels, 12040),
 };
 
 /* The driver's CUPTI table: where entry and exit reports go. */

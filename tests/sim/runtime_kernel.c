@@ -89,3 +89,74 @@ RT_EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, c
 	return rt_result(rt_driver.cuOccupancyAvailableDynamicSMemPerBlock(bytes, function, blocks,
 									   block_size));
 }
+
+RT_EXPORT cudaError_t cudaGetKernel(cudaKernel_t *kernel, const void *host)
+{
+	if (!kernel)
+		return rt_fail(cudaErrorInvalidValue);
+	return rt_function(host, (CUfunction *)kernel);
+}
+
+/* Libraries: the runtime's options share the driver's values. */
+RT_EXPORT cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *image,
+					  enum cudaJitOption *jit_options, void **jit_values,
+					  unsigned int jit_count,
+					  enum cudaLibraryOption *library_options,
+					  void **library_values, unsigned int library_count)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuLibraryLoadData(
+		(CUlibrary *)library, image, (CUjit_option *)jit_options, jit_values, jit_count,
+		(CUlibraryOption *)library_options, library_values, library_count));
+}
+
+RT_EXPORT cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *path,
+					      enum cudaJitOption *jit_options, void **jit_values,
+					      unsigned int jit_count,
+					      enum cudaLibraryOption *library_options,
+					      void **library_values, unsigned int library_count)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuLibraryLoadFromFile(
+		(CUlibrary *)library, path, (CUjit_option *)jit_options, jit_values, jit_count,
+		(CUlibraryOption *)library_options, library_values, library_count));
+}
+
+RT_EXPORT cudaError_t cudaLibraryUnload(cudaLibrary_t library)
+{
+	cudaError_t error = rt_init();
+	return error == cudaSuccess ? rt_result(rt_driver.cuLibraryUnload((CUlibrary)library))
+				    : error;
+}
+
+RT_EXPORT cudaError_t cudaLibraryGetKernel(cudaKernel_t *kernel, cudaLibrary_t library,
+					   const char *name)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(
+		rt_driver.cuLibraryGetKernel((CUkernel *)kernel, (CUlibrary)library, name));
+}
+
+RT_EXPORT cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t library)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuLibraryGetKernelCount(count, (CUlibrary)library));
+}
+
+RT_EXPORT cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int count,
+						  cudaLibrary_t library)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuLibraryEnumerateKernels((CUkernel *)kernels, count,
+							     (CUlibrary)library));
+}

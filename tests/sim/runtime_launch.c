@@ -101,13 +101,18 @@ cudaError_t rt_function(const void *host, CUfunction *out)
 	struct registered_function *function = registered;
 	while (function && function->host != host)
 		function = function->next;
-	error = !function          ? rt_fail(cudaErrorInvalidDeviceFunction)
-		: function->loaded ? cudaSuccess
-				   : load_function(function);
-	if (error == cudaSuccess)
+	if (function)
+		error = function->loaded ? cudaSuccess : load_function(function);
+	if (function && error == cudaSuccess)
 		*out = function->loaded;
 	pthread_mutex_unlock(&registry_lock);
-	return error;
+	if (function)
+		return error;
+	/* Not a stub nvcc registered: perhaps a library's kernel, which the
+	 * driver knows. */
+	if (host && rt_driver.cuKernelGetFunction(out, (CUkernel)host) == CUDA_SUCCESS)
+		return cudaSuccess;
+	return rt_fail(cudaErrorInvalidDeviceFunction);
 }
 
 RT_EXPORT void __cudaRegisterVar(void **handle, char *host_var, char *device_address,

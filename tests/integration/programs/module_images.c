@@ -116,6 +116,28 @@ static void fat_binary(const char *path)
 	expect("load the file by path", cuModuleLoad(&module, path), CUDA_SUCCESS);
 }
 
+/* A library is loaded for every context; its kernels launch as functions. */
+static void library(const char *path)
+{
+	char *image = read_file(path);
+	CUlibrary library;
+	expect("load a library", cuLibraryLoadData(&library, image, NULL, NULL, 0, NULL, NULL, 0),
+	       CUDA_SUCCESS);
+	unsigned count = 0;
+	cuLibraryGetKernelCount(&count, library);
+	expect("its kernels", count, 2);
+	CUkernel kernels[2] = {NULL, NULL}, add_one;
+	expect("enumerated", cuLibraryEnumerateKernels(kernels, 2, library), CUDA_SUCCESS);
+	expect("add_one", cuLibraryGetKernel(&add_one, library, "add_one"), CUDA_SUCCESS);
+	expect("among them", add_one == kernels[0] || add_one == kernels[1], 1);
+	CUfunction function;
+	expect("as a function", cuKernelGetFunction(&function, add_one), CUDA_SUCCESS);
+	expect("launched", launch(function, 1, 256, 1, 0), CUDA_SUCCESS);
+	expect("unload", cuLibraryUnload(library), CUDA_SUCCESS);
+	expect("its kernel after unload", cuKernelGetFunction(&function, add_one),
+	       CUDA_ERROR_INVALID_HANDLE);
+}
+
 static void loads_with_add_one(const char *what, const char *path)
 {
 	CUmodule module;
@@ -138,6 +160,7 @@ int main(int argc, char **argv)
 	    cuCtxSetCurrent(context))
 		return 1;
 	fat_binary(argv[1]);
+	library(argv[1]);
 	loads_with_add_one("an sm_90 cubin", argv[2]);
 	expect("an sm_75 cubin", load(argv[3], &module), CUDA_ERROR_NO_BINARY_FOR_GPU);
 	loads_with_add_one("PTX", argv[4]);

@@ -169,6 +169,19 @@ static int module(const char *path)
 	CHECK(cuCtxSynchronize());
 	CHECK(cuMemFree(x));
 	CHECK(cuModuleUnload(module));
+
+	// The same image as a library, through the runtime.
+	cudaLibrary_t library;
+	cudaKernel_t kernel;
+	CHECK(cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+	CHECK(cudaLibraryGetKernel(&kernel, library, "add_one"));
+	float *y;
+	CHECK(cudaMalloc(&y, n * sizeof(float))); // 4 MiB
+	void *runtime_args[] = {&y, &n};
+	CHECK(cudaLaunchKernel((const void *)kernel, dim3(n / 256), dim3(256), runtime_args, 0,
+			       nullptr));
+	CHECK(cudaFree(y));
+	CHECK(cudaLibraryUnload(library));
 	return 0;
 }
 
