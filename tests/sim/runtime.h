@@ -165,6 +165,9 @@ cudaError_t rt_fail(cudaError_t error);
 /* Maps a driver result to the runtime's code, recording failures. */
 cudaError_t rt_result(CUresult rc);
 int rt_current_device(void);
+/* Whether host is the shadow of a registered __device__ variable, and its
+ * size. */
+bool rt_variable(const void *host, size_t *bytes);
 /* The runtime's own check of a launch: a grid or block beyond the
  * device's limits is an invalid configuration, whatever the kernel. */
 bool rt_configuration_fits(dim3 grid, dim3 block);

@@ -147,24 +147,43 @@ RT_EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void 
 	return cudaMemcpyPeer(dst, dst_device, src, src_device, count);
 }
 
+/* A registered variable, and a span of it that lies inside. */
+static cudaError_t check_symbol(const void *symbol, size_t offset, size_t count)
+{
+	size_t bytes;
+	if (!symbol || !rt_variable(symbol, &bytes))
+		return rt_fail(cudaErrorInvalidSymbol);
+	if (offset > bytes || count > bytes - offset)
+		return rt_fail(cudaErrorInvalidValue);
+	return rt_context();
+}
+
 RT_EXPORT cudaError_t cudaGetSymbolAddress(void **ptr, const void *symbol)
 {
-	if (!ptr || !symbol)
-		return rt_fail(cudaErrorInvalidSymbol);
-	cudaError_t error = rt_context();
+	if (!ptr)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = check_symbol(symbol, 0, 0);
 	if (error == cudaSuccess)
 		*ptr = (void *)symbol;
+	return error;
+}
+
+RT_EXPORT cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
+{
+	if (!size)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = check_symbol(symbol, 0, 0);
+	if (error == cudaSuccess)
+		rt_variable(symbol, size);
 	return error;
 }
 
 RT_EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
 					 size_t offset, enum cudaMemcpyKind kind)
 {
-	if (!symbol)
-		return rt_fail(cudaErrorInvalidSymbol);
 	cudaError_t error = check_kind(kind);
 	if (error == cudaSuccess)
-		error = rt_context();
+		error = check_symbol(symbol, offset, count);
 	if (error != cudaSuccess || count == 0)
 		return error;
 	if (!src)
@@ -176,11 +195,9 @@ RT_EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, si
 RT_EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
 					   size_t offset, enum cudaMemcpyKind kind)
 {
-	if (!symbol)
-		return rt_fail(cudaErrorInvalidSymbol);
 	cudaError_t error = check_kind(kind);
 	if (error == cudaSuccess)
-		error = rt_context();
+		error = check_symbol(symbol, offset, count);
 	if (error != cudaSuccess || count == 0)
 		return error;
 	if (!dst)

@@ -24,6 +24,7 @@ static __thread unsigned configuration_depth;
 struct fat_binary {
 	const void *wrapper; /* nvcc's __fatBinC_Wrapper_t, which cuModuleLoadData takes */
 	CUmodule module;     /* loaded on first need */
+	struct fat_binary *next;
 };
 
 struct registered_function {
@@ -35,6 +36,7 @@ struct registered_function {
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fat_binary *fat_binaries; /* kept for the process's life */
 static struct registered_function *registered;
 
 RT_EXPORT void **__cudaRegisterFatBinary(void *fat_cubin)
@@ -43,6 +45,10 @@ RT_EXPORT void **__cudaRegisterFatBinary(void *fat_cubin)
 	if (!fat_binary)
 		return NULL;
 	fat_binary->wrapper = fat_cubin;
+	pthread_mutex_lock(&registry_lock);
+	fat_binary->next = fat_binaries;
+	fat_binaries = fat_binary;
+	pthread_mutex_unlock(&registry_lock);
 	return (void **)fat_binary;
 }
 
@@ -115,20 +121,56 @@ cudaError_t rt_function(const void *host, CUfunction *out)
 	return rt_fail(cudaErrorInvalidDeviceFunction);
 }
 
+/* A program's __device__ and __constant__ variables: nvcc's host shadow
+ * stands for the device copy, as kernels never run. */
+struct registered_variable {
+	const void *host;
+	size_t bytes;
+	struct registered_variable *next;
+};
+
+static struct registered_variable *variables;
+
+static void register_variable(const void *host, size_t bytes)
+{
+	struct registered_variable *variable = malloc(sizeof(*variable));
+	if (!variable)
+		return;
+	pthread_mutex_lock(&registry_lock);
+	*variable = (struct registered_variable){host, bytes, variables};
+	variables = variable;
+	pthread_mutex_unlock(&registry_lock);
+}
+
+bool rt_variable(const void *host, size_t *bytes)
+{
+	pthread_mutex_lock(&registry_lock);
+	struct registered_variable *variable = variables;
+	while (variable && variable->host != host)
+		variable = variable->next;
+	if (variable)
+		*bytes = variable->bytes;
+	pthread_mutex_unlock(&registry_lock);
+	return variable != NULL;
+}
+
 RT_EXPORT void __cudaRegisterVar(void **handle, char *host_var, char *device_address,
 				 const char *device_name, int ext, size_t size, int constant,
 				 int global)
 {
-	(void)handle, (void)host_var, (void)device_address, (void)device_name;
-	(void)ext, (void)size, (void)constant, (void)global;
+	(void)handle, (void)device_address, (void)device_name, (void)ext, (void)constant;
+	(void)global;
+	register_variable(host_var, size);
 }
 
 RT_EXPORT void __cudaRegisterManagedVar(void **handle, void **host_var_address,
 					char *device_address, const char *device_name, int ext,
 					size_t size, int constant, int global)
 {
-	(void)handle, (void)host_var_address, (void)device_address, (void)device_name;
-	(void)ext, (void)size, (void)constant, (void)global;
+	(void)handle, (void)device_address, (void)device_name, (void)ext, (void)constant;
+	(void)global;
+	if (host_var_address)
+		register_variable(*host_var_address, size);
 }
 
 RT_EXPORT char __cudaInitModule(void **handle)

@@ -96,7 +96,22 @@ static void streams_and_events(void)
 	check("cudaStreamDestroy", cudaStreamDestroy(stream) == 0);
 }
 
+/* A __device__ variable as nvcc registers it: its host shadow and size. */
 static int symbol_storage[4];
+void **__cudaRegisterFatBinary(void *fat_cubin);
+void __cudaRegisterVar(void **handle, char *host_var, char *device_address, const char *device_name,
+		       int ext, size_t size, int constant, int global);
+
+static void register_symbol(void)
+{
+	static const struct {
+		unsigned magic, version;
+		const void *data, *unused;
+	} wrapper = {0x466243b1, 1, NULL, NULL};
+	void **handle = __cudaRegisterFatBinary((void *)&wrapper);
+	__cudaRegisterVar(handle, (char *)symbol_storage, (char *)symbol_storage, "symbol_storage",
+			  0, sizeof(symbol_storage), 0, 0);
+}
 
 static void device_queries(void)
 {
@@ -119,6 +134,11 @@ static void device_queries(void)
 							     free_bytes == total - (512ull << 20));
 	int values[4] = {1, 2, 3, 4}, back[4] = {0};
 	void *address = NULL;
+	size_t symbol_size = 0;
+	check("cudaMemcpyToSymbol of no variable",
+	      cudaMemcpyToSymbol(values, back, sizeof(back), 0, cudaMemcpyHostToDevice) ==
+		      cudaErrorInvalidSymbol);
+	register_symbol();
 	check("cudaMemcpyToSymbol", cudaMemcpyToSymbol(symbol_storage, values, sizeof(values), 0,
 						       cudaMemcpyHostToDevice) == 0);
 	check("cudaMemcpyFromSymbol", cudaMemcpyFromSymbol(back, symbol_storage, sizeof(back), 0,
@@ -126,6 +146,12 @@ static void device_queries(void)
 					      memcmp(values, back, sizeof(back)) == 0);
 	check("cudaGetSymbolAddress", cudaGetSymbolAddress(&address, symbol_storage) == 0 &&
 					      address == (void *)symbol_storage);
+	check("cudaGetSymbolSize", cudaGetSymbolSize(&symbol_size, symbol_storage) == 0 &&
+					   symbol_size == sizeof(symbol_storage));
+	check("cudaMemcpyToSymbol past its end",
+	      cudaMemcpyToSymbol(symbol_storage, values, sizeof(values), 4,
+				 cudaMemcpyHostToDevice) == cudaErrorInvalidValue);
+	cudaGetLastError();
 	check("cudaGetErrorString", strcmp(cudaGetErrorString(cudaErrorInvalidDevicePointer),
 					   "invalid device pointer") == 0);
 	check("cudaGetErrorName unknown",
