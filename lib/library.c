@@ -24,7 +24,7 @@
 #include "report/report.h"
 #include "sources/background.h"
 #include "sources/call.h"
-#include "sources/cupti.h"
+#include "interpose/cupti.h"
 #include "sources/driver_query.h"
 #include "sources/graphs.h"
 #include "sources/nvml_view.h"

@@ -2,8 +2,8 @@
  * behind an opaque handle, which stands in for the address. The size is
  * the driver's own (cuArrayGetMemoryRequirements), or, where the driver
  * cannot say, computed from the descriptor without any padding. */
-#include "driver_hooks.h"
 #include "driver_query.h"
+#include "call.h"
 #include "observer.h"
 
 static uint64_t element_bytes(CUarray_format format)
@@ -70,14 +70,6 @@ static void after_array_create(const struct vt_observer *self, const void *args,
 }
 VT_OBSERVER(cuArrayCreate_v2, NULL, after_array_create);
 
-VT_EXPORT CUresult cuArrayCreate_v2(CUarray *handle, const CUDA_ARRAY_DESCRIPTOR *desc)
-{
-	VT_REAL("cuArrayCreate_v2", VT_LEGACY_STREAM,
-		CUresult(*)(CUarray *, const CUDA_ARRAY_DESCRIPTOR *));
-	cuArrayCreate_v2_params params = {handle, desc};
-	VT_RETURN_OBSERVED(cuArrayCreate_v2, &params, real(handle, desc));
-}
-
 static void after_array_3d_create(const struct vt_observer *self, const void *args, CUresult rc)
 {
 	const cuArray3DCreate_v2_params *p = args;
@@ -86,14 +78,6 @@ static void after_array_3d_create(const struct vt_observer *self, const void *ar
 }
 VT_OBSERVER(cuArray3DCreate_v2, NULL, after_array_3d_create);
 
-VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
-{
-	VT_REAL("cuArray3DCreate_v2", VT_LEGACY_STREAM,
-		CUresult(*)(CUarray *, const CUDA_ARRAY3D_DESCRIPTOR *));
-	cuArray3DCreate_v2_params params = {handle, desc};
-	VT_RETURN_OBSERVED(cuArray3DCreate_v2, &params, real(handle, desc));
-}
-
 static void after_mipmapped_create(const struct vt_observer *self, const void *args, CUresult rc)
 {
 	const cuMipmappedArrayCreate_params *p = args;
@@ -101,15 +85,6 @@ static void after_mipmapped_create(const struct vt_observer *self, const void *a
 		      p->pMipmappedArrayDesc, p->numMipmapLevels);
 }
 VT_OBSERVER(cuMipmappedArrayCreate, NULL, after_mipmapped_create);
-
-VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *handle,
-					  const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned int levels)
-{
-	VT_REAL("cuMipmappedArrayCreate", VT_LEGACY_STREAM,
-		CUresult(*)(CUmipmappedArray *, const CUDA_ARRAY3D_DESCRIPTOR *, unsigned int));
-	cuMipmappedArrayCreate_params params = {handle, desc, levels};
-	VT_RETURN_OBSERVED(cuMipmappedArrayCreate, &params, real(handle, desc, levels));
-}
 
 /* Memory another API allocated, seen as a mipmapped array: shown as
  * external, never counted; cuMipmappedArrayDestroy ends it. */
@@ -124,18 +99,6 @@ static void after_external_mipmapped(const struct vt_observer *self, const void 
 }
 VT_OBSERVER(cuExternalMemoryGetMappedMipmappedArray, NULL, after_external_mipmapped);
 
-VT_EXPORT CUresult
-cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *handle, CUexternalMemory external,
-					const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *desc)
-{
-	VT_REAL("cuExternalMemoryGetMappedMipmappedArray", VT_LEGACY_STREAM,
-		CUresult(*)(CUmipmappedArray *, CUexternalMemory,
-			    const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *));
-	cuExternalMemoryGetMappedMipmappedArray_params params = {handle, external, desc};
-	VT_RETURN_OBSERVED(cuExternalMemoryGetMappedMipmappedArray, &params,
-			   real(handle, external, desc));
-}
-
 /* Recorded before it is forwarded, as a free is. Both destroys take the
  * handle alone. */
 static void before_destroy(const struct vt_observer *self, const void *args)
@@ -146,17 +109,3 @@ static void before_destroy(const struct vt_observer *self, const void *args)
 }
 VT_OBSERVER(cuArrayDestroy, before_destroy, NULL);
 VT_OBSERVER(cuMipmappedArrayDestroy, before_destroy, NULL);
-
-VT_EXPORT CUresult cuArrayDestroy(CUarray handle)
-{
-	VT_REAL("cuArrayDestroy", VT_LEGACY_STREAM, CUresult(*)(CUarray));
-	cuArrayDestroy_params params = {handle};
-	VT_RETURN_OBSERVED(cuArrayDestroy, &params, real(handle));
-}
-
-VT_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray handle)
-{
-	VT_REAL("cuMipmappedArrayDestroy", VT_LEGACY_STREAM, CUresult(*)(CUmipmappedArray));
-	cuMipmappedArrayDestroy_params params = {handle};
-	VT_RETURN_OBSERVED(cuMipmappedArrayDestroy, &params, real(handle));
-}

@@ -4,9 +4,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "driver_hooks.h"
 #include "driver_query.h"
-#include "driver_wrappers.h"
 #include "call.h"
 #include "observer.h"
 
@@ -72,18 +70,6 @@ static void after_add_alloc_node(const struct vt_observer *self, const void *arg
 }
 VT_OBSERVER(cuGraphAddMemAllocNode, NULL, after_add_alloc_node);
 
-VT_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph graph,
-					  const CUgraphNode *dependencies, size_t count,
-					  CUDA_MEM_ALLOC_NODE_PARAMS *node_params)
-{
-	VT_REAL("cuGraphAddMemAllocNode", VT_LEGACY_STREAM,
-		CUresult(*)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
-			    CUDA_MEM_ALLOC_NODE_PARAMS *));
-	cuGraphAddMemAllocNode_params params = {node, graph, dependencies, count, node_params};
-	VT_RETURN_OBSERVED(cuGraphAddMemAllocNode, &params,
-			   real(node, graph, dependencies, count, node_params));
-}
-
 /* From the first capture on, stream-ordered allocations ask whether their
  * stream is capturing. */
 static void after_begin_capture(const struct vt_observer *self, const void *args, CUresult rc)
@@ -97,48 +83,8 @@ VT_OBSERVER(cuStreamBeginCapture_v2_ptsz, NULL, after_begin_capture);
 VT_OBSERVER(cuStreamBeginCaptureToGraph, NULL, after_begin_capture);
 VT_OBSERVER(cuStreamBeginCaptureToGraph_ptsz, NULL, after_begin_capture);
 
-VT_EXPORT CUresult cuStreamBeginCapture_v2(CUstream stream, CUstreamCaptureMode mode)
-{
-	VT_REAL("cuStreamBeginCapture_v2", VT_LEGACY_STREAM,
-		CUresult(*)(CUstream, CUstreamCaptureMode));
-	cuStreamBeginCapture_v2_params params = {stream, mode};
-	VT_RETURN_OBSERVED(cuStreamBeginCapture_v2, &params, real(stream, mode));
-}
-
-VT_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream stream, CUstreamCaptureMode mode)
-{
-	VT_REAL("cuStreamBeginCapture_v2", VT_PER_THREAD_STREAM,
-		CUresult(*)(CUstream, CUstreamCaptureMode));
-	cuStreamBeginCapture_v2_ptsz_params params = {stream, mode};
-	VT_RETURN_OBSERVED(cuStreamBeginCapture_v2_ptsz, &params, real(stream, mode));
-}
-
 typedef CUresult (*begin_capture_to_graph_fn)(CUstream, CUgraph, const CUgraphNode *,
 					      const CUgraphEdgeData *, size_t, CUstreamCaptureMode);
-
-VT_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream stream, CUgraph graph,
-					       const CUgraphNode *dependencies,
-					       const CUgraphEdgeData *edges, size_t count,
-					       CUstreamCaptureMode mode)
-{
-	VT_REAL("cuStreamBeginCaptureToGraph", VT_LEGACY_STREAM, begin_capture_to_graph_fn);
-	cuStreamBeginCaptureToGraph_params params = {stream, graph, dependencies,
-						     edges,  count, mode};
-	VT_RETURN_OBSERVED(cuStreamBeginCaptureToGraph, &params,
-			   real(stream, graph, dependencies, edges, count, mode));
-}
-
-VT_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream stream, CUgraph graph,
-						    const CUgraphNode *dependencies,
-						    const CUgraphEdgeData *edges, size_t count,
-						    CUstreamCaptureMode mode)
-{
-	VT_REAL("cuStreamBeginCaptureToGraph", VT_PER_THREAD_STREAM, begin_capture_to_graph_fn);
-	cuStreamBeginCaptureToGraph_ptsz_params params = {stream, graph, dependencies,
-							  edges,  count, mode};
-	VT_RETURN_OBSERVED(cuStreamBeginCaptureToGraph_ptsz, &params,
-			   real(stream, graph, dependencies, edges, count, mode));
-}
 
 /* A launch allocates and frees graph memory; a trim returns it. */
 static void after_graph_memory_change(const struct vt_observer *self, const void *args, CUresult rc)
@@ -150,24 +96,3 @@ static void after_graph_memory_change(const struct vt_observer *self, const void
 VT_OBSERVER(cuGraphLaunch, NULL, after_graph_memory_change);
 VT_OBSERVER(cuGraphLaunch_ptsz, NULL, after_graph_memory_change);
 VT_OBSERVER(cuDeviceGraphMemTrim, NULL, after_graph_memory_change);
-
-VT_EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream)
-{
-	VT_REAL("cuGraphLaunch", VT_LEGACY_STREAM, CUresult(*)(CUgraphExec, CUstream));
-	cuGraphLaunch_params params = {exec, stream};
-	VT_RETURN_OBSERVED(cuGraphLaunch, &params, real(exec, stream));
-}
-
-VT_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream stream)
-{
-	VT_REAL("cuGraphLaunch", VT_PER_THREAD_STREAM, CUresult(*)(CUgraphExec, CUstream));
-	cuGraphLaunch_ptsz_params params = {exec, stream};
-	VT_RETURN_OBSERVED(cuGraphLaunch_ptsz, &params, real(exec, stream));
-}
-
-VT_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
-{
-	VT_REAL("cuDeviceGraphMemTrim", VT_LEGACY_STREAM, CUresult(*)(CUdevice));
-	cuDeviceGraphMemTrim_params params = {device};
-	VT_RETURN_OBSERVED(cuDeviceGraphMemTrim, &params, real(device));
-}

@@ -4,8 +4,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "driver_hooks.h"
 #include "driver_query.h"
+#include "call.h"
 #include "observer.h"
 
 struct pool {
@@ -127,14 +127,6 @@ static void after_pool_create(const struct vt_observer *self, const void *args, 
 }
 VT_OBSERVER(cuMemPoolCreate, NULL, after_pool_create);
 
-VT_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
-{
-	VT_REAL("cuMemPoolCreate", VT_LEGACY_STREAM,
-		CUresult(*)(CUmemoryPool *, const CUmemPoolProps *));
-	cuMemPoolCreate_params params = {pool, props};
-	VT_RETURN_OBSERVED(cuMemPoolCreate, &params, real(pool, props));
-}
-
 static void after_pool_trim(const struct vt_observer *self, const void *args, CUresult rc)
 {
 	(void)self, (void)args;
@@ -142,13 +134,6 @@ static void after_pool_trim(const struct vt_observer *self, const void *args, CU
 		refresh();
 }
 VT_OBSERVER(cuMemPoolTrimTo, NULL, after_pool_trim);
-
-VT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
-{
-	VT_REAL("cuMemPoolTrimTo", VT_LEGACY_STREAM, CUresult(*)(CUmemoryPool, size_t));
-	cuMemPoolTrimTo_params params = {pool, keep};
-	VT_RETURN_OBSERVED(cuMemPoolTrimTo, &params, real(pool, keep));
-}
 
 /* The pool's last figures are read while its handle is still good; so is
  * the pool that cuDeviceSetMemPool is about to replace. */
@@ -167,21 +152,7 @@ static void after_pool_destroy(const struct vt_observer *self, const void *args,
 }
 VT_OBSERVER(cuMemPoolDestroy, before_pool_change, after_pool_destroy);
 
-VT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
-{
-	VT_REAL("cuMemPoolDestroy", VT_LEGACY_STREAM, CUresult(*)(CUmemoryPool));
-	cuMemPoolDestroy_params params = {pool};
-	VT_RETURN_OBSERVED(cuMemPoolDestroy, &params, real(pool));
-}
-
 VT_OBSERVER(cuDeviceSetMemPool, before_pool_change, NULL);
-
-VT_EXPORT CUresult cuDeviceSetMemPool(CUdevice device, CUmemoryPool pool)
-{
-	VT_REAL("cuDeviceSetMemPool", VT_LEGACY_STREAM, CUresult(*)(CUdevice, CUmemoryPool));
-	cuDeviceSetMemPool_params params = {device, pool};
-	VT_RETURN_OBSERVED(cuDeviceSetMemPool, &params, real(device, pool));
-}
 
 /* Another process's pool allocation: shown as pool_import at the size the
  * driver gives, never counted as this process's; a free ends it. */
@@ -193,12 +164,3 @@ static void after_pool_import(const struct vt_observer *self, const void *args, 
 			      vt_driver_allocation_size(*p->ptr_out), self->name);
 }
 VT_OBSERVER(cuMemPoolImportPointer, NULL, after_pool_import);
-
-VT_EXPORT CUresult cuMemPoolImportPointer(CUdeviceptr *dptr, CUmemoryPool pool,
-					  CUmemPoolPtrExportData *data)
-{
-	VT_REAL("cuMemPoolImportPointer", VT_LEGACY_STREAM,
-		CUresult(*)(CUdeviceptr *, CUmemoryPool, CUmemPoolPtrExportData *));
-	cuMemPoolImportPointer_params params = {dptr, pool, data};
-	VT_RETURN_OBSERVED(cuMemPoolImportPointer, &params, real(dptr, pool, data));
-}

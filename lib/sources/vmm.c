@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <uthash.h>
 
-#include "driver_hooks.h"
+#include "call.h"
 #include "observer.h"
 
 /* Handles share the ledger with addresses; this bit keeps them apart. */
@@ -66,16 +66,6 @@ static void after_mem_create(const struct vt_observer *self, const void *args, C
 }
 VT_OBSERVER(cuMemCreate, NULL, after_mem_create);
 
-VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
-			       const CUmemAllocationProp *prop, unsigned long long flags)
-{
-	VT_REAL("cuMemCreate", VT_LEGACY_STREAM,
-		CUresult(*)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
-			    unsigned long long));
-	cuMemCreate_params params = {handle, size, prop, flags};
-	VT_RETURN_OBSERVED(cuMemCreate, &params, real(handle, size, prop, flags));
-}
-
 /* A multicast object is a handle like cuMemCreate's, mapped and released
  * the same way, but the memory behind it is the physical memory bound to
  * it, already counted: it is shown, never counted again. */
@@ -87,15 +77,6 @@ static void after_multicast_create(const struct vt_observer *self, const void *a
 			      self->name);
 }
 VT_OBSERVER(cuMulticastCreate, NULL, after_multicast_create);
-
-VT_EXPORT CUresult cuMulticastCreate(CUmemGenericAllocationHandle *handle,
-				     const CUmulticastObjectProp *prop)
-{
-	VT_REAL("cuMulticastCreate", VT_LEGACY_STREAM,
-		CUresult(*)(CUmemGenericAllocationHandle *, const CUmulticastObjectProp *));
-	cuMulticastCreate_params params = {handle, prop};
-	VT_RETURN_OBSERVED(cuMulticastCreate, &params, real(handle, prop));
-}
 
 static void after_mem_release(const struct vt_observer *self, const void *args, CUresult rc)
 {
@@ -110,13 +91,6 @@ static void after_mem_release(const struct vt_observer *self, const void *args, 
 		vt_emit_free(HANDLE_KEY(p->handle), VT_KIND_DEVICE, self->name);
 }
 VT_OBSERVER(cuMemRelease, NULL, after_mem_release);
-
-VT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
-{
-	VT_REAL("cuMemRelease", VT_LEGACY_STREAM, CUresult(*)(CUmemGenericAllocationHandle));
-	cuMemRelease_params params = {handle};
-	VT_RETURN_OBSERVED(cuMemRelease, &params, real(handle));
-}
 
 static void after_mem_map(const struct vt_observer *self, const void *args, CUresult rc)
 {
@@ -136,16 +110,6 @@ static void after_mem_map(const struct vt_observer *self, const void *args, CUre
 	pthread_mutex_unlock(&lock);
 }
 VT_OBSERVER(cuMemMap, NULL, after_mem_map);
-
-VT_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
-			    CUmemGenericAllocationHandle handle, unsigned long long flags)
-{
-	VT_REAL("cuMemMap", VT_LEGACY_STREAM,
-		CUresult(*)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
-			    unsigned long long));
-	cuMemMap_params params = {ptr, size, offset, handle, flags};
-	VT_RETURN_OBSERVED(cuMemMap, &params, real(ptr, size, offset, handle, flags));
-}
 
 static void after_mem_unmap(const struct vt_observer *self, const void *args, CUresult rc)
 {
@@ -171,10 +135,3 @@ static void after_mem_unmap(const struct vt_observer *self, const void *args, CU
 		vt_emit_free(HANDLE_KEY(handle), VT_KIND_DEVICE, self->name);
 }
 VT_OBSERVER(cuMemUnmap, NULL, after_mem_unmap);
-
-VT_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
-{
-	VT_REAL("cuMemUnmap", VT_LEGACY_STREAM, CUresult(*)(CUdeviceptr, size_t));
-	cuMemUnmap_params params = {ptr, size};
-	VT_RETURN_OBSERVED(cuMemUnmap, &params, real(ptr, size));
-}

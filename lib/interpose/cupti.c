@@ -11,10 +11,10 @@
 #include "../core/clock.h"
 #include "../core/event.h"
 #include "../log.h"
-#include "driver_hooks.h"
-#include "driver_query.h"
-#include "observer.h"
-#include "real.h"
+#include "hooks.h"
+#include "../sources/driver_query.h"
+#include "observe.h"
+#include "../sources/real.h"
 
 typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
 typedef CUptiResult (*subscribe_v2_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *,

@@ -11,8 +11,8 @@
 #include "../config.h"
 #include "../core/sink.h"
 #include "../log.h"
-#include "driver_hooks.h"
-#include "real.h"
+#include "hooks.h"
+#include "../sources/real.h"
 
 /* Called by the dlsym entry for every handle but RTLD_NEXT. Names that are
  * not the driver's take the fast path: no lock, no allocation. */

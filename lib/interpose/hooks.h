@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "entry_points.h"
+
 enum vt_stream_flavour {
 	VT_LEGACY_STREAM,
 	VT_PER_THREAD_STREAM,
@@ -23,8 +25,19 @@ struct vt_hook {
 	void *_Atomic real[VT_STREAM_FLAVOURS];
 };
 
-/* The hook exported under abi_name, for wrappers that name themselves. */
-struct vt_hook *vt_hook_named(const char *abi_name);
+/* Each hook's place in the table: VT_HOOK_<abi> for the legacy ABI. */
+#define VT_HOOK_INDEX_PLAIN(base, version, abi)                                     VT_HOOK_##abi,
+#define VT_HOOK_INDEX(base, version, abi, parameters, arguments)                    VT_HOOK_##abi,
+#define VT_HOOK_INDEX_PT(base, version, abi, abi_per_thread, parameters, arguments) VT_HOOK_##abi,
+/* clang-format off */
+enum vt_hook_index {
+	VT_PLAIN_ENTRY_POINTS(VT_HOOK_INDEX_PLAIN)
+	VT_DRIVER_ENTRY_POINTS(VT_HOOK_INDEX, VT_HOOK_INDEX_PT)
+	VT_HOOK_COUNT
+};
+/* clang-format on */
+
+extern struct vt_hook vt_hooks[VT_HOOK_COUNT];
 
 /* The real function behind hook's wrapper for flavour, resolving the
  * exported ABI name when nothing handed it to vramtrace yet. */
@@ -41,13 +54,3 @@ struct vt_observer;
 /* Calls visit with the observer of every hooked entry point. */
 void vt_hooks_for_each_observer(void (*visit)(const struct vt_observer *observer, void *context),
 				void *context);
-
-/* In a wrapper: declares real, the function behind the hook exported as
- * abi_name, or returns CUDA_ERROR_NOT_INITIALIZED when there is none. */
-#define VT_REAL(abi_name, flavour, type)                                         \
-	static struct vt_hook *hook;                                             \
-	if (!hook)                                                               \
-		hook = vt_hook_named(abi_name);                                  \
-	__typeof__(type) real = hook ? (type)vt_hook_real(hook, flavour) : NULL; \
-	if (!real)                                                               \
-	return CUDA_ERROR_NOT_INITIALIZED

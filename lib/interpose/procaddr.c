@@ -4,13 +4,9 @@
  * cuGetProcAddress itself gets these wrappers back. */
 #include <errno.h>
 
-#include "call.h"
-#include "driver_hooks.h"
-#include "driver_wrappers.h"
-
-typedef CUresult (*get_proc_address_v2_fn)(const char *, void **, int, cuuint64_t,
-					   CUdriverProcAddressQueryResult *);
-typedef CUresult (*get_proc_address_fn)(const char *, void **, int, cuuint64_t);
+#include "../sources/call.h"
+#include "hooks.h"
+#include "prototypes.h"
 
 static void wrap_result(CUresult rc, const char *symbol, void **pfn, int version, cuuint64_t flags)
 {
@@ -21,10 +17,8 @@ static void wrap_result(CUresult rc, const char *symbol, void **pfn, int version
 VT_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
 				       cuuint64_t flags, CUdriverProcAddressQueryResult *status)
 {
-	static struct vt_hook *hook;
-	if (!hook)
-		hook = vt_hook_named("cuGetProcAddress_v2");
-	get_proc_address_v2_fn real = (get_proc_address_v2_fn)vt_hook_real(hook, VT_LEGACY_STREAM);
+	__typeof__(&cuGetProcAddress_v2) real = (__typeof__(&cuGetProcAddress_v2))vt_hook_real(
+		&vt_hooks[VT_HOOK_cuGetProcAddress_v2], VT_LEGACY_STREAM);
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	enum vt_layer layer = vt_call_enter(VT_SOURCE_HOOKS);
@@ -38,10 +32,8 @@ VT_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int versi
 
 VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags)
 {
-	static struct vt_hook *hook;
-	if (!hook)
-		hook = vt_hook_named("cuGetProcAddress");
-	get_proc_address_fn real = (get_proc_address_fn)vt_hook_real(hook, VT_LEGACY_STREAM);
+	__typeof__(&cuGetProcAddress) real = (__typeof__(&cuGetProcAddress))vt_hook_real(
+		&vt_hooks[VT_HOOK_cuGetProcAddress], VT_LEGACY_STREAM);
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	enum vt_layer layer = vt_call_enter(VT_SOURCE_HOOKS);
