@@ -46,6 +46,8 @@
 	  (node, graph, dependencies, count, node_params)) \
 	X_PT("cuGraphLaunch", 10000, cuGraphLaunch, cuGraphLaunch_ptsz, \
 	     (CUgraphExec exec, CUstream stream), (exec, stream)) \
+	X_PT("cuGraphUpload", 11010, cuGraphUpload, cuGraphUpload_ptsz, \
+	     (CUgraphExec exec, CUstream stream), (exec, stream)) \
 	X("cuInit", 2000, cuInit, (unsigned int flags), (flags)) \
 	X("cuIpcCloseMemHandle", 4010, cuIpcCloseMemHandle, (CUdeviceptr dptr), (dptr)) \
 	X("cuIpcOpenMemHandle", 4010, cuIpcOpenMemHandle, \

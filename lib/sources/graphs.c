@@ -86,7 +86,8 @@ VT_OBSERVER(cuStreamBeginCaptureToGraph_ptsz, NULL, after_begin_capture);
 typedef CUresult (*begin_capture_to_graph_fn)(CUstream, CUgraph, const CUgraphNode *,
 					      const CUgraphEdgeData *, size_t, CUstreamCaptureMode);
 
-/* A launch allocates and frees graph memory; a trim returns it. */
+/* A launch allocates and frees graph memory, an upload reserves it ahead
+ * of the launch; a trim returns it. */
 static void after_graph_memory_change(const struct vt_observer *self, const void *args, CUresult rc)
 {
 	(void)args;
@@ -95,4 +96,6 @@ static void after_graph_memory_change(const struct vt_observer *self, const void
 }
 VT_OBSERVER(cuGraphLaunch, NULL, after_graph_memory_change);
 VT_OBSERVER(cuGraphLaunch_ptsz, NULL, after_graph_memory_change);
+VT_OBSERVER(cuGraphUpload, NULL, after_graph_memory_change);
+VT_OBSERVER(cuGraphUpload_ptsz, NULL, after_graph_memory_change);
 VT_OBSERVER(cuDeviceGraphMemTrim, NULL, after_graph_memory_change);

@@ -389,6 +389,24 @@ Test(preload, graph_memory_counts_in_the_device_peak)
 	traced_run_free(&run);
 }
 
+/* An upload reserves the graph's memory before any launch: the peak is set
+ * there, by cuGraphUpload, and the launch after it adds nothing
+ * (graph_upload.c). */
+Test(preload, graph_upload_reserves_before_the_launch)
+{
+	struct traced_run run;
+	trace_program(&run, "graph_upload", NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 8 * MiB);
+	cr_assert_str_eq(report_string(r, "devices/0/peak/driver_api"), "cuGraphUpload");
+	json_t *graph = report_kind(r, "devices/0", "graph");
+	cr_assert_eq(report_int(graph, "allocations"), 1, "one reservation, made at the upload");
+	cr_assert_eq(report_int(r, "devices/0/graph_memory/reserved_peak_bytes"), 8 * MiB);
+	cr_assert_eq(report_int(r, "devices/0/graph_memory/used_peak_bytes"), 8 * MiB);
+	traced_run_free(&run);
+}
+
 /* Memory from a pool is on the pool's device, not the current one
  * (pool_devices.c). */
 Test(preload, pool_allocations_land_on_the_pools_device)

@@ -400,6 +400,67 @@ static CUresult run_node(const struct sim_node *node)
 	return rc;
 }
 
+/* Called with sim_lock held: the most graph memory one launch of exec has
+ * allocated at once. */
+static uint64_t launch_need_locked(const struct sim_graph *exec)
+{
+	uint64_t live = 0, most = 0;
+	for (size_t i = 0; i < exec->count; i++) {
+		const struct sim_node *node = &exec->nodes[i];
+		if (node->kind == SIM_NODE_ALLOC)
+			live += node->allocation->charge;
+		else if (node->kind == SIM_NODE_FREE && live >= node->allocation->charge)
+			live -= node->allocation->charge;
+		most = max_u64(most, live);
+	}
+	return most;
+}
+
+/* An upload reserves, on the exec's devices, what its launches will
+ * allocate, ahead of the first launch (all of it on the first
+ * allocation's device, as the simulated graphs allocate on one). */
+static CUresult untraced_cuGraphUpload(CUgraphExec handle, CUstream stream)
+{
+	(void)stream;
+	const struct sim_graph *exec = (const struct sim_graph *)handle;
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!exec)
+		return CUDA_ERROR_INVALID_VALUE;
+	const struct sim_node *first = NULL;
+	for (size_t i = 0; i < exec->count && !first; i++)
+		if (exec->nodes[i].kind == SIM_NODE_ALLOC)
+			first = &exec->nodes[i];
+	if (!first)
+		return CUDA_SUCCESS;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_device *dev = &sim_devices[first->allocation->device];
+	uint64_t spare = dev->graph_reserved - dev->graph_used, need = launch_need_locked(exec);
+	uint64_t growth = need > spare ? need - spare : 0;
+	uint64_t used = sim_device_used(first->allocation->device);
+	bool fits = used <= dev->capacity && growth <= dev->capacity - used;
+	if (fits) {
+		dev->charged += growth;
+		dev->graph_reserved += growth;
+		dev->graph_reserved_high = max_u64(dev->graph_reserved_high, dev->graph_reserved);
+	}
+	pthread_mutex_unlock(&sim_lock);
+	return fits ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+SIM_EXPORT CUresult cuGraphUpload(CUgraphExec handle, CUstream stream)
+{
+	cuGraphUpload_params params = {handle, stream};
+	return SIM_TRACED(cuGraphUpload, &params, untraced_cuGraphUpload(handle, stream));
+}
+
+SIM_EXPORT CUresult cuGraphUpload_ptsz(CUgraphExec handle, CUstream stream)
+{
+	cuGraphUpload_ptsz_params params = {handle, stream};
+	return SIM_TRACED(cuGraphUpload_ptsz, &params, untraced_cuGraphUpload(handle, stream));
+}
+
 static CUresult untraced_cuGraphLaunch(CUgraphExec handle, CUstream stream)
 {
 	(void)stream;

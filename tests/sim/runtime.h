@@ -73,6 +73,7 @@ struct rt_driver {
 	PFN_cuGraphAddMemFreeNode_v11040 cuGraphAddMemFreeNode;
 	PFN_cuGraphInstantiateWithFlags_v11040 cuGraphInstantiateWithFlags;
 	PFN_cuGraphLaunch_v10000 cuGraphLaunch[2];
+	PFN_cuGraphUpload_v11010 cuGraphUpload[2];
 	PFN_cuGraphExecDestroy_v10000 cuGraphExecDestroy;
 	PFN_cuDeviceGraphMemTrim_v11040 cuDeviceGraphMemTrim;
 	PFN_cuDeviceGetGraphMemAttribute_v11040 cuDeviceGetGraphMemAttribute;

@@ -98,6 +98,24 @@ RT_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t exec, cudaStream_t st
 	return launch(exec, stream, RT_PER_THREAD_STREAM);
 }
 
+static cudaError_t upload(cudaGraphExec_t exec, cudaStream_t stream, enum rt_stream_mode mode)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuGraphUpload[mode]((CUgraphExec)exec, (CUstream)stream));
+}
+
+RT_EXPORT cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t stream)
+{
+	return upload(exec, stream, RT_LEGACY_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t exec, cudaStream_t stream)
+{
+	return upload(exec, stream, RT_PER_THREAD_STREAM);
+}
+
 RT_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
 {
 	cudaError_t error = rt_init();

@@ -115,6 +115,7 @@ static const struct wanted wanted[] = {
 	WANT(cuGraphAddMemFreeNode, 11040),
 	WANT(cuGraphInstantiateWithFlags, 11040),
 	WANT_BOTH(cuGraphLaunch, 10000),
+	WANT_BOTH(cuGraphUpload, 11010),
 	WANT(cuGraphExecDestroy, 10000),
 	WANT(cuDeviceGraphMemTrim, 11040),
 	WANT(cuDeviceGetGraphMemAttribute, 11040),
