@@ -31,31 +31,25 @@ struct peak {
 	bool found;
 };
 
-static void device_peaks(json_t *report, long device, struct peak *peak)
+static void device_peaks(const struct vt_report *report, long device, struct peak *peak)
 {
-	size_t i;
-	json_t *entry;
-	json_array_foreach (json_object_get(report, "devices"), i, entry) {
-		if (device >= 0 && vt_int(entry, "ordinal") != device)
+	for (size_t i = 0; i < report->device_count; i++) {
+		const struct vt_owner *entry = &report->devices[i];
+		if (device >= 0 && entry->ordinal != device)
 			continue;
-		int64_t bytes = vt_int(json_object_get(entry, "peak"), "bytes");
-		if (!peak->found || bytes > peak->bytes)
-			peak->bytes = bytes;
+		if (!peak->found || entry->peak.bytes > peak->bytes)
+			peak->bytes = entry->peak.bytes;
 		peak->found = true;
 	}
 }
 
-static struct peak find_peak(const struct vt_report_file *report, long device)
+static struct peak find_peak(const struct vt_report_file *file, long device)
 {
 	struct peak peak = {0, false};
-	if (!report->merged) {
-		device_peaks(report->root, device, &peak);
-		return peak;
-	}
-	size_t i;
-	json_t *rank;
-	json_array_foreach (json_object_get(report->root, "ranks"), i, rank)
-		device_peaks(json_object_get(rank, "report"), device, &peak);
+	if (!file->merged)
+		device_peaks(&file->report, device, &peak);
+	for (size_t i = 0; file->merged && i < file->ranks.rank_count; i++)
+		device_peaks(&file->ranks.ranks[i].report, device, &peak);
 	return peak;
 }
 

@@ -53,17 +53,16 @@ static void add(struct diff_table *table, const char *key, bool side_b, int64_t 
 
 /* A stack's identity across runs: its interesting frames as symbolized,
  * "function (file:line)", or "module+0xoffset" without symbols. */
-static void stack_key(json_t *root, int64_t id, char *key, size_t size)
+static void stack_key(const struct vt_report *report, int64_t id, char *key, size_t size)
 {
 	char label[1200];
 	size_t used = 0;
 	key[0] = '\0';
-	size_t i;
-	json_t *frame;
-	json_array_foreach (vt_stack_frames_of(root, id), i, frame) {
-		if (vt_frame_is_plumbing(frame))
+	const struct vt_stack_frames *stack = vt_report_stack(report, id);
+	for (size_t i = 0; stack && i < stack->count; i++) {
+		if (vt_frame_is_plumbing(stack->frames[i]))
 			continue;
-		vt_frame_label(frame, label, sizeof(label));
+		vt_frame_label(stack->frames[i], label, sizeof(label));
 		int wrote = snprintf(key + used, size - used, "%s%s", used ? " < " : "", label);
 		if (wrote < 0 || (size_t)wrote >= size - used)
 			break;
@@ -73,50 +72,47 @@ static void stack_key(json_t *root, int64_t id, char *key, size_t size)
 		snprintf(key, size, "(no frames)");
 }
 
-static void add_counters(struct diff_table *table, json_t *device, const char *array,
-			 const char *key, bool side_b)
+static void add_report(struct diff *d, const struct vt_report *report, const char *rank,
+		       bool side_b)
 {
-	size_t i;
-	json_t *row;
-	json_array_foreach (json_object_get(device, array), i, row)
-		add(table, vt_str(row, key, "?"), side_b, vt_int(row, "at_peak_bytes"),
-		    vt_int(row, "peak_bytes"));
-}
-
-static void add_report(struct diff *d, json_t *root, const char *rank, bool side_b)
-{
-	size_t i, s;
-	json_t *device, *stack;
-	json_array_foreach (json_object_get(root, "devices"), i, device) {
-		if (d->device >= 0 && vt_int(device, "ordinal") != d->device)
+	for (size_t i = 0; i < report->device_count; i++) {
+		const struct vt_owner *device = &report->devices[i];
+		if (d->device >= 0 && device->ordinal != d->device)
 			continue;
 		char name[96];
 		snprintf(name, sizeof(name), "%s%s%sdevice %" PRId64, rank ? "rank " : "",
-			 rank ? rank : "", rank ? " " : "", vt_int(device, "ordinal"));
-		int64_t peak = vt_int(json_object_get(device, "peak"), "bytes");
-		add(&d->tables[BY_DEVICE], name, side_b, peak, peak);
-		add_counters(&d->tables[BY_KIND], device, "kinds", "kind", side_b);
-		add_counters(&d->tables[BY_TAG], device, "tags", "tag", side_b);
-		json_array_foreach (json_object_get(device, "stacks"), s, stack) {
+			 rank ? rank : "", rank ? " " : "", device->ordinal);
+		add(&d->tables[BY_DEVICE], name, side_b, device->peak.bytes, device->peak.bytes);
+		for (size_t k = 0; k < device->kind_count; k++)
+			add(&d->tables[BY_KIND], device->kinds[k].kind, side_b,
+			    device->kinds[k].counters.at_peak_bytes,
+			    device->kinds[k].counters.peak_bytes);
+		for (size_t t = 0; t < device->tag_count; t++)
+			add(&d->tables[BY_TAG], device->tags[t].tag, side_b,
+			    device->tags[t].counters.at_peak_bytes,
+			    device->tags[t].counters.peak_bytes);
+		for (size_t s = 0; s < device->stack_count; s++) {
+			const struct vt_stack_row *stack = &device->stacks[s];
 			char key[4096];
-			stack_key(root, vt_int(stack, "id"), key, sizeof(key));
-			add(&d->tables[BY_STACK], key, side_b, vt_int(stack, "at_peak_bytes"),
-			    vt_int(stack, "peak_bytes"));
+			stack_key(report, stack->id, key, sizeof(key));
+			add(&d->tables[BY_STACK], key, side_b, stack->counters.at_peak_bytes,
+			    stack->counters.peak_bytes);
 		}
 	}
 }
 
-static void add_side(struct diff *d, const struct vt_report_file *report, bool side_b)
+static void add_side(struct diff *d, const struct vt_report_file *file, bool side_b)
 {
-	if (!report->merged) {
-		add_report(d, report->root, NULL, side_b);
-		return;
+	if (!file->merged)
+		add_report(d, &file->report, NULL, side_b);
+	for (size_t i = 0; file->merged && i < file->ranks.rank_count; i++) {
+		const struct vt_rank *rank = &file->ranks.ranks[i];
+		add_report(d, &rank->report,
+			   rank->rank   ? rank->rank
+			   : rank->file ? rank->file
+					: "?",
+			   side_b);
 	}
-	size_t i;
-	json_t *rank;
-	json_array_foreach (json_object_get(report->root, "ranks"), i, rank)
-		add_report(d, json_object_get(rank, "report"),
-			   vt_str(rank, "rank", vt_str(rank, "file", "?")), side_b);
 }
 
 static int64_t magnitude(int64_t value)

@@ -507,8 +507,8 @@ static bool load_runs(struct fit *fit, int argc, char **argv, long device)
 		}
 		struct vt_report_file *report = &fit->reports[fit->run_count];
 		if (!vt_report_load(argv[i], report, error, sizeof(error)) ||
-		    !vt_fit_run_from_report(report->root, argv[i], device,
-					    &fit->runs[fit->run_count], error, sizeof(error))) {
+		    !vt_fit_run_from_report(report, device, &fit->runs[fit->run_count], error,
+					    sizeof(error))) {
 			fprintf(stderr, "vramtrace fit: %s\n", error);
 			return false;
 		}

@@ -51,25 +51,22 @@ int vt_command_merge(int argc, char **argv)
 		return VT_EXIT_BAD_INPUT;
 	}
 	struct vt_report_file *reports = calloc(count, sizeof(*reports));
-	json_t **roots = calloc(count, sizeof(*roots));
-	const char **files = calloc(count, sizeof(*files));
-	int status = reports && roots && files ? VT_EXIT_OK : VT_EXIT_BAD_INPUT;
+	int status = reports ? VT_EXIT_OK : VT_EXIT_BAD_INPUT;
 	char error[1024];
 	size_t loaded = 0;
 	for (; status == VT_EXIT_OK && loaded < count; loaded++) {
-		files[loaded] = argv[optind + (int)loaded];
-		if (!vt_report_load(files[loaded], &reports[loaded], error, sizeof(error))) {
+		if (!vt_report_load(argv[optind + (int)loaded], &reports[loaded], error,
+				    sizeof(error))) {
 			fprintf(stderr, "vramtrace merge: %s\n", error);
 			status = VT_EXIT_BAD_INPUT;
 			break;
 		}
-		roots[loaded] = reports[loaded].root;
 	}
-	if (status == VT_EXIT_OK && !vt_merge_distinct(roots, files, count, error, sizeof(error))) {
+	if (status == VT_EXIT_OK && !vt_merge_distinct(reports, count, error, sizeof(error))) {
 		fprintf(stderr, "vramtrace merge: %s\n", error);
 		status = VT_EXIT_BAD_INPUT;
 	}
-	json_t *merged = status == VT_EXIT_OK ? vt_merge(roots, files, count) : NULL;
+	json_t *merged = status == VT_EXIT_OK ? vt_merge(reports, count) : NULL;
 	struct vt_output out;
 	if (merged && vt_output_open(&out, output, "merge")) {
 		json_dumpf(merged, out.stream, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -84,7 +81,5 @@ int vt_command_merge(int argc, char **argv)
 	for (size_t i = 0; i < loaded; i++)
 		vt_report_close(&reports[i]);
 	free(reports);
-	free(roots);
-	free(files);
 	return status;
 }

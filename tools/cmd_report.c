@@ -28,7 +28,7 @@ static void usage(FILE *out)
 		"Exit status: 0 when rendered, 2 for bad input or usage.\n");
 }
 
-typedef void (*format_fn)(json_t *, const struct vt_format_options *, FILE *);
+typedef void (*format_fn)(const struct vt_report *, const struct vt_format_options *, FILE *);
 
 static format_fn format_named(const char *name)
 {
@@ -46,56 +46,52 @@ static format_fn format_named(const char *name)
 	return NULL;
 }
 
-static void merged_summary(json_t *root, FILE *out)
+static void merged_summary(const struct vt_merged *merged, FILE *out)
 {
-	json_t *peak = json_object_get(root, "peak");
 	char max[32], min[32], skew[32];
 	fprintf(out, "%zu ranks: peak max %s (rank %s), min %s (rank %s), skew %s\n",
-		json_array_size(json_object_get(root, "ranks")),
-		vt_human(vt_int(peak, "max_bytes"), max, sizeof(max)),
-		vt_str(peak, "max_rank", "?"),
-		vt_human(vt_int(peak, "min_bytes"), min, sizeof(min)),
-		vt_str(peak, "min_rank", "?"),
-		vt_human(vt_int(peak, "skew_bytes"), skew, sizeof(skew)));
-	size_t i;
-	json_t *tag;
-	json_array_foreach (json_object_get(root, "tags"), i, tag) {
+		merged->rank_count, vt_human(merged->peak_max_bytes, max, sizeof(max)),
+		merged->peak_max_rank ? merged->peak_max_rank : "?",
+		vt_human(merged->peak_min_bytes, min, sizeof(min)),
+		merged->peak_min_rank ? merged->peak_min_rank : "?",
+		vt_human(merged->peak_skew_bytes, skew, sizeof(skew)));
+	for (size_t i = 0; i < merged->tag_count; i++) {
+		const struct vt_merged_tag *tag = &merged->tags[i];
 		fprintf(out, "  %-24s at the peaks: %s summed, %s at most on one rank\n",
-			vt_str(tag, "tag", "?"),
-			vt_human(vt_int(tag, "at_peak_sum_bytes"), max, sizeof(max)),
-			vt_human(vt_int(tag, "at_peak_max_bytes"), min, sizeof(min)));
+			tag->tag ? tag->tag : "?",
+			vt_human(tag->at_peak_sum_bytes, max, sizeof(max)),
+			vt_human(tag->at_peak_max_bytes, min, sizeof(min)));
 	}
 }
 
 /* A merged report: what the ranks say together, then each rank's own
  * report, all in one document of the format. */
-static void render_merged(json_t *root, format_fn format, struct vt_format_options *options,
-			  FILE *out)
+static void render_merged(const struct vt_merged *merged, format_fn format,
+			  struct vt_format_options *options, FILE *out)
 {
 	if (format == vt_format_json) {
-		vt_format_json(root, options, out);
+		vt_print_json(merged->root, out);
 		return;
 	}
 	json_t *events = json_array();
 	if (format == vt_format_text)
-		merged_summary(root, out);
+		merged_summary(merged, out);
 	if (format == vt_format_html)
 		vt_html_begin(out);
-	size_t i;
-	json_t *rank;
-	json_array_foreach (json_object_get(root, "ranks"), i, rank) {
-		json_t *report = json_object_get(rank, "report");
+	for (size_t i = 0; i < merged->rank_count; i++) {
+		const struct vt_rank *rank = &merged->ranks[i];
+		const char *file = rank->file ? rank->file : "?";
 		char name[64];
-		snprintf(name, sizeof(name), "%s", vt_str(rank, "rank", vt_str(rank, "file", "?")));
+		snprintf(name, sizeof(name), "%s", rank->rank ? rank->rank : file);
 		options->rank = name;
 		if (format == vt_format_text)
-			fprintf(out, "\n== rank %s (%s) ==\n", name, vt_str(rank, "file", "?"));
+			fprintf(out, "\n== rank %s (%s) ==\n", name, file);
 		if (format == vt_format_trace)
-			vt_trace_add(events, report, options, (int64_t)i * 1000);
+			vt_trace_add(events, &rank->report, options, (int64_t)i * 1000);
 		else if (format == vt_format_html)
-			vt_html_body(report, options, out);
+			vt_html_body(&rank->report, options, out);
 		else
-			format(report, options, out);
+			format(&rank->report, options, out);
 	}
 	options->rank = NULL;
 	if (format == vt_format_html)
@@ -179,9 +175,9 @@ int vt_command_report(int argc, char **argv)
 	}
 	options.color = format == vt_format_text && !output && vt_color_wanted(stdout);
 	if (report.merged)
-		render_merged(report.root, format, &options, out.stream);
+		render_merged(&report.ranks, format, &options, out.stream);
 	else
-		format(report.root, &options, out.stream);
+		format(&report.report, &options, out.stream);
 	vt_report_close(&report);
 	return vt_output_commit(&out, "report") ? VT_EXIT_OK : VT_EXIT_BAD_INPUT;
 }

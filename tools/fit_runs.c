@@ -14,46 +14,46 @@ static bool parse_number(const char *text, double *value)
 	return *text && !*end && isfinite(*value);
 }
 
-static json_t *pick_device(json_t *root, long device)
+static const struct vt_owner *pick_device(const struct vt_report *report, long device)
 {
-	json_t *best = NULL, *entry;
-	size_t i;
-	json_array_foreach (json_object_get(root, "devices"), i, entry) {
-		if (device >= 0 ? vt_int(entry, "ordinal") == device
-				: !best || vt_int(json_object_get(entry, "peak"), "bytes") >
-						   vt_int(json_object_get(best, "peak"), "bytes"))
+	const struct vt_owner *best = NULL;
+	for (size_t i = 0; i < report->device_count; i++) {
+		const struct vt_owner *entry = &report->devices[i];
+		if (device >= 0 ? entry->ordinal == device
+				: !best || entry->peak.bytes > best->peak.bytes)
 			best = entry;
 	}
 	return best;
 }
 
-bool vt_fit_run_from_report(json_t *root, const char *file, long device, struct vt_fit_run *run,
+bool vt_fit_run_from_report(const struct vt_report_file *file, long device, struct vt_fit_run *run,
 			    char *error, size_t size)
 {
 	memset(run, 0, sizeof(*run));
-	if (strcmp(vt_str(root, "schema", ""), VT_SCHEMA) != 0) {
-		snprintf(error, size, "%s: a merged report; give each rank's report instead", file);
+	if (file->merged) {
+		snprintf(error, size, "%s: a merged report; give each rank's report instead",
+			 file->path);
 		return false;
 	}
-	json_t *entry = pick_device(root, device);
+	const struct vt_report *report = &file->report;
+	const struct vt_owner *entry = pick_device(report, device);
 	if (!entry) {
-		snprintf(error, size, "%s: no device %ld in this report", file, device);
+		snprintf(error, size, "%s: no device %ld in this report", file->path, device);
 		return false;
 	}
-	json_t *run_object = json_object_get(root, "run");
-	run->file = file;
-	run->labels = json_object_get(run_object, "labels");
-	const char *program =
-		json_string_value(json_array_get(json_object_get(run_object, "command"), 0));
+	run->file = file->path;
+	run->labels = json_object();
+	for (size_t i = 0; i < report->run.label_count; i++)
+		json_object_set_new(run->labels, report->run.labels[i].key,
+				    json_string(report->run.labels[i].value));
+	const char *program = report->run.command_count ? report->run.command[0] : NULL;
 	const char *slash = program ? strrchr(program, '/') : NULL;
 	run->program = slash ? slash + 1 : program ? program : "?";
-	run->peak = vt_int(json_object_get(entry, "peak"), "bytes");
+	run->peak = entry->peak.bytes;
 	run->tags = json_object();
-	size_t i;
-	json_t *tag;
-	json_array_foreach (json_object_get(entry, "tags"), i, tag)
-		json_object_set_new(run->tags, vt_str(tag, "tag", "untagged"),
-				    json_integer(vt_int(tag, "at_peak_bytes")));
+	for (size_t i = 0; i < entry->tag_count; i++)
+		json_object_set_new(run->tags, entry->tags[i].tag,
+				    json_integer(entry->tags[i].counters.at_peak_bytes));
 	return true;
 }
 
@@ -61,14 +61,22 @@ void vt_fit_run_free(struct vt_fit_run *run)
 {
 	if (run->tags)
 		json_decref(run->tags);
-	run->tags = NULL;
+	if (run->labels)
+		json_decref(run->labels);
+	run->tags = run->labels = NULL;
+}
+
+/* A run's label, or NULL. */
+static const char *label_of(const struct vt_fit_run *run, const char *label)
+{
+	return json_string_value(json_object_get(run->labels, label));
 }
 
 bool vt_fit_label_numeric(const struct vt_fit_run *runs, unsigned count, const char *label)
 {
 	for (unsigned r = 0; r < count; r++) {
 		double value;
-		const char *text = vt_str(runs[r].labels, label, NULL);
+		const char *text = label_of(&runs[r], label);
 		if (!text || !parse_number(text, &value))
 			return false;
 	}
@@ -78,7 +86,8 @@ bool vt_fit_label_numeric(const struct vt_fit_run *runs, unsigned count, const c
 double vt_fit_label_value(const struct vt_fit_run *run, const char *label)
 {
 	double value = 0;
-	parse_number(vt_str(run->labels, label, ""), &value);
+	const char *text = label_of(run, label);
+	parse_number(text ? text : "", &value);
 	return value;
 }
 
@@ -125,7 +134,7 @@ static void group_name(const struct vt_fit_run *run, const char **labels, const 
 		if (numeric[i])
 			continue;
 		int wrote = snprintf(out + used, size - used, "%s%s=%s", used ? "," : "", labels[i],
-				     vt_str(run->labels, labels[i], ""));
+				     label_of(run, labels[i]) ? label_of(run, labels[i]) : "");
 		if (wrote > 0 && (size_t)wrote < size - used)
 			used += (size_t)wrote;
 	}
@@ -169,7 +178,7 @@ static bool labels_complete(const struct vt_fit_run *runs, unsigned count, const
 {
 	for (unsigned r = 0; r < count; r++)
 		for (unsigned i = 0; labels[i]; i++)
-			if (!vt_str(runs[r].labels, labels[i], NULL)) {
+			if (!label_of(&runs[r], labels[i])) {
 				snprintf(error, size,
 					 "%s has no label %s, which other runs have: every run "
 					 "needs the same labels",
@@ -228,7 +237,8 @@ void vt_fit_group_data(const struct vt_fit_group *group, const struct vt_fit_run
 		const struct vt_fit_run *run = &runs[group->runs[r]];
 		for (unsigned v = 0; v < group->variable_count; v++)
 			data->x[r][v] = vt_fit_label_value(run, group->variables[v]);
-		data->y[r] = (double)(tag ? vt_int(run->tags, tag) : run->peak);
+		data->y[r] = (double)(tag ? json_integer_value(json_object_get(run->tags, tag))
+					  : run->peak);
 	}
 }
 

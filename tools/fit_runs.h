@@ -9,10 +9,11 @@
 #include <stdint.h>
 
 #include "fit.h"
+#include "report_file.h"
 
 struct vt_fit_run {
 	const char *file;
-	json_t *labels; /* the report's, borrowed */
+	json_t *labels; /* the report's: label -> value, owned */
 	const char *program;
 	int64_t peak;
 	json_t *tags; /* tag -> bytes at the peak, owned */
@@ -31,7 +32,7 @@ struct vt_fit_group {
 
 /* One run per report; false with the reason in error. device < 0: the
  * device with the highest peak in each report. */
-bool vt_fit_run_from_report(json_t *root, const char *file, long device, struct vt_fit_run *run,
+bool vt_fit_run_from_report(const struct vt_report_file *file, long device, struct vt_fit_run *run,
 			    char *error, size_t size);
 void vt_fit_run_free(struct vt_fit_run *run);
 

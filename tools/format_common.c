@@ -22,29 +22,48 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-const char *vt_frame_label(json_t *frame, char *buf, size_t size)
+const char *vt_frame_label(const struct vt_frame *frame, char *buf, size_t size)
 {
-	const char *function = vt_str(frame, "function", NULL);
-	const char *file = vt_str(frame, "file", NULL);
-	const char *module = vt_str(frame, "module", "?");
-	if (function && file)
-		snprintf(buf, size, "%s (%s:%" PRId64 ")", function, base_name(file),
-			 vt_int(frame, "line"));
-	else if (function)
-		snprintf(buf, size, "%s (%s)", function, base_name(module));
+	const char *module = frame->module ? frame->module : "?";
+	if (frame->function && frame->file)
+		snprintf(buf, size, "%s (%s:%" PRId64 ")", frame->function, base_name(frame->file),
+			 frame->line);
+	else if (frame->function)
+		snprintf(buf, size, "%s (%s)", frame->function, base_name(module));
 	else
-		snprintf(buf, size, "%s+0x%" PRIx64, base_name(module), vt_int(frame, "offset"));
+		snprintf(buf, size, "%s+0x%" PRIx64, base_name(module), frame->offset);
 	return buf;
 }
 
-bool vt_frame_is_plumbing(json_t *frame)
+bool vt_frame_is_plumbing(const struct vt_frame *frame)
 {
-	return vt_plumbing_frame(vt_str(frame, "module", ""), vt_str(frame, "function", ""));
+	return vt_plumbing_frame(frame->module ? frame->module : "",
+				 frame->function ? frame->function : "");
 }
 
-bool vt_device_selected(json_t *device, const struct vt_format_options *options)
+bool vt_device_selected(const struct vt_owner *device, const struct vt_format_options *options)
 {
-	return options->device < 0 || vt_int(device, "ordinal") == options->device;
+	return options->device < 0 || device->ordinal == options->device;
+}
+
+json_t *vt_selected_document(const struct vt_report *report,
+			     const struct vt_format_options *options)
+{
+	json_t *shown = json_deep_copy(report->root);
+	if (!shown || options->device < 0)
+		return shown;
+	json_t *devices = json_array();
+	for (size_t i = 0; i < report->device_count; i++)
+		if (vt_device_selected(&report->devices[i], options))
+			json_array_append_new(devices, json_deep_copy(report->devices[i].json));
+	json_object_set_new(shown, "devices", devices);
+	return shown;
+}
+
+void vt_print_json(json_t *document, FILE *out)
+{
+	json_dumpf(document, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', out);
 }
 
 void vt_print_safe(FILE *out, const char *text)

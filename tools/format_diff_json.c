@@ -3,9 +3,11 @@
 
 static json_t *side_json(const struct vt_report_file *report)
 {
-	json_t *labels = json_object_get(json_object_get(report->root, "run"), "labels");
-	return json_pack("{s:s, s:O}", "file", report->path, "labels",
-			 labels ? labels : json_object());
+	json_t *labels = json_object();
+	const struct vt_run *run = report->merged ? NULL : &report->report.run;
+	for (size_t i = 0; run && i < run->label_count; i++)
+		json_object_set_new(labels, run->labels[i].key, json_string(run->labels[i].value));
+	return json_pack("{s:s, s:o}", "file", report->path, "labels", labels);
 }
 
 static json_t *table_json(const struct diff_table *table)

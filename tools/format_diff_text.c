@@ -28,14 +28,9 @@ static void side_header(FILE *out, const char *name, const struct vt_report_file
 	fprintf(out, "%s%s: %s", markdown ? "- **" : "", name, report->path);
 	if (markdown)
 		fputs("**", out);
-	json_t *run = json_object_get(report->root, "run");
-	const char *key;
-	json_t *value;
-	bool first = true;
-	json_object_foreach (json_object_get(run, "labels"), key, value) {
-		fprintf(out, "%s%s=%s", first ? "  " : ", ", key, json_string_value(value));
-		first = false;
-	}
+	const struct vt_run *run = report->merged ? NULL : &report->report.run;
+	for (size_t i = 0; run && i < run->label_count; i++)
+		fprintf(out, "%s%s=%s", i ? ", " : "  ", run->labels[i].key, run->labels[i].value);
 	fputc('\n', out);
 }
 

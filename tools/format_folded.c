@@ -16,30 +16,29 @@ static void put_frame(FILE *out, const char *name)
 		fputc(*p == ';' ? ':' : *p == '\n' ? ' ' : *p, out);
 }
 
-static void put_stack(FILE *out, json_t *root, int64_t id)
+static void put_stack(FILE *out, const struct vt_report *report, int64_t id)
 {
-	json_t *frames = vt_stack_frames_of(root, id);
+	const struct vt_stack_frames *stack = vt_report_stack(report, id);
 	char label[1200];
-	for (size_t i = json_array_size(frames); i-- > 0;) {
-		json_t *frame = json_array_get(frames, i);
-		if (vt_frame_is_plumbing(frame))
+	for (size_t i = stack ? stack->count : 0; i-- > 0;) {
+		if (vt_frame_is_plumbing(stack->frames[i]))
 			continue;
 		fputc(';', out);
-		put_frame(out, vt_frame_label(frame, label, sizeof(label)));
+		put_frame(out, vt_frame_label(stack->frames[i], label, sizeof(label)));
 	}
 }
 
-/* Per tag, the bytes its listed stacks hold at the peak: one pass. */
-static json_t *listed_by_tag(json_t *device)
+/* Per tag, the bytes its listed stacks hold at the peak: one pass, into a
+ * hash by tag. */
+static json_t *listed_by_tag(const struct vt_owner *device)
 {
 	json_t *sums = json_object();
-	size_t i;
-	json_t *stack;
-	json_array_foreach (json_object_get(device, "stacks"), i, stack) {
-		const char *tag = vt_str(stack, "tag", "");
+	for (size_t i = 0; i < device->stack_count; i++) {
+		const struct vt_stack_row *stack = &device->stacks[i];
+		json_t *sum = json_object_get(sums, stack->tag);
 		json_object_set_new(
-			sums, tag,
-			json_integer(vt_int(sums, tag) + vt_int(stack, "at_peak_bytes")));
+			sums, stack->tag,
+			json_integer(json_integer_value(sum) + stack->counters.at_peak_bytes));
 	}
 	return sums;
 }
@@ -55,41 +54,41 @@ static void put_root(FILE *out, const char *device_root, const char *tag)
 	put_frame(out, tag);
 }
 
-static void fold_device(FILE *out, json_t *root, json_t *device, const char *device_root)
+static void fold_device(FILE *out, const struct vt_report *report, const struct vt_owner *device,
+			const char *device_root)
 {
-	size_t i;
-	json_t *row;
-	json_array_foreach (json_object_get(device, "stacks"), i, row) {
-		if (vt_int(row, "at_peak_bytes") <= 0)
+	for (size_t i = 0; i < device->stack_count; i++) {
+		const struct vt_stack_row *row = &device->stacks[i];
+		if (row->counters.at_peak_bytes <= 0)
 			continue;
-		put_root(out, device_root, vt_str(row, "tag", "untagged"));
-		put_stack(out, root, vt_int(row, "id"));
-		fprintf(out, " %" PRId64 "\n", vt_int(row, "at_peak_bytes"));
+		put_root(out, device_root, row->tag);
+		put_stack(out, report, row->id);
+		fprintf(out, " %" PRId64 "\n", row->counters.at_peak_bytes);
 	}
 	json_t *listed = listed_by_tag(device);
-	json_array_foreach (json_object_get(device, "tags"), i, row) {
-		const char *tag = vt_str(row, "tag", "untagged");
-		int64_t rest = vt_int(row, "at_peak_bytes") - vt_int(listed, tag);
+	for (size_t i = 0; i < device->tag_count; i++) {
+		const struct vt_tag_row *row = &device->tags[i];
+		int64_t rest = row->counters.at_peak_bytes -
+			       json_integer_value(json_object_get(listed, row->tag));
 		if (rest <= 0)
 			continue;
-		put_root(out, device_root, tag);
+		put_root(out, device_root, row->tag);
 		fprintf(out, ";[other stacks] %" PRId64 "\n", rest);
 	}
 	json_decref(listed);
 }
 
-void vt_format_folded(json_t *root, const struct vt_format_options *options, FILE *out)
+void vt_format_folded(const struct vt_report *report, const struct vt_format_options *options,
+		      FILE *out)
 {
 	rank_root = options->rank;
-	json_t *devices = json_object_get(root, "devices");
-	bool several = json_array_size(devices) > 1 && options->device < 0;
-	size_t i;
-	json_t *device;
-	json_array_foreach (devices, i, device) {
+	bool several = report->device_count > 1 && options->device < 0;
+	for (size_t i = 0; i < report->device_count; i++) {
+		const struct vt_owner *device = &report->devices[i];
 		if (!vt_device_selected(device, options))
 			continue;
 		char name[32];
-		snprintf(name, sizeof(name), "device %" PRId64, vt_int(device, "ordinal"));
-		fold_device(out, root, device, several ? name : NULL);
+		snprintf(name, sizeof(name), "device %" PRId64, device->ordinal);
+		fold_device(out, report, device, several ? name : NULL);
 	}
 }

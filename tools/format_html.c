@@ -48,21 +48,17 @@ static void put_data(FILE *out, json_t *data)
 	free(text);
 }
 
-void vt_html_body(json_t *root, const struct vt_format_options *options, FILE *out)
+void vt_html_body(const struct vt_report *report, const struct vt_format_options *options,
+		  FILE *out)
 {
-	json_t *report = json_deep_copy(root);
-	/* --device N keeps that device alone. */
-	json_t *devices = json_object_get(report, "devices");
-	for (size_t i = json_array_size(devices); options->device >= 0 && i-- > 0;)
-		if (vt_int(json_array_get(devices, i), "ordinal") != options->device)
-			json_array_remove(devices, i);
+	json_t *shown = vt_selected_document(report, options);
 	char title[160] = "";
 	if (options->rank)
 		snprintf(title, sizeof(title), "rank %s", options->rank);
 	json_t *data =
 		json_pack("{s:s, s:o, s:s, s:o}", "page", "report", "budget",
 			  options->budget ? json_integer((json_int_t)options->budget) : json_null(),
-			  "title", title, "report", report);
+			  "title", title, "report", shown);
 	put_data(out, data);
 	json_decref(data);
 }
@@ -84,9 +80,10 @@ void vt_html_end(FILE *out)
 	fputs("</body></html>\n", out);
 }
 
-void vt_format_html(json_t *root, const struct vt_format_options *options, FILE *out)
+void vt_format_html(const struct vt_report *report, const struct vt_format_options *options,
+		    FILE *out)
 {
 	vt_html_begin(out);
-	vt_html_body(root, options, out);
+	vt_html_body(report, options, out);
 	vt_html_end(out);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "report_file.h"
+#include "report_model.h"
 
 struct vt_format_options {
 	long device; /* -1 for every device */
@@ -15,20 +16,26 @@ struct vt_format_options {
 	uint64_t budget;  /* a budget line on the page's timelines; 0 for none */
 };
 
-void vt_format_text(json_t *root, const struct vt_format_options *options, FILE *out);
-void vt_format_json(json_t *root, const struct vt_format_options *options, FILE *out);
-void vt_format_folded(json_t *root, const struct vt_format_options *options, FILE *out);
-void vt_format_trace(json_t *root, const struct vt_format_options *options, FILE *out);
+void vt_format_text(const struct vt_report *report, const struct vt_format_options *options,
+		    FILE *out);
+void vt_format_json(const struct vt_report *report, const struct vt_format_options *options,
+		    FILE *out);
+void vt_format_folded(const struct vt_report *report, const struct vt_format_options *options,
+		      FILE *out);
+void vt_format_trace(const struct vt_report *report, const struct vt_format_options *options,
+		     FILE *out);
 /* vramtrace fit's document as text, json or html. */
 void vt_format_fit(json_t *fit, const char *format, FILE *out);
 void vt_fit_html(json_t *fit, FILE *out);
-void vt_format_html(json_t *root, const struct vt_format_options *options, FILE *out);
+void vt_format_html(const struct vt_report *report, const struct vt_format_options *options,
+		    FILE *out);
 
 /* The pieces a merged report is drawn from. */
-void vt_trace_add(json_t *events, json_t *root, const struct vt_format_options *options,
-		  int64_t pid_base);
+void vt_trace_add(json_t *events, const struct vt_report *report,
+		  const struct vt_format_options *options, int64_t pid_base);
 void vt_html_begin(FILE *out);
-void vt_html_body(json_t *root, const struct vt_format_options *options, FILE *out);
+void vt_html_body(const struct vt_report *report, const struct vt_format_options *options,
+		  FILE *out);
 void vt_html_end(FILE *out);
 /* The diff page: both reports and the diff document (as --format json). */
 void vt_html_diff(json_t *a, json_t *b, const char *a_path, const char *b_path, json_t *diff,
@@ -41,8 +48,13 @@ const char *vt_human(int64_t bytes, char *buf, unsigned size);
  * an argument must not move the cursor or colour the terminal. */
 void vt_print_safe(FILE *out, const char *text);
 /* "function (file:line)" or "module+0xoffset", into buf. */
-const char *vt_frame_label(json_t *frame, char *buf, size_t size);
+const char *vt_frame_label(const struct vt_frame *frame, char *buf, size_t size);
 /* Whether a frame is CUDA's, vramtrace's or process start-up plumbing. */
-bool vt_frame_is_plumbing(json_t *frame);
+bool vt_frame_is_plumbing(const struct vt_frame *frame);
 /* The devices to show: those matching options->device, in report order. */
-bool vt_device_selected(json_t *device, const struct vt_format_options *options);
+bool vt_device_selected(const struct vt_owner *device, const struct vt_format_options *options);
+/* A copy of the report's document with the selected devices alone. */
+json_t *vt_selected_document(const struct vt_report *report,
+			     const struct vt_format_options *options);
+/* A JSON document, indented, in its own order. */
+void vt_print_json(json_t *document, FILE *out);

@@ -4,88 +4,66 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_file.h"
+/* One rank of the merged document: a single report given, or a rank of a
+ * merged one, with the entry the document lists it under. */
+struct rank {
+	const char *name;
+	const struct vt_report *report;
+	json_t *entry;
+};
 
-int64_t vt_report_peak(json_t *report)
+static json_t *single_entry(const struct vt_report_file *file)
 {
-	int64_t peak = 0;
-	size_t i;
-	json_t *device;
-	json_array_foreach (json_object_get(report, "devices"), i, device) {
-		int64_t bytes = vt_int(json_object_get(device, "peak"), "bytes");
-		if (bytes > peak)
-			peak = bytes;
-	}
-	return peak;
-}
-
-static json_t *rank_entry(json_t *report, const char *file)
-{
-	const char *rank = vt_str(json_object_get(report, "run"), "rank", NULL);
-	return json_pack("{s:s, s:o, s:I, s:O}", "file", file, "rank",
+	const char *rank = file->report.run.rank;
+	return json_pack("{s:s, s:o, s:I, s:O}", "file", file->path, "rank",
 			 rank ? json_string(rank) : json_null(), "peak_bytes",
-			 (json_int_t)vt_report_peak(report), "report", report);
+			 (json_int_t)vt_report_peak(&file->report), "report", file->root);
 }
 
-static void add_ranks(json_t *ranks, json_t *report, const char *file)
+/* Every rank of the inputs, in order; NULL when out of memory. */
+static struct rank *gather(const struct vt_report_file *files, size_t count, size_t *ranks)
 {
-	if (strcmp(vt_str(report, "schema", ""), VT_SCHEMA_MERGED) != 0) {
-		json_array_append_new(ranks, rank_entry(report, file));
-		return;
+	*ranks = 0;
+	for (size_t i = 0; i < count; i++)
+		*ranks += files[i].merged ? files[i].ranks.rank_count : 1;
+	struct rank *out = calloc(*ranks ? *ranks : 1, sizeof(*out));
+	size_t n = 0;
+	for (size_t i = 0; out && i < count; i++) {
+		const struct vt_report_file *file = &files[i];
+		if (!file->merged) {
+			const char *rank = file->report.run.rank;
+			out[n++] = (struct rank){rank ? rank : file->path, &file->report,
+						 single_entry(file)};
+			continue;
+		}
+		for (size_t r = 0; r < file->ranks.rank_count; r++) {
+			const struct vt_rank *rank = &file->ranks.ranks[r];
+			const char *name = rank->rank ? rank->rank : rank->file ? rank->file : "?";
+			out[n++] = (struct rank){name, &rank->report, json_incref(rank->json)};
+		}
 	}
-	size_t i;
-	json_t *rank;
-	json_array_foreach (json_object_get(report, "ranks"), i, rank)
-		json_array_append(ranks, rank);
+	return out;
 }
 
-static json_t *peak_summary(json_t *ranks)
+static json_t *peak_summary(const struct rank *ranks, size_t count)
 {
 	int64_t max = -1, min = -1;
 	const char *max_rank = NULL, *min_rank = NULL;
-	size_t i;
-	json_t *rank;
-	json_array_foreach (ranks, i, rank) {
-		int64_t peak = vt_int(rank, "peak_bytes");
-		const char *name = vt_str(rank, "rank", vt_str(rank, "file", "?"));
+	for (size_t i = 0; i < count; i++) {
+		int64_t peak = vt_report_peak(ranks[i].report);
 		if (max < 0 || peak > max) {
 			max = peak;
-			max_rank = name;
+			max_rank = ranks[i].name;
 		}
 		if (min < 0 || peak < min) {
 			min = peak;
-			min_rank = name;
+			min_rank = ranks[i].name;
 		}
 	}
 	return json_pack("{s:I, s:s, s:I, s:s, s:I, s:o}", "max_bytes", (json_int_t)max, "max_rank",
 			 max_rank, "min_bytes", (json_int_t)min, "min_rank", min_rank, "skew_bytes",
 			 (json_int_t)(max - min), "skew_ratio",
 			 min > 0 ? json_real((double)max / (double)min) : json_null());
-}
-
-static int larger_sum_first(const void *a, const void *b)
-{
-	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-	int64_t sx = vt_int(x, "at_peak_sum_bytes"), sy = vt_int(y, "at_peak_sum_bytes");
-	if (sx != sy)
-		return sx < sy ? 1 : -1;
-	return strcmp(vt_str(x, "tag", ""), vt_str(y, "tag", ""));
-}
-
-static json_t *sorted_by_sum(json_t *tags)
-{
-	size_t count = json_array_size(tags);
-	json_t **items = calloc(count ? count : 1, sizeof(*items));
-	if (!items)
-		return tags;
-	for (size_t i = 0; i < count; i++)
-		items[i] = json_incref(json_array_get(tags, i));
-	qsort(items, count, sizeof(*items), larger_sum_first);
-	json_array_clear(tags);
-	for (size_t i = 0; i < count; i++)
-		json_array_append_new(tags, items[i]);
-	free(items);
-	return tags;
 }
 
 /* Reports hold counts below 2^62 (checked on load); a sum over many ranks
@@ -95,102 +73,120 @@ static int64_t add_saturating(int64_t a, int64_t b)
 	return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
-/* Per tag: bytes at each device's peak summed over all ranks, and the
- * largest one rank held (summed over its devices). */
-static json_t *tag_summary(json_t *ranks)
+struct tag_total {
+	const char *tag;
+	int64_t sum, max, this_rank;
+};
+
+static int larger_sum_first(const void *a, const void *b)
 {
-	json_t *sums = json_object(), *maxima = json_object();
-	size_t i, d, t;
-	json_t *rank, *device, *tag;
-	json_array_foreach (ranks, i, rank) {
-		json_t *per_rank = json_object();
-		json_array_foreach (json_object_get(json_object_get(rank, "report"), "devices"), d,
-				    device) {
-			json_array_foreach (json_object_get(device, "tags"), t, tag) {
-				const char *name = vt_str(tag, "tag", "untagged");
-				int64_t bytes = vt_int(tag, "at_peak_bytes");
-				json_object_set_new(per_rank, name,
-						    json_integer(add_saturating(
-							    vt_int(per_rank, name), bytes)));
-				json_object_set_new(
-					sums, name,
-					json_integer(add_saturating(vt_int(sums, name), bytes)));
-			}
-		}
-		const char *name;
-		json_t *bytes;
-		json_object_foreach (per_rank, name, bytes) {
-			if (json_integer_value(bytes) >= vt_int(maxima, name))
-				json_object_set(maxima, name, bytes);
-		}
-		json_decref(per_rank);
-	}
-	json_t *tags = json_array();
-	const char *name;
-	json_t *bytes;
-	json_object_foreach (sums, name, bytes) {
-		json_array_append_new(
-			tags, json_pack("{s:s, s:O, s:I}", "tag", name, "at_peak_sum_bytes", bytes,
-					"at_peak_max_bytes", (json_int_t)vt_int(maxima, name)));
-	}
-	json_decref(sums);
-	json_decref(maxima);
-	return sorted_by_sum(tags);
+	const struct tag_total *x = a, *y = b;
+	if (x->sum != y->sum)
+		return x->sum < y->sum ? 1 : -1;
+	return strcmp(x->tag, y->tag);
 }
 
-json_t *vt_merge(json_t *const *reports, const char *const *files, size_t count)
+/* The total of tag, found through index (tag -> position), or a new one. */
+static struct tag_total *total_of(json_t *index, struct tag_total *totals, size_t *count,
+				  const char *tag)
 {
-	json_t *ranks = json_array();
+	json_t *position = json_object_get(index, tag);
+	if (position)
+		return &totals[json_integer_value(position)];
+	json_object_set_new(index, tag, json_integer((json_int_t)*count));
+	totals[*count] = (struct tag_total){tag, 0, 0, 0};
+	return &totals[(*count)++];
+}
+
+/* Per tag: bytes at each device's peak summed over all ranks, and the
+ * largest one rank held (summed over its devices). */
+static json_t *tag_summary(const struct rank *ranks, size_t count)
+{
+	size_t most = 0, distinct = 0;
 	for (size_t i = 0; i < count; i++)
-		add_ranks(ranks, reports[i], files[i]);
-	return json_pack("{s:s, s:o, s:o, s:o}", "schema", VT_SCHEMA_MERGED, "peak",
-			 peak_summary(ranks), "tags", tag_summary(ranks), "ranks", ranks);
+		for (size_t d = 0; d < ranks[i].report->device_count; d++)
+			most += ranks[i].report->devices[d].tag_count;
+	struct tag_total *totals = calloc(most ? most : 1, sizeof(*totals));
+	json_t *index = json_object(), *tags = json_array();
+	for (size_t i = 0; totals && i < count; i++) {
+		for (size_t t = 0; t < distinct; t++)
+			totals[t].this_rank = 0;
+		const struct vt_report *report = ranks[i].report;
+		for (size_t d = 0; d < report->device_count; d++) {
+			const struct vt_owner *device = &report->devices[d];
+			for (size_t t = 0; t < device->tag_count; t++) {
+				struct tag_total *total =
+					total_of(index, totals, &distinct, device->tags[t].tag);
+				int64_t bytes = device->tags[t].counters.at_peak_bytes;
+				total->this_rank = add_saturating(total->this_rank, bytes);
+				total->sum = add_saturating(total->sum, bytes);
+			}
+		}
+		for (size_t t = 0; t < distinct; t++)
+			if (totals[t].this_rank > totals[t].max)
+				totals[t].max = totals[t].this_rank;
+	}
+	if (totals)
+		qsort(totals, distinct, sizeof(*totals), larger_sum_first);
+	for (size_t t = 0; totals && t < distinct; t++)
+		json_array_append_new(tags,
+				      json_pack("{s:s, s:I, s:I}", "tag", totals[t].tag,
+						"at_peak_sum_bytes", (json_int_t)totals[t].sum,
+						"at_peak_max_bytes", (json_int_t)totals[t].max));
+	json_decref(index);
+	free(totals);
+	return tags;
+}
+
+json_t *vt_merge(const struct vt_report_file *files, size_t count)
+{
+	size_t rank_count;
+	struct rank *ranks = gather(files, count, &rank_count);
+	if (!ranks)
+		return NULL;
+	json_t *entries = json_array();
+	for (size_t i = 0; i < rank_count; i++)
+		json_array_append_new(entries, ranks[i].entry);
+	json_t *merged = json_pack("{s:s, s:o, s:o, s:o}", "schema", VT_SCHEMA_MERGED, "peak",
+				   peak_summary(ranks, rank_count), "tags",
+				   tag_summary(ranks, rank_count), "ranks", entries);
+	free(ranks);
+	return merged;
 }
 
 /* A run is its host, process and start time: the same report given twice,
  * or a copy of it, would be counted twice. */
-static bool identify(json_t *report, char *out, size_t size)
-{
-	json_t *run = json_object_get(report, "run");
-	return (size_t)snprintf(out, size, "%s/%lld/%s", vt_str(run, "host", "?"),
-				(long long)vt_int(run, "pid"), vt_str(run, "start", "?")) < size;
-}
-
-static bool note_run(json_t *seen, json_t *report, const char *file, char *error, size_t size)
+static bool note_run(json_t *seen, const struct vt_run *run, const char *file, char *error,
+		     size_t size)
 {
 	char identity[512];
-	if (!identify(report, identity, sizeof(identity)))
+	const char *host = run->host ? run->host : "?";
+	if ((size_t)snprintf(identity, sizeof(identity), "%s/%lld/%s", host, (long long)run->pid,
+			     run->start ? run->start : "?") >= sizeof(identity))
 		return true;
-	const char *before = vt_str(seen, identity, NULL);
+	json_t *before = json_object_get(seen, identity);
 	if (before) {
 		snprintf(error, size,
 			 "%s and %s hold the same run (process %lld on %s): give each rank's "
 			 "report once",
-			 before, file, (long long)vt_int(json_object_get(report, "run"), "pid"),
-			 vt_str(json_object_get(report, "run"), "host", "?"));
+			 json_string_value(before), file, (long long)run->pid, host);
 		return false;
 	}
 	json_object_set_new(seen, identity, json_string(file));
 	return true;
 }
 
-bool vt_merge_distinct(json_t *const *reports, const char *const *files, size_t count, char *error,
-		       size_t size)
+bool vt_merge_distinct(const struct vt_report_file *files, size_t count, char *error, size_t size)
 {
 	json_t *seen = json_object();
 	bool ok = true;
 	for (size_t i = 0; ok && i < count; i++) {
-		if (strcmp(vt_str(reports[i], "schema", ""), VT_SCHEMA_MERGED) != 0) {
-			ok = note_run(seen, reports[i], files[i], error, size);
-			continue;
-		}
-		size_t r;
-		json_t *rank;
-		json_array_foreach (json_object_get(reports[i], "ranks"), r, rank) {
-			if (ok)
-				ok = note_run(seen, json_object_get(rank, "report"), files[i],
-					      error, size);
-		}
+		const struct vt_report_file *file = &files[i];
+		if (!file->merged)
+			ok = note_run(seen, &file->report.run, file->path, error, size);
+		for (size_t r = 0; ok && file->merged && r < file->ranks.rank_count; r++)
+			ok = note_run(seen, &file->ranks.ranks[r].report.run, file->path, error,
+				      size);
 	}
 	json_decref(seen);
 	return ok;

@@ -7,12 +7,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* A merged document from the reports, in the order given (merged inputs
- * contribute their ranks); NULL when out of memory. */
-json_t *vt_merge(json_t *const *reports, const char *const *files, size_t count);
+#include "report_file.h"
+
+/* A merged document from the loaded reports, in the order given (merged
+ * inputs contribute their ranks); NULL when out of memory. */
+json_t *vt_merge(const struct vt_report_file *files, size_t count);
 /* False, with the reason in error, when two of the reports (or of their
  * ranks) are the same run. */
-bool vt_merge_distinct(json_t *const *reports, const char *const *files, size_t count, char *error,
-		       size_t size);
-/* The largest device peak of one single-process report. */
-int64_t vt_report_peak(json_t *report);
+bool vt_merge_distinct(const struct vt_report_file *files, size_t count, char *error, size_t size);

@@ -403,87 +403,25 @@ bool vt_report_load(const char *path, struct vt_report_file *out, char *error, s
 		vt_report_close(out);
 		return false;
 	}
-	return true;
+	return vt_report_file_model(out, error, size);
+}
+
+bool vt_report_file_model(struct vt_report_file *file, char *error, size_t size)
+{
+	bool filled = file->merged ? vt_merged_model_fill(file->root, &file->ranks)
+				   : vt_report_model_fill(file->root, &file->report);
+	if (!filled) {
+		snprintf(error, size, "%s: out of memory reading it", file->path);
+		vt_report_close(file);
+	}
+	return filled;
 }
 
 void vt_report_close(struct vt_report_file *report)
 {
+	vt_report_model_free(&report->report);
+	vt_merged_model_free(&report->ranks);
 	if (report->root)
 		json_decref(report->root);
 	report->root = NULL;
-}
-
-int64_t vt_int(json_t *object, const char *key)
-{
-	json_t *value = json_object_get(object, key);
-	return json_is_integer(value) ? json_integer_value(value) : 0;
-}
-
-const char *vt_str(json_t *object, const char *key, const char *fallback)
-{
-	json_t *value = json_object_get(object, key);
-	return json_is_string(value) ? json_string_value(value) : fallback;
-}
-
-/* Stack id -> its frames as objects, for one report: built on the first
- * look-up, so that each look-up after it is a hash probe, not a scan. The
- * report is held while its index lives. */
-struct stack_index {
-	json_t *root;
-	json_t *frames_by_id;
-};
-
-#define INDEXES 64
-static struct stack_index indexes[INDEXES];
-static size_t index_count; /* ever built; the oldest is replaced past INDEXES */
-
-/* The stack's frames with table indices replaced by the frames they name. */
-static json_t *resolved(json_t *frames, json_t *table)
-{
-	json_t *out = json_array();
-	size_t i;
-	json_t *frame;
-	json_array_foreach (frames, i, frame) {
-		json_t *object = json_is_integer(frame)
-					 ? json_array_get(table, (size_t)json_integer_value(frame))
-					 : frame;
-		if (object)
-			json_array_append(out, object);
-	}
-	return out;
-}
-
-static json_t *build_index(json_t *root)
-{
-	json_t *index = json_object(), *table = json_object_get(root, "frames");
-	size_t i;
-	json_t *item;
-	json_array_foreach (json_object_get(root, "stack_frames"), i, item) {
-		char key[24];
-		snprintf(key, sizeof(key), "%lld", (long long)vt_int(item, "id"));
-		json_object_set_new(index, key, resolved(json_object_get(item, "frames"), table));
-	}
-	return index;
-}
-
-static json_t *index_of(json_t *root)
-{
-	for (size_t i = 0; i < index_count && i < INDEXES; i++)
-		if (indexes[i].root == root)
-			return indexes[i].frames_by_id;
-	struct stack_index *slot = &indexes[index_count % INDEXES];
-	if (index_count >= INDEXES) {
-		json_decref(slot->root);
-		json_decref(slot->frames_by_id);
-	}
-	*slot = (struct stack_index){json_incref(root), build_index(root)};
-	index_count++;
-	return slot->frames_by_id;
-}
-
-json_t *vt_stack_frames_of(json_t *root, int64_t id)
-{
-	char key[24];
-	snprintf(key, sizeof(key), "%lld", (long long)id);
-	return json_object_get(index_of(root), key);
 }

@@ -1,5 +1,6 @@
-/* The report reader under a fuzzer: any bytes go through jansson and the
- * schema check, and whatever passes is rendered in every format. Built
+/* The report reader under a fuzzer: any bytes go through jansson, the
+ * schema check and the model, and whatever passes is rendered in every
+ * format. Built
  * with clang -fsanitize=fuzzer,address,undefined (meson -Dfuzzer=true), and
  * linked with corpus_main.c into a regression test of the saved corpus. */
 #include <stdint.h>
@@ -17,17 +18,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	bool merged;
 	char reason[512];
-	if (vt_report_check(root, &merged, reason, sizeof(reason)) && !merged) {
+	struct vt_report report;
+	if (vt_report_check(root, &merged, reason, sizeof(reason)) && !merged &&
+	    vt_report_model_fill(root, &report)) {
 		FILE *sink = fopen("/dev/null", "w");
 		struct vt_format_options options = {.device = -1, .top = 20};
 		if (sink) {
-			vt_format_text(root, &options, sink);
-			vt_format_json(root, &options, sink);
-			vt_format_folded(root, &options, sink);
-			vt_format_trace(root, &options, sink);
-			vt_format_html(root, &options, sink);
+			vt_format_text(&report, &options, sink);
+			vt_format_json(&report, &options, sink);
+			vt_format_folded(&report, &options, sink);
+			vt_format_trace(&report, &options, sink);
+			vt_format_html(&report, &options, sink);
 			fclose(sink);
 		}
+		vt_report_model_free(&report);
 	}
 	json_decref(root);
 	return 0;

@@ -1,0 +1,404 @@
+/* Fills the typed report model from a checked document. The checks ran
+ * first (report_file.c), so every field read here has its type: a missing
+ * optional one reads as absent, never as garbage. */
+#include "report_model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t count(json_t *object, const char *key)
+{
+	json_t *value = json_object_get(object, key);
+	return json_is_integer(value) ? json_integer_value(value) : 0;
+}
+
+static struct vt_maybe maybe(json_t *object, const char *key)
+{
+	json_t *value = json_object_get(object, key);
+	return json_is_integer(value) ? (struct vt_maybe){true, json_integer_value(value)}
+				      : (struct vt_maybe){false, 0};
+}
+
+static const char *text(json_t *object, const char *key)
+{
+	json_t *value = json_object_get(object, key);
+	return json_is_string(value) ? json_string_value(value) : NULL;
+}
+
+/* An array of n elements of size each, zeroed; *ok turns false when memory
+ * runs out (nothing is allocated for n == 0). */
+static void *elements(size_t n, size_t size, bool *ok)
+{
+	if (n == 0)
+		return NULL;
+	void *memory = calloc(n, size);
+	*ok &= memory != NULL;
+	return memory;
+}
+
+static struct vt_counters counters(json_t *row)
+{
+	return (struct vt_counters){count(row, "peak_bytes"),
+				    count(row, "at_peak_bytes"),
+				    count(row, "live_at_exit_bytes"),
+				    count(row, "allocations"),
+				    count(row, "frees"),
+				    count(row, "bytes_allocated")};
+}
+
+static struct vt_tag_bytes *tag_bytes(json_t *object, size_t *n, bool *ok)
+{
+	*n = json_object_size(object);
+	struct vt_tag_bytes *out = elements(*n, sizeof(*out), ok);
+	size_t i = 0;
+	const char *key;
+	json_t *value;
+	json_object_foreach (object, key, value) {
+		if (out)
+			out[i++] = (struct vt_tag_bytes){key, json_integer_value(value)};
+	}
+	return out;
+}
+
+static void fill_failure(json_t *item, struct vt_failure *out, bool *ok)
+{
+	*out = (struct vt_failure){
+		.bytes = count(item, "bytes"),
+		.at_ns = count(item, "at_ns"),
+		.live_bytes = count(item, "live_bytes"),
+		.error = count(item, "error"),
+		.api = text(item, "api"),
+		.tag = text(item, "tag"),
+		.error_name = text(item, "error_name"),
+		.stack = maybe(item, "stack"),
+	};
+	json_t *snapshot = json_object_get(item, "snapshot");
+	if (!json_is_object(snapshot))
+		return;
+	out->has_snapshot = true;
+	out->live_by_tag =
+		tag_bytes(json_object_get(snapshot, "live_by_tag"), &out->live_by_tag_count, ok);
+	json_t *top = json_object_get(snapshot, "top_stacks");
+	out->top_stack_count = json_array_size(top);
+	out->top_stacks = elements(out->top_stack_count, sizeof(*out->top_stacks), ok);
+	size_t i;
+	json_t *row;
+	json_array_foreach (top, i, row) {
+		if (out->top_stacks)
+			out->top_stacks[i] =
+				(struct vt_top_stack){count(row, "stack"), count(row, "bytes")};
+	}
+}
+
+static void fill_timeline(json_t *timeline, struct vt_timeline *out, bool *ok)
+{
+	if (!json_is_object(timeline))
+		return;
+	json_t *rows = json_object_get(timeline, "rows");
+	*out = (struct vt_timeline){.present = true,
+				    .interval_ns = count(timeline, "interval_ns"),
+				    .end_ns = maybe(timeline, "end_ns"),
+				    .row_count = json_array_size(rows)};
+	out->rows = elements(out->row_count, sizeof(*out->rows), ok);
+	size_t i;
+	json_t *row;
+	json_array_foreach (rows, i, row) {
+		if (!out->rows)
+			break;
+		struct vt_timeline_row *r = &out->rows[i];
+		*r = (struct vt_timeline_row){
+			.t_ns = count(row, "t_ns"),
+			.live_bytes = count(row, "live_bytes"),
+			.min_bytes = maybe(row, "min_bytes"),
+			.max_bytes = maybe(row, "max_bytes"),
+			.end_bytes = maybe(row, "end_bytes"),
+			.by_tag_json = json_object_get(row, "by_tag"),
+		};
+		r->by_tag = tag_bytes(r->by_tag_json, &r->by_tag_count, ok);
+	}
+}
+
+static void fill_device_parts(json_t *device, struct vt_owner *out, bool *ok)
+{
+	json_t *view = json_object_get(device, "device_view");
+	if (json_is_object(view))
+		out->device_view = (struct vt_device_view){
+			.present = true,
+			.away_from_peak = json_is_false(json_object_get(view, "sampled_at_peak")),
+			.peak_used_bytes = count(view, "peak_used_bytes"),
+			.unexplained_at_peak_bytes = count(view, "unexplained_at_peak_bytes"),
+			.tracked_at_sample_bytes = count(view, "tracked_at_sample_bytes"),
+		};
+	json_t *pools = json_object_get(device, "pools");
+	out->pool_count = json_array_size(pools);
+	out->pools = elements(out->pool_count, sizeof(*out->pools), ok);
+	size_t i;
+	json_t *pool;
+	json_array_foreach (pools, i, pool) {
+		if (out->pools)
+			out->pools[i] = (struct vt_pool){
+				count(pool, "reserved_bytes"), count(pool, "reserved_peak_bytes"),
+				count(pool, "used_bytes"),
+				json_is_true(json_object_get(pool, "destroyed"))};
+	}
+	json_t *graphs = json_object_get(device, "graph_memory");
+	if (json_is_object(graphs))
+		out->graph_memory = (struct vt_graph_memory){true, count(graphs, "reserved_bytes"),
+							     count(graphs, "reserved_peak_bytes"),
+							     count(graphs, "used_bytes")};
+}
+
+/* Each element of object[key], an array, filled into a new array by
+ * fill(item, element): the element count goes to *n. */
+#define FILL_ARRAY(object, key, out, n, ok, fill_one)              \
+	do {                                                       \
+		json_t *array_ = json_object_get((object), (key)); \
+		*(n) = json_array_size(array_);                    \
+		*(out) = elements(*(n), sizeof(**(out)), (ok));    \
+		size_t i_;                                         \
+		json_t *item_;                                     \
+		json_array_foreach (array_, i_, item_) {           \
+			if (*(out))                                \
+				fill_one(item_, &(*(out))[i_]);    \
+		}                                                  \
+	} while (0)
+
+#define KIND_ROW(item, row) (*(row) = (struct vt_kind_row){text(item, "kind"), counters(item)})
+#define TAG_ROW(item, row)  (*(row) = (struct vt_tag_row){text(item, "tag"), counters(item)})
+#define STACK_ROW(item, row) \
+	(*(row) = (struct vt_stack_row){count(item, "id"), text(item, "tag"), counters(item)})
+#define LEAK(item, row)                                                                           \
+	(*(row) = (struct vt_leak){maybe(item, "stack"), text(item, "tag"), count(item, "count"), \
+				   count(item, "bytes")})
+#define FAILURE(item, row) fill_failure(item, row, ok)
+
+static void fill_owner(json_t *owner, struct vt_owner *out, bool *ok)
+{
+	json_t *peak = json_object_get(owner, "peak");
+	*out = (struct vt_owner){
+		.json = owner,
+		.ordinal = count(owner, "ordinal"),
+		.name = text(owner, "name"),
+		.capacity_bytes = maybe(owner, "capacity_bytes"),
+		.peak = {count(peak, "bytes"), count(peak, "at_ns"), text(peak, "api")},
+		.live_at_exit_bytes = count(owner, "live_at_exit_bytes"),
+		.live_at_exit_allocations = count(owner, "live_at_exit_allocations"),
+		.allocations = count(owner, "allocations"),
+		.frees = count(owner, "frees"),
+		.failed_allocations = count(owner, "failed_allocations"),
+		.bytes_allocated = count(owner, "bytes_allocated"),
+	};
+	FILL_ARRAY(owner, "kinds", &out->kinds, &out->kind_count, ok, KIND_ROW);
+	FILL_ARRAY(owner, "tags", &out->tags, &out->tag_count, ok, TAG_ROW);
+	FILL_ARRAY(owner, "stacks", &out->stacks, &out->stack_count, ok, STACK_ROW);
+	FILL_ARRAY(owner, "leaks", &out->leaks, &out->leak_count, ok, LEAK);
+	FILL_ARRAY(owner, "failures", &out->failures, &out->failure_count, ok, FAILURE);
+	fill_timeline(json_object_get(owner, "timeline"), &out->timeline, ok);
+	fill_device_parts(owner, out, ok);
+}
+
+static void free_owner(struct vt_owner *owner)
+{
+	for (size_t i = 0; i < owner->failure_count && owner->failures; i++) {
+		free(owner->failures[i].live_by_tag);
+		free(owner->failures[i].top_stacks);
+	}
+	for (size_t i = 0; i < owner->timeline.row_count && owner->timeline.rows; i++)
+		free(owner->timeline.rows[i].by_tag);
+	free(owner->kinds);
+	free(owner->tags);
+	free(owner->stacks);
+	free(owner->leaks);
+	free(owner->failures);
+	free(owner->timeline.rows);
+	free(owner->pools);
+}
+
+#define FRAME(item, frame)                                                          \
+	(*(frame) = (struct vt_frame){text(item, "function"), text(item, "module"), \
+				      text(item, "file"), count(item, "line"),      \
+				      count(item, "offset")})
+
+static void fill_run(json_t *run, struct vt_run *out, bool *ok)
+{
+	json_t *command = json_object_get(run, "command"), *labels = json_object_get(run, "labels");
+	json_t *cuda = json_object_get(run, "cuda");
+	*out = (struct vt_run){
+		.command_count = json_array_size(command),
+		.label_count = json_object_size(labels),
+		.pid = count(run, "pid"),
+		.host = text(run, "host"),
+		.rank = text(run, "rank"),
+		.start = text(run, "start"),
+		.end = text(run, "end"),
+		.ended_by = text(run, "ended_by"),
+		.has_cuda = json_is_object(cuda),
+		.cuda_runtime = count(cuda, "runtime"),
+		.cuda_driver = count(cuda, "driver"),
+		.cuda_device_count = count(cuda, "device_count"),
+	};
+	out->command = elements(out->command_count, sizeof(*out->command), ok);
+	out->labels = elements(out->label_count, sizeof(*out->labels), ok);
+	size_t i;
+	json_t *value;
+	json_array_foreach (command, i, value) {
+		if (out->command)
+			out->command[i] = json_string_value(value);
+	}
+	i = 0;
+	const char *key;
+	json_object_foreach (labels, key, value) {
+		if (out->labels)
+			out->labels[i++] = (struct vt_label){key, json_string_value(value)};
+	}
+}
+
+static int by_id(const void *a, const void *b)
+{
+	int64_t x = ((const struct vt_stack_frames *)a)->id;
+	int64_t y = ((const struct vt_stack_frames *)b)->id;
+	return (x > y) - (x < y);
+}
+
+/* Stacks' frames: an index into the frame table, or (older reports) the
+ * frame itself, which gets a place of its own. */
+static void fill_stacks(json_t *root, struct vt_report *out, bool *ok)
+{
+	json_t *stacks = json_object_get(root, "stack_frames");
+	size_t inline_count = 0, i, j;
+	json_t *item, *frame;
+	json_array_foreach (stacks, i, item) {
+		json_array_foreach (json_object_get(item, "frames"), j, frame)
+			inline_count += json_is_object(frame);
+	}
+	out->inline_frames = elements(inline_count, sizeof(*out->inline_frames), ok);
+	out->stack_count = json_array_size(stacks);
+	out->stacks = elements(out->stack_count, sizeof(*out->stacks), ok);
+	if (!*ok)
+		return;
+	json_array_foreach (stacks, i, item) {
+		json_t *frames = json_object_get(item, "frames");
+		struct vt_stack_frames *stack = &out->stacks[i];
+		stack->id = count(item, "id");
+		stack->count = json_array_size(frames);
+		stack->frames = elements(stack->count, sizeof(*stack->frames), ok);
+		if (!stack->frames)
+			continue;
+		json_array_foreach (frames, j, frame) {
+			if (json_is_integer(frame)) {
+				stack->frames[j] = &out->frame_table[json_integer_value(frame)];
+			} else {
+				struct vt_frame *own =
+					&out->inline_frames[out->inline_frame_count++];
+				FRAME(frame, own);
+				stack->frames[j] = own;
+			}
+		}
+	}
+	qsort(out->stacks, out->stack_count, sizeof(*out->stacks), by_id);
+}
+
+#define RESOURCE(item, event)                                                              \
+	(*(event) = (struct vt_resource_event){text(item, "event"), maybe(item, "device"), \
+					       count(item, "bytes")})
+
+bool vt_report_model_fill(json_t *root, struct vt_report *out)
+{
+	bool ok = true;
+	*out = (struct vt_report){.root = root};
+	fill_run(json_object_get(root, "run"), &out->run, &ok);
+	json_t *devices = json_object_get(root, "devices");
+	out->device_count = json_array_size(devices);
+	out->devices = elements(out->device_count, sizeof(*out->devices), &ok);
+	size_t i;
+	json_t *device;
+	json_array_foreach (devices, i, device) {
+		if (out->devices)
+			fill_owner(device, &out->devices[i], &ok);
+	}
+	fill_owner(json_object_get(root, "host"), &out->host, &ok);
+	FILL_ARRAY(root, "frames", &out->frame_table, &out->frame_table_count, &ok, FRAME);
+	if (ok)
+		fill_stacks(root, out, &ok);
+	json_t *resources = json_object_get(root, "resources");
+	out->has_resources = json_is_array(json_object_get(resources, "events"));
+	FILL_ARRAY(resources, "events", &out->resources, &out->resource_count, &ok, RESOURCE);
+	if (!ok)
+		vt_report_model_free(out);
+	return ok;
+}
+
+void vt_report_model_free(struct vt_report *report)
+{
+	free(report->run.command);
+	free(report->run.labels);
+	for (size_t i = 0; i < report->device_count && report->devices; i++)
+		free_owner(&report->devices[i]);
+	free(report->devices);
+	free_owner(&report->host);
+	for (size_t i = 0; i < report->stack_count && report->stacks; i++)
+		free(report->stacks[i].frames);
+	free(report->stacks);
+	free(report->frame_table);
+	free(report->inline_frames);
+	free(report->resources);
+	*report = (struct vt_report){0};
+}
+
+#define MERGED_TAG(item, tag)                                                                 \
+	(*(tag) = (struct vt_merged_tag){text(item, "tag"), count(item, "at_peak_sum_bytes"), \
+					 count(item, "at_peak_max_bytes")})
+
+bool vt_merged_model_fill(json_t *root, struct vt_merged *out)
+{
+	bool ok = true;
+	json_t *peak = json_object_get(root, "peak"), *ranks = json_object_get(root, "ranks");
+	*out = (struct vt_merged){
+		.root = root,
+		.peak_max_bytes = count(peak, "max_bytes"),
+		.peak_min_bytes = count(peak, "min_bytes"),
+		.peak_skew_bytes = count(peak, "skew_bytes"),
+		.peak_max_rank = text(peak, "max_rank"),
+		.peak_min_rank = text(peak, "min_rank"),
+		.rank_count = json_array_size(ranks),
+	};
+	FILL_ARRAY(root, "tags", &out->tags, &out->tag_count, &ok, MERGED_TAG);
+	out->ranks = elements(out->rank_count, sizeof(*out->ranks), &ok);
+	size_t i;
+	json_t *rank;
+	json_array_foreach (ranks, i, rank) {
+		if (!out->ranks)
+			break;
+		out->ranks[i].json = rank;
+		out->ranks[i].rank = text(rank, "rank");
+		out->ranks[i].file = text(rank, "file");
+		ok &= vt_report_model_fill(json_object_get(rank, "report"), &out->ranks[i].report);
+	}
+	if (!ok)
+		vt_merged_model_free(out);
+	return ok;
+}
+
+void vt_merged_model_free(struct vt_merged *merged)
+{
+	for (size_t i = 0; i < merged->rank_count && merged->ranks; i++)
+		vt_report_model_free(&merged->ranks[i].report);
+	free(merged->ranks);
+	free(merged->tags);
+	*merged = (struct vt_merged){0};
+}
+
+const struct vt_stack_frames *vt_report_stack(const struct vt_report *report, int64_t id)
+{
+	struct vt_stack_frames key = {.id = id};
+	return bsearch(&key, report->stacks, report->stack_count, sizeof(key), by_id);
+}
+
+int64_t vt_report_peak(const struct vt_report *report)
+{
+	int64_t peak = 0;
+	for (size_t i = 0; i < report->device_count; i++)
+		if (report->devices[i].peak.bytes > peak)
+			peak = report->devices[i].peak.bytes;
+	return peak;
+}
