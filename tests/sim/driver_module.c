@@ -136,14 +136,22 @@ static struct sim_module *live_module(CUmodule handle)
 	return module && module->live ? module : NULL;
 }
 
-SIM_EXPORT CUresult cuModuleUnload(CUmodule handle)
+/* sim_check_init, then the live module behind handle. */
+static CUresult module_of(CUmodule handle, struct sim_module **out)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	struct sim_module *module = live_module(handle);
-	if (!module)
-		return CUDA_ERROR_INVALID_HANDLE;
+	*out = live_module(handle);
+	return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+SIM_EXPORT CUresult cuModuleUnload(CUmodule handle)
+{
+	struct sim_module *module;
+	CUresult rc = module_of(handle, &module);
+	if (rc != CUDA_SUCCESS)
+		return rc;
 	sim_resource_event(CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
 			   (CUcontext)sim_current_context(), &module->resource);
 	module->live = false;
@@ -169,14 +177,12 @@ static struct sim_function *function_named(struct sim_module *module, const char
 
 SIM_EXPORT CUresult cuModuleGetFunction(CUfunction *out, CUmodule handle, const char *name)
 {
-	CUresult rc = sim_check_init();
+	struct sim_module *module;
+	CUresult rc = module_of(handle, &module);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!out || !name)
 		return CUDA_ERROR_INVALID_VALUE;
-	struct sim_module *module = live_module(handle);
-	if (!module)
-		return CUDA_ERROR_INVALID_HANDLE;
 	if (!sim_image_has(&module->image, name))
 		return CUDA_ERROR_NOT_FOUND;
 	pthread_mutex_lock(&sim_lock);
@@ -196,16 +202,25 @@ static struct sim_function *live_function(CUfunction handle)
 	return function;
 }
 
-/* Kernels never run: they use no registers, local or static shared memory. */
-SIM_EXPORT CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attribute,
-				       CUfunction handle)
+/* sim_check_init, then the function (or kernel) behind handle, whose
+ * module is loaded. */
+static CUresult function_of(CUfunction handle, struct sim_function **out)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	struct sim_function *function = live_function(handle);
-	if (!function)
-		return CUDA_ERROR_INVALID_HANDLE;
+	*out = live_function(handle);
+	return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* Kernels never run: they use no registers, local or static shared memory. */
+SIM_EXPORT CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attribute,
+				       CUfunction handle)
+{
+	struct sim_function *function;
+	CUresult rc = function_of(handle, &function);
+	if (rc != CUDA_SUCCESS)
+		return rc;
 	if (!value)
 		return CUDA_ERROR_INVALID_VALUE;
 	int arch = (int)sim_device_arch(0); /* every device's */
@@ -229,12 +244,10 @@ SIM_EXPORT CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attribut
 
 SIM_EXPORT CUresult cuFuncSetAttribute(CUfunction handle, CUfunction_attribute attribute, int value)
 {
-	CUresult rc = sim_check_init();
+	struct sim_function *function;
+	CUresult rc = function_of(handle, &function);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	struct sim_function *function = live_function(handle);
-	if (!function)
-		return CUDA_ERROR_INVALID_HANDLE;
 	switch (attribute) {
 	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
 		if (value < 0 || value > SIM_SHARED_PER_BLOCK_OPTIN)
@@ -249,12 +262,10 @@ SIM_EXPORT CUresult cuFuncSetAttribute(CUfunction handle, CUfunction_attribute a
 
 SIM_EXPORT CUresult cuFuncGetName(const char **name, CUfunction handle)
 {
-	CUresult rc = sim_check_init();
+	struct sim_function *function;
+	CUresult rc = function_of(handle, &function);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	struct sim_function *function = live_function(handle);
-	if (!function)
-		return CUDA_ERROR_INVALID_HANDLE;
 	if (!name)
 		return CUDA_ERROR_INVALID_VALUE;
 	*name = function->name;
@@ -342,11 +353,10 @@ static int blocks_per_multiprocessor(int block_size, size_t shared_bytes)
 SIM_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 	int *blocks, CUfunction handle, int block_size, size_t shared_bytes, unsigned int flags)
 {
-	CUresult rc = sim_check_init();
+	struct sim_function *function;
+	CUresult rc = function_of(handle, &function);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!live_function(handle))
-		return CUDA_ERROR_INVALID_HANDLE;
 	if (!blocks || flags > CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
 		return CUDA_ERROR_INVALID_VALUE;
 	*blocks = blocks_per_multiprocessor(block_size, shared_bytes);
@@ -368,12 +378,10 @@ SIM_EXPORT CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, int
 							      size_t shared_bytes, int limit,
 							      unsigned int flags)
 {
-	CUresult rc = sim_check_init();
+	struct sim_function *function;
+	CUresult rc = function_of(handle, &function);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	struct sim_function *function = live_function(handle);
-	if (!function)
-		return CUDA_ERROR_INVALID_HANDLE;
 	if (!min_grid || !block_size || flags > CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (limit <= 0 || limit > SIM_THREADS_PER_BLOCK)
@@ -406,11 +414,10 @@ SIM_EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block_s
 SIM_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, CUfunction handle,
 							    int blocks, int block_size)
 {
-	CUresult rc = sim_check_init();
+	struct sim_function *function;
+	CUresult rc = function_of(handle, &function);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!live_function(handle))
-		return CUDA_ERROR_INVALID_HANDLE;
 	if (!bytes || blocks <= 0 || block_size <= 0 || block_size > SIM_THREADS_PER_BLOCK)
 		return CUDA_ERROR_INVALID_VALUE;
 	size_t share = SIM_SHARED_PER_MULTIPROCESSOR / (size_t)blocks;
@@ -467,14 +474,13 @@ SIM_EXPORT CUresult cuLibraryUnload(CUlibrary library)
 
 SIM_EXPORT CUresult cuLibraryGetModule(CUmodule *out, CUlibrary library)
 {
-	CUresult rc = sim_check_init();
+	struct sim_module *module;
+	CUresult rc = module_of((CUmodule)library, &module);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!out)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (!live_module((CUmodule)library))
-		return CUDA_ERROR_INVALID_HANDLE;
-	*out = (CUmodule)library;
+	*out = (CUmodule)module;
 	return CUDA_SUCCESS;
 }
 
@@ -485,12 +491,10 @@ SIM_EXPORT CUresult cuLibraryGetKernel(CUkernel *out, CUlibrary library, const c
 
 SIM_EXPORT CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary library)
 {
-	CUresult rc = sim_check_init();
+	struct sim_module *module;
+	CUresult rc = module_of((CUmodule)library, &module);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	struct sim_module *module = live_module((CUmodule)library);
-	if (!module)
-		return CUDA_ERROR_INVALID_HANDLE;
 	if (!count)
 		return CUDA_ERROR_INVALID_VALUE;
 	*count = (unsigned)module->image.name_count;
@@ -500,11 +504,14 @@ SIM_EXPORT CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary libra
 SIM_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int count,
 					      CUlibrary library)
 {
-	struct sim_module *module = live_module((CUmodule)library);
-	if (!module || !kernels)
-		return module ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_HANDLE;
+	struct sim_module *module;
+	CUresult rc = module_of((CUmodule)library, &module);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!kernels)
+		return CUDA_ERROR_INVALID_VALUE;
 	for (unsigned i = 0; i < count && i < module->image.name_count; i++) {
-		CUresult rc = cuLibraryGetKernel(&kernels[i], library, module->image.names[i]);
+		rc = cuLibraryGetKernel(&kernels[i], library, module->image.names[i]);
 		if (rc != CUDA_SUCCESS)
 			return rc;
 	}
@@ -514,25 +521,22 @@ SIM_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int co
 /* A kernel is its own function in every context. */
 SIM_EXPORT CUresult cuKernelGetFunction(CUfunction *out, CUkernel kernel)
 {
-	CUresult rc = sim_check_init();
+	struct sim_function *function;
+	CUresult rc = function_of((CUfunction)kernel, &function);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!out)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (!live_function((CUfunction)kernel))
-		return CUDA_ERROR_INVALID_HANDLE;
-	*out = (CUfunction)kernel;
+	*out = (CUfunction)function;
 	return CUDA_SUCCESS;
 }
 
 SIM_EXPORT CUresult cuKernelGetLibrary(CUlibrary *out, CUkernel kernel)
 {
-	CUresult rc = sim_check_init();
+	struct sim_function *function;
+	CUresult rc = function_of((CUfunction)kernel, &function);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	struct sim_function *function = live_function((CUfunction)kernel);
-	if (!function)
-		return CUDA_ERROR_INVALID_HANDLE;
 	if (!out)
 		return CUDA_ERROR_INVALID_VALUE;
 	*out = (CUlibrary)function->module;

@@ -110,7 +110,9 @@ static CUresult destroy(unsigned long long handle, bool is_texture)
 	return object ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-static CUresult resource_of(CUDA_RESOURCE_DESC *out, unsigned long long handle, bool is_texture)
+/* A copy of the live object behind handle, for the queries. */
+static CUresult copy_of(unsigned long long handle, bool is_texture, const void *out,
+			struct sim_object *copy)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -120,9 +122,18 @@ static CUresult resource_of(CUDA_RESOURCE_DESC *out, unsigned long long handle, 
 	pthread_mutex_lock(&sim_lock);
 	struct sim_object *object = live_object(handle, is_texture);
 	if (object)
-		*out = object->resource;
+		*copy = *object;
 	pthread_mutex_unlock(&sim_lock);
 	return object ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+static CUresult resource_of(CUDA_RESOURCE_DESC *out, unsigned long long handle, bool is_texture)
+{
+	struct sim_object copy;
+	CUresult rc = copy_of(handle, is_texture, out, &copy);
+	if (rc == CUDA_SUCCESS)
+		*out = copy.resource;
+	return rc;
 }
 
 SIM_EXPORT CUresult cuTexObjectCreate(CUtexObject *handle, const CUDA_RESOURCE_DESC *resource,
@@ -145,17 +156,11 @@ SIM_EXPORT CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *out, CUtexObj
 
 SIM_EXPORT CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *out, CUtexObject handle)
 {
-	CUresult rc = sim_check_init();
-	if (rc != CUDA_SUCCESS)
-		return rc;
-	if (!out)
-		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&sim_lock);
-	struct sim_object *object = live_object(handle, true);
-	if (object)
-		*out = object->texture;
-	pthread_mutex_unlock(&sim_lock);
-	return object ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+	struct sim_object copy;
+	CUresult rc = copy_of(handle, true, out, &copy);
+	if (rc == CUDA_SUCCESS)
+		*out = copy.texture;
+	return rc;
 }
 
 SIM_EXPORT CUresult cuSurfObjectCreate(CUsurfObject *handle, const CUDA_RESOURCE_DESC *resource)

@@ -2,6 +2,7 @@
  * driver entry points. */
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "abi.h"
@@ -12,6 +13,106 @@ static int attribute(CUdevice_attribute which, int device)
 	int value = 0;
 	rt_driver.cuDeviceGetAttribute(&value, which, device);
 	return value;
+}
+
+/* Every cudaDeviceProp figure the driver reports an attribute for; the
+ * rest stay 0. */
+struct property {
+	size_t offset, size; /* of the field: int, unsigned or size_t */
+	CUdevice_attribute attribute;
+};
+
+#define PROPERTY(member, attribute_name)                              \
+	{                                                             \
+		offsetof(struct cudaDeviceProp, member),              \
+			sizeof(((struct cudaDeviceProp *)0)->member), \
+			CU_DEVICE_ATTRIBUTE_##attribute_name          \
+	}
+
+static const struct property properties[] = {
+	PROPERTY(major, COMPUTE_CAPABILITY_MAJOR),
+	PROPERTY(minor, COMPUTE_CAPABILITY_MINOR),
+	PROPERTY(multiProcessorCount, MULTIPROCESSOR_COUNT),
+	PROPERTY(warpSize, WARP_SIZE),
+	PROPERTY(maxThreadsPerBlock, MAX_THREADS_PER_BLOCK),
+	PROPERTY(maxThreadsDim[0], MAX_BLOCK_DIM_X),
+	PROPERTY(maxThreadsDim[1], MAX_BLOCK_DIM_Y),
+	PROPERTY(maxThreadsDim[2], MAX_BLOCK_DIM_Z),
+	PROPERTY(maxGridSize[0], MAX_GRID_DIM_X),
+	PROPERTY(maxGridSize[1], MAX_GRID_DIM_Y),
+	PROPERTY(maxGridSize[2], MAX_GRID_DIM_Z),
+	PROPERTY(sharedMemPerBlock, MAX_SHARED_MEMORY_PER_BLOCK),
+	PROPERTY(sharedMemPerBlockOptin, MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+	PROPERTY(sharedMemPerMultiprocessor, MAX_SHARED_MEMORY_PER_MULTIPROCESSOR),
+	PROPERTY(reservedSharedMemPerBlock, RESERVED_SHARED_MEMORY_PER_BLOCK),
+	PROPERTY(regsPerBlock, MAX_REGISTERS_PER_BLOCK),
+	PROPERTY(regsPerMultiprocessor, MAX_REGISTERS_PER_MULTIPROCESSOR),
+	PROPERTY(memPitch, MAX_PITCH),
+	PROPERTY(totalConstMem, TOTAL_CONSTANT_MEMORY),
+	PROPERTY(textureAlignment, TEXTURE_ALIGNMENT),
+	PROPERTY(texturePitchAlignment, TEXTURE_PITCH_ALIGNMENT),
+	PROPERTY(surfaceAlignment, SURFACE_ALIGNMENT),
+	PROPERTY(maxTexture1D, MAXIMUM_TEXTURE1D_WIDTH),
+	PROPERTY(maxTexture2D[0], MAXIMUM_TEXTURE2D_WIDTH),
+	PROPERTY(maxTexture2D[1], MAXIMUM_TEXTURE2D_HEIGHT),
+	PROPERTY(maxTexture3D[0], MAXIMUM_TEXTURE3D_WIDTH),
+	PROPERTY(maxTexture3D[1], MAXIMUM_TEXTURE3D_HEIGHT),
+	PROPERTY(maxTexture3D[2], MAXIMUM_TEXTURE3D_DEPTH),
+	PROPERTY(integrated, INTEGRATED),
+	PROPERTY(canMapHostMemory, CAN_MAP_HOST_MEMORY),
+	PROPERTY(concurrentKernels, CONCURRENT_KERNELS),
+	PROPERTY(ECCEnabled, ECC_ENABLED),
+	PROPERTY(pciBusID, PCI_BUS_ID),
+	PROPERTY(pciDeviceID, PCI_DEVICE_ID),
+	PROPERTY(pciDomainID, PCI_DOMAIN_ID),
+	PROPERTY(tccDriver, TCC_DRIVER),
+	PROPERTY(asyncEngineCount, ASYNC_ENGINE_COUNT),
+	PROPERTY(unifiedAddressing, UNIFIED_ADDRESSING),
+	PROPERTY(memoryBusWidth, GLOBAL_MEMORY_BUS_WIDTH),
+	PROPERTY(l2CacheSize, L2_CACHE_SIZE),
+	PROPERTY(persistingL2CacheMaxSize, MAX_PERSISTING_L2_CACHE_SIZE),
+	PROPERTY(maxThreadsPerMultiProcessor, MAX_THREADS_PER_MULTIPROCESSOR),
+	PROPERTY(maxBlocksPerMultiProcessor, MAX_BLOCKS_PER_MULTIPROCESSOR),
+	PROPERTY(streamPrioritiesSupported, STREAM_PRIORITIES_SUPPORTED),
+	PROPERTY(globalL1CacheSupported, GLOBAL_L1_CACHE_SUPPORTED),
+	PROPERTY(localL1CacheSupported, LOCAL_L1_CACHE_SUPPORTED),
+	PROPERTY(managedMemory, MANAGED_MEMORY),
+	PROPERTY(isMultiGpuBoard, MULTI_GPU_BOARD),
+	PROPERTY(multiGpuBoardGroupID, MULTI_GPU_BOARD_GROUP_ID),
+	PROPERTY(hostNativeAtomicSupported, HOST_NATIVE_ATOMIC_SUPPORTED),
+	PROPERTY(pageableMemoryAccess, PAGEABLE_MEMORY_ACCESS),
+	PROPERTY(concurrentManagedAccess, CONCURRENT_MANAGED_ACCESS),
+	PROPERTY(computePreemptionSupported, COMPUTE_PREEMPTION_SUPPORTED),
+	PROPERTY(canUseHostPointerForRegisteredMem, CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM),
+	PROPERTY(cooperativeLaunch, COOPERATIVE_LAUNCH),
+	PROPERTY(pageableMemoryAccessUsesHostPageTables,
+		 PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES),
+	PROPERTY(directManagedMemAccessFromHost, DIRECT_MANAGED_MEM_ACCESS_FROM_HOST),
+	PROPERTY(accessPolicyMaxWindowSize, MAX_ACCESS_POLICY_WINDOW_SIZE),
+	PROPERTY(hostRegisterSupported, HOST_REGISTER_SUPPORTED),
+	PROPERTY(sparseCudaArraySupported, SPARSE_CUDA_ARRAY_SUPPORTED),
+	PROPERTY(hostRegisterReadOnlySupported, READ_ONLY_HOST_REGISTER_SUPPORTED),
+	PROPERTY(timelineSemaphoreInteropSupported, TIMELINE_SEMAPHORE_INTEROP_SUPPORTED),
+	PROPERTY(memoryPoolsSupported, MEMORY_POOLS_SUPPORTED),
+	PROPERTY(gpuDirectRDMASupported, GPU_DIRECT_RDMA_SUPPORTED),
+	PROPERTY(gpuDirectRDMAFlushWritesOptions, GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS),
+	PROPERTY(gpuDirectRDMAWritesOrdering, GPU_DIRECT_RDMA_WRITES_ORDERING),
+	PROPERTY(memoryPoolSupportedHandleTypes, MEMPOOL_SUPPORTED_HANDLE_TYPES),
+	PROPERTY(deferredMappingCudaArraySupported, DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED),
+	PROPERTY(ipcEventSupported, IPC_EVENT_SUPPORTED),
+	PROPERTY(clusterLaunch, CLUSTER_LAUNCH),
+	PROPERTY(mpsEnabled, MPS_ENABLED),
+};
+
+static void set_property(struct cudaDeviceProp *prop, const struct property *property, int value)
+{
+	char *field = (char *)prop + property->offset;
+	if (property->size == sizeof(size_t)) {
+		size_t wide = (size_t)value;
+		memcpy(field, &wide, sizeof(wide));
+	} else {
+		memcpy(field, &value, sizeof(value));
+	}
 }
 
 RT_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
@@ -29,107 +130,8 @@ RT_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int d
 	rt_driver.cuDeviceGetName(prop->name, sizeof(prop->name), handle);
 	rt_driver.cuDeviceTotalMem(&prop->totalGlobalMem, handle);
 	rt_driver.cuDeviceGetUuid((CUuuid *)&prop->uuid, handle);
-	/* Every figure the driver reports an attribute for; the rest stay 0. */
-	prop->major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, handle);
-	prop->minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, handle);
-	prop->multiProcessorCount = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, handle);
-	prop->warpSize = attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE, handle);
-	prop->maxThreadsPerBlock = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, handle);
-	prop->maxThreadsDim[0] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, handle);
-	prop->maxThreadsDim[1] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, handle);
-	prop->maxThreadsDim[2] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, handle);
-	prop->maxGridSize[0] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, handle);
-	prop->maxGridSize[1] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, handle);
-	prop->maxGridSize[2] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, handle);
-	prop->sharedMemPerBlock =
-		attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, handle);
-	prop->sharedMemPerBlockOptin =
-		attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, handle);
-	prop->sharedMemPerMultiprocessor =
-		attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, handle);
-	prop->reservedSharedMemPerBlock =
-		attribute(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, handle);
-	prop->regsPerBlock = attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, handle);
-	prop->regsPerMultiprocessor =
-		attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, handle);
-	prop->memPitch = attribute(CU_DEVICE_ATTRIBUTE_MAX_PITCH, handle);
-	prop->totalConstMem = attribute(CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, handle);
-	prop->textureAlignment = attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, handle);
-	prop->texturePitchAlignment =
-		attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT, handle);
-	prop->surfaceAlignment = attribute(CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT, handle);
-	prop->maxTexture1D = attribute(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH, handle);
-	prop->maxTexture2D[0] = attribute(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH, handle);
-	prop->maxTexture2D[1] = attribute(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT, handle);
-	prop->maxTexture3D[0] = attribute(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH, handle);
-	prop->maxTexture3D[1] = attribute(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT, handle);
-	prop->maxTexture3D[2] = attribute(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH, handle);
-	prop->integrated = attribute(CU_DEVICE_ATTRIBUTE_INTEGRATED, handle);
-	prop->canMapHostMemory = attribute(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, handle);
-	prop->concurrentKernels = attribute(CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, handle);
-	prop->ECCEnabled = attribute(CU_DEVICE_ATTRIBUTE_ECC_ENABLED, handle);
-	prop->pciBusID = attribute(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, handle);
-	prop->pciDeviceID = attribute(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, handle);
-	prop->pciDomainID = attribute(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, handle);
-	prop->tccDriver = attribute(CU_DEVICE_ATTRIBUTE_TCC_DRIVER, handle);
-	prop->asyncEngineCount = attribute(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, handle);
-	prop->unifiedAddressing = attribute(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, handle);
-	prop->memoryBusWidth = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, handle);
-	prop->l2CacheSize = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, handle);
-	prop->persistingL2CacheMaxSize =
-		attribute(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, handle);
-	prop->maxThreadsPerMultiProcessor =
-		attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, handle);
-	prop->maxBlocksPerMultiProcessor =
-		attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, handle);
-	prop->streamPrioritiesSupported =
-		attribute(CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED, handle);
-	prop->globalL1CacheSupported =
-		attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED, handle);
-	prop->localL1CacheSupported =
-		attribute(CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED, handle);
-	prop->managedMemory = attribute(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, handle);
-	prop->isMultiGpuBoard = attribute(CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD, handle);
-	prop->multiGpuBoardGroupID =
-		attribute(CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID, handle);
-	prop->hostNativeAtomicSupported =
-		attribute(CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED, handle);
-	prop->pageableMemoryAccess = attribute(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, handle);
-	prop->concurrentManagedAccess =
-		attribute(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, handle);
-	prop->computePreemptionSupported =
-		attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED, handle);
-	prop->canUseHostPointerForRegisteredMem =
-		attribute(CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, handle);
-	prop->cooperativeLaunch = attribute(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, handle);
-	prop->pageableMemoryAccessUsesHostPageTables =
-		attribute(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, handle);
-	prop->directManagedMemAccessFromHost =
-		attribute(CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST, handle);
-	prop->accessPolicyMaxWindowSize =
-		attribute(CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, handle);
-	prop->hostRegisterSupported =
-		attribute(CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED, handle);
-	prop->sparseCudaArraySupported =
-		attribute(CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED, handle);
-	prop->hostRegisterReadOnlySupported =
-		attribute(CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED, handle);
-	prop->timelineSemaphoreInteropSupported =
-		attribute(CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED, handle);
-	prop->memoryPoolsSupported = attribute(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, handle);
-	prop->gpuDirectRDMASupported =
-		attribute(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED, handle);
-	prop->gpuDirectRDMAFlushWritesOptions =
-		attribute(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS, handle);
-	prop->gpuDirectRDMAWritesOrdering =
-		attribute(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, handle);
-	prop->memoryPoolSupportedHandleTypes =
-		attribute(CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, handle);
-	prop->deferredMappingCudaArraySupported =
-		attribute(CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED, handle);
-	prop->ipcEventSupported = attribute(CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, handle);
-	prop->clusterLaunch = attribute(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, handle);
-	prop->mpsEnabled = attribute(CU_DEVICE_ATTRIBUTE_MPS_ENABLED, handle);
+	for (size_t i = 0; i < sizeof(properties) / sizeof(properties[0]); i++)
+		set_property(prop, &properties[i], attribute(properties[i].attribute, handle));
 	return cudaSuccess;
 }
 

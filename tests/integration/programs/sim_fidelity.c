@@ -286,6 +286,14 @@ static void profile(void)
 	/* VRAMSIM_PROFILE=h200 is set by the test. */
 	check("an H200's memory bus", value == 6144);
 	check("an H200's memory", total == 143771 * MiB);
+	struct cudaDeviceProp prop;
+	cudaGetDeviceProperties(&prop, 0);
+	check("its properties",
+	      prop.canMapHostMemory == 1 && prop.memoryBusWidth == 6144 &&
+		      prop.maxThreadsPerMultiProcessor == 2048 &&
+		      prop.sharedMemPerBlockOptin == 232448 && prop.sharedMemPerBlock == 49152 &&
+		      prop.l2CacheSize == 60 << 20 && prop.ipcEventSupported == 1 &&
+		      prop.totalGlobalMem == 143771 * MiB);
 }
 
 int main(void)
