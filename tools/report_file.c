@@ -362,6 +362,19 @@ bool vt_report_check(json_t *root, bool *merged, char *error, size_t size)
 	return *merged ? check_merged(&c, root) : check_single(&c, root);
 }
 
+/* The model of a document vt_report_check accepted (report or merged);
+ * false when memory runs out, with the reason in error. */
+static bool fill_model(struct vt_report_file *file, char *error, size_t size)
+{
+	bool filled = file->merged ? vt_merged_model_fill(file->root, &file->ranks)
+				   : vt_report_model_fill(file->root, &file->report);
+	if (!filled) {
+		snprintf(error, size, "%s: out of memory reading it", file->path);
+		vt_report_close(file);
+	}
+	return filled;
+}
+
 bool vt_report_load(const char *path, struct vt_report_file *out, char *error, size_t size)
 {
 	memset(out, 0, sizeof(*out));
@@ -403,18 +416,7 @@ bool vt_report_load(const char *path, struct vt_report_file *out, char *error, s
 		vt_report_close(out);
 		return false;
 	}
-	return vt_report_file_model(out, error, size);
-}
-
-bool vt_report_file_model(struct vt_report_file *file, char *error, size_t size)
-{
-	bool filled = file->merged ? vt_merged_model_fill(file->root, &file->ranks)
-				   : vt_report_model_fill(file->root, &file->report);
-	if (!filled) {
-		snprintf(error, size, "%s: out of memory reading it", file->path);
-		vt_report_close(file);
-	}
-	return filled;
+	return fill_model(out, error, size);
 }
 
 void vt_report_close(struct vt_report_file *report)

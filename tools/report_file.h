@@ -30,7 +30,3 @@ void vt_report_close(struct vt_report_file *report);
 
 /* Checks an already parsed document (the fuzzer's entry point too). */
 bool vt_report_check(json_t *root, bool *merged, char *error, size_t size);
-
-/* Fills the model of a document vt_report_check accepted (report or
- * merged); false when memory runs out, with the reason in error. */
-bool vt_report_file_model(struct vt_report_file *file, char *error, size_t size);
