@@ -3,22 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-void vt_marks_changing(struct vt_marks *marks, uint32_t index, uint64_t live)
+bool vt_marks_grow(struct vt_marks *marks, uint32_t index)
 {
-	if (index >= marks->size) {
-		uint32_t size = index + 16;
-		struct vt_mark *items = realloc(marks->items, size * sizeof(*items));
-		if (!items)
-			return;
-		memset(items + marks->size, 0, (size - marks->size) * sizeof(*items));
-		marks->items = items;
-		marks->size = size;
-	}
-	struct vt_mark *mark = &marks->items[index];
-	if (mark->epoch != marks->epoch) {
-		mark->at_high = live;
-		mark->epoch = marks->epoch;
-	}
+	uint32_t size = index + 16;
+	struct vt_mark *items = realloc(marks->items, size * sizeof(*items));
+	if (!items)
+		return false;
+	memset(items + marks->size, 0, (size - marks->size) * sizeof(*items));
+	marks->items = items;
+	marks->size = size;
+	return true;
 }
 
 uint64_t vt_marks_value(const struct vt_marks *marks, uint32_t index, uint64_t live)

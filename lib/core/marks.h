@@ -6,6 +6,7 @@
  * at a row's highest point, and for a window's stacks at its peak. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct vt_mark {
@@ -25,9 +26,21 @@ static inline void vt_marks_high(struct vt_marks *marks)
 	marks->epoch++;
 }
 
+/* Makes room for counter index; false when memory runs out. */
+bool vt_marks_grow(struct vt_marks *marks, uint32_t index);
+
 /* Before counter index changes from live. Out of memory, the counter's
- * later value is read instead. */
-void vt_marks_changing(struct vt_marks *marks, uint32_t index, uint64_t live);
+ * later value is read instead. Inline: every event passes here. */
+static inline void vt_marks_changing(struct vt_marks *marks, uint32_t index, uint64_t live)
+{
+	if (index >= marks->size && !vt_marks_grow(marks, index))
+		return;
+	struct vt_mark *mark = &marks->items[index];
+	if (mark->epoch != marks->epoch) {
+		mark->at_high = live;
+		mark->epoch = marks->epoch;
+	}
+}
 /* Counter index's value at the high, its live value now being live. */
 uint64_t vt_marks_value(const struct vt_marks *marks, uint32_t index, uint64_t live);
 void vt_marks_free(struct vt_marks *marks);
