@@ -16,7 +16,7 @@ struct sim_array {
 	CUDA_ARRAY3D_DESCRIPTOR desc;
 };
 
-static unsigned format_bytes(CUarray_format format)
+unsigned sim_format_bytes(CUarray_format format)
 {
 	switch (format) {
 	case CU_AD_FORMAT_UNSIGNED_INT8:
@@ -38,7 +38,7 @@ static uint64_t at_least_one(uint64_t value)
 
 static uint64_t level_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned level)
 {
-	uint64_t element = (uint64_t)format_bytes(desc->Format) * desc->NumChannels;
+	uint64_t element = (uint64_t)sim_format_bytes(desc->Format) * desc->NumChannels;
 	uint64_t width = at_least_one(desc->Width >> level);
 	uint64_t height = at_least_one(desc->Height >> level);
 	uint64_t depth = desc->Flags & CUDA_ARRAY3D_LAYERED ? at_least_one(desc->Depth)
@@ -51,7 +51,7 @@ static uint64_t level_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned level)
 static bool valid(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
 {
 	unsigned channels = desc->NumChannels;
-	return desc->Width && format_bytes(desc->Format) &&
+	return desc->Width && sim_format_bytes(desc->Format) &&
 	       (channels == 1 || channels == 2 || channels == 4) && levels >= 1 &&
 	       (levels == 1 || (desc->Width >> (levels - 1)) || (desc->Height >> (levels - 1)));
 }
@@ -238,7 +238,7 @@ static CUresult array_span(CUarray handle, size_t offset, size_t bytes)
 	CUresult rc = cuArray3DGetDescriptor(&desc, handle);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	uint64_t total = (uint64_t)desc.Width * format_bytes(desc.Format) * desc.NumChannels *
+	uint64_t total = (uint64_t)desc.Width * sim_format_bytes(desc.Format) * desc.NumChannels *
 			 at_least_one(desc.Height) * at_least_one(desc.Depth);
 	return offset <= total && bytes <= total - offset ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }

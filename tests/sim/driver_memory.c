@@ -444,9 +444,7 @@ SIM_EXPORT CUresult cuMemGetAddressRange(CUdeviceptr *base, size_t *size, CUdevi
 	return allocation ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
 
-/* A device-side range of a copy or set must lie inside a live allocation,
- * mapped virtual memory or allocated graph memory. */
-static CUresult check_device_range(CUdeviceptr dptr, size_t bytes)
+CUresult sim_check_device_range(CUdeviceptr dptr, size_t bytes)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -481,7 +479,7 @@ SIM_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes
 
 SIM_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes)
 {
-	CUresult rc = check_device_range(dst, bytes);
+	CUresult rc = sim_check_device_range(dst, bytes);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	return cuMemcpy(dst, (CUdeviceptr)src, bytes);
@@ -489,7 +487,7 @@ SIM_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes)
 
 SIM_EXPORT CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes)
 {
-	CUresult rc = check_device_range(src, bytes);
+	CUresult rc = sim_check_device_range(src, bytes);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	return cuMemcpy((CUdeviceptr)dst, src, bytes);
@@ -497,9 +495,9 @@ SIM_EXPORT CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes)
 
 SIM_EXPORT CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
 {
-	CUresult rc = check_device_range(src, bytes);
+	CUresult rc = sim_check_device_range(src, bytes);
 	if (rc == CUDA_SUCCESS)
-		rc = check_device_range(dst, bytes);
+		rc = sim_check_device_range(dst, bytes);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	return cuMemcpy(dst, src, bytes);
@@ -518,7 +516,7 @@ SIM_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, 
 
 SIM_EXPORT CUresult cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t count)
 {
-	CUresult rc = check_device_range(dst, count);
+	CUresult rc = sim_check_device_range(dst, count);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	memset((void *)dst, value, count);
@@ -529,7 +527,7 @@ SIM_EXPORT CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t coun
 {
 	if (count > SIZE_MAX / 4)
 		return CUDA_ERROR_INVALID_VALUE;
-	CUresult rc = check_device_range(dst, count * 4);
+	CUresult rc = sim_check_device_range(dst, count * 4);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (dst % 4)

@@ -5,9 +5,11 @@
  * back only when it is both released and unmapped everywhere. A multicast
  * object is a handle too, mapped and released the same way, but its memory
  * is what is bound to it, so it costs nothing itself. */
+#define _GNU_SOURCE /* memfd_create */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <uthash.h>
 
 #include "sim.h"
@@ -15,10 +17,12 @@
 struct sim_handle {
 	uint64_t id;
 	size_t size;
-	uint64_t charged; /* a multicast object holds no memory of its own */
+	uint64_t charged; /* a multicast object, or an import, holds no memory of its own */
 	int device;
+	unsigned handle_types; /* what it may be exported as */
 	unsigned maps;
-	bool released;
+	unsigned references; /* cuMemCreate's, and each cuMemRetainAllocationHandle's */
+	bool released;       /* every reference released */
 	UT_hash_handle hh;
 };
 
@@ -82,8 +86,12 @@ static CUresult untraced_cuMemCreate(CUmemGenericAllocationHandle *out, size_t s
 		free(handle);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	*handle = (struct sim_handle){
-		.id = next_handle, .size = size, .charged = size, .device = device};
+	*handle = (struct sim_handle){.id = next_handle,
+				      .size = size,
+				      .charged = size,
+				      .device = device,
+				      .handle_types = prop->requestedHandleTypes,
+				      .references = 1};
 	next_handle += 0x10;
 	HASH_ADD(hh, handles, id, sizeof(handle->id), handle);
 	sim_devices[device].charged += size;
@@ -111,8 +119,8 @@ static CUresult untraced_cuMemRelease(CUmemGenericAllocationHandle id)
 		pthread_mutex_unlock(&sim_lock);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	handle->released = true;
-	if (handle->maps == 0)
+	handle->released = --handle->references == 0;
+	if (handle->released && handle->maps == 0)
 		give_back_locked(handle);
 	pthread_mutex_unlock(&sim_lock);
 	return CUDA_SUCCESS;
@@ -320,7 +328,8 @@ static CUresult untraced_cuMulticastCreate(CUmemGenericAllocationHandle *out,
 	if (!handle)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&sim_lock);
-	*handle = (struct sim_handle){.id = next_handle, .size = prop->size, .device = device};
+	*handle = (struct sim_handle){
+		.id = next_handle, .size = prop->size, .device = device, .references = 1};
 	next_handle += 0x10;
 	HASH_ADD(hh, handles, id, sizeof(handle->id), handle);
 	pthread_mutex_unlock(&sim_lock);
@@ -376,4 +385,126 @@ SIM_EXPORT CUresult cuMulticastUnbind(CUmemGenericAllocationHandle multicast, CU
 		return rc;
 	return live_range(multicast, multicast_offset, size) ? CUDA_SUCCESS
 							     : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* A handle handed to another process: a file descriptor (a sealed memfd)
+ * that names the memory's device and size. The importer gets a handle of
+ * its own to the same memory, which costs it nothing: the exporter holds
+ * the memory. */
+#define SHAREABLE_MAGIC 0x76736d68u /* "vsmh" */
+
+struct shareable {
+	uint32_t magic;
+	int32_t device;
+	uint64_t size;
+};
+
+static struct sim_handle *handle_locked(CUmemGenericAllocationHandle id)
+{
+	struct sim_handle *handle = NULL;
+	HASH_FIND(hh, handles, &id, sizeof(id), handle);
+	return handle && !handle->released ? handle : NULL;
+}
+
+SIM_EXPORT CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle id,
+						 CUmemAllocationHandleType type,
+						 unsigned long long flags)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!out || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_handle *handle = handle_locked(id);
+	struct shareable named = {SHAREABLE_MAGIC, handle ? handle->device : 0,
+				  handle ? handle->size : 0};
+	bool allowed = handle && (handle->handle_types & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	pthread_mutex_unlock(&sim_lock);
+	if (!allowed)
+		return CUDA_ERROR_INVALID_VALUE;
+	int fd = memfd_create("vramsim-shareable", MFD_CLOEXEC);
+	if (fd < 0)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (write(fd, &named, sizeof(named)) != (ssize_t)sizeof(named)) {
+		close(fd);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*(int *)out = fd;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *out,
+						   void *os_handle, CUmemAllocationHandleType type)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	struct shareable named;
+	int fd = (int)(intptr_t)os_handle;
+	if (pread(fd, &named, sizeof(named), 0) != (ssize_t)sizeof(named) ||
+	    named.magic != SHAREABLE_MAGIC || !sim_valid_device(named.device))
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_handle *handle = calloc(1, sizeof(*handle));
+	if (!handle)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&sim_lock);
+	*handle = (struct sim_handle){.id = next_handle,
+				      .size = named.size,
+				      .device = named.device,
+				      .handle_types = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+				      .references = 1};
+	next_handle += 0x10;
+	HASH_ADD(hh, handles, id, sizeof(handle->id), handle);
+	pthread_mutex_unlock(&sim_lock);
+	*out = handle->id;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+							   CUmemGenericAllocationHandle id)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!prop)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_handle *handle = handle_locked(id);
+	if (handle)
+		*prop = (CUmemAllocationProp){
+			.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+			.requestedHandleTypes = (CUmemAllocationHandleType)handle->handle_types,
+			.location = {CU_MEM_LOCATION_TYPE_DEVICE, handle->device}};
+	pthread_mutex_unlock(&sim_lock);
+	return handle ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* The handle mapped at address, with one more reference to release. */
+SIM_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *out, void *address)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	uintptr_t at = (uintptr_t)address;
+	struct sim_range *mapping, *tmp, *found = NULL;
+	pthread_mutex_lock(&sim_lock);
+	HASH_ITER (hh, mappings, mapping, tmp) {
+		if (at >= mapping->start && at - mapping->start < mapping->size)
+			found = mapping;
+	}
+	if (found) {
+		found->handle->references++;
+		*out = found->handle->id;
+	}
+	pthread_mutex_unlock(&sim_lock);
+	return found ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }

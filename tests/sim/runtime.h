@@ -145,6 +145,11 @@ struct rt_driver {
 	PFN_cuMemPoolSetAccess_v11020 cuMemPoolSetAccess;
 	PFN_cuMemPoolGetAccess_v11020 cuMemPoolGetAccess;
 	PFN_cuFuncGetName_v12030 cuFuncGetName;
+	PFN_cuDeviceCanAccessPeer_v4000 cuDeviceCanAccessPeer;
+	PFN_cuCtxEnablePeerAccess_v4000 cuCtxEnablePeerAccess;
+	PFN_cuCtxDisablePeerAccess_v4000 cuCtxDisablePeerAccess;
+	PFN_cuMemcpy3D_v3020 cuMemcpy3D;
+	PFN_cuMemsetD2D8_v3020 cuMemsetD2D8;
 	PFN_cuKernelGetFunction_v12000 cuKernelGetFunction;
 	PFN_cuLibraryLoadData_v12000 cuLibraryLoadData;
 	PFN_cuLibraryLoadFromFile_v12000 cuLibraryLoadFromFile;
@@ -181,6 +186,10 @@ cudaError_t rt_function(const void *host, CUfunction *out);
  * false when CUDA has none. */
 bool rt_channel_format(const struct cudaChannelFormatDesc *desc, CUarray_format *format,
 		       unsigned *channels);
+/* The device's primary context, retained once for the process. */
+cudaError_t rt_primary_context(int device, CUcontext *context);
+/* The bytes of one element of an array (all its channels). */
+cudaError_t rt_array_element_bytes(cudaArray_const_t array, size_t *bytes);
 /* cudaSuccess when device is a valid ordinal, else the failure recorded. */
 cudaError_t rt_check_device(int device);
 

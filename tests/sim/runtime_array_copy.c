@@ -38,25 +38,44 @@ static cudaError_t from_array(void *dst, cudaArray_const_t src, size_t offset, s
 	}
 }
 
+static size_t element_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+	size_t channel = desc->Format == CU_AD_FORMAT_UNSIGNED_INT8 ||
+					 desc->Format == CU_AD_FORMAT_SIGNED_INT8
+				 ? 1
+			 : desc->Format == CU_AD_FORMAT_UNSIGNED_INT16 ||
+					 desc->Format == CU_AD_FORMAT_SIGNED_INT16 ||
+					 desc->Format == CU_AD_FORMAT_HALF
+				 ? 2
+				 : 4;
+	return channel * desc->NumChannels;
+}
+
+static cudaError_t describe(cudaArray_const_t array, CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuArray3DGetDescriptor(desc, (CUarray)array));
+}
+
+cudaError_t rt_array_element_bytes(cudaArray_const_t array, size_t *bytes)
+{
+	CUDA_ARRAY3D_DESCRIPTOR desc;
+	cudaError_t error = describe(array, &desc);
+	if (error == cudaSuccess)
+		*bytes = element_bytes(&desc);
+	return error;
+}
+
 /* The array's row in bytes and its number of rows (layers count as rows). */
 static cudaError_t array_shape(cudaArray_const_t array, size_t *row_bytes, size_t *rows)
 {
 	CUDA_ARRAY3D_DESCRIPTOR desc;
-	cudaError_t error = rt_context();
+	cudaError_t error = describe(array, &desc);
 	if (error != cudaSuccess)
 		return error;
-	CUresult rc = rt_driver.cuArray3DGetDescriptor(&desc, (CUarray)array);
-	if (rc != CUDA_SUCCESS)
-		return rt_result(rc);
-	size_t element = desc.Format == CU_AD_FORMAT_HALF ? 2
-			 : desc.Format == CU_AD_FORMAT_UNSIGNED_INT8 ||
-					 desc.Format == CU_AD_FORMAT_SIGNED_INT8
-				 ? 1
-			 : desc.Format == CU_AD_FORMAT_UNSIGNED_INT16 ||
-					 desc.Format == CU_AD_FORMAT_SIGNED_INT16
-				 ? 2
-				 : 4;
-	*row_bytes = desc.Width * element * desc.NumChannels;
+	*row_bytes = desc.Width * element_bytes(&desc);
 	*rows = (desc.Height ? desc.Height : 1) * (desc.Depth ? desc.Depth : 1);
 	return cudaSuccess;
 }
@@ -65,7 +84,7 @@ static cudaError_t array_shape(cudaArray_const_t array, size_t *row_bytes, size_
 static cudaError_t linear_offset(cudaArray_const_t array, size_t w_offset, size_t h_offset,
 				 size_t *offset)
 {
-	size_t row_bytes, rows;
+	size_t row_bytes = 0, rows = 0;
 	cudaError_t error = array_shape(array, &row_bytes, &rows);
 	if (error != cudaSuccess)
 		return error;
@@ -78,7 +97,7 @@ static cudaError_t linear_offset(cudaArray_const_t array, size_t w_offset, size_
 static cudaError_t check_region(cudaArray_const_t array, size_t w_offset, size_t h_offset,
 				size_t pitch, size_t width, size_t height)
 {
-	size_t row_bytes, rows;
+	size_t row_bytes = 0, rows = 0;
 	cudaError_t error = array_shape(array, &row_bytes, &rows);
 	if (error != cudaSuccess)
 		return error;
@@ -103,7 +122,7 @@ static bool from_device(enum cudaMemcpyKind kind)
 static cudaError_t copy_to_array(cudaArray_t dst, size_t w_offset, size_t h_offset, const void *src,
 				 size_t bytes, enum cudaMemcpyKind kind)
 {
-	size_t offset;
+	size_t offset = 0;
 	cudaError_t error = linear_offset(dst, w_offset, h_offset, &offset);
 	return error == cudaSuccess ? to_array(dst, offset, src, bytes, kind) : error;
 }
@@ -111,7 +130,7 @@ static cudaError_t copy_to_array(cudaArray_t dst, size_t w_offset, size_t h_offs
 static cudaError_t copy_from_array(void *dst, cudaArray_const_t src, size_t w_offset,
 				   size_t h_offset, size_t bytes, enum cudaMemcpyKind kind)
 {
-	size_t offset;
+	size_t offset = 0;
 	cudaError_t error = linear_offset(src, w_offset, h_offset, &offset);
 	return error == cudaSuccess ? from_array(dst, src, offset, bytes, kind) : error;
 }

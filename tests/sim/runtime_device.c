@@ -159,18 +159,13 @@ RT_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int p
 	if (!can_access)
 		return rt_fail(cudaErrorInvalidValue);
 	cudaError_t error = rt_init();
-	if (error == cudaSuccess)
-		error = rt_check_device(device);
-	if (error == cudaSuccess)
-		error = rt_check_device(peer);
-	if (error == cudaSuccess)
-		*can_access = device != peer;
-	return error;
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuDeviceCanAccessPeer(can_access, device, peer));
 }
 
-static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long long peer_enabled[64]; /* bit p of [d]: d reaches p */
-
+/* Peer access goes between the current device's primary context and the
+ * peer's, which the runtime starts for it. */
 static cudaError_t set_peer_access(int peer, bool enable)
 {
 	cudaError_t error = rt_context();
@@ -178,18 +173,14 @@ static cudaError_t set_peer_access(int peer, bool enable)
 		error = rt_check_device(peer);
 	if (error != cudaSuccess)
 		return error;
-	int device = rt_current_device();
-	if (peer == device)
+	if (peer == rt_current_device())
 		return rt_fail(cudaErrorInvalidDevice);
-	pthread_mutex_lock(&peer_lock);
-	bool was = peer_enabled[device] & (1ull << peer);
-	if (was != enable)
-		peer_enabled[device] ^= 1ull << peer;
-	pthread_mutex_unlock(&peer_lock);
-	if (was == enable)
-		return rt_fail(enable ? cudaErrorPeerAccessAlreadyEnabled
-				      : cudaErrorPeerAccessNotEnabled);
-	return cudaSuccess;
+	CUcontext peer_context;
+	error = rt_primary_context(peer, &peer_context);
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(enable ? rt_driver.cuCtxEnablePeerAccess(peer_context, 0)
+				: rt_driver.cuCtxDisablePeerAccess(peer_context));
 }
 
 RT_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)

@@ -185,6 +185,11 @@ static const struct wanted wanted[] = {
 	WANT(cuMemPoolSetAccess, 11020),
 	WANT(cuMemPoolGetAccess, 11020),
 	WANT(cuFuncGetName, 12030),
+	WANT(cuDeviceCanAccessPeer, 4000),
+	WANT(cuCtxEnablePeerAccess, 4000),
+	WANT(cuCtxDisablePeerAccess, 4000),
+	WANT(cuMemcpy3D, 3020),
+	WANT(cuMemsetD2D8, 3020),
 	WANT(cuKernelGetFunction, 12000),
 	WANT(cuLibraryLoadData, 12000),
 	WANT(cuLibraryLoadFromFile, 12000),
@@ -262,6 +267,12 @@ static CUresult primary_context(int device, CUcontext *context)
 	*context = primary[device];
 	pthread_mutex_unlock(&retain_lock);
 	return rc;
+}
+
+cudaError_t rt_primary_context(int device, CUcontext *context)
+{
+	cudaError_t error = rt_check_device(device);
+	return error == cudaSuccess ? rt_result(primary_context(device, context)) : error;
 }
 
 cudaError_t rt_check_device(int device)

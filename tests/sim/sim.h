@@ -137,6 +137,10 @@ CUresult sim_close_import(uintptr_t address);
  * allocated elsewhere (external memory). */
 CUresult sim_array_create(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels,
 			  bool mipmapped, bool charged);
+/* A device-side range of a copy or set must lie inside a live allocation,
+ * mapped virtual memory or allocated graph memory: CUDA_ERROR_INVALID_VALUE
+ * otherwise. */
+CUresult sim_check_device_range(CUdeviceptr dptr, size_t bytes);
 /* Called with sim_lock held: whether [address, address + bytes) lies in
  * mapped virtual memory (driver_vmm.c), or in graph memory a launch
  * allocated (driver_graph.c). */
@@ -145,6 +149,8 @@ bool sim_graph_memory_locked(uintptr_t address, size_t bytes);
 /* Frees graph memory outside the graph; CUDA_ERROR_INVALID_VALUE when
  * address starts none that is allocated. */
 CUresult sim_graph_free(uintptr_t address);
+/* The bytes of one channel of an array format; 0 for one not simulated. */
+unsigned sim_format_bytes(CUarray_format format);
 /* Whether address starts an allocation from a pool, and which. */
 bool sim_pool_allocation(uintptr_t address, size_t *bytes, struct sim_pool **pool);
 /* Whether address starts a device allocation (which IPC may export). */

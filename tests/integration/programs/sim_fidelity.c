@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MiB (1ull << 20)
 
@@ -273,6 +274,122 @@ static void pool_access(void)
 	cudaGetLastError();
 }
 
+static void peers(void)
+{
+	int can = -1, value = -1;
+	cudaDeviceCanAccessPeer(&can, 0, 1);
+	check("device 0 reaches device 1", can == 1);
+	cudaDeviceCanAccessPeer(&can, 0, 0);
+	check("but not itself, as a peer", can == 0);
+	cuDeviceGetP2PAttribute(&value, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1);
+	check("peer access supported", value == 1);
+	check("peer access enabled", cudaDeviceEnablePeerAccess(1, 0) == cudaSuccess);
+	check("enabled twice",
+	      cudaDeviceEnablePeerAccess(1, 0) == cudaErrorPeerAccessAlreadyEnabled);
+	check("disabled", cudaDeviceDisablePeerAccess(1) == cudaSuccess);
+	check("disabled twice", cudaDeviceDisablePeerAccess(1) == cudaErrorPeerAccessNotEnabled);
+	cudaGetLastError();
+}
+
+static void copies_3d(void)
+{
+	struct cudaExtent extent = {64, 4, 2}; /* bytes, rows, layers */
+	struct cudaPitchedPtr device;
+	cudaMalloc3D(&device, extent);
+	static char host[2][4][64], back[2][4][64];
+	for (int z = 0; z < 2; z++)
+		for (int y = 0; y < 4; y++)
+			memset(host[z][y], 'a' + z * 4 + y, 64);
+	struct cudaMemcpy3DParms up = {.srcPtr = {host, 64, 64, 4},
+				       .dstPtr = device,
+				       .extent = extent,
+				       .kind = cudaMemcpyHostToDevice};
+	check("a 3-D copy up", cudaMemcpy3D(&up) == cudaSuccess);
+	struct cudaMemcpy3DParms down = {.srcPtr = device,
+					 .dstPtr = {back, 64, 64, 4},
+					 .extent = extent,
+					 .kind = cudaMemcpyDeviceToHost};
+	check("and down, the same bytes",
+	      cudaMemcpy3D(&down) == cudaSuccess && memcmp(host, back, sizeof(host)) == 0);
+	check("a 3-D set", cudaMemset3D(device, 'z', extent) == cudaSuccess &&
+				   cudaMemcpy3D(&down) == cudaSuccess && back[1][3][63] == 'z');
+	struct cudaChannelFormatDesc desc =
+		cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+	cudaArray_t array;
+	cudaMalloc3DArray(&array, &desc, (struct cudaExtent){16, 4, 2}, 0);
+	struct cudaMemcpy3DParms into = {.srcPtr = {host, 64, 64, 4},
+					 .dstArray = array,
+					 .extent = {16, 4, 2}, /* floats */
+					 .kind = cudaMemcpyHostToDevice};
+	check("a 3-D copy into an array", cudaMemcpy3D(&into) == cudaSuccess);
+	into.dstPos.z = 1;
+	check("one layer too far", cudaMemcpy3D(&into) == cudaErrorInvalidValue);
+	cudaGetLastError();
+	cudaFreeArray(array);
+	cudaFree(device.ptr);
+}
+
+static void driver_sets(void)
+{
+	CUdeviceptr words;
+	unsigned short halves[8];
+	cuMemAlloc(&words, sizeof(halves));
+	check("cuMemsetD16", cuMemsetD16(words, 0xbeef, 8) == CUDA_SUCCESS &&
+				     cuMemcpyDtoH(halves, words, sizeof(halves)) == CUDA_SUCCESS &&
+				     halves[7] == 0xbeef);
+	check("cuMemsetD2D32 within the allocation",
+	      cuMemsetD2D32(words, 8, 7, 2, 2) == CUDA_SUCCESS);
+	check("cuMemsetD2D32 past it",
+	      cuMemsetD2D32(words, 8, 7, 2, 3) == CUDA_ERROR_INVALID_VALUE);
+	cuMemFree(words);
+}
+
+static void shareable_handles(void)
+{
+	CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+				    .requestedHandleTypes =
+					    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+				    .location = {CU_MEM_LOCATION_TYPE_DEVICE, 0}};
+	size_t granularity = 0;
+	cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+	CUmemGenericAllocationHandle handle, imported, retained;
+	cuMemCreate(&handle, granularity, &prop, 0);
+	int fd = -1;
+	check("a handle exported as a file descriptor",
+	      cuMemExportToShareableHandle(&fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+					   0) == CUDA_SUCCESS &&
+		      fd >= 0);
+	check("and imported", cuMemImportFromShareableHandle(
+				      &imported, (void *)(intptr_t)fd,
+				      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) == CUDA_SUCCESS);
+	CUmemAllocationProp read = {0};
+	cuMemGetAllocationPropertiesFromHandle(&read, imported);
+	check("on the exporter's device",
+	      read.location.id == 0 &&
+		      read.requestedHandleTypes == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	CUdeviceptr base;
+	cuMemAddressReserve(&base, granularity, 0, 0, 0);
+	cuMemMap(base, granularity, 0, imported, 0);
+	check("the mapped handle retained",
+	      cuMemRetainAllocationHandle(&retained, (void *)base) == CUDA_SUCCESS &&
+		      retained == imported);
+	check("released for each reference",
+	      cuMemRelease(retained) == CUDA_SUCCESS && cuMemRelease(imported) == CUDA_SUCCESS);
+	check("and no more", cuMemRelease(imported) == CUDA_ERROR_INVALID_VALUE);
+	cuMemUnmap(base, granularity);
+	cuMemAddressFree(base, granularity);
+	close(fd);
+	CUmemAllocationProp plain = prop;
+	plain.requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE;
+	CUmemGenericAllocationHandle unshared;
+	cuMemCreate(&unshared, granularity, &plain, 0);
+	check("a handle not made for sharing",
+	      cuMemExportToShareableHandle(&fd, unshared, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+					   0) == CUDA_ERROR_INVALID_VALUE);
+	cuMemRelease(unshared);
+	cuMemRelease(handle);
+}
+
 static void profile(void)
 {
 	int value = 0;
@@ -309,6 +426,10 @@ int main(void)
 	arrays_and_textures();
 	streams();
 	pool_access();
+	peers();
+	copies_3d();
+	driver_sets();
+	shareable_handles();
 	profile();
 	cudaStreamDestroy(origin);
 	cudaStreamDestroy(side);
