@@ -1,5 +1,5 @@
-/* Stand-in driver: copies and sets of more than one row (2-D, 3-D), sets of
- * 16-bit values, copies between devices, and peer access. Linear memory's
+/* Stand-in driver: copies and sets, of one row, of several (2-D, 3-D), and
+ * between devices; and peer access. Linear memory's
  * bytes really move (device memory is the process's own here); an array
  * keeps none, so a copy into or out of one is checked and nothing more.
  * Work is never queued: the stream variants run at once, and on a
@@ -7,6 +7,99 @@
 #include <string.h>
 
 #include "sim.h"
+
+SIM_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (bytes == 0)
+		return CUDA_SUCCESS;
+	if (!dst || !src)
+		return CUDA_ERROR_INVALID_VALUE;
+	memmove((void *)dst, (const void *)src, bytes);
+	return CUDA_SUCCESS;
+}
+
+/* Work on a capturing stream is recorded nowhere: it would run only when
+ * the graph is launched, and the simulated graph runs memory nodes only. */
+SIM_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream)
+{
+	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemcpy(dst, src, bytes);
+}
+
+SIM_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes)
+{
+	CUresult rc = sim_check_device_range(dst, bytes);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return cuMemcpy(dst, (CUdeviceptr)src, bytes);
+}
+
+SIM_EXPORT CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes)
+{
+	CUresult rc = sim_check_device_range(src, bytes);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return cuMemcpy((CUdeviceptr)dst, src, bytes);
+}
+
+SIM_EXPORT CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+{
+	CUresult rc = sim_check_device_range(src, bytes);
+	if (rc == CUDA_SUCCESS)
+		rc = sim_check_device_range(dst, bytes);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return cuMemcpy(dst, src, bytes);
+}
+
+SIM_EXPORT CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes,
+				      CUstream stream)
+{
+	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemcpyHtoD(dst, src, bytes);
+}
+
+SIM_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream stream)
+{
+	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemcpyDtoH(dst, src, bytes);
+}
+
+SIM_EXPORT CUresult cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t count)
+{
+	CUresult rc = sim_check_device_range(dst, count);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	memset((void *)dst, value, count);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t count)
+{
+	if (count > SIZE_MAX / 4)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult rc = sim_check_device_range(dst, count * 4);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (dst % 4)
+		return CUDA_ERROR_INVALID_VALUE;
+	unsigned int *words = (unsigned int *)dst;
+	for (size_t i = 0; i < count; i++)
+		words[i] = value;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
+				    CUstream stream)
+{
+	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemsetD8(dst, value, count);
+}
+
+SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count,
+				     CUstream stream)
+{
+	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemsetD32(dst, value, count);
+}
 
 /* One side of a copy, as the driver's descriptors give it. */
 struct side {

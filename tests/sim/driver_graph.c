@@ -181,6 +181,14 @@ CUresult sim_graph_capture_alloc(CUgraph graph, int device, size_t bytes, CUdevi
 	return rc;
 }
 
+/* A captured cuLaunchHostFunc: a host node, run at each launch. */
+CUresult sim_graph_capture_host(CUgraph graph, CUhostFn function, void *data)
+{
+	CUgraphNode node;
+	CUDA_HOST_NODE_PARAMS host = {function, data};
+	return cuGraphAddHostNode(&node, graph, NULL, 0, &host);
+}
+
 /* A captured cuMemFreeAsync of memory the graph allocates. */
 CUresult sim_graph_capture_free(CUgraph graph, CUdeviceptr dptr)
 {

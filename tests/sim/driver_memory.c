@@ -16,7 +16,8 @@ struct sim_allocation {
 	uint64_t charged;
 	int device;
 	enum sim_memory memory;
-	struct sim_pool *pool; /* for stream-ordered allocations */
+	struct sim_pool *pool;    /* for stream-ordered allocations */
+	struct sim_advice advice; /* for managed memory */
 	UT_hash_handle hh;
 };
 
@@ -117,6 +118,7 @@ static CUresult allocate_in(void **out, size_t bytes, int device, enum sim_memor
 		.device = device,
 		.memory = memory,
 		.pool = pool,
+		.advice = {.preferred = CU_DEVICE_INVALID, .last_prefetch = CU_DEVICE_INVALID},
 	};
 	HASH_ADD(hh, allocations, address, sizeof(allocation->address), allocation);
 	sim_devices[device].charged += growth;
@@ -457,99 +459,6 @@ CUresult sim_check_device_range(CUdeviceptr dptr, size_t bytes)
 	return inside ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-SIM_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
-{
-	CUresult rc = sim_check_init();
-	if (rc != CUDA_SUCCESS)
-		return rc;
-	if (bytes == 0)
-		return CUDA_SUCCESS;
-	if (!dst || !src)
-		return CUDA_ERROR_INVALID_VALUE;
-	memmove((void *)dst, (const void *)src, bytes);
-	return CUDA_SUCCESS;
-}
-
-/* Work on a capturing stream is recorded nowhere: it would run only when
- * the graph is launched, and the simulated graph runs memory nodes only. */
-SIM_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream)
-{
-	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemcpy(dst, src, bytes);
-}
-
-SIM_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes)
-{
-	CUresult rc = sim_check_device_range(dst, bytes);
-	if (rc != CUDA_SUCCESS)
-		return rc;
-	return cuMemcpy(dst, (CUdeviceptr)src, bytes);
-}
-
-SIM_EXPORT CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes)
-{
-	CUresult rc = sim_check_device_range(src, bytes);
-	if (rc != CUDA_SUCCESS)
-		return rc;
-	return cuMemcpy((CUdeviceptr)dst, src, bytes);
-}
-
-SIM_EXPORT CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
-{
-	CUresult rc = sim_check_device_range(src, bytes);
-	if (rc == CUDA_SUCCESS)
-		rc = sim_check_device_range(dst, bytes);
-	if (rc != CUDA_SUCCESS)
-		return rc;
-	return cuMemcpy(dst, src, bytes);
-}
-
-SIM_EXPORT CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes,
-				      CUstream stream)
-{
-	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemcpyHtoD(dst, src, bytes);
-}
-
-SIM_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream stream)
-{
-	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemcpyDtoH(dst, src, bytes);
-}
-
-SIM_EXPORT CUresult cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t count)
-{
-	CUresult rc = sim_check_device_range(dst, count);
-	if (rc != CUDA_SUCCESS)
-		return rc;
-	memset((void *)dst, value, count);
-	return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t count)
-{
-	if (count > SIZE_MAX / 4)
-		return CUDA_ERROR_INVALID_VALUE;
-	CUresult rc = sim_check_device_range(dst, count * 4);
-	if (rc != CUDA_SUCCESS)
-		return rc;
-	if (dst % 4)
-		return CUDA_ERROR_INVALID_VALUE;
-	unsigned int *words = (unsigned int *)dst;
-	for (size_t i = 0; i < count; i++)
-		words[i] = value;
-	return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
-				    CUstream stream)
-{
-	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemsetD8(dst, value, count);
-}
-
-SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count,
-				     CUstream stream)
-{
-	return sim_stream_capture(stream) ? CUDA_SUCCESS : cuMemsetD32(dst, value, count);
-}
-
 static unsigned int memory_type(enum sim_memory memory)
 {
 	switch (memory) {
@@ -723,4 +632,10 @@ bool sim_pool_allocation(uintptr_t address, size_t *bytes, struct sim_pool **poo
 	}
 	pthread_mutex_unlock(&sim_lock);
 	return pooled;
+}
+
+struct sim_advice *sim_managed_advice_locked(CUdeviceptr dptr, size_t count)
+{
+	struct sim_allocation *allocation = containing_locked((uintptr_t)dptr, count);
+	return allocation && allocation->memory == SIM_MEMORY_MANAGED ? &allocation->advice : NULL;
 }

@@ -524,3 +524,59 @@ SIM_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 	*mode = previous;
 	return CUDA_SUCCESS;
 }
+
+/* Host work runs at once, as nothing is queued; while a stream captures, a
+ * host function becomes a host node of the graph, and a stream callback
+ * (which the real driver does not capture) breaks the capture. */
+static CUresult launch_host_func(CUstream stream, CUhostFn function, void *data)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!function)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUgraph graph;
+	rc = sim_stream_capture_graph(stream, &graph);
+	if (rc != CUDA_SUCCESS || graph)
+		return rc != CUDA_SUCCESS ? rc : sim_graph_capture_host(graph, function, data);
+	function(data);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuLaunchHostFunc(CUstream stream, CUhostFn function, void *data)
+{
+	return launch_host_func(stream, function, data);
+}
+
+SIM_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream stream, CUhostFn function, void *data)
+{
+	return launch_host_func(stream, function, data);
+}
+
+static CUresult add_callback(CUstream stream, CUstreamCallback callback, void *data, unsigned flags)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!callback || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_stream *created = created_stream(stream);
+	if (created && created->capture) {
+		created->origin->invalidated = true;
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	}
+	callback(stream, CUDA_SUCCESS, data);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback callback, void *data,
+					unsigned int flags)
+{
+	return add_callback(stream, callback, data, flags);
+}
+
+SIM_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream stream, CUstreamCallback callback, void *data,
+					     unsigned int flags)
+{
+	return add_callback(stream, callback, data, flags);
+}

@@ -150,6 +150,11 @@ struct rt_driver {
 	PFN_cuCtxDisablePeerAccess_v4000 cuCtxDisablePeerAccess;
 	PFN_cuMemcpy3D_v3020 cuMemcpy3D;
 	PFN_cuMemsetD2D8_v3020 cuMemsetD2D8;
+	PFN_cuLaunchHostFunc_v10000 cuLaunchHostFunc[2];
+	PFN_cuStreamAddCallback_v5000 cuStreamAddCallback[2];
+	PFN_cuMemPrefetchAsync_v12020 cuMemPrefetchAsync;
+	PFN_cuMemAdvise_v12020 cuMemAdvise;
+	PFN_cuMemRangeGetAttribute_v8000 cuMemRangeGetAttribute;
 	PFN_cuKernelGetFunction_v12000 cuKernelGetFunction;
 	PFN_cuLibraryLoadData_v12000 cuLibraryLoadData;
 	PFN_cuLibraryLoadFromFile_v12000 cuLibraryLoadFromFile;

@@ -334,25 +334,39 @@ RT_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *att
 }
 
 /* Managed memory is always resident on the simulated device. */
+/* Locations and advice share the driver's values. */
 RT_EXPORT cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count,
 					   struct cudaMemLocation location, unsigned int flags,
 					   cudaStream_t stream)
 {
-	(void)count, (void)location, (void)flags, (void)stream;
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess)
 		return error;
-	return ptr ? cudaSuccess : rt_fail(cudaErrorInvalidValue);
+	CUmemLocation where = {(CUmemLocationType)location.type, location.id};
+	return rt_result(rt_driver.cuMemPrefetchAsync((CUdeviceptr)ptr, count, where, flags,
+						      (CUstream)stream));
 }
 
 RT_EXPORT cudaError_t cudaMemAdvise(const void *ptr, size_t count, enum cudaMemoryAdvise advice,
 				    struct cudaMemLocation location)
 {
-	(void)count, (void)advice, (void)location;
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess)
 		return error;
-	return ptr ? cudaSuccess : rt_fail(cudaErrorInvalidValue);
+	CUmemLocation where = {(CUmemLocationType)location.type, location.id};
+	return rt_result(
+		rt_driver.cuMemAdvise((CUdeviceptr)ptr, count, (CUmem_advise)advice, where));
+}
+
+RT_EXPORT cudaError_t cudaMemRangeGetAttribute(void *data, size_t size,
+					       enum cudaMemRangeAttribute attribute,
+					       const void *ptr, size_t count)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuMemRangeGetAttribute(
+		data, size, (CUmem_range_attribute)attribute, (CUdeviceptr)ptr, count));
 }
 
 RT_EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *ptr)

@@ -191,26 +191,46 @@ RT_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStrea
 	return cudaEventRecordWithFlags(event, stream, flags);
 }
 
-RT_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t function, void *data)
+static cudaError_t launch_host_func(cudaStream_t stream, cudaHostFn_t function, void *data,
+				    enum rt_stream_mode mode)
 {
-	(void)stream;
-	if (!function)
-		return rt_fail(cudaErrorInvalidValue);
 	cudaError_t error = rt_context();
-	if (error == cudaSuccess)
-		function(data);
-	return error;
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuLaunchHostFunc[mode]((CUstream)stream, function, data));
 }
 
+RT_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t function, void *data)
+{
+	return launch_host_func(stream, function, data, RT_LEGACY_STREAM);
+}
+
+RT_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t function,
+					      void *data)
+{
+	return launch_host_func(stream, function, data, RT_PER_THREAD_STREAM);
+}
+
+/* The driver's callback takes the runtime's, which differs only in the
+ * type of its status: the two share their numbers. */
 RT_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
 					    void *data, unsigned int flags)
 {
-	if (!callback || flags != 0)
-		return rt_fail(cudaErrorInvalidValue);
 	cudaError_t error = rt_context();
-	if (error == cudaSuccess)
-		callback(stream, cudaSuccess, data);
-	return error;
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuStreamAddCallback[RT_LEGACY_STREAM](
+		(CUstream)stream, (CUstreamCallback)callback, data, flags));
+}
+
+RT_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback,
+						 void *data, unsigned int flags)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuStreamAddCallback[RT_PER_THREAD_STREAM](
+		(CUstream)stream, (CUstreamCallback)callback, data, flags));
 }
 
 bool rt_stream_capturing(cudaStream_t stream)

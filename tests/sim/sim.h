@@ -35,6 +35,14 @@ enum sim_memory {
 				* pool); cuMemFree ends it */
 };
 
+/* Managed memory's advice, as the range attributes read it back: locations
+ * are devices, CU_DEVICE_CPU or CU_DEVICE_INVALID. */
+struct sim_advice {
+	bool read_mostly;
+	int preferred, last_prefetch;
+	uint64_t accessed_by; /* a bit per device */
+};
+
 struct sim_context {
 	int device;
 	bool primary;
@@ -149,6 +157,9 @@ bool sim_graph_memory_locked(uintptr_t address, size_t bytes);
 /* Frees graph memory outside the graph; CUDA_ERROR_INVALID_VALUE when
  * address starts none that is allocated. */
 CUresult sim_graph_free(uintptr_t address);
+/* Called with sim_lock held: the advice of the managed allocation that
+ * holds the range, or NULL when none does. */
+struct sim_advice *sim_managed_advice_locked(CUdeviceptr dptr, size_t count);
 /* The bytes of one channel of an array format; 0 for one not simulated. */
 unsigned sim_format_bytes(CUarray_format format);
 /* Whether address starts an allocation from a pool, and which. */
@@ -187,3 +198,4 @@ CUgraph sim_stream_capture(CUstream stream);
 CUresult sim_stream_capture_graph(CUstream stream, CUgraph *graph);
 CUresult sim_graph_capture_alloc(CUgraph graph, int device, size_t bytes, CUdeviceptr *dptr);
 CUresult sim_graph_capture_free(CUgraph graph, CUdeviceptr dptr);
+CUresult sim_graph_capture_host(CUgraph graph, CUhostFn function, void *data);

@@ -390,6 +390,73 @@ static void shareable_handles(void)
 	cuMemRelease(handle);
 }
 
+static void managed_advice(cudaStream_t stream)
+{
+	void *managed, *plain;
+	cudaMallocManaged(&managed, 4 * MiB, cudaMemAttachGlobal);
+	cudaMalloc(&plain, MiB);
+	struct cudaMemLocation device1 = {cudaMemLocationTypeDevice, 1};
+	struct cudaMemLocation host = {cudaMemLocationTypeHost, 0};
+	check("advice on managed memory",
+	      cudaMemAdvise(managed, MiB, cudaMemAdviseSetReadMostly, device1) == cudaSuccess &&
+		      cudaMemAdvise(managed, MiB, cudaMemAdviseSetPreferredLocation, device1) ==
+			      cudaSuccess &&
+		      cudaMemAdvise(managed, MiB, cudaMemAdviseSetAccessedBy, device1) ==
+			      cudaSuccess);
+	check("advice on device memory", cudaMemAdvise(plain, MiB, cudaMemAdviseSetReadMostly,
+						       device1) == cudaErrorInvalidValue);
+	check("a prefetch to the host",
+	      cudaMemPrefetchAsync(managed, MiB, host, 0, stream) == cudaSuccess);
+	int read_mostly = -1, preferred = -9, last = -9, accessed[2] = {-9, -9};
+	cudaMemRangeGetAttribute(&read_mostly, sizeof(int), cudaMemRangeAttributeReadMostly,
+				 managed, MiB);
+	cudaMemRangeGetAttribute(&preferred, sizeof(int), cudaMemRangeAttributePreferredLocation,
+				 managed, MiB);
+	cudaMemRangeGetAttribute(&last, sizeof(int), cudaMemRangeAttributeLastPrefetchLocation,
+				 managed, MiB);
+	cudaMemRangeGetAttribute(accessed, sizeof(accessed), cudaMemRangeAttributeAccessedBy,
+				 managed, MiB);
+	check("read back", read_mostly == 1 && preferred == 1 && last == cudaCpuDeviceId &&
+				   accessed[0] == 1 && accessed[1] == cudaInvalidDeviceId);
+	cudaGetLastError();
+	cudaFree(plain);
+	cudaFree(managed);
+}
+
+static void count_call(cudaStream_t stream, cudaError_t status, void *data)
+{
+	(void)stream, (void)status;
+	++*(int *)data;
+}
+
+static void host_work(cudaStream_t stream)
+{
+	int runs = 0;
+	cudaLaunchHostFunc(stream, count_up, &runs);
+	check("a host function runs at once", runs == 1);
+	cudaStreamAddCallback(stream, count_call, &runs, 0);
+	check("and a callback", runs == 2);
+	cudaGraph_t graph;
+	cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+	cudaLaunchHostFunc(stream, count_up, &runs);
+	cudaStreamEndCapture(stream, &graph);
+	size_t count = 0;
+	cudaGraphGetNodes(graph, NULL, &count);
+	check("captured, it is a host node", runs == 2 && count == 1);
+	cudaGraphExec_t exec;
+	cudaGraphInstantiate(&exec, graph, 0);
+	cudaGraphLaunch(exec, stream);
+	check("run by the launch", runs == 3);
+	cudaGraphExecDestroy(exec);
+	cudaGraphDestroy(graph);
+	cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+	check("a callback while capturing", cudaStreamAddCallback(stream, count_call, &runs, 0) ==
+						    cudaErrorStreamCaptureUnsupported);
+	check("breaks the capture",
+	      cudaStreamEndCapture(stream, &graph) == cudaErrorStreamCaptureInvalidated);
+	cudaGetLastError();
+}
+
 static void profile(void)
 {
 	int value = 0;
@@ -430,6 +497,8 @@ int main(void)
 	copies_3d();
 	driver_sets();
 	shareable_handles();
+	managed_advice(origin);
+	host_work(origin);
 	profile();
 	cudaStreamDestroy(origin);
 	cudaStreamDestroy(side);
