@@ -9,30 +9,28 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "sim.h"
-
-struct sim_graph_allocation {
-	uintptr_t address;
-	uint64_t bytes, charge;
-	int device;
-	bool live;
-	struct sim_graph_allocation *next;
-};
-
-enum sim_node_kind { SIM_NODE_ALLOC, SIM_NODE_FREE, SIM_NODE_WORK, SIM_NODE_HOST };
-
-struct sim_node {
-	enum sim_node_kind kind;
-	struct sim_graph_allocation *allocation; /* for SIM_NODE_ALLOC and SIM_NODE_FREE */
-	CUDA_HOST_NODE_PARAMS host;              /* for SIM_NODE_HOST */
-};
-
-struct sim_graph {
-	struct sim_node *nodes;
-	size_t count;
-};
+#include "graph.h"
 
 static struct sim_graph_allocation *graph_allocations;
+static struct sim_graph *graphs;
+static uint32_t next_graph_id = 1;
+
+/* Called with sim_lock held: the live graph of that id, or NULL. */
+static struct sim_graph *graph_locked(uint32_t id)
+{
+	struct sim_graph *graph = graphs;
+	while (graph && graph->id != id)
+		graph = graph->next;
+	return graph;
+}
+
+/* Called with sim_lock held: the node behind a handle, or NULL. */
+struct sim_node *sim_node_locked(CUgraphNode handle)
+{
+	struct sim_graph *graph = graph_locked(sim_handle_graph(handle));
+	size_t index = sim_handle_index(handle);
+	return graph && handle && index < graph->count ? &graph->nodes[index] : NULL;
+}
 
 /* Dependencies are nodes of the same graph. */
 static bool valid_dependencies(const struct sim_graph *graph, const CUgraphNode *dependencies,
@@ -41,7 +39,8 @@ static bool valid_dependencies(const struct sim_graph *graph, const CUgraphNode 
 	if (count && !dependencies)
 		return false;
 	for (size_t i = 0; i < count; i++)
-		if ((uintptr_t)dependencies[i] == 0 || (uintptr_t)dependencies[i] > graph->count)
+		if (sim_handle_graph(dependencies[i]) != graph->id || !dependencies[i] ||
+		    sim_handle_index(dependencies[i]) >= graph->count)
 			return false;
 	return true;
 }
@@ -53,9 +52,35 @@ static CUresult add_node(struct sim_graph *graph, struct sim_node node, CUgraphN
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	graph->nodes = grown;
 	graph->nodes[graph->count++] = node;
-	/* A node handle is its position plus one, never dereferenced. */
-	*out = (CUgraphNode)(uintptr_t)graph->count;
+	*out = sim_node_handle(graph, graph->count - 1);
 	return CUDA_SUCCESS;
+}
+
+/* A new graph, listed live, with nodes copied from source (or none). */
+static struct sim_graph *new_graph(const struct sim_graph *source)
+{
+	struct sim_graph *graph = calloc(1, sizeof(*graph));
+	size_t count = source ? source->count : 0;
+	if (graph && count) {
+		graph->nodes = malloc(count * sizeof(*graph->nodes));
+		if (graph->nodes) {
+			memcpy(graph->nodes, source->nodes, count * sizeof(*graph->nodes));
+			graph->count = count;
+		}
+	}
+	if (graph && graph->count != count) {
+		free(graph);
+		return NULL;
+	}
+	if (!graph)
+		return NULL;
+	pthread_mutex_lock(&sim_lock);
+	graph->id = next_graph_id++;
+	graph->source = source ? source->id : 0;
+	graph->next = graphs;
+	graphs = graph;
+	pthread_mutex_unlock(&sim_lock);
+	return graph;
 }
 
 SIM_EXPORT CUresult cuGraphCreate(CUgraph *out, unsigned int flags)
@@ -65,7 +90,7 @@ SIM_EXPORT CUresult cuGraphCreate(CUgraph *out, unsigned int flags)
 		return rc;
 	if (!out || flags != 0)
 		return CUDA_ERROR_INVALID_VALUE;
-	struct sim_graph *graph = calloc(1, sizeof(*graph));
+	struct sim_graph *graph = new_graph(NULL);
 	if (!graph)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	*out = (CUgraph)graph;
@@ -77,6 +102,13 @@ SIM_EXPORT CUresult cuGraphDestroy(CUgraph handle)
 	struct sim_graph *graph = (struct sim_graph *)handle;
 	if (!graph)
 		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_lock);
+	struct sim_graph **link = &graphs;
+	while (*link && *link != graph)
+		link = &(*link)->next;
+	if (*link)
+		*link = graph->next;
+	pthread_mutex_unlock(&sim_lock);
 	free(graph->nodes);
 	free(graph);
 	return CUDA_SUCCESS;
@@ -86,12 +118,11 @@ static CUresult untraced_cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph handl
 						const CUgraphNode *dependencies, size_t count,
 						CUDA_MEM_ALLOC_NODE_PARAMS *params)
 {
-	(void)dependencies;
-	(void)count;
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!node || !handle || !params || params->bytesize == 0 ||
+	    !valid_dependencies((struct sim_graph *)handle, dependencies, count) ||
 	    params->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
 	    params->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -113,7 +144,11 @@ static CUresult untraced_cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph handl
 		.device = device,
 	};
 	rc = add_node((struct sim_graph *)handle,
-		      (struct sim_node){SIM_NODE_ALLOC, allocation, {0}}, node);
+		      (struct sim_node){.kind = SIM_NODE_ALLOC,
+					.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC,
+					.dependencies = count,
+					.allocation = allocation},
+		      node);
 	if (rc != CUDA_SUCCESS) {
 		munmap(at, params->bytesize);
 		free(allocation);
@@ -137,7 +172,8 @@ SIM_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph handle,
 		untraced_cuGraphAddMemAllocNode(node, handle, dependencies, count, node_params));
 }
 
-static CUresult add_free_node(CUgraphNode *node, CUgraph handle, CUdeviceptr dptr)
+static CUresult add_free_node(CUgraphNode *node, CUgraph handle, const CUgraphNode *dependencies,
+			      size_t count, CUdeviceptr dptr)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -148,19 +184,22 @@ static CUresult add_free_node(CUgraphNode *node, CUgraph handle, CUdeviceptr dpt
 		if (allocation->address == (uintptr_t)dptr)
 			break;
 	pthread_mutex_unlock(&sim_lock);
-	if (!node || !handle || !allocation)
+	if (!node || !handle || !allocation ||
+	    !valid_dependencies((struct sim_graph *)handle, dependencies, count))
 		return CUDA_ERROR_INVALID_VALUE;
 	return add_node((struct sim_graph *)handle,
-			(struct sim_node){SIM_NODE_FREE, allocation, {0}}, node);
+			(struct sim_node){.kind = SIM_NODE_FREE,
+					  .type = CU_GRAPH_NODE_TYPE_MEM_FREE,
+					  .dependencies = count,
+					  .allocation = allocation},
+			node);
 }
 
 SIM_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph handle,
 					  const CUgraphNode *dependencies, size_t count,
 					  CUdeviceptr dptr)
 {
-	(void)dependencies;
-	(void)count;
-	return add_free_node(node, handle, dptr);
+	return add_free_node(node, handle, dependencies, count, dptr);
 }
 
 /* A captured cuMemAllocAsync: an allocation node on the stream's device,
@@ -193,7 +232,7 @@ CUresult sim_graph_capture_host(CUgraph graph, CUhostFn function, void *data)
 CUresult sim_graph_capture_free(CUgraph graph, CUdeviceptr dptr)
 {
 	CUgraphNode node;
-	return add_free_node(&node, graph, dptr);
+	return add_free_node(&node, graph, NULL, 0, dptr);
 }
 
 static CUresult add_work(CUgraphNode *node, CUgraph handle, const CUgraphNode *dependencies,
@@ -205,23 +244,35 @@ static CUresult add_work(CUgraphNode *node, CUgraph handle, const CUgraphNode *d
 	struct sim_graph *graph = (struct sim_graph *)handle;
 	if (!node || !graph || !valid || !valid_dependencies(graph, dependencies, count))
 		return CUDA_ERROR_INVALID_VALUE;
+	work.dependencies = count;
 	return add_node(graph, work, node);
 }
 
-static const struct sim_node work_node = {SIM_NODE_WORK, NULL, {0}};
+static struct sim_node work_node(CUgraphNodeType type)
+{
+	return (struct sim_node){.kind = SIM_NODE_WORK, .type = type};
+}
+
+/* A real GPU's checks of a kernel's launch, for a kernel node. */
+CUresult sim_check_kernel(const CUDA_KERNEL_NODE_PARAMS *params)
+{
+	if (!params)
+		return CUDA_ERROR_INVALID_VALUE;
+	const unsigned grid[3] = {params->gridDimX, params->gridDimY, params->gridDimZ};
+	const unsigned block[3] = {params->blockDimX, params->blockDimY, params->blockDimZ};
+	return sim_launch_check(params->func, grid, block, params->sharedMemBytes);
+}
 
 SIM_EXPORT CUresult cuGraphAddKernelNode(CUgraphNode *node, CUgraph handle,
 					 const CUgraphNode *dependencies, size_t count,
 					 const CUDA_KERNEL_NODE_PARAMS *params)
 {
-	if (params) {
-		const unsigned grid[3] = {params->gridDimX, params->gridDimY, params->gridDimZ};
-		const unsigned block[3] = {params->blockDimX, params->blockDimY, params->blockDimZ};
-		CUresult rc = sim_launch_check(params->func, grid, block, params->sharedMemBytes);
-		if (rc != CUDA_SUCCESS)
-			return rc;
-	}
-	return add_work(node, handle, dependencies, count, params != NULL, work_node);
+	CUresult rc = sim_check_kernel(params);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_node work = work_node(CU_GRAPH_NODE_TYPE_KERNEL);
+	work.kernel = *params;
+	return add_work(node, handle, dependencies, count, true, work);
 }
 
 SIM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *node, CUgraph handle,
@@ -230,7 +281,8 @@ SIM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *node, CUgraph handle,
 {
 	(void)context;
 	bool valid = copy && copy->WidthInBytes && copy->Height && copy->Depth;
-	return add_work(node, handle, dependencies, count, valid, work_node);
+	return add_work(node, handle, dependencies, count, valid,
+			work_node(CU_GRAPH_NODE_TYPE_MEMCPY));
 }
 
 SIM_EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *node, CUgraph handle,
@@ -241,21 +293,25 @@ SIM_EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *node, CUgraph handle,
 	bool valid = set && set->dst &&
 		     (set->elementSize == 1 || set->elementSize == 2 || set->elementSize == 4) &&
 		     (set->height <= 1 || set->pitch >= set->width * set->elementSize);
-	return add_work(node, handle, dependencies, count, valid, work_node);
+	return add_work(node, handle, dependencies, count, valid,
+			work_node(CU_GRAPH_NODE_TYPE_MEMSET));
 }
 
 SIM_EXPORT CUresult cuGraphAddHostNode(CUgraphNode *node, CUgraph handle,
 				       const CUgraphNode *dependencies, size_t count,
 				       const CUDA_HOST_NODE_PARAMS *host)
 {
-	struct sim_node work = {SIM_NODE_HOST, NULL, host ? *host : (CUDA_HOST_NODE_PARAMS){0}};
+	struct sim_node work = {.kind = SIM_NODE_HOST, .type = CU_GRAPH_NODE_TYPE_HOST};
+	if (host)
+		work.host = *host;
 	return add_work(node, handle, dependencies, count, host && host->fn, work);
 }
 
 SIM_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *node, CUgraph handle,
 					const CUgraphNode *dependencies, size_t count)
 {
-	return add_work(node, handle, dependencies, count, true, work_node);
+	return add_work(node, handle, dependencies, count, true,
+			work_node(CU_GRAPH_NODE_TYPE_EMPTY));
 }
 
 /* With nodes NULL, the count; else up to *count handles, and how many. */
@@ -270,29 +326,12 @@ SIM_EXPORT CUresult cuGraphGetNodes(CUgraph handle, CUgraphNode *nodes, size_t *
 	if (nodes) {
 		size_t written = *count < graph->count ? *count : graph->count;
 		for (size_t i = 0; i < written; i++)
-			nodes[i] = (CUgraphNode)(uintptr_t)(i + 1);
+			nodes[i] = sim_node_handle(graph, i);
 		*count = written;
 	} else {
 		*count = graph->count;
 	}
 	return CUDA_SUCCESS;
-}
-
-static struct sim_graph *copy_graph(const struct sim_graph *graph)
-{
-	struct sim_graph *copy = calloc(1, sizeof(*copy));
-	if (copy && graph->count) {
-		copy->nodes = malloc(graph->count * sizeof(*copy->nodes));
-		if (copy->nodes) {
-			memcpy(copy->nodes, graph->nodes, graph->count * sizeof(*copy->nodes));
-			copy->count = graph->count;
-		}
-	}
-	if (copy && copy->count != graph->count) {
-		free(copy);
-		copy = NULL;
-	}
-	return copy;
 }
 
 /* An executable graph is a copy of the graph's nodes at instantiation. */
@@ -303,7 +342,7 @@ SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph handle
 	const struct sim_graph *graph = (const struct sim_graph *)handle;
 	if (!out || !graph)
 		return CUDA_ERROR_INVALID_VALUE;
-	struct sim_graph *copy = copy_graph(graph);
+	struct sim_graph *copy = new_graph(graph);
 	if (!copy)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	*out = (CUgraphExec)copy;
@@ -318,7 +357,7 @@ SIM_EXPORT CUresult cuGraphClone(CUgraph *out, CUgraph handle)
 	const struct sim_graph *graph = (const struct sim_graph *)handle;
 	if (!out || !graph)
 		return CUDA_ERROR_INVALID_VALUE;
-	struct sim_graph *copy = copy_graph(graph);
+	struct sim_graph *copy = new_graph(graph);
 	if (!copy)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	*out = (CUgraph)copy;

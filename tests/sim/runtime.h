@@ -155,6 +155,12 @@ struct rt_driver {
 	PFN_cuMemPrefetchAsync_v12020 cuMemPrefetchAsync;
 	PFN_cuMemAdvise_v12020 cuMemAdvise;
 	PFN_cuMemRangeGetAttribute_v8000 cuMemRangeGetAttribute;
+	PFN_cuGraphNodeGetType_v10000 cuGraphNodeGetType;
+	PFN_cuGraphGetRootNodes_v10000 cuGraphGetRootNodes;
+	PFN_cuGraphKernelNodeGetParams_v12000 cuGraphKernelNodeGetParams;
+	PFN_cuGraphKernelNodeSetParams_v12000 cuGraphKernelNodeSetParams;
+	PFN_cuGraphExecKernelNodeSetParams_v12000 cuGraphExecKernelNodeSetParams;
+	PFN_cuGraphExecUpdate_v12000 cuGraphExecUpdate;
 	PFN_cuKernelGetFunction_v12000 cuKernelGetFunction;
 	PFN_cuLibraryLoadData_v12000 cuLibraryLoadData;
 	PFN_cuLibraryLoadFromFile_v12000 cuLibraryLoadFromFile;
@@ -179,6 +185,9 @@ int rt_current_device(void);
 /* Whether host is the shadow of a registered __device__ variable, and its
  * size. */
 bool rt_variable(const void *host, size_t *bytes);
+/* The host stub nvcc registered for a function the runtime loaded, or the
+ * function itself (a library's kernel). */
+const void *rt_host_of(CUfunction function);
 /* The runtime's own check of a launch: a grid or block beyond the
  * device's limits is an invalid configuration, whatever the kernel. */
 bool rt_configuration_fits(dim3 grid, dim3 block);

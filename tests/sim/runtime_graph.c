@@ -163,9 +163,10 @@ RT_EXPORT cudaError_t cudaDeviceSetGraphMemAttribute(int device,
 
 /* Work nodes: the runtime's parameters checked, then handed to the driver
  * in its own layout. */
-RT_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph,
-					     const cudaGraphNode_t *dependencies, size_t count,
-					     const struct cudaKernelNodeParams *params)
+/* The runtime's kernel node parameters in the driver's layout, its
+ * configuration checked first as the runtime checks a launch. */
+static cudaError_t driver_kernel(const struct cudaKernelNodeParams *params,
+				 CUDA_KERNEL_NODE_PARAMS *out)
 {
 	if (!params)
 		return rt_fail(cudaErrorInvalidValue);
@@ -175,7 +176,7 @@ RT_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t 
 	cudaError_t error = rt_function(params->func, &function);
 	if (error != cudaSuccess)
 		return error;
-	CUDA_KERNEL_NODE_PARAMS driver = {
+	*out = (CUDA_KERNEL_NODE_PARAMS){
 		.func = function,
 		.gridDimX = params->gridDim.x,
 		.gridDimY = params->gridDim.y,
@@ -187,9 +188,95 @@ RT_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t 
 		.kernelParams = params->kernelParams,
 		.extra = params->extra,
 	};
+	return cudaSuccess;
+}
+
+RT_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph,
+					     const cudaGraphNode_t *dependencies, size_t count,
+					     const struct cudaKernelNodeParams *params)
+{
+	CUDA_KERNEL_NODE_PARAMS driver;
+	cudaError_t error = driver_kernel(params, &driver);
+	if (error != cudaSuccess)
+		return error;
 	return rt_result(rt_driver.cuGraphAddKernelNode((CUgraphNode *)node, (CUgraph)graph,
 							(const CUgraphNode *)dependencies, count,
 							&driver));
+}
+
+RT_EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+						   const struct cudaKernelNodeParams *params)
+{
+	CUDA_KERNEL_NODE_PARAMS driver;
+	cudaError_t error = driver_kernel(params, &driver);
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuGraphKernelNodeSetParams((CUgraphNode)node, &driver));
+}
+
+RT_EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+						       const struct cudaKernelNodeParams *params)
+{
+	CUDA_KERNEL_NODE_PARAMS driver;
+	cudaError_t error = driver_kernel(params, &driver);
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuGraphExecKernelNodeSetParams((CUgraphExec)exec,
+								  (CUgraphNode)node, &driver));
+}
+
+/* The kernel as the program named it: nvcc's host stub, or a library's
+ * kernel. */
+RT_EXPORT cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
+						   struct cudaKernelNodeParams *params)
+{
+	if (!params)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	CUDA_KERNEL_NODE_PARAMS driver;
+	CUresult rc = rt_driver.cuGraphKernelNodeGetParams((CUgraphNode)node, &driver);
+	if (rc != CUDA_SUCCESS)
+		return rt_result(rc);
+	*params = (struct cudaKernelNodeParams){
+		.func = (void *)rt_host_of(driver.func),
+		.gridDim = {driver.gridDimX, driver.gridDimY, driver.gridDimZ},
+		.blockDim = {driver.blockDimX, driver.blockDimY, driver.blockDimZ},
+		.sharedMemBytes = driver.sharedMemBytes,
+		.kernelParams = driver.kernelParams,
+		.extra = driver.extra,
+	};
+	return cudaSuccess;
+}
+
+/* Node types and update results share the driver's values and layout. */
+RT_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *type)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuGraphNodeGetType((CUgraphNode)node, (CUgraphNodeType *)type));
+}
+
+RT_EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
+					    size_t *count)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(
+		rt_driver.cuGraphGetRootNodes((CUgraph)graph, (CUgraphNode *)nodes, count));
+}
+
+RT_EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+					  cudaGraphExecUpdateResultInfo *info)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuGraphExecUpdate((CUgraphExec)exec, (CUgraph)graph,
+						     (CUgraphExecUpdateResultInfo *)info));
 }
 
 /* A linear copy of bytes, as the driver describes it. */

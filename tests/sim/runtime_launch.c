@@ -154,6 +154,16 @@ bool rt_variable(const void *host, size_t *bytes)
 	return variable != NULL;
 }
 
+const void *rt_host_of(CUfunction function)
+{
+	pthread_mutex_lock(&registry_lock);
+	struct registered_function *registration = registered;
+	while (registration && registration->loaded != function)
+		registration = registration->next;
+	pthread_mutex_unlock(&registry_lock);
+	return registration ? registration->host : (const void *)function;
+}
+
 RT_EXPORT void __cudaRegisterVar(void **handle, char *host_var, char *device_address,
 				 const char *device_name, int ext, size_t size, int constant,
 				 int global)

@@ -111,14 +111,37 @@ static int graph(float *x, int n)
 	CHECK(cudaGraphAddKernelNode(&kernel_node, graph, nullptr, 0, &params));
 	CHECK(cudaGraphAddMemcpyNode1D(&copy_node, graph, &kernel_node, 1, host.data(), x,
 				       n * sizeof(float), cudaMemcpyDeviceToHost));
-	size_t count = 0;
+	size_t count = 0, roots = 0;
 	CHECK(cudaGraphGetNodes(graph, nullptr, &count));
-	if (count != 2)
+	CHECK(cudaGraphGetRootNodes(graph, nullptr, &roots));
+	cudaGraphNodeType type;
+	CHECK(cudaGraphNodeGetType(kernel_node, &type));
+	cudaKernelNodeParams read = {};
+	CHECK(cudaGraphKernelNodeGetParams(kernel_node, &read));
+	if (count != 2 || roots != 1 || type != cudaGraphNodeTypeKernel ||
+	    read.func != (void *)scale || read.blockDim.x != 256)
 		return 1;
 	cudaGraphExec_t exec;
 	CHECK(cudaGraphInstantiate(&exec, graph, 0));
 	CHECK(cudaGraphLaunch(exec, stream));
 	CHECK(cudaStreamSynchronize(stream));
+	params.blockDim = dim3(128);
+	CHECK(cudaGraphExecKernelNodeSetParams(exec, kernel_node, &params));
+	params.blockDim = dim3(2048);
+	if (cudaGraphExecKernelNodeSetParams(exec, kernel_node, &params) !=
+	    cudaErrorInvalidConfiguration)
+		return 1;
+	cudaGraph_t clone;
+	cudaGraphExecUpdateResultInfo result;
+	CHECK(cudaGraphClone(&clone, graph));
+	CHECK(cudaGraphExecUpdate(exec, clone, &result));
+	cudaGraphNode_t extra;
+	CHECK(cudaGraphAddEmptyNode(&extra, clone, nullptr, 0));
+	if (cudaGraphExecUpdate(exec, clone, &result) != cudaErrorGraphExecUpdateFailure ||
+	    result.result != cudaGraphExecUpdateErrorTopologyChanged)
+		return 1;
+	cudaGetLastError();
+	CHECK(cudaGraphDestroy(clone));
 	CHECK(cudaGraphExecDestroy(exec));
 	CHECK(cudaGraphDestroy(graph));
 	CHECK(cudaStreamDestroy(stream));
