@@ -261,6 +261,22 @@ SIM_EXPORT CUresult cuDeviceGetPCIBusId(char *bus_id, int len, CUdevice device)
 	return CUDA_SUCCESS;
 }
 
+/* The inverse of cuDeviceGetPCIBusId: "0000:10:00.0" is device 0. */
+SIM_EXPORT CUresult cuDeviceGetByPCIBusId(CUdevice *device, const char *bus_id)
+{
+	CUresult rc = sim_check_init();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	unsigned domain, bus, slot, function;
+	char rest;
+	if (!device || !bus_id ||
+	    sscanf(bus_id, "%x:%x:%x.%x%c", &domain, &bus, &slot, &function, &rest) != 4 ||
+	    domain || slot || function || !sim_valid_device((int)bus - 0x10))
+		return CUDA_ERROR_INVALID_VALUE;
+	*device = (int)bus - 0x10;
+	return CUDA_SUCCESS;
+}
+
 SIM_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice device)
 {
 	CUresult rc = sim_check_device(device);

@@ -161,6 +161,7 @@ struct rt_driver {
 	PFN_cuGraphKernelNodeSetParams_v12000 cuGraphKernelNodeSetParams;
 	PFN_cuGraphExecKernelNodeSetParams_v12000 cuGraphExecKernelNodeSetParams;
 	PFN_cuGraphExecUpdate_v12000 cuGraphExecUpdate;
+	PFN_cuDeviceGetByPCIBusId_v4010 cuDeviceGetByPCIBusId;
 	PFN_cuKernelGetFunction_v12000 cuKernelGetFunction;
 	PFN_cuLibraryLoadData_v12000 cuLibraryLoadData;
 	PFN_cuLibraryLoadFromFile_v12000 cuLibraryLoadFromFile;

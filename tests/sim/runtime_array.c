@@ -181,3 +181,62 @@ RT_EXPORT cudaError_t cudaExternalMemoryGetMappedMipmappedArray(
 	return rt_result(rt_driver.cuExternalMemoryGetMappedMipmappedArray(
 		(CUmipmappedArray *)array, (CUexternalMemory)external, &driver_desc));
 }
+
+/* The channel description an array was made with, read back from the
+ * driver's format: x, y, z, w bits of one kind. */
+static struct cudaChannelFormatDesc channel_of(const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+	int bits = 8;
+	enum cudaChannelFormatKind kind = cudaChannelFormatKindUnsigned;
+	switch (desc->Format) {
+	case CU_AD_FORMAT_SIGNED_INT8: kind = cudaChannelFormatKindSigned; break;
+	case CU_AD_FORMAT_UNSIGNED_INT16: bits = 16; break;
+	case CU_AD_FORMAT_SIGNED_INT16: bits = 16, kind = cudaChannelFormatKindSigned; break;
+	case CU_AD_FORMAT_UNSIGNED_INT32: bits = 32; break;
+	case CU_AD_FORMAT_SIGNED_INT32: bits = 32, kind = cudaChannelFormatKindSigned; break;
+	case CU_AD_FORMAT_HALF: bits = 16, kind = cudaChannelFormatKindFloat; break;
+	case CU_AD_FORMAT_FLOAT: bits = 32, kind = cudaChannelFormatKindFloat; break;
+	default: break;
+	}
+	unsigned channels = desc->NumChannels;
+	return cudaCreateChannelDesc(bits, channels > 1 ? bits : 0, channels > 2 ? bits : 0,
+				     channels > 3 ? bits : 0, kind);
+}
+
+static cudaError_t describe_array(cudaArray_const_t array, CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+	cudaError_t error = rt_context();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuArray3DGetDescriptor(desc, (CUarray)array));
+}
+
+RT_EXPORT cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *channel,
+					 cudaArray_const_t array)
+{
+	if (!channel)
+		return rt_fail(cudaErrorInvalidValue);
+	CUDA_ARRAY3D_DESCRIPTOR desc;
+	cudaError_t error = describe_array(array, &desc);
+	if (error == cudaSuccess)
+		*channel = channel_of(&desc);
+	return error;
+}
+
+/* Array flags share the driver's values. */
+RT_EXPORT cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *channel,
+				       struct cudaExtent *extent, unsigned int *flags,
+				       cudaArray_t array)
+{
+	CUDA_ARRAY3D_DESCRIPTOR desc;
+	cudaError_t error = describe_array(array, &desc);
+	if (error != cudaSuccess)
+		return error;
+	if (channel)
+		*channel = channel_of(&desc);
+	if (extent)
+		*extent = (struct cudaExtent){desc.Width, desc.Height, desc.Depth};
+	if (flags)
+		*flags = desc.Flags;
+	return cudaSuccess;
+}

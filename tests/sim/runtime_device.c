@@ -153,6 +153,25 @@ RT_EXPORT cudaError_t cudaDeviceGetPCIBusId(char *bus_id, int len, int device)
 	return rt_result(rt_driver.cuDeviceGetPCIBusId(bus_id, len, device));
 }
 
+RT_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *bus_id)
+{
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuDeviceGetByPCIBusId(device, bus_id));
+}
+
+/* Every device here is the same GPU: the first fits any wish. */
+RT_EXPORT cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *wanted)
+{
+	if (!device || !wanted)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_check_device(0);
+	if (error == cudaSuccess)
+		*device = 0;
+	return error;
+}
+
 /* Every pair of simulated devices can reach each other. */
 RT_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int peer)
 {
@@ -226,10 +245,26 @@ RT_EXPORT cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)
 	return error;
 }
 
+static enum cudaFuncCache cache_config = cudaFuncCachePreferNone;
+
 RT_EXPORT cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config)
 {
-	(void)config;
-	return rt_context();
+	if ((unsigned)config > cudaFuncCachePreferEqual)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error == cudaSuccess)
+		cache_config = config;
+	return error;
+}
+
+RT_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config)
+{
+	if (!config)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error == cudaSuccess)
+		*config = cache_config;
+	return error;
 }
 
 static cudaError_t untraced_cudaProfilerStart(void)

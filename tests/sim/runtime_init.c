@@ -201,6 +201,7 @@ static const struct wanted wanted[] = {
 	WANT(cuGraphKernelNodeSetParams, 12000),
 	WANT(cuGraphExecKernelNodeSetParams, 12000),
 	WANT(cuGraphExecUpdate, 12000),
+	WANT(cuDeviceGetByPCIBusId, 4010),
 	WANT(cuKernelGetFunction, 12000),
 	WANT(cuLibraryLoadData, 12000),
 	WANT(cuLibraryLoadFromFile, 12000),

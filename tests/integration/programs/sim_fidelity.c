@@ -206,6 +206,14 @@ static void arrays_and_textures(void)
 	cudaSurfaceObject_t surface;
 	check("a surface over an array not made for one",
 	      cudaCreateSurfaceObject(&surface, &resource) == cudaErrorInvalidValue);
+	struct cudaChannelFormatDesc read = {0};
+	struct cudaExtent extent = {0};
+	unsigned flags = ~0u;
+	check("the array's description read back",
+	      cudaArrayGetInfo(&read, &extent, &flags, array) == cudaSuccess && read.x == 32 &&
+		      read.y == 0 && read.f == cudaChannelFormatKindFloat && extent.width == 256 &&
+		      extent.height == 16 && extent.depth == 0 && flags == 0);
+	check("its channels", cudaGetChannelDesc(&read, array) == cudaSuccess && read.x == 32);
 	check("destroyed", cudaDestroyTextureObject(object) == cudaSuccess);
 	check("destroyed twice",
 	      cudaDestroyTextureObject(object) == cudaErrorInvalidResourceHandle);
@@ -459,6 +467,17 @@ static void host_work(cudaStream_t stream)
 
 static void profile(void)
 {
+	int device = -1;
+	check("a device by its PCI bus id",
+	      cudaDeviceGetByPCIBusId(&device, "0000:11:00.0") == cudaSuccess && device == 1);
+	check("no device at another",
+	      cudaDeviceGetByPCIBusId(&device, "0000:99:00.0") == cudaErrorInvalidValue);
+	cudaGetLastError();
+	enum cudaFuncCache cache = cudaFuncCachePreferNone;
+	cudaDeviceSetCacheConfig(cudaFuncCachePreferShared);
+	check("the cache preference kept", cudaDeviceGetCacheConfig(&cache) == cudaSuccess &&
+						   cache == cudaFuncCachePreferShared);
+	cudaDeviceSetCacheConfig(cudaFuncCachePreferNone);
 	int value = 0;
 	cudaDeviceGetAttribute(&value, cudaDevAttrCanMapHostMemory, 0);
 	check("host memory can be mapped", value == 1);
