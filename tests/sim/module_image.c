@@ -7,6 +7,9 @@
  *   same or a later minor one.
  * - PTX is text; the driver compiles it for the device, so a target up to
  *   the device's own loads. Its kernels are its .entry directives.
+ * - An ELF64 object with no machine at all is no cubin a compiler writes;
+ *   the tests of module events build such stand-ins by hand, so it loads,
+ *   with no kernels, sized by its header like any cubin.
  * - A fat binary (nvcc -fatbin, or what nvcc embeds in a program, behind a
  *   small wrapper) holds several of those; it loads when one of them suits
  *   the device. Compressed entries are not read, so a fat binary whose
@@ -72,7 +75,8 @@ static size_t elf_bytes(const unsigned char *bytes, Elf64_Ehdr *header)
 {
 	memcpy(header, bytes, sizeof(*header));
 	if (memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 ||
-	    header->e_ident[EI_CLASS] != ELFCLASS64 || header->e_machine != EM_CUDA_MACHINE ||
+	    header->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    (header->e_machine != EM_CUDA_MACHINE && header->e_machine != EM_NONE) ||
 	    header->e_shentsize != sizeof(Elf64_Shdr))
 		return 0;
 	uint64_t end = header->e_shoff + (uint64_t)header->e_shnum * sizeof(Elf64_Shdr);
@@ -214,6 +218,10 @@ static CUresult read_image(const unsigned char *bytes, unsigned device_arch,
 		image->bytes = elf_bytes(bytes, &header);
 		if (!image->bytes)
 			return CUDA_ERROR_INVALID_IMAGE;
+		if (header.e_machine == EM_NONE) {
+			image->names_known = true;
+			return CUDA_SUCCESS;
+		}
 		if (!arch_runs_machine_code(elf_arch(&header), device_arch))
 			return CUDA_ERROR_NO_BINARY_FOR_GPU;
 		return read_elf_names(bytes, image->bytes, &header, image);
