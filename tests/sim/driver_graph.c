@@ -314,26 +314,6 @@ SIM_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *node, CUgraph handle,
 			work_node(CU_GRAPH_NODE_TYPE_EMPTY));
 }
 
-/* With nodes NULL, the count; else up to *count handles, and how many. */
-SIM_EXPORT CUresult cuGraphGetNodes(CUgraph handle, CUgraphNode *nodes, size_t *count)
-{
-	CUresult rc = sim_check_init();
-	if (rc != CUDA_SUCCESS)
-		return rc;
-	const struct sim_graph *graph = (const struct sim_graph *)handle;
-	if (!graph || !count)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (nodes) {
-		size_t written = *count < graph->count ? *count : graph->count;
-		for (size_t i = 0; i < written; i++)
-			nodes[i] = sim_node_handle(graph, i);
-		*count = written;
-	} else {
-		*count = graph->count;
-	}
-	return CUDA_SUCCESS;
-}
-
 /* An executable graph is a copy of the graph's nodes at instantiation. */
 SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph handle,
 						unsigned long long flags)

@@ -18,8 +18,9 @@ SIM_EXPORT CUresult cuGraphNodeGetType(CUgraphNode handle, CUgraphNodeType *type
 	return node ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-/* The nodes no other node comes before, as cuGraphGetNodes lists them. */
-SIM_EXPORT CUresult cuGraphGetRootNodes(CUgraph handle, CUgraphNode *nodes, size_t *count)
+/* A graph's nodes, or its roots (the nodes no other comes before): with
+ * nodes NULL, how many; else up to *count handles, and how many. */
+static CUresult list_nodes(CUgraph handle, CUgraphNode *nodes, size_t *count, bool roots_only)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -27,16 +28,26 @@ SIM_EXPORT CUresult cuGraphGetRootNodes(CUgraph handle, CUgraphNode *nodes, size
 	const struct sim_graph *graph = (const struct sim_graph *)handle;
 	if (!graph || !count)
 		return CUDA_ERROR_INVALID_VALUE;
-	size_t roots = 0;
+	size_t listed = 0;
 	for (size_t i = 0; i < graph->count; i++) {
-		if (graph->nodes[i].dependencies)
+		if (roots_only && graph->nodes[i].dependencies)
 			continue;
-		if (nodes && roots < *count)
-			nodes[roots] = sim_node_handle(graph, i);
-		roots++;
+		if (nodes && listed < *count)
+			nodes[listed] = sim_node_handle(graph, i);
+		listed++;
 	}
-	*count = nodes && roots > *count ? *count : roots;
+	*count = nodes && listed > *count ? *count : listed;
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphGetNodes(CUgraph handle, CUgraphNode *nodes, size_t *count)
+{
+	return list_nodes(handle, nodes, count, false);
+}
+
+SIM_EXPORT CUresult cuGraphGetRootNodes(CUgraph handle, CUgraphNode *nodes, size_t *count)
+{
+	return list_nodes(handle, nodes, count, true);
 }
 
 /* The kernel node behind a handle, in graph, or any graph (graph 0). */

@@ -213,24 +213,26 @@ RT_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t 
 
 /* The driver's callback takes the runtime's, which differs only in the
  * type of its status: the two share their numbers. */
-RT_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
-					    void *data, unsigned int flags)
+static cudaError_t add_callback(cudaStream_t stream, cudaStreamCallback_t callback, void *data,
+				unsigned int flags, enum rt_stream_mode mode)
 {
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess)
 		return error;
-	return rt_result(rt_driver.cuStreamAddCallback[RT_LEGACY_STREAM](
+	return rt_result(rt_driver.cuStreamAddCallback[mode](
 		(CUstream)stream, (CUstreamCallback)callback, data, flags));
+}
+
+RT_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+					    void *data, unsigned int flags)
+{
+	return add_callback(stream, callback, data, flags, RT_LEGACY_STREAM);
 }
 
 RT_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback,
 						 void *data, unsigned int flags)
 {
-	cudaError_t error = rt_context();
-	if (error != cudaSuccess)
-		return error;
-	return rt_result(rt_driver.cuStreamAddCallback[RT_PER_THREAD_STREAM](
-		(CUstream)stream, (CUstreamCallback)callback, data, flags));
+	return add_callback(stream, callback, data, flags, RT_PER_THREAD_STREAM);
 }
 
 bool rt_stream_capturing(cudaStream_t stream)
