@@ -231,9 +231,10 @@ static void describe(int device)
 	pthread_mutex_unlock(&library.describe_lock);
 }
 
+/* Every event comes from inside a caught call, which activated the
+ * library on entering (vt_call_enter): no second activation here. */
 static void vt_library_record(const struct vt_event *event)
 {
-	vt_library_activate();
 	if (!atomic_load(&library.active))
 		return; /* not following this fork */
 	vt_tracer_busy++;

@@ -60,6 +60,24 @@ static struct vt_tag_bytes *tag_bytes(json_t *object, size_t *n, bool *ok)
 	return out;
 }
 
+/* Each element of object[key], an array, filled into a new array by
+ * fill(item, element): the element count goes to *n. */
+#define FILL_ARRAY(object, key, out, n, ok, fill_one)              \
+	do {                                                       \
+		json_t *array_ = json_object_get((object), (key)); \
+		*(n) = json_array_size(array_);                    \
+		*(out) = elements(*(n), sizeof(**(out)), (ok));    \
+		size_t i_;                                         \
+		json_t *item_;                                     \
+		json_array_foreach (array_, i_, item_) {           \
+			if (*(out))                                \
+				fill_one(item_, &(*(out))[i_]);    \
+		}                                                  \
+	} while (0)
+
+#define TOP_STACK(item, row) \
+	(*(row) = (struct vt_top_stack){count(item, "stack"), count(item, "bytes")})
+
 static void fill_failure(json_t *item, struct vt_failure *out, bool *ok)
 {
 	*out = (struct vt_failure){
@@ -78,45 +96,38 @@ static void fill_failure(json_t *item, struct vt_failure *out, bool *ok)
 	out->has_snapshot = true;
 	out->live_by_tag =
 		tag_bytes(json_object_get(snapshot, "live_by_tag"), &out->live_by_tag_count, ok);
-	json_t *top = json_object_get(snapshot, "top_stacks");
-	out->top_stack_count = json_array_size(top);
-	out->top_stacks = elements(out->top_stack_count, sizeof(*out->top_stacks), ok);
-	size_t i;
-	json_t *row;
-	json_array_foreach (top, i, row) {
-		if (out->top_stacks)
-			out->top_stacks[i] =
-				(struct vt_top_stack){count(row, "stack"), count(row, "bytes")};
-	}
+	FILL_ARRAY(snapshot, "top_stacks", &out->top_stacks, &out->top_stack_count, ok, TOP_STACK);
 }
+
+static void fill_row(json_t *item, struct vt_timeline_row *row, bool *ok)
+{
+	*row = (struct vt_timeline_row){
+		.t_ns = count(item, "t_ns"),
+		.live_bytes = count(item, "live_bytes"),
+		.min_bytes = maybe(item, "min_bytes"),
+		.max_bytes = maybe(item, "max_bytes"),
+		.end_bytes = maybe(item, "end_bytes"),
+		.by_tag_json = json_object_get(item, "by_tag"),
+	};
+	row->by_tag = tag_bytes(row->by_tag_json, &row->by_tag_count, ok);
+}
+
+#define TIMELINE_ROW(item, row) fill_row(item, row, ok)
 
 static void fill_timeline(json_t *timeline, struct vt_timeline *out, bool *ok)
 {
 	if (!json_is_object(timeline))
 		return;
-	json_t *rows = json_object_get(timeline, "rows");
 	*out = (struct vt_timeline){.present = true,
 				    .interval_ns = count(timeline, "interval_ns"),
-				    .end_ns = maybe(timeline, "end_ns"),
-				    .row_count = json_array_size(rows)};
-	out->rows = elements(out->row_count, sizeof(*out->rows), ok);
-	size_t i;
-	json_t *row;
-	json_array_foreach (rows, i, row) {
-		if (!out->rows)
-			break;
-		struct vt_timeline_row *r = &out->rows[i];
-		*r = (struct vt_timeline_row){
-			.t_ns = count(row, "t_ns"),
-			.live_bytes = count(row, "live_bytes"),
-			.min_bytes = maybe(row, "min_bytes"),
-			.max_bytes = maybe(row, "max_bytes"),
-			.end_bytes = maybe(row, "end_bytes"),
-			.by_tag_json = json_object_get(row, "by_tag"),
-		};
-		r->by_tag = tag_bytes(r->by_tag_json, &r->by_tag_count, ok);
-	}
+				    .end_ns = maybe(timeline, "end_ns")};
+	FILL_ARRAY(timeline, "rows", &out->rows, &out->row_count, ok, TIMELINE_ROW);
 }
+
+#define POOL(item, pool)                                                                           \
+	(*(pool) = (struct vt_pool){count(item, "reserved_bytes"),                                 \
+				    count(item, "reserved_peak_bytes"), count(item, "used_bytes"), \
+				    json_is_true(json_object_get(item, "destroyed"))})
 
 static void fill_device_parts(json_t *device, struct vt_owner *out, bool *ok)
 {
@@ -129,39 +140,13 @@ static void fill_device_parts(json_t *device, struct vt_owner *out, bool *ok)
 			.unexplained_at_peak_bytes = count(view, "unexplained_at_peak_bytes"),
 			.tracked_at_sample_bytes = count(view, "tracked_at_sample_bytes"),
 		};
-	json_t *pools = json_object_get(device, "pools");
-	out->pool_count = json_array_size(pools);
-	out->pools = elements(out->pool_count, sizeof(*out->pools), ok);
-	size_t i;
-	json_t *pool;
-	json_array_foreach (pools, i, pool) {
-		if (out->pools)
-			out->pools[i] = (struct vt_pool){
-				count(pool, "reserved_bytes"), count(pool, "reserved_peak_bytes"),
-				count(pool, "used_bytes"),
-				json_is_true(json_object_get(pool, "destroyed"))};
-	}
+	FILL_ARRAY(device, "pools", &out->pools, &out->pool_count, ok, POOL);
 	json_t *graphs = json_object_get(device, "graph_memory");
 	if (json_is_object(graphs))
 		out->graph_memory = (struct vt_graph_memory){true, count(graphs, "reserved_bytes"),
 							     count(graphs, "reserved_peak_bytes"),
 							     count(graphs, "used_bytes")};
 }
-
-/* Each element of object[key], an array, filled into a new array by
- * fill(item, element): the element count goes to *n. */
-#define FILL_ARRAY(object, key, out, n, ok, fill_one)              \
-	do {                                                       \
-		json_t *array_ = json_object_get((object), (key)); \
-		*(n) = json_array_size(array_);                    \
-		*(out) = elements(*(n), sizeof(**(out)), (ok));    \
-		size_t i_;                                         \
-		json_t *item_;                                     \
-		json_array_foreach (array_, i_, item_) {           \
-			if (*(out))                                \
-				fill_one(item_, &(*(out))[i_]);    \
-		}                                                  \
-	} while (0)
 
 #define KIND_ROW(item, row) (*(row) = (struct vt_kind_row){text(item, "kind"), counters(item)})
 #define TAG_ROW(item, row)  (*(row) = (struct vt_tag_row){text(item, "tag"), counters(item)})

@@ -5,10 +5,11 @@
  * the occupancy an H100 gives. Exits 0 when every figure is as expected,
  * else prints the first that is not. */
 #include <cuda.h>
-#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "stand_in_cubin.h"
 
 static int failures;
 
@@ -170,11 +171,8 @@ int main(int argc, char **argv)
 	expect("text that is not PTX", cuModuleLoadData(&module, "hello"),
 	       CUDA_ERROR_INVALID_IMAGE);
 	expect("a host ELF object", load("/proc/self/exe", &module), CUDA_ERROR_INVALID_IMAGE);
-	static unsigned char stand_in[4736];
-	Elf64_Ehdr header = {.e_shoff = 4096, .e_shnum = 10, .e_shentsize = 64};
-	memcpy(header.e_ident, ELFMAG, SELFMAG);
-	header.e_ident[EI_CLASS] = ELFCLASS64;
-	memcpy(stand_in, &header, sizeof(header));
+	static unsigned char stand_in[STAND_IN_CUBIN_BYTES];
+	stand_in_cubin(stand_in, 0);
 	CUfunction none;
 	expect("a machine-less ELF stand-in", cuModuleLoadData(&module, stand_in), CUDA_SUCCESS);
 	expect("with no kernels", cuModuleGetFunction(&none, module, "add_one"),
