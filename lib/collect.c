@@ -49,7 +49,7 @@ void vt_collect(struct vt_collection *c, const struct vt_collect_inputs *inputs,
 		vt_tracker_peek(inputs->tracker, &c->snapshot);
 	else
 		vt_tracker_snapshot(inputs->tracker, &c->snapshot);
-	c->have_leaks = !emergency && vt_leaks_collect(&inputs->tracker->ledger, &c->leaks);
+	c->have_leaks = !emergency && vt_leaks_collect(inputs->tracker, &c->leaks);
 	c->report = (struct vt_report){
 		.run = &c->run,
 		.snapshot = &c->snapshot,

@@ -79,11 +79,11 @@ static int larger_first(const void *a, const void *b)
 	return (int)x->tag - (int)y->tag;
 }
 
-bool vt_leaks_collect(struct vt_ledger *ledger, struct vt_leaks *out)
+bool vt_leaks_collect(struct vt_tracker *tracker, struct vt_leaks *out)
 {
 	struct grouping g = {0};
 	memset(out, 0, sizeof(*out));
-	vt_ledger_for_each(ledger, add, &g);
+	vt_tracker_for_each_live(tracker, add, &g);
 	if (g.failed) {
 		free(g.slots);
 		return false;

@@ -3,7 +3,7 @@
 
 #include <stdint.h>
 
-#include "ledger.h"
+#include "tracker.h"
 
 struct vt_leak {
 	int device; /* CUDA ordinal, or VT_HOST_DEVICE */
@@ -20,7 +20,7 @@ struct vt_leaks {
 	uint64_t bytes;
 };
 
-/* Collects the groups from the ledger. False when no host memory was left
+/* Collects the groups from the live allocations. False when no host memory was left
  * (out is then empty). */
-bool vt_leaks_collect(struct vt_ledger *ledger, struct vt_leaks *out);
+bool vt_leaks_collect(struct vt_tracker *tracker, struct vt_leaks *out);
 void vt_leaks_free(struct vt_leaks *leaks);

@@ -3,8 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lock.h"
-
 #define INITIAL_CAPACITY 64
 
 /* calloc, or a failing stand-in with which the tests run out of memory. */
@@ -35,8 +33,6 @@ static uint64_t home(const struct vt_ledger_shard *shard, uint64_t address)
 void vt_ledger_init(struct vt_ledger *ledger)
 {
 	memset(ledger, 0, sizeof(*ledger));
-	for (int i = 0; i < VT_LEDGER_SHARDS; i++)
-		vt_lock_init(&ledger->shards[i].lock);
 }
 
 void vt_ledger_destroy(struct vt_ledger *ledger)
@@ -77,21 +73,14 @@ enum vt_ledger_result vt_ledger_insert(struct vt_ledger *ledger,
 				       const struct vt_allocation *allocation)
 {
 	struct vt_ledger_shard *shard = shard_for(ledger, allocation->address);
-	enum vt_ledger_result result = VT_LEDGER_INSERTED;
-	vt_lock_take(&shard->lock);
-	if ((shard->count + 1) * 4 > shard->capacity * 3 && !grow(shard)) {
-		result = VT_LEDGER_NO_MEMORY;
-	} else {
-		uint64_t i = probe(shard, allocation->address);
-		if (shard->slots[i].address) {
-			result = VT_LEDGER_DUPLICATE;
-		} else {
-			shard->slots[i] = *allocation;
-			shard->count++;
-		}
-	}
-	vt_lock_give(&shard->lock);
-	return result;
+	if ((shard->count + 1) * 4 > shard->capacity * 3 && !grow(shard))
+		return VT_LEDGER_NO_MEMORY;
+	uint64_t i = probe(shard, allocation->address);
+	if (shard->slots[i].address)
+		return VT_LEDGER_DUPLICATE;
+	shard->slots[i] = *allocation;
+	shard->count++;
+	return VT_LEDGER_INSERTED;
 }
 
 /* Backward-shift deletion keeps every probe chain unbroken, no tombstones. */
@@ -132,63 +121,51 @@ bool vt_ledger_remove(struct vt_ledger *ledger, uint64_t address,
 		      const void *context, struct vt_allocation *out)
 {
 	struct vt_ledger_shard *shard = shard_for(ledger, address);
-	bool removed = false;
-	vt_lock_take(&shard->lock);
-	if (shard->capacity && address) {
-		uint64_t i = probe(shard, address);
-		if (shard->slots[i].address && (!accept || accept(&shard->slots[i], context))) {
-			*out = shard->slots[i];
-			delete_at(shard, i);
-			shrink(shard);
-			removed = true;
-		}
-	}
-	vt_lock_give(&shard->lock);
-	return removed;
+	if (!shard->capacity || !address)
+		return false;
+	uint64_t i = probe(shard, address);
+	if (!shard->slots[i].address || (accept && !accept(&shard->slots[i], context)))
+		return false;
+	*out = shard->slots[i];
+	delete_at(shard, i);
+	shrink(shard);
+	return true;
+}
+
+/* The live entry at address, or NULL. */
+static struct vt_allocation *entry_for(struct vt_ledger *ledger, uint64_t address)
+{
+	struct vt_ledger_shard *shard = shard_for(ledger, address);
+	if (!shard->capacity || !address)
+		return NULL;
+	uint64_t i = probe(shard, address);
+	return shard->slots[i].address ? &shard->slots[i] : NULL;
 }
 
 bool vt_ledger_find(struct vt_ledger *ledger, uint64_t address, struct vt_allocation *out)
 {
-	struct vt_ledger_shard *shard = shard_for(ledger, address);
-	bool found = false;
-	vt_lock_take(&shard->lock);
-	if (shard->capacity && address) {
-		uint64_t i = probe(shard, address);
-		if (shard->slots[i].address) {
-			*out = shard->slots[i];
-			found = true;
-		}
-	}
-	vt_lock_give(&shard->lock);
-	return found;
+	struct vt_allocation *entry = entry_for(ledger, address);
+	if (entry)
+		*out = *entry;
+	return entry != NULL;
 }
 
 bool vt_ledger_retag(struct vt_ledger *ledger, uint64_t address, uint16_t tag,
 		     struct vt_allocation *old)
 {
-	struct vt_ledger_shard *shard = shard_for(ledger, address);
-	bool found = false;
-	vt_lock_take(&shard->lock);
-	if (shard->capacity && address) {
-		uint64_t i = probe(shard, address);
-		if (shard->slots[i].address) {
-			*old = shard->slots[i];
-			shard->slots[i].tag = tag;
-			found = true;
-		}
-	}
-	vt_lock_give(&shard->lock);
-	return found;
+	struct vt_allocation *entry = entry_for(ledger, address);
+	if (!entry)
+		return false;
+	*old = *entry;
+	entry->tag = tag;
+	return true;
 }
 
 uint64_t vt_ledger_count(struct vt_ledger *ledger)
 {
 	uint64_t count = 0;
-	for (int s = 0; s < VT_LEDGER_SHARDS; s++) {
-		vt_lock_take(&ledger->shards[s].lock);
+	for (int s = 0; s < VT_LEDGER_SHARDS; s++)
 		count += ledger->shards[s].count;
-		vt_lock_give(&ledger->shards[s].lock);
-	}
 	return count;
 }
 
@@ -196,34 +173,9 @@ void vt_ledger_for_each(struct vt_ledger *ledger,
 			void (*visit)(const struct vt_allocation *, void *), void *context)
 {
 	for (int s = 0; s < VT_LEDGER_SHARDS; s++) {
-		struct vt_ledger_shard *shard = &ledger->shards[s];
-		vt_lock_take(&shard->lock);
+		const struct vt_ledger_shard *shard = &ledger->shards[s];
 		for (uint64_t i = 0; i < shard->capacity; i++)
 			if (shard->slots[i].address)
 				visit(&shard->slots[i], context);
-		vt_lock_give(&shard->lock);
 	}
-}
-
-void vt_ledger_reset_unlocked(struct vt_ledger *ledger)
-{
-	for (int i = 0; i < VT_LEDGER_SHARDS; i++) {
-		free(ledger->shards[i].slots);
-		ledger->shards[i].slots = NULL;
-		ledger->shards[i].capacity = 0;
-		ledger->shards[i].count = 0;
-		vt_lock_init(&ledger->shards[i].lock);
-	}
-}
-
-void vt_ledger_lock_all(struct vt_ledger *ledger)
-{
-	for (int s = 0; s < VT_LEDGER_SHARDS; s++)
-		vt_lock_take(&ledger->shards[s].lock);
-}
-
-void vt_ledger_unlock_all(struct vt_ledger *ledger)
-{
-	for (int s = VT_LEDGER_SHARDS - 1; s >= 0; s--)
-		vt_lock_give(&ledger->shards[s].lock);
 }

@@ -1,10 +1,11 @@
-/* The live allocations, keyed by address. CUDA's unified address space makes
- * an address unique across devices, and a free names only the address.
+/* One device's live allocations, keyed by address: the tracker keeps one
+ * ledger per device, behind that device's lock, so an event takes a single
+ * lock. It does no locking of its own.
  *
- * Open addressing in 64 shards, each behind its own lock, so threads
- * allocating at once rarely meet. An entry is 24 bytes and a shard grows
- * past 3/4 full and shrinks below 1/4 (the gap keeps it from flapping), so
- * a live allocation costs at most 96 bytes. */
+ * Open addressing in 64 shards, so that growing moves a 64th of the table
+ * at a time, never the whole of it in one event. An entry is 24 bytes and
+ * a shard grows past 3/4 full and shrinks below 1/4 (the gap keeps it from
+ * flapping), so a live allocation costs at most 96 bytes. */
 #pragma once
 
 #include <stdbool.h>
@@ -12,7 +13,6 @@
 #include <stdint.h>
 
 #include "event.h"
-#include "lock.h"
 
 struct vt_allocation {
 	uint64_t address; /* 0 marks an empty slot; CUDA never returns 0 */
@@ -26,11 +26,10 @@ struct vt_allocation {
 #define VT_LEDGER_SHARDS 64
 
 struct vt_ledger_shard {
-	struct vt_lock lock;
 	struct vt_allocation *slots;
 	uint64_t capacity; /* a power of two, or 0 before the first insert */
 	uint64_t count;
-} __attribute__((aligned(64)));
+};
 
 struct vt_ledger {
 	struct vt_ledger_shard shards[VT_LEDGER_SHARDS];
@@ -56,14 +55,9 @@ bool vt_ledger_find(struct vt_ledger *ledger, uint64_t address, struct vt_alloca
 bool vt_ledger_retag(struct vt_ledger *ledger, uint64_t address, uint16_t tag,
 		     struct vt_allocation *old);
 uint64_t vt_ledger_count(struct vt_ledger *ledger);
-/* Visits every live allocation, one shard locked at a time. */
+/* Visits every live allocation. */
 void vt_ledger_for_each(struct vt_ledger *ledger,
 			void (*visit)(const struct vt_allocation *, void *), void *context);
 /* Replaces the allocator of the tables (NULL restores calloc): the tests
  * use it to run out of host memory. */
 void vt_ledger_set_calloc(void *(*allocate)(size_t, size_t));
-/* Forgets everything without taking locks: for the child after fork. */
-void vt_ledger_reset_unlocked(struct vt_ledger *ledger);
-/* Every shard held, in order (across fork), then given back. */
-void vt_ledger_lock_all(struct vt_ledger *ledger);
-void vt_ledger_unlock_all(struct vt_ledger *ledger);

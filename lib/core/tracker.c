@@ -13,9 +13,10 @@ void vt_tracker_init(struct vt_tracker *tracker, const struct vt_tracker_options
 	memset(tracker, 0, sizeof(*tracker));
 	tracker->options = *options;
 	tracker->start_ns = options->clock();
-	vt_ledger_init(&tracker->ledger);
-	for (int i = 0; i <= VT_MAX_DEVICES; i++)
+	for (int i = 0; i <= VT_MAX_DEVICES; i++) {
 		vt_lock_init(&tracker->slots[i].lock);
+		vt_ledger_init(&tracker->slots[i].ledger);
+	}
 	pthread_mutex_init(&tracker->failures_lock, NULL);
 }
 
@@ -45,8 +46,8 @@ static void free_failures(struct vt_tracker *tracker)
 
 void vt_tracker_destroy(struct vt_tracker *tracker)
 {
-	vt_ledger_destroy(&tracker->ledger);
 	for (int i = 0; i <= VT_MAX_DEVICES; i++) {
+		vt_ledger_destroy(&tracker->slots[i].ledger);
 		free_arrays(&tracker->slots[i].stats);
 	}
 	free_failures(tracker);
@@ -56,18 +57,12 @@ void vt_tracker_destroy(struct vt_tracker *tracker)
 void vt_tracker_reset_unlocked(struct vt_tracker *tracker)
 {
 	struct vt_tracker_options options = tracker->options;
-	vt_ledger_reset_unlocked(&tracker->ledger);
-	for (int i = 0; i <= VT_MAX_DEVICES; i++)
+	for (int i = 0; i <= VT_MAX_DEVICES; i++) {
+		vt_ledger_destroy(&tracker->slots[i].ledger);
 		free_arrays(&tracker->slots[i].stats);
+	}
 	free_failures(tracker);
-	struct vt_ledger ledger = tracker->ledger;
-	memset(tracker, 0, sizeof(*tracker));
-	tracker->ledger = ledger;
-	tracker->options = options;
-	tracker->start_ns = options.clock();
-	for (int i = 0; i <= VT_MAX_DEVICES; i++)
-		vt_lock_init(&tracker->slots[i].lock);
-	pthread_mutex_init(&tracker->failures_lock, NULL);
+	vt_tracker_init(tracker, &options);
 }
 
 static struct vt_device_slot *slot_for(struct vt_tracker *tracker, int device, enum vt_kind kind)
@@ -168,13 +163,29 @@ static void count_down(struct vt_counter *counter, uint64_t bytes, uint32_t epoc
 	counter->frees++;
 }
 
+/* Every event applied so far, across slots, the caller's own included:
+ * the number of the event being applied. Other slots are read without
+ * their locks; only a new peak asks. */
+static uint64_t events_so_far(struct vt_tracker *tracker)
+{
+	uint64_t total =
+		atomic_load_explicit(&tracker->unknown_frees, memory_order_relaxed) +
+		atomic_load_explicit(&tracker->dropped, memory_order_relaxed) +
+		atomic_load_explicit(&tracker->slots[HOST_SLOT].events, memory_order_relaxed);
+	uint64_t used = atomic_load_explicit(&tracker->devices_used, memory_order_relaxed);
+	for (; used; used &= used - 1)
+		total += atomic_load_explicit(&tracker->slots[__builtin_ctzll(used)].events,
+					      memory_order_relaxed);
+	return total;
+}
+
 static void take_peak(struct vt_tracker *tracker, struct vt_device_slot *slot,
-		      const struct vt_event *event, uint64_t event_index)
+		      const struct vt_event *event)
 {
 	struct vt_device_stats *stats = &slot->stats;
 	stats->peak = stats->live;
 	stats->peak_ns = tracker->options.clock() - tracker->start_ns;
-	stats->peak_event = event_index;
+	stats->peak_event = events_so_far(tracker);
 	stats->peak_api = event->api;
 	stats->peak_driver_api = event->driver_api;
 	stats->epoch++; /* every counter's live bytes are now its bytes at the peak */
@@ -184,7 +195,7 @@ static void take_peak(struct vt_tracker *tracker, struct vt_device_slot *slot,
 }
 
 static void count_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
-			const struct vt_event *event, uint64_t event_index)
+			const struct vt_event *event)
 {
 	struct vt_device_stats *stats = &slot->stats;
 	uint32_t epoch = stats->epoch;
@@ -206,7 +217,7 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
 	stats->allocs++;
 	stats->bytes_allocated += event->bytes;
 	if (stats->live > stats->peak)
-		take_peak(tracker, slot, event, event_index);
+		take_peak(tracker, slot, event);
 	note_window(stats);
 	vt_timeline_after(&stats->timeline, stats->live);
 }
@@ -229,8 +240,15 @@ static void count_free(struct vt_tracker *tracker, struct vt_device_stats *stats
 	vt_timeline_after(&stats->timeline, stats->live);
 }
 
+/* Called with the slot locked: one more event applied. */
+static void count_event(struct vt_device_slot *slot)
+{
+	uint64_t events = atomic_load_explicit(&slot->events, memory_order_relaxed);
+	atomic_store_explicit(&slot->events, events + 1, memory_order_relaxed);
+}
+
 static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
-			 const struct vt_event *event, uint64_t event_index)
+			 const struct vt_event *event)
 {
 	struct vt_allocation allocation = {
 		.address = event->address,
@@ -240,43 +258,74 @@ static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot
 		.device = (int8_t)(vt_kind_is_host(event->kind) ? VT_HOST_DEVICE : event->device),
 		.kind = (uint8_t)event->kind,
 	};
-	enum vt_ledger_result result = vt_ledger_insert(&tracker->ledger, &allocation);
-	if (result == VT_LEDGER_DUPLICATE) {
-		atomic_fetch_add(&tracker->deduplicated, 1);
-		return true;
-	}
 	vt_lock_take(&slot->lock);
-	count_alloc(tracker, slot, event, event_index);
+	count_event(slot);
+	enum vt_ledger_result result = vt_ledger_insert(&slot->ledger, &allocation);
+	if (result != VT_LEDGER_DUPLICATE)
+		count_alloc(tracker, slot, event);
 	vt_lock_give(&slot->lock);
-	if (result == VT_LEDGER_NO_MEMORY) {
+	if (result == VT_LEDGER_DUPLICATE)
+		atomic_fetch_add(&tracker->deduplicated, 1);
+	if (result == VT_LEDGER_NO_MEMORY)
 		atomic_fetch_add(&tracker->untracked, 1);
-		return false;
-	}
-	return true;
+	return result != VT_LEDGER_NO_MEMORY;
 }
 
-/* A free names its family by event->kind: a device free of a host pointer
- * (or the reverse) fails in CUDA and leaves the memory live, and only
- * closing an IPC import ends it. */
-static bool same_family(const struct vt_allocation *allocation, const void *context)
+/* Each slot holds one family (host or device memory), and a free names its
+ * family by event->kind: a device free of a host pointer (or the reverse)
+ * fails in CUDA and leaves the memory live. Of device memory, only closing
+ * an IPC import ends one. */
+static bool ends_it(const struct vt_allocation *allocation, const void *context)
 {
 	const struct vt_event *event = context;
-	bool import = allocation->kind == VT_KIND_IPC_IMPORT;
-	return vt_kind_is_host(allocation->kind) == vt_kind_is_host(event->kind) &&
-	       import == (event->kind == VT_KIND_IPC_IMPORT);
+	return (allocation->kind == VT_KIND_IPC_IMPORT) == (event->kind == VT_KIND_IPC_IMPORT);
+}
+
+static bool free_in(struct vt_tracker *tracker, struct vt_device_slot *slot, const void *context)
+{
+	const struct vt_event *event = context;
+	struct vt_allocation allocation;
+	vt_lock_take(&slot->lock);
+	bool found = vt_ledger_remove(&slot->ledger, event->address, ends_it, event, &allocation);
+	if (found) {
+		count_event(slot);
+		count_free(tracker, &slot->stats, &allocation);
+	}
+	vt_lock_give(&slot->lock);
+	return found;
+}
+
+/* The device slot this thread's last free or retag found its allocation
+ * in: where the next one most likely will (a free names no device). */
+static __thread unsigned last_holder __attribute__((tls_model("initial-exec")));
+
+typedef bool (*slot_action)(struct vt_tracker *, struct vt_device_slot *, const void *);
+
+/* Tries action on each device slot that may hold an allocation, this
+ * thread's last holder first, until one takes it. */
+static bool on_device_holder(struct vt_tracker *tracker, slot_action action, const void *context)
+{
+	unsigned first = last_holder;
+	uint64_t used = atomic_load_explicit(&tracker->devices_used, memory_order_acquire);
+	if ((used >> first & 1) && action(tracker, &tracker->slots[first], context))
+		return true;
+	for (used &= ~(1ull << first); used; used &= used - 1) {
+		unsigned device = (unsigned)__builtin_ctzll(used);
+		if (action(tracker, &tracker->slots[device], context)) {
+			last_holder = device;
+			return true;
+		}
+	}
+	return false;
 }
 
 static void record_free(struct vt_tracker *tracker, const struct vt_event *event)
 {
-	struct vt_allocation allocation;
-	if (!vt_ledger_remove(&tracker->ledger, event->address, same_family, event, &allocation)) {
+	bool found = vt_kind_is_host(event->kind)
+			     ? free_in(tracker, &tracker->slots[HOST_SLOT], event)
+			     : on_device_holder(tracker, free_in, event);
+	if (!found)
 		atomic_fetch_add(&tracker->unknown_frees, 1);
-		return;
-	}
-	struct vt_device_slot *slot = slot_for(tracker, allocation.device, allocation.kind);
-	vt_lock_take(&slot->lock);
-	count_free(tracker, &slot->stats, &allocation);
-	vt_lock_give(&slot->lock);
 }
 
 static uint64_t stack_live(uint32_t index, const void *context)
@@ -335,6 +384,7 @@ static void record_failure(struct vt_tracker *tracker, struct vt_device_slot *sl
 	};
 	atomic_fetch_add(&tracker->failures_total, 1);
 	vt_lock_take(&slot->lock);
+	count_event(slot);
 	slot->stats.seen = true;
 	slot->stats.failures++;
 	failure.live_bytes = slot->stats.live;
@@ -369,8 +419,7 @@ static void level_counter(struct vt_counter *counter, uint64_t before, uint64_t 
 /* Called with the device locked. The change is applied at once, so no
  * total between the old and the new size is ever seen. */
 static void count_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
-			const struct vt_allocation *before, const struct vt_event *event,
-			uint64_t event_index)
+			const struct vt_allocation *before, const struct vt_event *event)
 {
 	struct vt_device_stats *stats = &slot->stats;
 	uint32_t epoch = stats->epoch;
@@ -396,7 +445,7 @@ static void count_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
 	stats->frees += before->bytes && !after;
 	stats->bytes_allocated += after > before->bytes ? after - before->bytes : 0;
 	if (stats->live > stats->peak)
-		take_peak(tracker, slot, event, event_index);
+		take_peak(tracker, slot, event);
 	note_window(stats);
 	vt_timeline_after(&stats->timeline, stats->live);
 }
@@ -406,11 +455,12 @@ static bool same_kind(const struct vt_allocation *allocation, const void *contex
 	return allocation->kind == ((const struct vt_event *)context)->kind;
 }
 
+/* The level's old entry and its new one change under one lock, so no total
+ * between the old and the new size is ever seen. */
 static bool record_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
-			 const struct vt_event *event, uint64_t event_index)
+			 const struct vt_event *event)
 {
 	struct vt_allocation before = {0};
-	vt_ledger_remove(&tracker->ledger, event->address, same_kind, event, &before);
 	struct vt_allocation now = {
 		.address = event->address,
 		.bytes = event->bytes,
@@ -419,9 +469,11 @@ static bool record_level(struct vt_tracker *tracker, struct vt_device_slot *slot
 		.device = (int8_t)event->device,
 		.kind = (uint8_t)event->kind,
 	};
-	bool kept = !event->bytes || vt_ledger_insert(&tracker->ledger, &now) == VT_LEDGER_INSERTED;
 	vt_lock_take(&slot->lock);
-	count_level(tracker, slot, &before, event, event_index);
+	count_event(slot);
+	vt_ledger_remove(&slot->ledger, event->address, same_kind, event, &before);
+	bool kept = !event->bytes || vt_ledger_insert(&slot->ledger, &now) == VT_LEDGER_INSERTED;
+	count_level(tracker, slot, &before, event);
 	vt_lock_give(&slot->lock);
 	if (!kept)
 		atomic_fetch_add(&tracker->untracked, 1);
@@ -438,53 +490,77 @@ static void record_context(struct vt_device_slot *slot)
 	vt_lock_give(&slot->lock);
 }
 
+/* Device slots are marked on their first event, before any allocation of
+ * theirs can be live: frees and retags search only the marked. */
+static void mark_used(struct vt_tracker *tracker, struct vt_device_slot *slot)
+{
+	unsigned index = (unsigned)(slot - tracker->slots);
+	if (index == HOST_SLOT)
+		return;
+	uint64_t bit = 1ull << index;
+	if (!(atomic_load_explicit(&tracker->devices_used, memory_order_relaxed) & bit))
+		atomic_fetch_or_explicit(&tracker->devices_used, bit, memory_order_release);
+}
+
 bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event)
 {
-	if (event->op == VT_OP_CONTEXT) {
-		struct vt_device_slot *slot = slot_for(tracker, event->device, event->kind);
-		if (slot)
-			record_context(slot);
-		return true;
-	}
-	uint64_t event_index = atomic_fetch_add(&tracker->events, 1) + 1;
 	if (event->op == VT_OP_FREE) {
 		record_free(tracker, event);
 		return true;
 	}
 	struct vt_device_slot *slot = slot_for(tracker, event->device, event->kind);
 	if (!slot) {
-		atomic_fetch_add(&tracker->dropped, 1);
+		if (event->op != VT_OP_CONTEXT)
+			atomic_fetch_add(&tracker->dropped, 1);
 		return true;
 	}
+	mark_used(tracker, slot);
 	if (event->op == VT_OP_ALLOC)
-		return record_alloc(tracker, slot, event, event_index);
+		return record_alloc(tracker, slot, event);
 	if (event->op == VT_OP_LEVEL)
-		return record_level(tracker, slot, event, event_index);
-	record_failure(tracker, slot, event);
+		return record_level(tracker, slot, event);
+	if (event->op == VT_OP_CONTEXT)
+		record_context(slot);
+	else
+		record_failure(tracker, slot, event);
 	return true;
+}
+
+struct retag {
+	uint64_t address;
+	uint16_t tag;
+};
+
+static bool retag_in(struct vt_tracker *tracker, struct vt_device_slot *slot, const void *context)
+{
+	(void)tracker;
+	const struct retag *retag = context;
+	struct vt_allocation old;
+	vt_lock_take(&slot->lock);
+	bool found = vt_ledger_retag(&slot->ledger, retag->address, retag->tag, &old);
+	if (found) {
+		struct vt_device_stats *stats = &slot->stats;
+		/* Grow the array for the larger id first: growing moves it, and
+		 * the two counters must point into the same array. */
+		counter_at(&stats->tags, old.tag > retag->tag ? old.tag : retag->tag);
+		struct vt_counter *from = counter_at(&stats->tags, old.tag);
+		struct vt_counter *to = counter_at(&stats->tags, retag->tag);
+		if (from && to) {
+			vt_timeline_tag_changing(&stats->timeline, old.tag, from->live);
+			vt_timeline_tag_changing(&stats->timeline, retag->tag, to->live);
+			vt_counter_shrink(from, old.bytes, stats->epoch);
+			vt_counter_grow(to, old.bytes, stats->epoch);
+		}
+	}
+	vt_lock_give(&slot->lock);
+	return found;
 }
 
 bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint16_t tag)
 {
-	struct vt_allocation old;
-	if (!vt_ledger_retag(&tracker->ledger, address, tag, &old))
-		return false;
-	struct vt_device_slot *slot = slot_for(tracker, old.device, old.kind);
-	vt_lock_take(&slot->lock);
-	struct vt_device_stats *stats = &slot->stats;
-	/* Grow the array for the larger id first: growing moves it, and the
-	 * two counters must point into the same array. */
-	counter_at(&stats->tags, old.tag > tag ? old.tag : tag);
-	struct vt_counter *from = counter_at(&stats->tags, old.tag);
-	struct vt_counter *to = counter_at(&stats->tags, tag);
-	if (from && to) {
-		vt_timeline_tag_changing(&stats->timeline, old.tag, from->live);
-		vt_timeline_tag_changing(&stats->timeline, tag, to->live);
-		vt_counter_shrink(from, old.bytes, stats->epoch);
-		vt_counter_grow(to, old.bytes, stats->epoch);
-	}
-	vt_lock_give(&slot->lock);
-	return true;
+	struct retag retag = {address, tag};
+	return on_device_holder(tracker, retag_in, &retag) ||
+	       retag_in(tracker, &tracker->slots[HOST_SLOT], &retag);
 }
 
 static struct vt_counter_array copy_array(const struct vt_counter_array *array)
@@ -500,9 +576,11 @@ static struct vt_counter_array copy_array(const struct vt_counter_array *array)
 	return copy;
 }
 
-static void copy_stats(struct vt_device_slot *slot, struct vt_device_stats *out)
+/* Returns the events the slot has applied. */
+static uint64_t copy_stats(struct vt_device_slot *slot, struct vt_device_stats *out)
 {
 	vt_lock_take(&slot->lock);
+	uint64_t events = atomic_load_explicit(&slot->events, memory_order_relaxed);
 	*out = slot->stats;
 	out->tags = copy_array(&slot->stats.tags);
 	out->stacks = copy_array(&slot->stats.stacks);
@@ -510,6 +588,18 @@ static void copy_stats(struct vt_device_slot *slot, struct vt_device_stats *out)
 					 slot->stats.tags.size);
 	out->window = (struct vt_window){0};
 	vt_lock_give(&slot->lock);
+	return events;
+}
+
+void vt_tracker_for_each_live(struct vt_tracker *tracker,
+			      void (*visit)(const struct vt_allocation *, void *), void *context)
+{
+	for (int d = 0; d <= VT_MAX_DEVICES; d++) {
+		struct vt_device_slot *slot = &tracker->slots[d];
+		vt_lock_take(&slot->lock);
+		vt_ledger_for_each(&slot->ledger, visit, context);
+		vt_lock_give(&slot->lock);
+	}
 }
 
 void vt_tracker_window_begin(struct vt_tracker *tracker)
@@ -565,15 +655,17 @@ void vt_tracker_snapshot(struct vt_tracker *tracker, struct vt_snapshot *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->taken_ns = tracker->options.clock() - tracker->start_ns;
+	uint64_t events = 0;
 	for (int d = 0; d < VT_MAX_DEVICES; d++)
-		copy_stats(&tracker->slots[d], &out->devices[d]);
-	copy_stats(&tracker->slots[HOST_SLOT], &out->host);
+		events += copy_stats(&tracker->slots[d], &out->devices[d]);
+	events += copy_stats(&tracker->slots[HOST_SLOT], &out->host);
 	pthread_mutex_lock(&tracker->failures_lock);
 	memcpy(out->failures, tracker->failures, sizeof(out->failures));
 	out->failure_count = tracker->failure_count;
 	pthread_mutex_unlock(&tracker->failures_lock);
 	out->counters = (struct vt_tracer_counters){
-		.events = atomic_load(&tracker->events),
+		.events = events + atomic_load(&tracker->unknown_frees) +
+			  atomic_load(&tracker->dropped),
 		.deduplicated = atomic_load(&tracker->deduplicated),
 		.unknown_frees = atomic_load(&tracker->unknown_frees),
 		.dropped = atomic_load(&tracker->dropped),
@@ -600,7 +692,7 @@ void vt_tracker_peek(struct vt_tracker *tracker, struct vt_snapshot *out)
 	for (unsigned i = 0; i < out->failure_count; i++)
 		out->failures[i] = tracker->failures[i];
 	out->counters = (struct vt_tracer_counters){
-		.events = atomic_load(&tracker->events),
+		.events = events_so_far(tracker),
 		.deduplicated = atomic_load(&tracker->deduplicated),
 		.unknown_frees = atomic_load(&tracker->unknown_frees),
 		.dropped = atomic_load(&tracker->dropped),
@@ -611,7 +703,6 @@ void vt_tracker_peek(struct vt_tracker *tracker, struct vt_snapshot *out)
 
 void vt_tracker_lock_all(struct vt_tracker *tracker)
 {
-	vt_ledger_lock_all(&tracker->ledger);
 	for (int d = 0; d <= VT_MAX_DEVICES; d++)
 		vt_lock_take(&tracker->slots[d].lock);
 	pthread_mutex_lock(&tracker->failures_lock);
@@ -622,5 +713,4 @@ void vt_tracker_unlock_all(struct vt_tracker *tracker)
 	pthread_mutex_unlock(&tracker->failures_lock);
 	for (int d = VT_MAX_DEVICES; d >= 0; d--)
 		vt_lock_give(&tracker->slots[d].lock);
-	vt_ledger_unlock_all(&tracker->ledger);
 }

@@ -1,7 +1,8 @@
-/* Counters and exact peaks per device, kind, tag and stack, over the
- * ledger. Each device has its own lock; the ledger has its own shards; no
- * lock is shared by all events. Sources hand events to vt_tracker_record;
- * the report reads a vt_snapshot. */
+/* Counters and exact peaks per device, kind, tag and stack. Each device,
+ * and the host, has one slot whose lock guards both its ledger of live
+ * allocations and its counters: an event takes exactly one lock, and
+ * threads on different devices never share one. Sources hand events to
+ * vt_tracker_record; the report reads a vt_snapshot. */
 #pragma once
 
 #include <pthread.h>
@@ -12,6 +13,7 @@
 #include "counter.h"
 #include "event.h"
 #include "ledger.h"
+#include "lock.h"
 #include "marks.h"
 #include "timeline.h"
 
@@ -122,6 +124,10 @@ struct vt_tracker_options {
 
 struct vt_device_slot {
 	struct vt_lock lock;
+	/* The events applied here. Changed only under the lock, read by other
+	 * slots without it to number a new peak's event. */
+	_Atomic uint64_t events;
+	struct vt_ledger ledger; /* this device's live allocations */
 	struct vt_device_stats stats;
 	unsigned snapshots;
 } __attribute__((aligned(64)));
@@ -129,12 +135,13 @@ struct vt_device_slot {
 struct vt_tracker {
 	uint64_t start_ns;
 	struct vt_tracker_options options;
-	struct vt_ledger ledger;
 	struct vt_device_slot slots[VT_MAX_DEVICES + 1]; /* the last is the host */
+	_Atomic uint64_t devices_used; /* a bit per device slot that has had an event */
 	pthread_mutex_t failures_lock;
 	struct vt_failure failures[VT_MAX_FAILURES];
 	unsigned failure_count;
-	_Atomic uint64_t events, deduplicated, unknown_frees, dropped, untracked, failures_total;
+	/* Events no slot applied are the unknown frees and the dropped. */
+	_Atomic uint64_t deduplicated, unknown_frees, dropped, untracked, failures_total;
 };
 
 void vt_tracker_init(struct vt_tracker *tracker, const struct vt_tracker_options *options);
@@ -151,6 +158,9 @@ void vt_tracker_peek(struct vt_tracker *tracker, struct vt_snapshot *out);
 /* A consistent copy per device; release with vt_snapshot_free. */
 void vt_tracker_snapshot(struct vt_tracker *tracker, struct vt_snapshot *out);
 void vt_snapshot_free(struct vt_snapshot *snapshot);
+/* Visits every live allocation, one device locked at a time. */
+void vt_tracker_for_each_live(struct vt_tracker *tracker,
+			      void (*visit)(const struct vt_allocation *, void *), void *context);
 /* Opens a window on every device: each keeps a peak of its own from now. */
 void vt_tracker_window_begin(struct vt_tracker *tracker);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "leaks.h"
 #include "plumbing.h"
 #include "rules.h"
@@ -236,17 +237,22 @@ Test(top, k_largest_nonzero_in_order)
 
 Test(leaks, grouped_by_device_stack_and_tag)
 {
-	struct vt_ledger ledger;
-	vt_ledger_init(&ledger);
-	struct vt_allocation a[] = {
-		{0x1000, 100, 7, 1, 0, VT_KIND_DEVICE}, {0x2000, 100, 7, 1, 0, VT_KIND_DEVICE},
-		{0x3000, 500, 8, 1, 0, VT_KIND_DEVICE}, {0x4000, 50, 7, 2, 0, VT_KIND_DEVICE},
-		{0x5000, 60, 7, 1, 1, VT_KIND_DEVICE},  {0x6000, 70, 0, 0, -1, VT_KIND_PINNED_HOST},
+	static struct vt_tracker tracker;
+	struct vt_tracker_options options = {.clock = vt_clock_ns};
+	vt_tracker_init(&tracker, &options);
+	/* op, kind, device, address, bytes, error, api, driver api, tag, stack */
+	struct vt_event a[] = {
+		{VT_OP_ALLOC, VT_KIND_DEVICE, 0, 0x1000, 100, 0, "a", "a", 1, 7},
+		{VT_OP_ALLOC, VT_KIND_DEVICE, 0, 0x2000, 100, 0, "a", "a", 1, 7},
+		{VT_OP_ALLOC, VT_KIND_DEVICE, 0, 0x3000, 500, 0, "a", "a", 1, 8},
+		{VT_OP_ALLOC, VT_KIND_DEVICE, 0, 0x4000, 50, 0, "a", "a", 2, 7},
+		{VT_OP_ALLOC, VT_KIND_DEVICE, 1, 0x5000, 60, 0, "a", "a", 1, 7},
+		{VT_OP_ALLOC, VT_KIND_PINNED_HOST, 0, 0x6000, 70, 0, "a", "a", 0, 0},
 	};
 	for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++)
-		vt_ledger_insert(&ledger, &a[i]);
+		vt_tracker_record(&tracker, &a[i]);
 	struct vt_leaks leaks;
-	cr_assert(vt_leaks_collect(&ledger, &leaks));
+	cr_assert(vt_leaks_collect(&tracker, &leaks));
 	cr_assert_eq(leaks.group_count, 5);
 	cr_assert_eq(leaks.allocations, 6);
 	cr_assert_eq(leaks.bytes, 880);
@@ -259,5 +265,5 @@ Test(leaks, grouped_by_device_stack_and_tag)
 	cr_assert_eq(leaks.groups[1].device, 0);
 	cr_assert_eq(leaks.groups[2].device, -1, "70 bytes of pinned host memory");
 	vt_leaks_free(&leaks);
-	vt_ledger_destroy(&ledger);
+	vt_tracker_destroy(&tracker);
 }

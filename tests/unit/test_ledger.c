@@ -1,5 +1,4 @@
 #include <criterion/criterion.h>
-#include <pthread.h>
 
 #include "ledger.h"
 
@@ -118,26 +117,4 @@ Test(ledger, memory_per_live_allocation)
 	double per_allocation = (double)(slots * sizeof(struct vt_allocation)) / (double)live;
 	cr_assert_leq(per_allocation, 96.0, "%.1f bytes per allocation", per_allocation);
 	cr_assert_eq(sizeof(struct vt_allocation), 24);
-}
-
-static void *insert_range(void *arg)
-{
-	uint64_t base = (uint64_t)(uintptr_t)arg;
-	for (uint64_t i = 1; i <= 20000; i++) {
-		struct vt_allocation a = allocation((base + i) * 256, 1, 0), out;
-		vt_ledger_insert(&ledger, &a);
-		if (i % 2 == 0)
-			vt_ledger_remove(&ledger, (base + i) * 256, NULL, NULL, &out);
-	}
-	return NULL;
-}
-
-Test(ledger, threads_at_once)
-{
-	pthread_t threads[8];
-	for (uintptr_t t = 0; t < 8; t++)
-		pthread_create(&threads[t], NULL, insert_range, (void *)(t * 1000000));
-	for (int t = 0; t < 8; t++)
-		pthread_join(threads[t], NULL);
-	cr_assert_eq(vt_ledger_count(&ledger), 8 * 10000);
 }

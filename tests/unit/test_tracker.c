@@ -241,6 +241,46 @@ Test(tracker, frees_find_the_device_by_address)
 	cr_assert_not(s->devices[2].seen);
 }
 
+/* A free names no device: it is found on whichever device holds it, the
+ * device this thread freed on last tried first. */
+Test(tracker, frees_find_any_device_in_any_order)
+{
+	alloc(3, VT_KIND_DEVICE, 0x10, GiB);
+	alloc(1, VT_KIND_DEVICE, 0x20, 2 * GiB);
+	alloc(5, VT_KIND_MANAGED, 0x30, 4 * GiB);
+	alloc(0, VT_KIND_PINNED_HOST, 0x40, 8 * GiB);
+	release(0x20, VT_KIND_DEVICE);
+	release(0x30, VT_KIND_DEVICE);
+	release(0x40, VT_KIND_DEVICE); /* host memory: not a device free */
+	release(0x10, VT_KIND_DEVICE);
+	const struct vt_snapshot *s = snapshot();
+	cr_assert_eq(s->devices[1].live + s->devices[3].live + s->devices[5].live, 0);
+	cr_assert_eq(s->devices[1].frees + s->devices[3].frees + s->devices[5].frees, 3);
+	cr_assert_eq(s->host.live, 8 * GiB);
+	cr_assert_eq(s->counters.unknown_frees, 1);
+	cr_assert_eq(s->counters.events, 8);
+}
+
+/* A peak's event is numbered among all events, whichever device or the
+ * host took them, unknown frees and dropped events included. */
+Test(tracker, peak_events_count_every_device)
+{
+	alloc(0, VT_KIND_DEVICE, 0x10, GiB);              /* 1: device 0's peak */
+	alloc(0, VT_KIND_PINNED_HOST, 0x20, GiB);         /* 2: the host's peak */
+	release(0x99, VT_KIND_DEVICE);                    /* 3: unknown */
+	alloc(VT_MAX_DEVICES, VT_KIND_DEVICE, 0x30, GiB); /* 4: dropped */
+	fail(1, GiB, 2, 0);                               /* 5 */
+	alloc(1, VT_KIND_DEVICE, 0x40, GiB);              /* 6 */
+	release(0x40, VT_KIND_DEVICE);                    /* 7 */
+	alloc(1, VT_KIND_DEVICE, 0x50, 2 * GiB);          /* 8: device 1's peak */
+	alloc(0, VT_KIND_DEVICE, 0x10, GiB);              /* 9: a duplicate */
+	const struct vt_snapshot *s = snapshot();
+	cr_assert_eq(s->devices[0].peak_event, 1);
+	cr_assert_eq(s->host.peak_event, 2);
+	cr_assert_eq(s->devices[1].peak_event, 8);
+	cr_assert_eq(s->counters.events, 9);
+}
+
 Test(tracker, duplicate_addresses_count_once)
 {
 	alloc(0, VT_KIND_DEVICE, 0x10, GiB);
