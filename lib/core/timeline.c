@@ -53,7 +53,7 @@ void vt_timeline_advance(struct vt_timeline *timeline, uint64_t now_ns, uint64_t
 			 void *context, uint64_t live, const struct vt_counter *tags,
 			 uint32_t tag_count)
 {
-	if (timeline->count && now_ns - timeline->opened_ns < timeline->interval_ns)
+	if (vt_timeline_row_runs(timeline, now_ns))
 		return;
 	if (!timeline->rows) {
 		timeline->rows = calloc(VT_TIMELINE_ROWS, sizeof(*timeline->rows));

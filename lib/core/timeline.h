@@ -36,6 +36,13 @@ struct vt_timeline {
 	struct vt_marks tags; /* the split at the open row's max */
 };
 
+/* Whether the open row still runs at now_ns, so that an event has no row
+ * to close. Inline: every event asks, and nearly always it does. */
+static inline bool vt_timeline_row_runs(const struct vt_timeline *timeline, uint64_t now_ns)
+{
+	return timeline->count && now_ns - timeline->opened_ns < timeline->interval_ns;
+}
+
 /* Before an event changes anything: closes the open row once now_ns (a
  * cheap, coarse clock) is an interval past its opening, and opens the next
  * at the exact time open_ns() gives. live and tags are the device's, as

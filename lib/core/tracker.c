@@ -108,13 +108,16 @@ static uint64_t since_start(void *context)
 
 /* Called with the device locked, before an event changes its bytes: the
  * cheap clock decides when a row closes; the exact one, read only then,
- * dates the next. */
-static void advance_timeline(struct vt_tracker *tracker, struct vt_device_stats *stats)
+ * dates the next. Inline, as is the tag's counter below: every event
+ * passes both. */
+static inline __attribute__((always_inline)) void advance_timeline(struct vt_tracker *tracker,
+								   struct vt_device_stats *stats)
 {
-	uint64_t (*cheap)(void) = tracker->options.coarse_clock ? tracker->options.coarse_clock
-								: tracker->options.clock;
-	vt_timeline_advance(&stats->timeline, cheap(), since_start, tracker, stats->live,
-			    stats->tags.items, stats->tags.size);
+	uint64_t now = tracker->options.coarse_clock ? tracker->options.coarse_clock()
+						     : tracker->options.clock();
+	if (!vt_timeline_row_runs(&stats->timeline, now))
+		vt_timeline_advance(&stats->timeline, now, since_start, tracker, stats->live,
+				    stats->tags.items, stats->tags.size);
 }
 
 /* The stack counter an event changes, its bytes kept aside for an open
@@ -138,7 +141,8 @@ static void note_window(struct vt_device_stats *stats)
 
 /* The tag counter an event changes, its bytes kept aside for the timeline
  * first. */
-static struct vt_counter *changing_tag(struct vt_device_stats *stats, uint16_t tag)
+static inline __attribute__((always_inline)) struct vt_counter *
+changing_tag(struct vt_device_stats *stats, uint16_t tag)
 {
 	struct vt_counter *counter = counter_at(&stats->tags, tag);
 	if (counter)
