@@ -535,6 +535,24 @@ struct retag {
 	uint16_t tag;
 };
 
+/* Called with the device locked: bytes move from one tag's counter to
+ * another's. */
+static void move_tag(struct vt_device_stats *stats, uint16_t from_tag, uint16_t to_tag,
+		     uint64_t bytes)
+{
+	/* Grow the array for the larger id first: growing moves it, and the
+	 * two counters must point into the same array. */
+	counter_at(&stats->tags, from_tag > to_tag ? from_tag : to_tag);
+	struct vt_counter *from = counter_at(&stats->tags, from_tag);
+	struct vt_counter *to = counter_at(&stats->tags, to_tag);
+	if (!from || !to)
+		return;
+	vt_timeline_tag_changing(&stats->timeline, from_tag, from->live);
+	vt_timeline_tag_changing(&stats->timeline, to_tag, to->live);
+	vt_counter_shrink(from, bytes, stats->epoch);
+	vt_counter_grow(to, bytes, stats->epoch);
+}
+
 static bool retag_in(struct vt_tracker *tracker, struct vt_device_slot *slot, const void *context)
 {
 	(void)tracker;
@@ -542,20 +560,8 @@ static bool retag_in(struct vt_tracker *tracker, struct vt_device_slot *slot, co
 	struct vt_allocation old;
 	vt_lock_take(&slot->lock);
 	bool found = vt_ledger_retag(&slot->ledger, retag->address, retag->tag, &old);
-	if (found) {
-		struct vt_device_stats *stats = &slot->stats;
-		/* Grow the array for the larger id first: growing moves it, and
-		 * the two counters must point into the same array. */
-		counter_at(&stats->tags, old.tag > retag->tag ? old.tag : retag->tag);
-		struct vt_counter *from = counter_at(&stats->tags, old.tag);
-		struct vt_counter *to = counter_at(&stats->tags, retag->tag);
-		if (from && to) {
-			vt_timeline_tag_changing(&stats->timeline, old.tag, from->live);
-			vt_timeline_tag_changing(&stats->timeline, retag->tag, to->live);
-			vt_counter_shrink(from, old.bytes, stats->epoch);
-			vt_counter_grow(to, old.bytes, stats->epoch);
-		}
-	}
+	if (found)
+		move_tag(&slot->stats, old.tag, retag->tag, old.bytes);
 	vt_lock_give(&slot->lock);
 	return found;
 }
