@@ -42,21 +42,41 @@ paired() {
 	done | python3 "$here/paired.py" "$label"
 }
 
+# row NAME LABEL ARGS...: prints paired LABEL ARGS... and keeps its added
+# nanoseconds in $out/added.NAME for the goals' ratios below.
+row() {
+	name=$1
+	shift
+	line=$(paired "$@")
+	echo "$line"
+	echo "$line" | awk '{ print $(NF - 3) }' >"$out/added.$name"
+}
+
 printf '%-40s %5s %10s %10s %9s  %s\n' "ns per pair (medians)" pairs untraced traced added \
 	"(interquartile)"
 for depth in 1 30; do
 	for threads in 1 8; do
-		paired "vramtrace, stacks off, depth $depth, $threads thr" 0 traced \
+		row "off.$depth.$threads" "vramtrace, stacks off, depth $depth, $threads thr" 0 traced \
 			"$depth_bench" cuda "$depth" "$pairs" "$threads"
-		paired "vramtrace, 32 frames, depth $depth, $threads thr" 32 traced \
+		row "on.$depth.$threads" "vramtrace, 32 frames, depth $depth, $threads thr" 32 traced \
 			"$depth_bench" cuda "$depth" "$pairs" "$threads"
 	done
 done
 if command -v heaptrack >/dev/null 2>&1; then
-	paired "heaptrack, malloc loop, depth 30, 1 thr" 0 heaptraced \
+	row heaptrack "heaptrack, malloc loop, depth 30, 1 thr" 0 heaptraced \
 		"$depth_bench" malloc 30 "$pairs" 1
 else
 	echo "heaptrack: not installed, its row is left out (apt-get install heaptrack)"
+fi
+
+# The goals' ratios, from the medians above.
+ratio() { awk -v a="$(cat "$out/added.$2")" -v b="$(cat "$out/added.$3")" -v l="$1" \
+	'BEGIN { printf "%-52s %5.2fx\n", l, (b > 0 ? a / b : 0) }'; }
+for depth in 1 30; do
+	ratio "stacks off, 8 threads against 1 thread, depth $depth" "off.$depth.8" "off.$depth.1"
+done
+if [ -f "$out/added.heaptrack" ]; then
+	ratio "32 frames against heaptrack, depth 30" on.30.1 heaptrack
 fi
 
 # Instructions are repeatable where nanoseconds are not: what one pair adds
