@@ -69,18 +69,34 @@ static bool grow(struct vt_ledger_shard *shard)
 	return true;
 }
 
-enum vt_ledger_result vt_ledger_insert(struct vt_ledger *ledger,
-				       const struct vt_allocation *allocation)
+static enum vt_ledger_result insert_into(struct vt_ledger_shard *shard,
+					 const struct vt_allocation *allocation)
 {
-	struct vt_ledger_shard *shard = shard_for(ledger, allocation->address);
-	if ((shard->count + 1) * 4 > shard->capacity * 3 && !grow(shard))
-		return VT_LEDGER_NO_MEMORY;
 	uint64_t i = probe(shard, allocation->address);
 	if (shard->slots[i].address)
 		return VT_LEDGER_DUPLICATE;
 	shard->slots[i] = *allocation;
 	shard->count++;
 	return VT_LEDGER_INSERTED;
+}
+
+/* Out of line: a shard grows rarely, and the common path then needs no
+ * stack frame. */
+static __attribute__((noinline)) enum vt_ledger_result
+grow_and_insert(struct vt_ledger_shard *shard, const struct vt_allocation *allocation)
+{
+	if (!grow(shard))
+		return VT_LEDGER_NO_MEMORY;
+	return insert_into(shard, allocation);
+}
+
+enum vt_ledger_result vt_ledger_insert(struct vt_ledger *ledger,
+				       const struct vt_allocation *allocation)
+{
+	struct vt_ledger_shard *shard = shard_for(ledger, allocation->address);
+	if ((shard->count + 1) * 4 > shard->capacity * 3)
+		return grow_and_insert(shard, allocation);
+	return insert_into(shard, allocation);
 }
 
 /* Backward-shift deletion keeps every probe chain unbroken, no tombstones. */
@@ -99,11 +115,10 @@ static void delete_at(struct vt_ledger_shard *shard, uint64_t hole)
 	shard->count--;
 }
 
-/* Shrinks a shard that has become mostly empty, so memory follows use. */
-static void shrink(struct vt_ledger_shard *shard)
+/* Shrinks a shard that has become mostly empty, so memory follows use.
+ * Out of line, as growing is. */
+static __attribute__((noinline)) void shrink(struct vt_ledger_shard *shard)
 {
-	if (shard->capacity <= INITIAL_CAPACITY || shard->count * 4 >= shard->capacity)
-		return;
 	struct vt_allocation *slots = calloc(shard->capacity / 2, sizeof(*slots));
 	if (!slots)
 		return;
@@ -116,24 +131,7 @@ static void shrink(struct vt_ledger_shard *shard)
 	shard->capacity = smaller.capacity;
 }
 
-bool vt_ledger_remove(struct vt_ledger *ledger, uint64_t address,
-		      bool (*accept)(const struct vt_allocation *, const void *),
-		      const void *context, struct vt_allocation *out)
-{
-	struct vt_ledger_shard *shard = shard_for(ledger, address);
-	if (!shard->capacity || !address)
-		return false;
-	uint64_t i = probe(shard, address);
-	if (!shard->slots[i].address || (accept && !accept(&shard->slots[i], context)))
-		return false;
-	*out = shard->slots[i];
-	delete_at(shard, i);
-	shrink(shard);
-	return true;
-}
-
-/* The live entry at address, or NULL. */
-static struct vt_allocation *entry_for(struct vt_ledger *ledger, uint64_t address)
+struct vt_allocation *vt_ledger_entry(struct vt_ledger *ledger, uint64_t address)
 {
 	struct vt_ledger_shard *shard = shard_for(ledger, address);
 	if (!shard->capacity || !address)
@@ -142,23 +140,12 @@ static struct vt_allocation *entry_for(struct vt_ledger *ledger, uint64_t addres
 	return shard->slots[i].address ? &shard->slots[i] : NULL;
 }
 
-bool vt_ledger_find(struct vt_ledger *ledger, uint64_t address, struct vt_allocation *out)
+void vt_ledger_erase(struct vt_ledger *ledger, struct vt_allocation *entry)
 {
-	struct vt_allocation *entry = entry_for(ledger, address);
-	if (entry)
-		*out = *entry;
-	return entry != NULL;
-}
-
-bool vt_ledger_retag(struct vt_ledger *ledger, uint64_t address, uint16_t tag,
-		     struct vt_allocation *old)
-{
-	struct vt_allocation *entry = entry_for(ledger, address);
-	if (!entry)
-		return false;
-	*old = *entry;
-	entry->tag = tag;
-	return true;
+	struct vt_ledger_shard *shard = shard_for(ledger, entry->address);
+	delete_at(shard, (uint64_t)(entry - shard->slots));
+	if (shard->capacity > INITIAL_CAPACITY && shard->count * 4 < shard->capacity)
+		shrink(shard);
 }
 
 uint64_t vt_ledger_count(struct vt_ledger *ledger)

@@ -45,15 +45,11 @@ void vt_ledger_init(struct vt_ledger *ledger);
 void vt_ledger_destroy(struct vt_ledger *ledger);
 enum vt_ledger_result vt_ledger_insert(struct vt_ledger *ledger,
 				       const struct vt_allocation *allocation);
-/* Removes the allocation at address into *out when accept(entry) agrees;
- * false when it is not live or not accepted (left in place). */
-bool vt_ledger_remove(struct vt_ledger *ledger, uint64_t address,
-		      bool (*accept)(const struct vt_allocation *, const void *),
-		      const void *context, struct vt_allocation *out);
-bool vt_ledger_find(struct vt_ledger *ledger, uint64_t address, struct vt_allocation *out);
-/* Changes the tag of a live allocation; *old gets it as it was. */
-bool vt_ledger_retag(struct vt_ledger *ledger, uint64_t address, uint16_t tag,
-		     struct vt_allocation *old);
+/* The live entry at address, or NULL. It may be changed in place (its tag)
+ * and stays valid until the ledger next changes. */
+struct vt_allocation *vt_ledger_entry(struct vt_ledger *ledger, uint64_t address);
+/* Removes an entry vt_ledger_entry gave. */
+void vt_ledger_erase(struct vt_ledger *ledger, struct vt_allocation *entry);
 uint64_t vt_ledger_count(struct vt_ledger *ledger);
 /* Visits every live allocation. */
 void vt_ledger_for_each(struct vt_ledger *ledger,

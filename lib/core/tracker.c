@@ -279,19 +279,20 @@ static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot
  * family by event->kind: a device free of a host pointer (or the reverse)
  * fails in CUDA and leaves the memory live. Of device memory, only closing
  * an IPC import ends one. */
-static bool ends_it(const struct vt_allocation *allocation, const void *context)
+static bool ends(const struct vt_allocation *allocation, const struct vt_event *event)
 {
-	const struct vt_event *event = context;
 	return (allocation->kind == VT_KIND_IPC_IMPORT) == (event->kind == VT_KIND_IPC_IMPORT);
 }
 
 static bool free_in(struct vt_tracker *tracker, struct vt_device_slot *slot, const void *context)
 {
 	const struct vt_event *event = context;
-	struct vt_allocation allocation;
 	vt_lock_take(&slot->lock);
-	bool found = vt_ledger_remove(&slot->ledger, event->address, ends_it, event, &allocation);
+	struct vt_allocation *entry = vt_ledger_entry(&slot->ledger, event->address);
+	bool found = entry && ends(entry, event);
 	if (found) {
+		struct vt_allocation allocation = *entry;
+		vt_ledger_erase(&slot->ledger, entry);
 		count_event(slot);
 		count_free(tracker, &slot->stats, &allocation);
 	}
@@ -454,11 +455,6 @@ static void count_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
 	vt_timeline_after(&stats->timeline, stats->live);
 }
 
-static bool same_kind(const struct vt_allocation *allocation, const void *context)
-{
-	return allocation->kind == ((const struct vt_event *)context)->kind;
-}
-
 /* The level's old entry and its new one change under one lock, so no total
  * between the old and the new size is ever seen. */
 static bool record_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
@@ -475,7 +471,11 @@ static bool record_level(struct vt_tracker *tracker, struct vt_device_slot *slot
 	};
 	vt_lock_take(&slot->lock);
 	count_event(slot);
-	vt_ledger_remove(&slot->ledger, event->address, same_kind, event, &before);
+	struct vt_allocation *entry = vt_ledger_entry(&slot->ledger, event->address);
+	if (entry && entry->kind == event->kind) {
+		before = *entry;
+		vt_ledger_erase(&slot->ledger, entry);
+	}
 	bool kept = !event->bytes || vt_ledger_insert(&slot->ledger, &now) == VT_LEDGER_INSERTED;
 	count_level(tracker, slot, &before, event);
 	vt_lock_give(&slot->lock);
@@ -557,13 +557,14 @@ static bool retag_in(struct vt_tracker *tracker, struct vt_device_slot *slot, co
 {
 	(void)tracker;
 	const struct retag *retag = context;
-	struct vt_allocation old;
 	vt_lock_take(&slot->lock);
-	bool found = vt_ledger_retag(&slot->ledger, retag->address, retag->tag, &old);
-	if (found)
-		move_tag(&slot->stats, old.tag, retag->tag, old.bytes);
+	struct vt_allocation *entry = vt_ledger_entry(&slot->ledger, retag->address);
+	if (entry) {
+		move_tag(&slot->stats, entry->tag, retag->tag, entry->bytes);
+		entry->tag = retag->tag;
+	}
 	vt_lock_give(&slot->lock);
-	return found;
+	return entry != NULL;
 }
 
 bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint16_t tag)

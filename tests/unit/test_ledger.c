@@ -26,20 +26,32 @@ static void count_bytes(const struct vt_allocation *a, void *context)
 	*(uint64_t *)context += a->bytes;
 }
 
-Test(ledger, insert_find_remove)
+/* Removes the entry at address into *out; false when none is live. */
+static bool take(uint64_t address, struct vt_allocation *out)
+{
+	struct vt_allocation *entry = vt_ledger_entry(&ledger, address);
+	if (!entry)
+		return false;
+	*out = *entry;
+	vt_ledger_erase(&ledger, entry);
+	return true;
+}
+
+Test(ledger, insert_find_erase)
 {
 	struct vt_allocation a = allocation(0x1000, 100, 0), out;
 	cr_assert_eq(vt_ledger_insert(&ledger, &a), VT_LEDGER_INSERTED);
-	cr_assert(vt_ledger_find(&ledger, 0x1000, &out));
-	cr_assert_eq(out.bytes, 100);
-	cr_assert_eq(out.stack, 7);
-	cr_assert_eq(out.tag, 3);
-	cr_assert_not(vt_ledger_find(&ledger, 0x2000, &out));
-	cr_assert(vt_ledger_remove(&ledger, 0x1000, NULL, NULL, &out));
+	const struct vt_allocation *entry = vt_ledger_entry(&ledger, 0x1000);
+	cr_assert(entry);
+	cr_assert_eq(entry->bytes, 100);
+	cr_assert_eq(entry->stack, 7);
+	cr_assert_eq(entry->tag, 3);
+	cr_assert_null(vt_ledger_entry(&ledger, 0x2000));
+	cr_assert(take(0x1000, &out));
 	cr_assert_eq(out.device, 0);
 	cr_assert_eq(vt_ledger_count(&ledger), 0);
-	cr_assert_not(vt_ledger_remove(&ledger, 0x1000, NULL, NULL, &out), "removed twice");
-	cr_assert_not(vt_ledger_remove(&ledger, 0, NULL, NULL, &out));
+	cr_assert_not(take(0x1000, &out), "removed twice");
+	cr_assert_null(vt_ledger_entry(&ledger, 0));
 }
 
 Test(ledger, a_live_address_is_refused_not_counted_twice)
@@ -47,35 +59,17 @@ Test(ledger, a_live_address_is_refused_not_counted_twice)
 	struct vt_allocation first = allocation(0x1000, 100, 0), second = allocation(0x1000, 50, 1);
 	cr_assert_eq(vt_ledger_insert(&ledger, &first), VT_LEDGER_INSERTED);
 	cr_assert_eq(vt_ledger_insert(&ledger, &second), VT_LEDGER_DUPLICATE);
-	struct vt_allocation out;
-	cr_assert(vt_ledger_find(&ledger, 0x1000, &out));
-	cr_assert_eq(out.bytes, 100, "the first (outermost) record wins");
+	cr_assert_eq(vt_ledger_entry(&ledger, 0x1000)->bytes, 100,
+		     "the first (outermost) record wins");
 }
 
-static bool refuse(const struct vt_allocation *a, const void *context)
+Test(ledger, an_entry_changes_in_place)
 {
-	(void)a;
-	(void)context;
-	return false;
-}
-
-Test(ledger, a_refused_remove_leaves_the_entry)
-{
-	struct vt_allocation a = allocation(0x1000, 100, 0), out;
+	struct vt_allocation a = allocation(0x1000, 100, 0);
 	vt_ledger_insert(&ledger, &a);
-	cr_assert_not(vt_ledger_remove(&ledger, 0x1000, refuse, NULL, &out));
-	cr_assert(vt_ledger_find(&ledger, 0x1000, &out));
-}
-
-Test(ledger, retag)
-{
-	struct vt_allocation a = allocation(0x1000, 100, 0), old, out;
-	vt_ledger_insert(&ledger, &a);
-	cr_assert(vt_ledger_retag(&ledger, 0x1000, 9, &old));
-	cr_assert_eq(old.tag, 3);
-	cr_assert(vt_ledger_find(&ledger, 0x1000, &out));
-	cr_assert_eq(out.tag, 9);
-	cr_assert_not(vt_ledger_retag(&ledger, 0x2000, 9, &old));
+	vt_ledger_entry(&ledger, 0x1000)->tag = 9;
+	cr_assert_eq(vt_ledger_entry(&ledger, 0x1000)->tag, 9);
+	cr_assert_eq(vt_ledger_count(&ledger), 1);
 }
 
 /* Growth, shrinking and backward-shift deletion keep every entry findable. */
@@ -87,8 +81,7 @@ Test(ledger, many_entries_grow_shrink_and_iterate)
 	}
 	for (uint64_t i = 2; i <= 100000; i += 2) {
 		struct vt_allocation out;
-		cr_assert(vt_ledger_remove(&ledger, i * 4096, NULL, NULL, &out), "%llu",
-			  (unsigned long long)i);
+		cr_assert(take(i * 4096, &out), "%llu", (unsigned long long)i);
 		cr_assert_eq(out.bytes, i);
 	}
 	uint64_t total = 0;
@@ -97,8 +90,8 @@ Test(ledger, many_entries_grow_shrink_and_iterate)
 	cr_assert_eq(total, 2500000000ull, "sum of odd 1..99999");
 	for (uint64_t i = 1; i <= 100000; i += 2) {
 		struct vt_allocation out;
-		cr_assert(vt_ledger_find(&ledger, i * 4096, &out));
-		cr_assert(vt_ledger_remove(&ledger, i * 4096, NULL, NULL, &out));
+		cr_assert(take(i * 4096, &out));
+		cr_assert_eq(out.bytes, i);
 	}
 	cr_assert_eq(vt_ledger_count(&ledger), 0);
 }

@@ -241,6 +241,27 @@ Test(tracker, frees_find_the_device_by_address)
 	cr_assert_not(s->devices[2].seen);
 }
 
+/* Only closing an IPC import ends one, and closing ends nothing else:
+ * cudaFree of an imported pointer fails, as does cudaIpcCloseMemHandle of
+ * one's own memory. */
+Test(tracker, imports_end_only_by_closing)
+{
+	alloc(0, VT_KIND_IPC_IMPORT, 0x10, GiB);
+	alloc(0, VT_KIND_DEVICE, 0x20, 2 * GiB);
+	release(0x10, VT_KIND_DEVICE);
+	release(0x20, VT_KIND_IPC_IMPORT);
+	const struct vt_snapshot *s = snapshot();
+	cr_assert_eq(s->counters.unknown_frees, 2);
+	cr_assert_eq(s->devices[0].kinds[VT_KIND_IPC_IMPORT].live, GiB);
+	cr_assert_eq(s->devices[0].live, 2 * GiB);
+	release(0x10, VT_KIND_IPC_IMPORT);
+	release(0x20, VT_KIND_DEVICE);
+	s = snapshot();
+	cr_assert_eq(s->devices[0].kinds[VT_KIND_IPC_IMPORT].live, 0);
+	cr_assert_eq(s->devices[0].live, 0);
+	cr_assert_eq(s->counters.unknown_frees, 2);
+}
+
 /* A free names no device: it is found on whichever device holds it, the
  * device this thread freed on last tried first. */
 Test(tracker, frees_find_any_device_in_any_order)
