@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdatomic.h>
 
 #include "../sources/call.h"
@@ -27,7 +26,8 @@ static void *runtime_function(const char *name)
 
 /* Each runtime function in entry_points.h, named around its call. The
  * prototype comes first: cuda_runtime_api.h declares the per-thread
- * flavours only under CUDA's own macros. */
+ * flavours only under CUDA's own macros. Naming only sets a thread-local
+ * pointer, so the call's errno passes through as it is. */
 #define RUNTIME_HOOK(name, parameters, arguments)                                 \
 	typedef cudaError_t(*name##_fn) parameters;                               \
 	VT_EXPORT cudaError_t name parameters;                                    \
@@ -43,9 +43,7 @@ static void *runtime_function(const char *name)
 			return cudaErrorInsufficientDriver;                       \
 		const char *saved = vt_runtime_enter(#name);                      \
 		cudaError_t rc = fn arguments;                                    \
-		int saved_errno = errno;                                          \
 		vt_runtime_leave(saved);                                          \
-		errno = saved_errno;                                              \
 		return rc;                                                        \
 	}
 
