@@ -81,21 +81,41 @@ fi
 
 # Instructions are repeatable where nanoseconds are not: what one pair adds
 # at depth 30, the difference of two run lengths cancelling start and exit.
+# Two figures: the instructions run in vramtrace's own code, and those the
+# whole process added. The second also holds what the library calls (the
+# clock, the driver) and what its own heap use changes in the program's
+# malloc, which moves with the heap's layout by a few hundred per pair; the
+# first moves by a few (rows of the timeline close on the clock). The NVML
+# sampler is off here: it wakes on a timer, and under valgrind's slowdown it
+# would wake fifty times or more as often per pair as in a real run.
 if command -v valgrind >/dev/null 2>&1; then
+	# count ARGS...: "TOTAL OWN", the instructions the run took in all and
+	# those it took in the traced library's code.
 	count() {
-		valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 |
-			sed -n 's/.*refs: *//p' | tr -d ','
+		VRAMTRACE_SAMPLE_MS=0 valgrind --tool=callgrind --compress-strings=no \
+			--compress-pos=no --callgrind-out-file="$out/callgrind.out" "$@" \
+			>/dev/null 2>&1
+		awk -v library="ob=$library" '
+			/^ob=/ { in_library = $0 == library }
+			/^calls=/ { call = 1; next }
+			/^[0-9]/ {
+				if (!call) { total += $2; if (in_library) own += $2 }
+				call = 0
+			}
+			END { printf "%.0f %.0f\n", total, own }' "$out/callgrind.out"
 	}
-	b1=$(LD_LIBRARY_PATH="$simdir" count "$depth_bench" cuda 30 10000)
-	b2=$(LD_LIBRARY_PATH="$simdir" count "$depth_bench" cuda 30 30000)
+	set -- $(LD_LIBRARY_PATH="$simdir" count "$depth_bench" cuda 30 10000) \
+		$(LD_LIBRARY_PATH="$simdir" count "$depth_bench" cuda 30 30000)
+	b1=$1 b2=$3
 	for stack_depth in 0 32; do
-		t1=$(VRAMTRACE_STACK_DEPTH=$stack_depth LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$library" \
-			count "$depth_bench" cuda 30 10000)
-		t2=$(VRAMTRACE_STACK_DEPTH=$stack_depth LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$library" \
-			count "$depth_bench" cuda 30 30000)
-		awk -v d="$stack_depth" -v b1="$b1" -v b2="$b2" -v t1="$t1" -v t2="$t2" 'BEGIN {
-			printf "instructions added per pair at depth 30, %s-frame stacks: %.0f (untraced %.0f)\n",
-				d, ((t2 - t1) - (b2 - b1)) / 20000, (b2 - b1) / 20000 }'
+		set -- $(VRAMTRACE_STACK_DEPTH=$stack_depth LD_LIBRARY_PATH="$simdir" \
+			LD_PRELOAD="$library" count "$depth_bench" cuda 30 10000) \
+			$(VRAMTRACE_STACK_DEPTH=$stack_depth LD_LIBRARY_PATH="$simdir" \
+				LD_PRELOAD="$library" count "$depth_bench" cuda 30 30000)
+		awk -v d="$stack_depth" -v b1="$b1" -v b2="$b2" -v t1="$1" -v o1="$2" -v t2="$3" \
+			-v o2="$4" 'BEGIN {
+			printf "instructions per pair at depth 30, %s-frame stacks: %.0f in vramtrace, %.0f added in all (untraced %.0f)\n",
+				d, (o2 - o1) / 20000, ((t2 - t1) - (b2 - b1)) / 20000, (b2 - b1) / 20000 }'
 	done
 else
 	echo "valgrind: not installed, instruction counts left out"
