@@ -198,6 +198,18 @@ static void take_peak(struct vt_tracker *tracker, struct vt_device_slot *slot,
 		tracker->options.on_peak(device);
 }
 
+/* Called with the device locked, after an event that may have raised its
+ * bytes: the device's peak, an open window's peak, the open row. */
+static void after_growth(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			 const struct vt_event *event)
+{
+	struct vt_device_stats *stats = &slot->stats;
+	if (stats->live > stats->peak)
+		take_peak(tracker, slot, event);
+	note_window(stats);
+	vt_timeline_after(&stats->timeline, stats->live);
+}
+
 static void count_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
 			const struct vt_event *event)
 {
@@ -220,10 +232,7 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
 	stats->live_count++;
 	stats->allocs++;
 	stats->bytes_allocated += event->bytes;
-	if (stats->live > stats->peak)
-		take_peak(tracker, slot, event);
-	note_window(stats);
-	vt_timeline_after(&stats->timeline, stats->live);
+	after_growth(tracker, slot, event);
 }
 
 static void count_free(struct vt_tracker *tracker, struct vt_device_stats *stats,
@@ -251,10 +260,10 @@ static void count_event(struct vt_device_slot *slot)
 	atomic_store_explicit(&slot->events, events + 1, memory_order_relaxed);
 }
 
-static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
-			 const struct vt_event *event)
+/* The ledger's entry for an allocation or a level. */
+static struct vt_allocation entry_of(const struct vt_event *event)
 {
-	struct vt_allocation allocation = {
+	return (struct vt_allocation){
 		.address = event->address,
 		.bytes = event->bytes,
 		.stack = event->stack,
@@ -262,6 +271,12 @@ static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot
 		.device = (int8_t)(vt_kind_is_host(event->kind) ? VT_HOST_DEVICE : event->device),
 		.kind = (uint8_t)event->kind,
 	};
+}
+
+static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			 const struct vt_event *event)
+{
+	struct vt_allocation allocation = entry_of(event);
 	vt_lock_take(&slot->lock);
 	count_event(slot);
 	enum vt_ledger_result result = vt_ledger_insert(&slot->ledger, &allocation);
@@ -449,10 +464,7 @@ static void count_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
 	stats->allocs += !before->bytes && after;
 	stats->frees += before->bytes && !after;
 	stats->bytes_allocated += after > before->bytes ? after - before->bytes : 0;
-	if (stats->live > stats->peak)
-		take_peak(tracker, slot, event);
-	note_window(stats);
-	vt_timeline_after(&stats->timeline, stats->live);
+	after_growth(tracker, slot, event);
 }
 
 /* The level's old entry and its new one change under one lock, so no total
@@ -461,14 +473,7 @@ static bool record_level(struct vt_tracker *tracker, struct vt_device_slot *slot
 			 const struct vt_event *event)
 {
 	struct vt_allocation before = {0};
-	struct vt_allocation now = {
-		.address = event->address,
-		.bytes = event->bytes,
-		.stack = event->stack,
-		.tag = event->tag,
-		.device = (int8_t)event->device,
-		.kind = (uint8_t)event->kind,
-	};
+	struct vt_allocation now = entry_of(event);
 	vt_lock_take(&slot->lock);
 	count_event(slot);
 	struct vt_allocation *entry = vt_ledger_entry(&slot->ledger, event->address);
@@ -587,11 +592,23 @@ static struct vt_counter_array copy_array(const struct vt_counter_array *array)
 	return copy;
 }
 
-/* Returns the events the slot has applied. */
-static uint64_t copy_stats(struct vt_device_slot *slot, struct vt_device_stats *out)
+/* Read without locks: each is atomic, and a snapshot taken while events
+ * run holds them as they stood at some moment of its taking. */
+static struct vt_tracer_counters read_counters(struct vt_tracker *tracker)
+{
+	return (struct vt_tracer_counters){
+		.events = events_so_far(tracker),
+		.deduplicated = atomic_load(&tracker->deduplicated),
+		.unknown_frees = atomic_load(&tracker->unknown_frees),
+		.dropped = atomic_load(&tracker->dropped),
+		.untracked = atomic_load(&tracker->untracked),
+		.failures_total = atomic_load(&tracker->failures_total),
+	};
+}
+
+static void copy_stats(struct vt_device_slot *slot, struct vt_device_stats *out)
 {
 	vt_lock_take(&slot->lock);
-	uint64_t events = atomic_load_explicit(&slot->events, memory_order_relaxed);
 	*out = slot->stats;
 	out->tags = copy_array(&slot->stats.tags);
 	out->stacks = copy_array(&slot->stats.stacks);
@@ -599,7 +616,6 @@ static uint64_t copy_stats(struct vt_device_slot *slot, struct vt_device_stats *
 					 slot->stats.tags.size);
 	out->window = (struct vt_window){0};
 	vt_lock_give(&slot->lock);
-	return events;
 }
 
 void vt_tracker_for_each_live(struct vt_tracker *tracker,
@@ -666,23 +682,14 @@ void vt_tracker_snapshot(struct vt_tracker *tracker, struct vt_snapshot *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->taken_ns = tracker->options.clock() - tracker->start_ns;
-	uint64_t events = 0;
 	for (int d = 0; d < VT_MAX_DEVICES; d++)
-		events += copy_stats(&tracker->slots[d], &out->devices[d]);
-	events += copy_stats(&tracker->slots[HOST_SLOT], &out->host);
+		copy_stats(&tracker->slots[d], &out->devices[d]);
+	copy_stats(&tracker->slots[HOST_SLOT], &out->host);
 	pthread_mutex_lock(&tracker->failures_lock);
 	memcpy(out->failures, tracker->failures, sizeof(out->failures));
 	out->failure_count = tracker->failure_count;
 	pthread_mutex_unlock(&tracker->failures_lock);
-	out->counters = (struct vt_tracer_counters){
-		.events = events + atomic_load(&tracker->unknown_frees) +
-			  atomic_load(&tracker->dropped),
-		.deduplicated = atomic_load(&tracker->deduplicated),
-		.unknown_frees = atomic_load(&tracker->unknown_frees),
-		.dropped = atomic_load(&tracker->dropped),
-		.untracked = atomic_load(&tracker->untracked),
-		.failures_total = atomic_load(&tracker->failures_total),
-	};
+	out->counters = read_counters(tracker);
 }
 
 void vt_snapshot_free(struct vt_snapshot *snapshot)
@@ -702,14 +709,7 @@ void vt_tracker_peek(struct vt_tracker *tracker, struct vt_snapshot *out)
 	out->failure_count = count < VT_MAX_FAILURES ? count : VT_MAX_FAILURES;
 	for (unsigned i = 0; i < out->failure_count; i++)
 		out->failures[i] = tracker->failures[i];
-	out->counters = (struct vt_tracer_counters){
-		.events = events_so_far(tracker),
-		.deduplicated = atomic_load(&tracker->deduplicated),
-		.unknown_frees = atomic_load(&tracker->unknown_frees),
-		.dropped = atomic_load(&tracker->dropped),
-		.untracked = atomic_load(&tracker->untracked),
-		.failures_total = atomic_load(&tracker->failures_total),
-	};
+	out->counters = read_counters(tracker);
 }
 
 void vt_tracker_lock_all(struct vt_tracker *tracker)

@@ -85,9 +85,10 @@ fi
 # whole process added. The second also holds what the library calls (the
 # clock, the driver) and what its own heap use changes in the program's
 # malloc, which moves with the heap's layout by a few hundred per pair; the
-# first moves by a few (rows of the timeline close on the clock). The NVML
-# sampler is off here: it wakes on a timer, and under valgrind's slowdown it
-# would wake fifty times or more as often per pair as in a real run.
+# first moves by a few dozen at most, as the report at exit holds as many
+# timeline rows as the slowed run lasted. The NVML sampler is off here: it
+# wakes on a timer, and under valgrind's slowdown it would wake fifty times
+# or more as often per pair as in a real run.
 if command -v valgrind >/dev/null 2>&1; then
 	# count ARGS...: "TOTAL OWN", the instructions the run took in all and
 	# those it took in the traced library's code.

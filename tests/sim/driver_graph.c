@@ -315,18 +315,21 @@ SIM_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *node, CUgraph handle,
 }
 
 /* An executable graph is a copy of the graph's nodes at instantiation. */
+/* An executable graph and a clone are both copies of the graph. */
+static CUresult copy_graph(CUgraph handle, struct sim_graph **out)
+{
+	const struct sim_graph *graph = (const struct sim_graph *)handle;
+	if (!out || !graph)
+		return CUDA_ERROR_INVALID_VALUE;
+	*out = new_graph(graph);
+	return *out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
 SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph handle,
 						unsigned long long flags)
 {
 	(void)flags;
-	const struct sim_graph *graph = (const struct sim_graph *)handle;
-	if (!out || !graph)
-		return CUDA_ERROR_INVALID_VALUE;
-	struct sim_graph *copy = new_graph(graph);
-	if (!copy)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	*out = (CUgraphExec)copy;
-	return CUDA_SUCCESS;
+	return copy_graph(handle, (struct sim_graph **)out);
 }
 
 SIM_EXPORT CUresult cuGraphClone(CUgraph *out, CUgraph handle)
@@ -334,14 +337,7 @@ SIM_EXPORT CUresult cuGraphClone(CUgraph *out, CUgraph handle)
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	const struct sim_graph *graph = (const struct sim_graph *)handle;
-	if (!out || !graph)
-		return CUDA_ERROR_INVALID_VALUE;
-	struct sim_graph *copy = new_graph(graph);
-	if (!copy)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	*out = (CUgraph)copy;
-	return CUDA_SUCCESS;
+	return copy_graph(handle, (struct sim_graph **)out);
 }
 
 SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec handle)

@@ -22,13 +22,21 @@ static bool location_device(CUmemLocation location, int *device)
 	}
 }
 
-static CUresult advise(CUdeviceptr dptr, size_t count, CUmem_advise advice, int device)
+/* Advice and prefetches name a device or the host. */
+static CUresult check_target(int device)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (device != CU_DEVICE_CPU && !sim_valid_device(device))
-		return CUDA_ERROR_INVALID_DEVICE;
+	return device == CU_DEVICE_CPU || sim_valid_device(device) ? CUDA_SUCCESS
+								   : CUDA_ERROR_INVALID_DEVICE;
+}
+
+static CUresult advise(CUdeviceptr dptr, size_t count, CUmem_advise advice, int device)
+{
+	CUresult rc = check_target(device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
 	pthread_mutex_lock(&sim_lock);
 	struct sim_advice *kept = sim_managed_advice_locked(dptr, count);
 	if (kept) {
@@ -65,11 +73,9 @@ SIM_EXPORT CUresult cuMemAdvise(CUdeviceptr dptr, size_t count, CUmem_advise adv
 
 static CUresult prefetch(CUdeviceptr dptr, size_t count, int device)
 {
-	CUresult rc = sim_check_init();
+	CUresult rc = check_target(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (device != CU_DEVICE_CPU && !sim_valid_device(device))
-		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&sim_lock);
 	struct sim_advice *advice = sim_managed_advice_locked(dptr, count);
 	if (advice)
