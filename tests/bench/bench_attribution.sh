@@ -2,25 +2,35 @@
 # What tracing costs per allocate/free pair, as the medians of paired runs:
 # each pair runs the untraced and the traced program back to back (the
 # order alternating), at program depths 1 and 30, on 1 and 8 threads, with
-# stacks off and with 32-frame stacks. heaptrack runs on a malloc/free loop
+# stacks off and with 32-frame stacks. Wall time is what the goals compare;
+# the CPU time beside it tells the tracer's work from the waiting it adds
+# when threads outnumber cores. A control library that adds the same CPU
+# time per call but shares nothing between threads (control_preload.c)
+# shows what the workload makes of 8 threads against 1 for any added work. heaptrack runs on a malloc/free loop
 # of the same shape at the same depth in the same run. Then callgrind's
 # instruction counts at depth 30, the stable figure; then one report with
 # 1,000,000 live allocations from 100,000 distinct stacks.
+#
+# bench_attribution.sh BENCH_DEPTH BENCH_REPORT LIBRARY SIM_DIR CONTROL [PAIRS] [RUNS]
 set -eu
 depth_bench=$(realpath "$1")
 report_bench=$(realpath "$2")
 library=$(realpath "$3")
 simdir=$(realpath "$4")
-pairs=${5:-100000}
-runs=${6:-11}
+control=$(realpath "$5")
+pairs=${6:-100000}
+runs=${7:-11}
 here=$(dirname "$(realpath "$0")")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export VRAMTRACE_SUMMARY=0 VRAMTRACE_OUTPUT="$out/report.%p.json"
 
-ns_per_pair() { "$@" 2>/dev/null | sed -n 's/^ns_per_pair //p'; }
+# Prints "WALL CPU", nanoseconds per pair.
+ns_per_pair() { "$@" 2>/dev/null | awk '/^ns_per_pair / { w = $2 } /^cpu_ns_per_pair / { c = $2 }
+	END { print w, c }'; }
 untraced() { LD_LIBRARY_PATH="$simdir" ns_per_pair "$@"; }
 traced() { LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$library" ns_per_pair "$@"; }
+controlled() { LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$control" ns_per_pair "$@"; }
 heaptraced() { (cd "$out" && ns_per_pair heaptrack "$@"; rm -f "$out"/heaptrack.*); }
 
 # paired LABEL STACK_DEPTH TRACER ARGS...: RUNS pairs of runs of ARGS
@@ -37,7 +47,7 @@ paired() {
 			t=$(VRAMTRACE_STACK_DEPTH=$stack_depth $tracer "$@")
 			b=$(untraced "$@")
 		fi
-		echo "$b $t"
+		echo "$b $t" | awk '{ print $1, $3, $2, $4 }'
 		i=$((i + 1))
 	done | python3 "$here/paired.py" "$label"
 }
@@ -49,11 +59,12 @@ row() {
 	shift
 	line=$(paired "$@")
 	echo "$line"
-	echo "$line" | awk '{ print $(NF - 3) }' >"$out/added.$name"
+	echo "$line" | awk '{ print $(NF - 4) }' >"$out/added.$name"
+	echo "$line" | awk '{ print $NF }' >"$out/cpu.$name"
 }
 
-printf '%-40s %5s %10s %10s %9s  %s\n' "ns per pair (medians)" pairs untraced traced added \
-	"(interquartile)"
+printf '%-40s %5s %10s %10s %9s  %-14s %9s\n' "ns per pair (medians)" pairs untraced traced added \
+	"(interquartile)" "cpu added"
 for depth in 1 30; do
 	for threads in 1 8; do
 		row "off.$depth.$threads" "vramtrace, stacks off, depth $depth, $threads thr" 0 traced \
@@ -69,14 +80,27 @@ else
 	echo "heaptrack: not installed, its row is left out (apt-get install heaptrack)"
 fi
 
-# The goals' ratios, from the medians above.
-ratio() { awk -v a="$(cat "$out/added.$2")" -v b="$(cat "$out/added.$3")" -v l="$1" \
+# The control: private work of the CPU time vramtrace added per call at one
+# thread (half its pair's), in vramtrace's place, at 1 and 8 threads.
+control_ns=$(awk -v c="$(cat "$out/cpu.off.1.1")" 'BEGIN { printf "%.0f", (c > 0 ? c / 2 : 0) }')
+export CONTROL_NS="$control_ns"
+for threads in 1 8; do
+	row "control.$threads" \
+		"control, ${control_ns} ns a call, depth 1, $threads thr" 0 controlled \
+		"$depth_bench" cuda 1 "$pairs" "$threads"
+done
+
+# The goals' ratios, from the medians above: ratio LABEL MEASURE A B.
+ratio() { awk -v a="$(cat "$out/$2.$3")" -v b="$(cat "$out/$2.$4")" -v l="$1" \
 	'BEGIN { printf "%-52s %5.2fx\n", l, (b > 0 ? a / b : 0) }'; }
 for depth in 1 30; do
-	ratio "stacks off, 8 threads against 1 thread, depth $depth" "off.$depth.8" "off.$depth.1"
+	ratio "stacks off, 8 threads against 1 thread, depth $depth" added "off.$depth.8" \
+		"off.$depth.1"
+	ratio "  the same in CPU time" cpu "off.$depth.8" "off.$depth.1"
 done
+ratio "the control, sharing nothing, 8 threads against 1" added control.8 control.1
 if [ -f "$out/added.heaptrack" ]; then
-	ratio "32 frames against heaptrack, depth 30" on.30.1 heaptrack
+	ratio "32 frames against heaptrack, depth 30" added on.30.1 heaptrack
 fi
 
 # Instructions are repeatable where nanoseconds are not: what one pair adds
