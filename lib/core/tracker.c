@@ -437,7 +437,9 @@ static void level_counter(struct vt_counter *counter, uint64_t before, uint64_t 
 }
 
 /* Called with the device locked. The change is applied at once, so no
- * total between the old and the new size is ever seen. */
+ * total between the old and the new size is ever seen. A level that keeps
+ * its tag (or stack) is one allocation growing or shrinking there; one that
+ * changes it ends on the old and begins on the new. */
 static void count_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
 			const struct vt_allocation *before, const struct vt_event *event)
 {
@@ -454,10 +456,15 @@ static void count_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
 		level_counter(changing_tag(stats, before->tag), before->bytes, 0, epoch);
 		level_counter(changing_tag(stats, event->tag), 0, after, epoch);
 	}
-	if (before->stack)
+	if (before->stack && before->stack != event->stack)
 		level_counter(changing_stack(stats, before->stack), before->bytes, 0, epoch);
-	if (event->stack)
-		level_counter(changing_stack(stats, event->stack), 0, after, epoch);
+	if (event->stack) {
+		uint64_t had = before->stack == event->stack ? before->bytes : 0;
+		struct vt_counter *stack = changing_stack(stats, event->stack);
+		level_counter(stack, had, after, epoch);
+		if (stack && after)
+			stack->tag = event->tag;
+	}
 	stats->live = stats->live - before->bytes + after;
 	stats->live_count +=
 		(uint64_t)(!before->bytes && after) - (uint64_t)(before->bytes && !after);
@@ -565,7 +572,10 @@ static bool retag_in(struct vt_tracker *tracker, struct vt_device_slot *slot, co
 	vt_lock_take(&slot->lock);
 	struct vt_allocation *entry = vt_ledger_entry(&slot->ledger, retag->address);
 	if (entry) {
-		move_tag(&slot->stats, entry->tag, retag->tag, entry->bytes);
+		/* Memory only shown was never in the tags' totals: its tag alone
+		 * changes, for the leaks list and for its free. */
+		if (vt_kind_is_counted(entry->kind))
+			move_tag(&slot->stats, entry->tag, retag->tag, entry->bytes);
 		entry->tag = retag->tag;
 	}
 	vt_lock_give(&slot->lock);

@@ -159,6 +159,60 @@ Test(tracker, retag_moves_live_bytes)
 	cr_assert_eq(snapshot()->devices[0].tags.items[TAG_B].live, 0, "freed from its new tag");
 }
 
+Test(tracker, retag_of_memory_only_shown_moves_no_bytes)
+{
+	alloc_tagged(0, VT_KIND_DEVICE, 0x10, GiB, TAG_A, 0);
+	alloc_tagged(0, VT_KIND_IPC_IMPORT, 0x20, 2 * GiB, TAG_A, 0);
+	cr_assert(vt_tracker_retag(&tracker, 0x20, TAG_B));
+	const struct vt_device_stats *d = &snapshot()->devices[0];
+	cr_assert_eq(d->tags.items[TAG_A].live, GiB);
+	cr_assert_eq(d->tags.items[TAG_B].live, 0);
+	cr_assert_eq(d->tags.items[TAG_B].peak, 0);
+	struct vt_event close = {VT_OP_FREE, VT_KIND_IPC_IMPORT,      VT_HOST_DEVICE,       0x20, 0,
+				 0,          "cudaIpcCloseMemHandle", "cuIpcCloseMemHandle"};
+	vt_tracker_record(&tracker, &close);
+	d = &snapshot()->devices[0];
+	cr_assert_eq(d->tags.items[TAG_A].live, GiB);
+	cr_assert_eq(d->kinds[VT_KIND_IPC_IMPORT].live, 0);
+}
+
+static void level(int device, uint64_t bytes, uint16_t tag, uint32_t stack)
+{
+	struct vt_event event = {VT_OP_LEVEL,
+				 VT_KIND_GRAPH,
+				 device,
+				 VT_GRAPH_LEVEL_ADDRESS(device),
+				 bytes,
+				 0,
+				 "cudaGraphLaunch",
+				 "cuGraphLaunch",
+				 tag,
+				 stack};
+	now += 10;
+	cr_assert(vt_tracker_record(&tracker, &event));
+}
+
+Test(tracker, a_level_on_the_same_stack_is_one_allocation)
+{
+	level(0, GiB, TAG_A, 7);
+	level(0, 3 * GiB, TAG_A, 7);
+	level(0, 2 * GiB, TAG_B, 7);
+	const struct vt_device_stats *d = &snapshot()->devices[0];
+	const struct vt_counter *stack = &d->stacks.items[7];
+	cr_assert_eq(stack->live, 2 * GiB);
+	cr_assert_eq(stack->peak, 3 * GiB);
+	cr_assert_eq(stack->allocs, 1, "growing and shrinking begin no new allocation");
+	cr_assert_eq(stack->frees, 0);
+	cr_assert_eq(stack->bytes_allocated, 3 * GiB);
+	cr_assert_eq(stack->tag, TAG_B, "the tag of its latest change");
+	cr_assert_eq(d->tags.items[TAG_A].frees, 1, "a changed tag ends on the old one");
+	cr_assert_eq(d->tags.items[TAG_B].allocs, 1);
+	level(0, 0, TAG_B, 8);
+	stack = &snapshot()->devices[0].stacks.items[7];
+	cr_assert_eq(stack->live, 0);
+	cr_assert_eq(stack->frees, 1);
+}
+
 Test(tracker, host_kinds_stay_out_of_device_totals)
 {
 	alloc(0, VT_KIND_DEVICE, 0x10, GiB);
