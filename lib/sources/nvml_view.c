@@ -55,7 +55,12 @@ static struct {
 	pthread_t thread;
 	/* Devices whose latest tracked peak no reading has caught yet. */
 	_Atomic uint64_t unread_peaks;
-	_Atomic uint64_t last_read_ns;
+	/* The readings taken at a peak, by the first free after it: when the
+	 * last was, and the tracked bytes each device's caught. The periodic
+	 * readings stay out of these, so one that fell just before a peak
+	 * never stands in for the peak's own. */
+	_Atomic uint64_t last_peak_read_ns;
+	_Atomic uint64_t peak_read_tracked[VT_VIEW_DEVICES];
 	pthread_mutex_t wake_lock;
 	pthread_cond_t wake;
 } view = {
@@ -183,7 +188,6 @@ static uint64_t now_ns(void)
 static void sample_devices(uint64_t devices)
 {
 	atomic_fetch_and(&view.unread_peaks, ~devices);
-	atomic_store(&view.last_read_ns, now_ns());
 	for (int d = 0; d < VT_VIEW_DEVICES; d++)
 		if ((devices & (1ull << d)) && view.devices[d].known)
 			sample_device(d);
@@ -266,17 +270,17 @@ void vt_nvml_note_peak(int device)
 	}
 }
 
-/* Worth a reading now: a millisecond since the last, or a peak 1/64 above
- * the highest any reading caught, so a growth phase costs a few dozen
- * readings per doubling and the final peak is never skipped for a smaller
- * one read just before. */
+/* Worth a reading at a peak now: a millisecond since the last one, or a
+ * peak 1/64 above what the last one caught, so a growth phase costs a few
+ * dozen readings per doubling. */
 static bool worth_reading(uint64_t unread)
 {
-	if (now_ns() - atomic_load(&view.last_read_ns) >= 1000000)
+	if (now_ns() - atomic_load(&view.last_peak_read_ns) >= 1000000)
 		return true;
 	for (int d = 0; d < VT_VIEW_DEVICES; d++) {
-		uint64_t best = __atomic_load_n(&view.views[d].tracked_at_best, __ATOMIC_RELAXED);
-		if ((unread & (1ull << d)) && view.tracked(d) > best + best / 64)
+		uint64_t caught =
+			atomic_load_explicit(&view.peak_read_tracked[d], memory_order_relaxed);
+		if ((unread & (1ull << d)) && view.tracked(d) > caught + caught / 64)
 			return true;
 	}
 	return false;
@@ -291,8 +295,14 @@ void vt_nvml_before_free(void)
 	 * the only one taken at the peak itself. */
 	pthread_mutex_lock(&view.sampling);
 	unread = atomic_load(&view.unread_peaks);
-	if (unread)
+	if (unread) {
 		sample_devices(unread);
+		atomic_store(&view.last_peak_read_ns, now_ns());
+		for (int d = 0; d < VT_VIEW_DEVICES; d++)
+			if (unread & (1ull << d))
+				atomic_store_explicit(&view.peak_read_tracked[d], view.tracked(d),
+						      memory_order_relaxed);
+	}
 	pthread_mutex_unlock(&view.sampling);
 }
 
