@@ -204,3 +204,52 @@ Test(truth, cxx_names_are_demangled_in_a_c_program)
 	cr_assert_neq(system(command), 0, "the program does not link libstdc++");
 	traced_run_free(&run);
 }
+
+/* Checks every "expect PATH VALUE" and "expect_kind OWNER KIND FIELD VALUE"
+ * line the program printed against the report; returns how many. */
+static unsigned check_expectations(const struct traced_run *run)
+{
+	unsigned checked = 0;
+	char *saved, *text = strdup(run->out);
+	cr_assert(text);
+	for (char *line = strtok_r(text, "\n", &saved); line; line = strtok_r(NULL, "\n", &saved)) {
+		char path[64], owner[32], kind[32], name[32];
+		long long want;
+		if (sscanf(line, "expect %63s %lld", path, &want) == 2) {
+			cr_assert_eq(report_int(run->report, path), want, "%s", line);
+		} else if (sscanf(line, "expect_kind %31s %31s %31s %lld", owner, kind, name,
+				  &want) == 4) {
+			json_t *value =
+				json_object_get(report_kind(run->report, owner, kind), name);
+			cr_assert(json_is_integer(value), "%s: no such field", line);
+			cr_assert_eq(json_integer_value(value), want, "%s", line);
+		} else {
+			continue;
+		}
+		checked++;
+	}
+	free(text);
+	return checked;
+}
+
+/* Random runs of every allocation call on two devices and the host: the
+ * report says to the byte and to the event what the program itself
+ * counted. */
+Test(truth, random_runs_of_every_allocation_call_agree_with_the_program, .timeout = 120)
+{
+	const char *const seeds[] = {"1", "77", "20261201"};
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		struct traced_run run;
+		struct run_options options = {
+			.preload = true,
+			.simulate = true,
+			.env = (const char *const[]){"VRAMSIM_DEVICES=2", NULL},
+		};
+		traced_run(&run, &options,
+			   (char *[]){(char *)program_path("random_calls"), (char *)seeds[i],
+				      "4000", NULL});
+		cr_assert_eq(run.status, 0, "seed %s: %s", seeds[i], run.err);
+		cr_assert_gt(check_expectations(&run), 40, "seed %s: too few figures", seeds[i]);
+		traced_run_free(&run);
+	}
+}
