@@ -205,22 +205,43 @@ Test(truth, cxx_names_are_demangled_in_a_c_program)
 	traced_run_free(&run);
 }
 
-/* Checks every "expect PATH VALUE" and "expect_kind OWNER KIND FIELD VALUE"
- * line the program printed against the report; returns how many. */
+/* The entry of OWNER's ARRAY ("kinds" or "tags") whose KEY is NAME. */
+static json_t *entry_named(json_t *report, const char *owner, const char *array, const char *key,
+			   const char *name)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "%s/%s", owner, array);
+	size_t i;
+	json_t *entry;
+	json_array_foreach (report_at(report, path), i, entry) {
+		const char *value = json_string_value(json_object_get(entry, key));
+		if (value && strcmp(value, name) == 0)
+			return entry;
+	}
+	cr_assert_fail("no %s %s under %s", key, name, owner);
+	return NULL;
+}
+
+/* Checks every figure the program printed ("expect PATH VALUE", or
+ * "expect_kind|expect_tag OWNER NAME FIELD VALUE") against the report;
+ * returns how many. */
 static unsigned check_expectations(const struct traced_run *run)
 {
 	unsigned checked = 0;
 	char *saved, *text = strdup(run->out);
 	cr_assert(text);
 	for (char *line = strtok_r(text, "\n", &saved); line; line = strtok_r(NULL, "\n", &saved)) {
-		char path[64], owner[32], kind[32], name[32];
+		char what[16], path[64], owner[32], name[32], field[32];
 		long long want;
 		if (sscanf(line, "expect %63s %lld", path, &want) == 2) {
 			cr_assert_eq(report_int(run->report, path), want, "%s", line);
-		} else if (sscanf(line, "expect_kind %31s %31s %31s %lld", owner, kind, name,
-				  &want) == 4) {
-			json_t *value =
-				json_object_get(report_kind(run->report, owner, kind), name);
+		} else if (sscanf(line, "%15s %31s %31s %31s %lld", what, owner, name, field,
+				  &want) == 5) {
+			bool kind = strcmp(what, "expect_kind") == 0;
+			cr_assert(kind || strcmp(what, "expect_tag") == 0, "%s", line);
+			json_t *entry = entry_named(run->report, owner, kind ? "kinds" : "tags",
+						    kind ? "kind" : "tag", name);
+			json_t *value = json_object_get(entry, field);
 			cr_assert(json_is_integer(value), "%s: no such field", line);
 			cr_assert_eq(json_integer_value(value), want, "%s", line);
 		} else {
@@ -232,18 +253,21 @@ static unsigned check_expectations(const struct traced_run *run)
 	return checked;
 }
 
-/* Random runs of every allocation call on two devices and the host: the
- * report says to the byte and to the event what the program itself
- * counted. */
+/* Random runs of every allocation call on two devices and the host, in
+ * nested NVTX ranges: the report says to the byte and to the event what
+ * the program itself counted, per device, kind and tag. */
 Test(truth, random_runs_of_every_allocation_call_agree_with_the_program, .timeout = 120)
 {
 	const char *const seeds[] = {"1", "77", "20261201"};
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		struct traced_run run;
+		char injection[600];
+		snprintf(injection, sizeof(injection), "NVTX_INJECTION64_PATH=%s",
+			 build_path("VT_TEST_LIBRARY"));
 		struct run_options options = {
 			.preload = true,
 			.simulate = true,
-			.env = (const char *const[]){"VRAMSIM_DEVICES=2", NULL},
+			.env = (const char *const[]){"VRAMSIM_DEVICES=2", injection, NULL},
 		};
 		traced_run(&run, &options,
 			   (char *[]){(char *)program_path("random_calls"), (char *)seeds[i],

@@ -3,11 +3,14 @@
  * stream-ordered memory (default and created pools), arrays, physical
  * memory handles (mapped or not, released and unmapped in either order),
  * pinned host memory, frees through either API, and allocations that
- * fail. The program keeps its own account of what it did and prints
- * what the report must say, one "expect PATH VALUE" (or "expect_kind OWNER
- * KIND FIELD VALUE") per line: random_calls SEED [CALLS]. */
+ * fail, inside nested NVTX ranges whose innermost names the tag. The
+ * program keeps its own account of what it did and prints what the report
+ * must say, one figure a line: "expect PATH VALUE", "expect_kind OWNER
+ * KIND FIELD VALUE" or "expect_tag OWNER TAG FIELD VALUE".
+ * Usage: random_calls SEED [CALLS]. */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +28,12 @@ struct figures {
 	uint64_t live, peak, at_peak, allocations, frees, bytes_allocated;
 };
 
+/* Untagged, then one per NVTX range name. */
+#define TAGS 4
+static const char *const tag_names[TAGS] = {"untagged", "load", "prefill", "decode"};
+
 struct owner {
-	struct figures total, kinds[KINDS];
+	struct figures total, kinds[KINDS], tags[TAGS];
 	uint64_t live_count, failed, peak_event;
 };
 
@@ -35,6 +42,7 @@ struct allocation {
 	uint64_t bytes;
 	int owner;
 	enum kind kind;
+	unsigned tag;
 	CUdeviceptr mapped; /* a handle's mapping, 0 when none */
 };
 
@@ -43,6 +51,7 @@ static cudaMemPool_t pools[DEVICES];
 static struct allocation live[MAX_LIVE];
 static unsigned live_count;
 static uint64_t events, rng;
+static unsigned ranges[3], range_depth; /* the open NVTX ranges' tags */
 
 static unsigned below(unsigned bound)
 {
@@ -60,25 +69,38 @@ static void check(int failed, const char *what)
 	}
 }
 
+static void count_in(struct figures *f, uint64_t bytes)
+{
+	f->live += bytes;
+	f->allocations++;
+	f->bytes_allocated += bytes;
+	if (f->live > f->peak)
+		f->peak = f->live;
+}
+
+static void count_out(struct figures *f, uint64_t bytes)
+{
+	f->live -= bytes;
+	f->frees++;
+}
+
 static void allocated(void *pointer, uint64_t bytes, int owner, enum kind kind)
 {
 	struct owner *o = &owners[owner];
+	unsigned tag = range_depth ? ranges[range_depth - 1] : 0;
 	events++;
-	live[live_count++] = (struct allocation){pointer, bytes, owner, kind, 0};
+	live[live_count++] = (struct allocation){pointer, bytes, owner, kind, tag, 0};
 	o->live_count++;
-	struct figures *figures[2] = {&o->total, &o->kinds[kind]};
-	for (int i = 0; i < 2; i++) {
-		figures[i]->live += bytes;
-		figures[i]->allocations++;
-		figures[i]->bytes_allocated += bytes;
-		if (figures[i]->live > figures[i]->peak)
-			figures[i]->peak = figures[i]->live;
-	}
+	count_in(&o->total, bytes);
+	count_in(&o->kinds[kind], bytes);
+	count_in(&o->tags[tag], bytes);
 	if (o->total.live > o->total.at_peak) { /* a new peak of the owner's */
 		o->total.at_peak = o->total.live;
 		o->peak_event = events;
 		for (int k = 0; k < KINDS; k++)
 			o->kinds[k].at_peak = o->kinds[k].live;
+		for (int t = 0; t < TAGS; t++)
+			o->tags[t].at_peak = o->tags[t].live;
 	}
 }
 
@@ -87,10 +109,9 @@ static void freed(unsigned index)
 	struct allocation *a = &live[index];
 	struct owner *o = &owners[a->owner];
 	events++;
-	o->total.live -= a->bytes;
-	o->total.frees++;
-	o->kinds[a->kind].live -= a->bytes;
-	o->kinds[a->kind].frees++;
+	count_out(&o->total, a->bytes);
+	count_out(&o->kinds[a->kind], a->bytes);
+	count_out(&o->tags[a->tag], a->bytes);
 	o->live_count--;
 	*a = live[--live_count];
 }
@@ -297,10 +318,23 @@ static void fail_one(void)
 	owners[device].failed++;
 }
 
+static void push_or_pop(void)
+{
+	if (range_depth == 3 || (range_depth && below(2))) {
+		nvtxRangePop();
+		range_depth--;
+	} else {
+		ranges[range_depth] = 1 + below(TAGS - 1);
+		nvtxRangePushA(tag_names[ranges[range_depth++]]);
+	}
+}
+
 static void one_call(void)
 {
 	unsigned roll = below(100);
-	if (roll < 5)
+	if (roll < 3)
+		push_or_pop();
+	else if (roll < 5)
 		check(cudaSetDevice((int)below(DEVICES)) != cudaSuccess, "cudaSetDevice");
 	else if (roll < 7)
 		fail_one();
@@ -324,6 +358,18 @@ static void one_call(void)
 		allocate_pinned();
 }
 
+static void print_figures(const char *what, const char *path, const char *name,
+			  const struct figures *f)
+{
+	const char *fields[] = {"peak_bytes",  "at_peak_bytes", "live_at_exit_bytes",
+				"allocations", "frees",         "bytes_allocated"};
+	uint64_t values[] = {f->peak,        f->at_peak, f->live,
+			     f->allocations, f->frees,   f->bytes_allocated};
+	for (int i = 0; i < 6; i++)
+		printf("%s %s %s %s %llu\n", what, path, name, fields[i],
+		       (unsigned long long)values[i]);
+}
+
 static void print_owner(const char *path, const struct owner *o)
 {
 	printf("expect %s/peak/bytes %llu\n", path, (unsigned long long)o->total.peak);
@@ -336,23 +382,12 @@ static void print_owner(const char *path, const struct owner *o)
 	printf("expect %s/failed_allocations %llu\n", path, (unsigned long long)o->failed);
 	printf("expect %s/bytes_allocated %llu\n", path,
 	       (unsigned long long)o->total.bytes_allocated);
-	for (int k = 0; k < KINDS; k++) {
-		const struct figures *f = &o->kinds[k];
-		if (!f->allocations)
-			continue;
-		printf("expect_kind %s %s peak_bytes %llu\n", path, kind_names[k],
-		       (unsigned long long)f->peak);
-		printf("expect_kind %s %s at_peak_bytes %llu\n", path, kind_names[k],
-		       (unsigned long long)f->at_peak);
-		printf("expect_kind %s %s live_at_exit_bytes %llu\n", path, kind_names[k],
-		       (unsigned long long)f->live);
-		printf("expect_kind %s %s allocations %llu\n", path, kind_names[k],
-		       (unsigned long long)f->allocations);
-		printf("expect_kind %s %s frees %llu\n", path, kind_names[k],
-		       (unsigned long long)f->frees);
-		printf("expect_kind %s %s bytes_allocated %llu\n", path, kind_names[k],
-		       (unsigned long long)f->bytes_allocated);
-	}
+	for (int k = 0; k < KINDS; k++)
+		if (o->kinds[k].allocations)
+			print_figures("expect_kind", path, kind_names[k], &o->kinds[k]);
+	for (int t = 0; t < TAGS; t++)
+		if (o->tags[t].allocations)
+			print_figures("expect_tag", path, tag_names[t], &o->tags[t]);
 }
 
 int main(int argc, char **argv)
