@@ -277,3 +277,30 @@ Test(truth, random_runs_of_every_allocation_call_agree_with_the_program, .timeou
 		traced_run_free(&run);
 	}
 }
+
+/* The same through the Python helper: nested tags, re-tagging live and
+ * freed pointers, and windows (checked by the script as it runs). */
+Test(truth, random_runs_of_the_python_helper_agree_with_the_script, .timeout = 120)
+{
+	char script[600], python_path[600];
+	snprintf(script, sizeof(script), "%s", build_path("VT_TEST_PYTHON_SCRIPT"));
+	char *slash = strrchr(script, '/');
+	snprintf(slash + 1, sizeof(script) - (size_t)(slash + 1 - script), "random_tags.py");
+	snprintf(python_path, sizeof(python_path), "PYTHONPATH=%s",
+		 build_path("VT_TEST_PYTHON_DIR"));
+	const char *const seeds[] = {"1", "2026"};
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		struct traced_run run;
+		struct run_options options = {
+			.preload = true,
+			.simulate = true,
+			.env = (const char *const[]){python_path, NULL},
+		};
+		traced_run(&run, &options,
+			   (char *[]){(char *)build_path("VT_TEST_PYTHON"), script,
+				      (char *)seeds[i], "3000", NULL});
+		cr_assert_eq(run.status, 0, "seed %s: %s", seeds[i], run.err);
+		cr_assert_gt(check_expectations(&run), 20, "seed %s: too few figures", seeds[i]);
+		traced_run_free(&run);
+	}
+}
