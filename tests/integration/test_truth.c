@@ -253,6 +253,35 @@ static unsigned check_expectations(const struct traced_run *run)
 	return checked;
 }
 
+/* The timeline of owner agrees with its figures: the highest point of any
+ * row is the peak, the last row ends at what was live at exit, and each
+ * row's split by tag adds up to its highest point. */
+static void check_timeline(json_t *report, const char *owner)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "%s/timeline/rows", owner);
+	json_t *rows = report_at(report, path), *row, *bytes;
+	cr_assert_gt(json_array_size(rows), 0, "%s: no rows", owner);
+	int64_t highest = 0;
+	size_t i;
+	const char *tag;
+	json_array_foreach (rows, i, row) {
+		int64_t split = 0;
+		json_object_foreach (json_object_get(row, "by_tag"), tag, bytes)
+			split += json_integer_value(bytes);
+		cr_assert_eq(split, field(row, "max_bytes"), "%s row %zu", owner, i);
+		cr_assert_leq(field(row, "min_bytes"), field(row, "end_bytes"));
+		cr_assert_leq(field(row, "end_bytes"), field(row, "max_bytes"));
+		if (field(row, "max_bytes") > highest)
+			highest = field(row, "max_bytes");
+	}
+	snprintf(path, sizeof(path), "%s/peak/bytes", owner);
+	cr_assert_eq(highest, report_int(report, path), "%s: the highest point is the peak", owner);
+	snprintf(path, sizeof(path), "%s/live_at_exit_bytes", owner);
+	cr_assert_eq(field(json_array_get(rows, json_array_size(rows) - 1), "end_bytes"),
+		     report_int(report, path), "%s: the last row ends at exit", owner);
+}
+
 /* Random runs of every allocation call on two devices and the host, in
  * nested NVTX ranges: the report says to the byte and to the event what
  * the program itself counted, per device, kind and tag. */
@@ -274,6 +303,9 @@ Test(truth, random_runs_of_every_allocation_call_agree_with_the_program, .timeou
 				      "4000", NULL});
 		cr_assert_eq(run.status, 0, "seed %s: %s", seeds[i], run.err);
 		cr_assert_gt(check_expectations(&run), 40, "seed %s: too few figures", seeds[i]);
+		check_timeline(run.report, "devices/0");
+		check_timeline(run.report, "devices/1");
+		check_timeline(run.report, "host");
 		traced_run_free(&run);
 	}
 }
