@@ -4,12 +4,14 @@
 # order alternating), at program depths 1 and 30, on 1 and 8 threads, with
 # stacks off and with 32-frame stacks. Wall time is what the goals compare;
 # the CPU time beside it tells the tracer's work from the waiting it adds
-# when threads outnumber cores. A control library that adds the same CPU
-# time per call but shares nothing between threads (control_preload.c)
-# shows what the workload makes of 8 threads against 1 for any added work. heaptrack runs on a malloc/free loop
-# of the same shape at the same depth in the same run. Then callgrind's
-# instruction counts at depth 30, the stable figure; then one report with
-# 1,000,000 live allocations from 100,000 distinct stacks.
+# when threads outnumber cores. heaptrack runs on a malloc/free loop of the
+# same shape at the same depth in the same run. A control library that
+# adds the same CPU time per call but shares nothing between threads
+# (control_preload.c) shows what the workload makes of 8 threads against 1
+# for any added work, and perf's samples give the CPU time in vramtrace's
+# own code at 1 and 8 threads. Then callgrind's instruction counts at depth
+# 30, the stable figure; then one report with 1,000,000 live allocations
+# from 100,000 distinct stacks.
 #
 # bench_attribution.sh BENCH_DEPTH BENCH_REPORT LIBRARY SIM_DIR CONTROL [PAIRS] [RUNS]
 set -eu
@@ -101,6 +103,34 @@ done
 ratio "the control, sharing nothing, 8 threads against 1" added control.8 control.1
 if [ -f "$out/added.heaptrack" ]; then
 	ratio "32 frames against heaptrack, depth 30" added on.30.1 heaptrack
+fi
+
+# The CPU time run in vramtrace's own code per pair, from perf's samples
+# (cpu-clock, 20 kHz), stacks off, at 1 and 8 threads: the tracer's own
+# share of the goal on threads, apart from what any added work does to the
+# workload (above). The difference of two run lengths cancels start-up and
+# the report at exit; the median of five.
+own_ns() { # THREADS: prints the median ns per pair in the library
+	for i in 1 2 3 4 5; do
+		for length in "$pairs" $((pairs / 4)); do
+			VRAMTRACE_STACK_DEPTH=0 perf record -q -F 20000 -o "$out/perf.data" -- env \
+				LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$library" "$depth_bench" cuda 1 \
+				"$length" "$1" >/dev/null 2>&1
+			perf report -i "$out/perf.data" --stdio --sort dso -F sample,dso 2>/dev/null |
+				awk -v lib="$(basename "$library")" '$2 == lib { n = $1 } END { print n + 0 }'
+		done | tr '\n' ' '
+		echo
+	done | awk -v pairs="$pairs" -v threads="$1" '
+		{ print ($1 - $2) * 50000 / (pairs * 3 / 4 * threads) }' | sort -n | sed -n 3p
+}
+if command -v perf >/dev/null 2>&1 && perf record -q -o "$out/perf.data" -- true >/dev/null 2>&1; then
+	one=$(own_ns 1)
+	eight=$(own_ns 8)
+	awk -v a="$one" -v b="$eight" 'BEGIN {
+		printf "cpu ns per pair in vramtrace (perf), stacks off, depth 1: %.1f at 1 thread, %.1f at 8\n", a, b
+		printf "%-52s %5.2fx\n", "  8 threads against 1, in vramtrace alone", (a > 0 ? b / a : 0) }'
+else
+	echo "perf: not installed or not permitted, the own-code CPU time is left out"
 fi
 
 # Instructions are repeatable where nanoseconds are not: what one pair adds
