@@ -36,27 +36,31 @@ struct vt_window {
 	struct vt_marks stacks;
 };
 
-/* One device, or the host pseudo-device for host kinds. */
+/* One device, or the host pseudo-device for host kinds. What every event
+ * changes comes first, so that it shares cache lines with the slot's lock:
+ * when threads on other cores use the device, an event moves as few lines
+ * as it can. */
 struct vt_device_stats {
 	bool seen;
 	uint32_t epoch; /* bumped by every new peak */
 	uint64_t live;
 	uint64_t live_count;
 	uint64_t peak;
-	uint64_t peak_ns;    /* since the tracker started */
-	uint64_t peak_event; /* 1-based index of the event that set the peak */
-	const char *peak_api;
-	const char *peak_driver_api;
 	uint64_t allocs;
 	uint64_t frees;
-	uint64_t failures;
-	uint64_t contexts; /* made on it: cuCtxCreate, primary contexts retained */
 	uint64_t bytes_allocated;
-	struct vt_counter kinds[VT_KIND_COUNT];
 	struct vt_counter_array tags;
 	struct vt_counter_array stacks;
 	struct vt_timeline timeline;
 	struct vt_window window; /* the tracker's own; zero in a snapshot */
+	uint64_t peak_ns;        /* since the tracker started */
+	uint64_t peak_event;     /* 1-based index of the event that set the peak */
+	const char *peak_api;
+	const char *peak_driver_api;
+	uint64_t failures;
+	uint64_t contexts; /* made on it: cuCtxCreate, primary contexts retained */
+	/* From a line's start: the first kind (device memory) takes one line. */
+	struct vt_counter kinds[VT_KIND_COUNT] __attribute__((aligned(64)));
 };
 
 struct vt_tag_bytes {
@@ -127,9 +131,9 @@ struct vt_device_slot {
 	/* The events applied here. Changed only under the lock, read by other
 	 * slots without it to number a new peak's event. */
 	_Atomic uint64_t events;
-	struct vt_ledger ledger; /* this device's live allocations */
-	struct vt_device_stats stats;
+	struct vt_device_stats stats; /* its hot fields beside the lock */
 	unsigned snapshots;
+	struct vt_ledger ledger; /* this device's live allocations */
 } __attribute__((aligned(64)));
 
 struct vt_tracker {
