@@ -86,11 +86,17 @@ RT_EXPORT cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int fl
 
 static cudaError_t untraced_cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
+	const unsigned int known =
+		cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
 	if (!ptr)
 		return rt_fail(cudaErrorInvalidValue);
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess)
 		return error;
+	if (size == 0 && !(flags & ~known)) {
+		*ptr = NULL; /* as for cudaMalloc, the runtime answers it itself */
+		return cudaSuccess;
+	}
 	return rt_result(rt_driver.cuMemHostAlloc(ptr, size, flags));
 }
 

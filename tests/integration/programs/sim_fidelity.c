@@ -2,9 +2,9 @@
  * allocating: copies into mapped virtual memory and graph memory, streams
  * joining a capture through events, graph allocations freed outside the
  * graph, graph memory figures, host nodes that run, IPC events, texture
- * and array checks, and the device profile's figures. Each check prints
- * its name and whether it behaved as CUDA does. The test runs it with two
- * devices on the H200 profile. */
+ * and array checks, the device profile's figures, and zero-byte requests.
+ * Each check prints its name and whether it behaved as CUDA does. The test
+ * runs it with two devices on the H200 profile. */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -499,6 +499,23 @@ static void profile(void)
 		      prop.totalGlobalMem == 143771 * MiB);
 }
 
+/* Zero bytes: the runtime answers cudaMalloc and cudaMallocHost itself
+ * with success and a null pointer; the driver, cudaMallocManaged and the
+ * documented checks refuse. */
+static void zero_bytes(void)
+{
+	void *pointer = (void *)0x1;
+	check("cudaMalloc of 0 bytes", cudaMalloc(&pointer, 0) == cudaSuccess && !pointer);
+	pointer = (void *)0x1;
+	check("cudaMallocHost of 0 bytes", cudaMallocHost(&pointer, 0) == cudaSuccess && !pointer);
+	check("cudaFreeHost(NULL)", cudaFreeHost(NULL) == cudaSuccess);
+	check("cudaMallocManaged of 0 bytes",
+	      cudaMallocManaged(&pointer, 0, cudaMemAttachGlobal) == cudaErrorInvalidValue);
+	CUdeviceptr address;
+	check("cuMemAlloc of 0 bytes", cuMemAlloc(&address, 0) == CUDA_ERROR_INVALID_VALUE);
+	cudaGetLastError();
+}
+
 int main(void)
 {
 	cudaStream_t origin, side;
@@ -519,6 +536,7 @@ int main(void)
 	managed_advice(origin);
 	host_work(origin);
 	profile();
+	zero_bytes();
 	cudaStreamDestroy(origin);
 	cudaStreamDestroy(side);
 	return failures ? 1 : 0;
