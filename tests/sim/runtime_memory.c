@@ -122,10 +122,9 @@ static cudaError_t untraced_cudaFree(void *ptr)
 	cudaError_t error = rt_context();
 	if (error != cudaSuccess || !ptr)
 		return error; /* untraced_cudaFree(NULL) only initialises the context */
-	CUresult rc = rt_driver.cuMemFree((CUdeviceptr)ptr);
-	if (rc == CUDA_ERROR_INVALID_VALUE)
-		return rt_fail(cudaErrorInvalidDevicePointer);
-	return rt_result(rc);
+	/* An unknown or freed pointer is cudaErrorInvalidValue, as the header
+	 * says; cudaErrorInvalidDevicePointer was CUDA 10.0's answer. */
+	return rt_result(rt_driver.cuMemFree((CUdeviceptr)ptr));
 }
 
 RT_EXPORT cudaError_t cudaFree(void *ptr)

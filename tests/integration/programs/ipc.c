@@ -44,7 +44,7 @@ static int import(const char *hex)
 	    failed("open", cudaIpcOpenMemHandle(&imported, handle, cudaIpcMemLazyEnablePeerAccess),
 		   cudaSuccess) ||
 	    failed("use", cudaMemset(imported, 1, 6 * MiB), cudaSuccess) ||
-	    failed("cudaFree of an import", cudaFree(imported), cudaErrorInvalidDevicePointer) ||
+	    failed("cudaFree of an import", cudaFree(imported), cudaErrorInvalidValue) ||
 	    failed("close", cudaIpcCloseMemHandle(imported), cudaSuccess) ||
 	    failed("free", cudaFree(own), cudaSuccess))
 		return 1;

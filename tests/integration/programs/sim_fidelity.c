@@ -78,7 +78,7 @@ static void graph_memory(cudaStream_t stream)
 	check("no longer in use", graph_figure(cudaGraphMemAttrUsedMemCurrent) == 0);
 	check("but still reserved", graph_figure(cudaGraphMemAttrReservedMemCurrent) == 32 * MiB);
 	check("its high-water mark", graph_figure(cudaGraphMemAttrUsedMemHigh) == 32 * MiB);
-	check("freed twice", cudaFree(params.dptr) == cudaErrorInvalidDevicePointer);
+	check("freed twice", cudaFree(params.dptr) == cudaErrorInvalidValue);
 	cudaGraphExecDestroy(exec);
 	cudaGraphDestroy(graph);
 	cudaDeviceGraphMemTrim(0);
