@@ -224,10 +224,12 @@ SIM_EXPORT CUresult cuMemAllocPitch(CUdeviceptr *dptr, size_t *pitch, size_t wid
 			  untraced_cuMemAllocPitch(dptr, pitch, width, height, element_bytes));
 }
 
+/* A null pointer frees nothing and succeeds, as free(NULL) does: so the
+ * driver answers cuMemFree(0) and cuMemFreeHost(NULL). */
 static CUresult untraced_cuMemFree(CUdeviceptr dptr)
 {
 	CUresult rc = sim_check_init();
-	if (rc != CUDA_SUCCESS)
+	if (rc != CUDA_SUCCESS || !dptr)
 		return rc;
 	rc = release((uintptr_t)dptr, SIM_BY_FREE);
 	return rc == CUDA_ERROR_INVALID_VALUE ? sim_graph_free((uintptr_t)dptr) : rc;
@@ -291,7 +293,7 @@ SIM_EXPORT CUresult cuMemAllocHost(void **pp, size_t bytes)
 static CUresult untraced_cuMemFreeHost(void *p)
 {
 	CUresult rc = sim_check_init();
-	if (rc != CUDA_SUCCESS)
+	if (rc != CUDA_SUCCESS || !p)
 		return rc;
 	return release((uintptr_t)p, SIM_BY_FREE_HOST);
 }
@@ -392,6 +394,8 @@ static CUresult untraced_cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
 	CUresult rc = sim_stream_capture_graph(stream, &capture);
 	if (rc != CUDA_SUCCESS || capture)
 		return rc != CUDA_SUCCESS ? rc : sim_graph_capture_free(capture, dptr);
+	if (!dptr)
+		return CUDA_ERROR_INVALID_VALUE; /* only the immediate frees take null */
 	return untraced_cuMemFree(dptr);
 }
 
@@ -560,6 +564,8 @@ static CUresult untraced_cuMemHostUnregister(void *p)
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE; /* unlike the frees, null is refused */
 	pthread_mutex_lock(&sim_lock);
 	struct sim_allocation *allocation = find_locked((uintptr_t)p);
 	bool registered = allocation && allocation->memory == SIM_MEMORY_REGISTERED;

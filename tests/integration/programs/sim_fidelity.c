@@ -2,9 +2,9 @@
  * allocating: copies into mapped virtual memory and graph memory, streams
  * joining a capture through events, graph allocations freed outside the
  * graph, graph memory figures, host nodes that run, IPC events, texture
- * and array checks, the device profile's figures, and zero-byte requests.
- * Each check prints its name and whether it behaved as CUDA does. The test
- * runs it with two devices on the H200 profile. */
+ * and array checks, the device profile's figures, zero-byte requests and
+ * null pointers. Each check prints its name and whether it behaved as CUDA
+ * does. The test runs it with two devices on the H200 profile. */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -500,9 +500,10 @@ static void profile(void)
 }
 
 /* Zero bytes: the runtime answers cudaMalloc and cudaMallocHost itself
- * with success and a null pointer; the driver, cudaMallocManaged and the
- * documented checks refuse. */
-static void zero_bytes(void)
+ * with success and a null pointer; the driver and cudaMallocManaged
+ * refuse. Null pointers: every immediate free takes one, as free(NULL)
+ * does; unregistering refuses it. */
+static void zero_bytes_and_null_pointers(void)
 {
 	void *pointer = (void *)0x1;
 	check("cudaMalloc of 0 bytes", cudaMalloc(&pointer, 0) == cudaSuccess && !pointer);
@@ -513,6 +514,10 @@ static void zero_bytes(void)
 	      cudaMallocManaged(&pointer, 0, cudaMemAttachGlobal) == cudaErrorInvalidValue);
 	CUdeviceptr address;
 	check("cuMemAlloc of 0 bytes", cuMemAlloc(&address, 0) == CUDA_ERROR_INVALID_VALUE);
+	check("cuMemFree(0)", cuMemFree(0) == CUDA_SUCCESS);
+	check("cuMemFreeHost(NULL)", cuMemFreeHost(NULL) == CUDA_SUCCESS);
+	check("cudaHostUnregister(NULL)", cudaHostUnregister(NULL) == cudaErrorInvalidValue);
+	check("cuMemHostUnregister(NULL)", cuMemHostUnregister(NULL) == CUDA_ERROR_INVALID_VALUE);
 	cudaGetLastError();
 }
 
@@ -536,7 +541,7 @@ int main(void)
 	managed_advice(origin);
 	host_work(origin);
 	profile();
-	zero_bytes();
+	zero_bytes_and_null_pointers();
 	cudaStreamDestroy(origin);
 	cudaStreamDestroy(side);
 	return failures ? 1 : 0;
