@@ -256,6 +256,12 @@ static bool vt_library_retag(uint64_t address, uint16_t tag)
 	return vt_tracker_retag(&library.tracker, address, tag);
 }
 
+static void vt_library_each_live(void (*visit)(const struct vt_allocation *, void *), void *context)
+{
+	if (atomic_load(&library.active))
+		vt_tracker_for_each_live(&library.tracker, visit, context);
+}
+
 static bool write_report_json(int fd, void *context)
 {
 	return vt_report_write_json(context, fd);
@@ -597,6 +603,11 @@ static void vt_library_note_exit(int status)
 	atomic_compare_exchange_strong(&exit_status, &unknown, status & 0xff);
 }
 
+static bool vt_library_ending(void)
+{
+	return atomic_load(&exit_status) >= 0;
+}
+
 __attribute__((destructor)) static void library_exit(void)
 {
 	if (!atomic_load(&library.active) || getpid() != library.run.pid)
@@ -615,10 +626,12 @@ const struct vt_sink vt_sink = {
 	.active = vt_library_active,
 	.record = vt_library_record,
 	.retag = vt_library_retag,
+	.each_live = vt_library_each_live,
 	.dump = vt_library_dump,
 	.window_begin = vt_library_window_begin,
 	.window_peak = vt_library_window_peak,
 	.note_exit = vt_library_note_exit,
+	.ending = vt_library_ending,
 	.before_exec = vt_library_before_exec,
 	.emergency = vt_library_emergency,
 };

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "ledger.h"
 
 struct vt_sink {
 	/* Cheap after the first call: loading costs nothing until this. */
@@ -18,12 +19,18 @@ struct vt_sink {
 	void (*record)(const struct vt_event *event);
 	/* Moves a live allocation to tag; false when it is not live. */
 	bool (*retag)(uint64_t address, uint16_t tag);
+	/* Visits every live allocation, one device locked at a time: visit
+	 * must be quick and call nothing of CUDA's or the tracer's. */
+	void (*each_live)(void (*visit)(const struct vt_allocation *, void *), void *context);
 	/* A report now, to path or a name of its own. */
 	bool (*dump)(const char *path);
 	bool (*window_begin)(void);
 	long long (*window_peak)(char *where, size_t size);
 	/* The program is ending with status (main returned, or exit()). */
 	void (*note_exit)(int status);
+	/* Whether it has: what the runtime's teardown frees after that is
+	 * still what the program left. */
+	bool (*ending)(void);
 	/* The process is about to exec: the report is written now. */
 	void (*before_exec)(void);
 	/* A signal ends the process (final), or may (after a program's own

@@ -28,6 +28,10 @@
 	X("cuCtxCreate", 12050, cuCtxCreate_v4, \
 	  (CUcontext *context, CUctxCreateParams *create_params, unsigned int flags, CUdevice device), \
 	  (context, create_params, flags, device)) \
+	X("cuCtxDestroy", 4000, cuCtxDestroy_v2, (CUcontext context), (context)) \
+	X("cuDevicePrimaryCtxRelease", 11000, cuDevicePrimaryCtxRelease_v2, (CUdevice device), \
+	  (device)) \
+	X("cuDevicePrimaryCtxReset", 11000, cuDevicePrimaryCtxReset_v2, (CUdevice device), (device)) \
 	X("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain, \
 	  (CUcontext *context, CUdevice device), (context, device)) \
 	X("cuDeviceSetMemPool", 11020, cuDeviceSetMemPool, (CUdevice device, CUmemoryPool pool), \

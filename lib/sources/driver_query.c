@@ -136,6 +136,41 @@ int vt_driver_context_device(void *context)
 	return device;
 }
 
+typedef CUresult (*pointer_get_attribute_fn)(void *, CUpointer_attribute, CUdeviceptr);
+typedef CUresult (*primary_state_fn)(CUdevice, unsigned int *, int *);
+typedef CUresult (*primary_retain_fn)(CUcontext *, CUdevice);
+typedef CUresult (*primary_release_fn)(CUdevice);
+
+void *vt_driver_pointer_context(uint64_t address)
+{
+	static pointer_get_attribute_fn get_attribute;
+	if (!get_attribute)
+		get_attribute = (pointer_get_attribute_fn)driver_function("cuPointerGetAttribute");
+	CUcontext context = NULL;
+	if (!get_attribute || get_attribute(&context, CU_POINTER_ATTRIBUTE_CONTEXT,
+					    (CUdeviceptr)address) != CUDA_SUCCESS)
+		return NULL;
+	return context;
+}
+
+void *vt_driver_active_primary(int device)
+{
+	primary_state_fn get_state =
+		(primary_state_fn)driver_function("cuDevicePrimaryCtxGetState");
+	primary_retain_fn retain = (primary_retain_fn)driver_function("cuDevicePrimaryCtxRetain");
+	primary_release_fn release =
+		(primary_release_fn)driver_function("cuDevicePrimaryCtxRelease_v2");
+	unsigned int flags;
+	int active = 0;
+	CUcontext context = NULL;
+	if (!get_state || !retain || !release ||
+	    get_state(device, &flags, &active) != CUDA_SUCCESS || !active ||
+	    retain(&context, device) != CUDA_SUCCESS)
+		return NULL;
+	release(device);
+	return context;
+}
+
 uint64_t vt_driver_allocation_size(uint64_t address)
 {
 	static mem_get_address_range_fn address_range;

@@ -27,6 +27,13 @@ bool vt_driver_stream_capturing(void *stream, bool per_thread);
  * VT_UNKNOWN_DEVICE. */
 int vt_driver_context_device(void *context);
 
+/* The context the allocation holding address was made in
+ * (CU_POINTER_ATTRIBUTE_CONTEXT); NULL when none or unknown. */
+void *vt_driver_pointer_context(uint64_t address);
+/* The device's primary context while it is active, else NULL: retained and
+ * released at once, so that an inactive one is never made. */
+void *vt_driver_active_primary(int device);
+
 /* The size of the allocation holding address, from cuMemGetAddressRange;
  * 0 if the driver cannot say. */
 uint64_t vt_driver_allocation_size(uint64_t address);

@@ -336,3 +336,36 @@ Test(truth, random_runs_of_the_python_helper_agree_with_the_script, .timeout = 1
 		traced_run_free(&run);
 	}
 }
+
+/* cudaDeviceReset, cuCtxDestroy and the last cuDevicePrimaryCtxRelease
+ * destroy what was allocated in the context; stream-ordered memory and
+ * physical handles outlive it (context_end.c). */
+Test(truth, a_context_s_end_frees_what_was_made_in_it)
+{
+	const char *sources[] = {"VRAMTRACE_SOURCES=hooks", "VRAMTRACE_SOURCES=cupti"};
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		struct traced_run run;
+		struct run_options options = {
+			.preload = true,
+			.simulate = true,
+			.env = (const char *const[]){"VRAMSIM_DEVICES=2", sources[i], NULL},
+		};
+		traced_run(&run, &options, (char *[]){(char *)program_path("context_end"), NULL});
+		cr_assert_eq(run.status, 0, "%s: %s", sources[i], run.err);
+		json_t *r = run.report;
+		cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 122 * MiB, "%s", sources[i]);
+		cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 22 * MiB);
+		cr_assert_eq(report_int(r, "devices/0/live_at_exit_allocations"), 3);
+		cr_assert_eq(report_int(r, "devices/0/frees"), 3, "device, pitched, managed");
+		cr_assert_eq(field(report_kind(r, "devices/0", "async"), "live_at_exit_bytes"),
+			     16 * MiB);
+		cr_assert_eq(field(report_kind(r, "devices/0", "vmm"), "live_at_exit_bytes"),
+			     2 * MiB);
+		cr_assert_eq(report_int(r, "devices/1/live_at_exit_bytes"), 0, "%s", sources[i]);
+		cr_assert_eq(report_int(r, "devices/1/frees"), 3);
+		cr_assert_eq(report_int(r, "host/live_at_exit_bytes"), 0);
+		cr_assert_eq(report_int(r, "host/frees"), 1);
+		cr_assert_eq(report_int(r, "tracer/unknown_frees"), 1, "the free after the reset");
+		traced_run_free(&run);
+	}
+}

@@ -324,7 +324,9 @@ static CUresult untraced_cuDevicePrimaryCtxRetain(CUcontext *out, CUdevice devic
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice device)
+/* The last release destroys the primary context, and with it every
+ * allocation made in it. */
+static CUresult untraced_cuDevicePrimaryCtxRelease(CUdevice device)
 {
 	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
@@ -340,10 +342,43 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice device)
 		sim_resource_event(CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, (CUcontext)context,
 				   NULL);
 	pthread_mutex_lock(&sim_lock);
-	if (context->refcount && --context->refcount == 0)
+	bool ended = context->refcount && --context->refcount == 0;
+	if (ended)
 		context_stop(context);
 	pthread_mutex_unlock(&sim_lock);
+	if (ended)
+		sim_memory_context_ended(context);
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice device)
+{
+	cuDevicePrimaryCtxRelease_v2_params params = {device};
+	return SIM_TRACED(cuDevicePrimaryCtxRelease_v2, &params,
+			  untraced_cuDevicePrimaryCtxRelease(device));
+}
+
+/* Destroys every allocation made in the primary context; the context
+ * stays retained and works on (cuda.h: resetting it does not release it). */
+static CUresult untraced_cuDevicePrimaryCtxReset(CUdevice device)
+{
+	CUresult rc = sim_check_device(device);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct sim_context *context = &sim_devices[device].primary;
+	pthread_mutex_lock(&sim_lock);
+	bool live = context->live;
+	pthread_mutex_unlock(&sim_lock);
+	if (live)
+		sim_memory_context_ended(context);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice device)
+{
+	cuDevicePrimaryCtxReset_v2_params params = {device};
+	return SIM_TRACED(cuDevicePrimaryCtxReset_v2, &params,
+			  untraced_cuDevicePrimaryCtxReset(device));
 }
 
 SIM_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice device, unsigned int *flags, int *active)
@@ -383,7 +418,7 @@ static CUresult untraced_cuCtxCreate(CUcontext *out, CUctxCreateParams *params, 
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuCtxDestroy(CUcontext handle)
+static CUresult untraced_cuCtxDestroy(CUcontext handle)
 {
 	struct sim_context *context = (struct sim_context *)handle;
 	CUresult rc = sim_check_init();
@@ -395,9 +430,16 @@ SIM_EXPORT CUresult cuCtxDestroy(CUcontext handle)
 	pthread_mutex_lock(&sim_lock);
 	context_stop(context);
 	pthread_mutex_unlock(&sim_lock);
+	sim_memory_context_ended(context);
 	if (current_context == context)
 		current_context = NULL;
 	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxDestroy(CUcontext handle)
+{
+	cuCtxDestroy_v2_params params = {handle};
+	return SIM_TRACED(cuCtxDestroy_v2, &params, untraced_cuCtxDestroy(handle));
 }
 
 SIM_EXPORT CUresult cuCtxSetCurrent(CUcontext handle)

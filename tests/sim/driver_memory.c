@@ -16,6 +16,9 @@ struct sim_allocation {
 	uint64_t charged;
 	int device;
 	enum sim_memory memory;
+	/* The context it was made in, which destroys it on ending; NULL for
+	 * what belongs to no context (pools, registrations, foreign memory). */
+	struct sim_context *context;
 	struct sim_pool *pool;    /* for stream-ordered allocations */
 	struct sim_advice advice; /* for managed memory */
 	UT_hash_handle hh;
@@ -85,6 +88,14 @@ static CUresult allocate(void **out, size_t bytes, int device, enum sim_memory m
 	return allocate_in(out, bytes, device, memory, NULL);
 }
 
+/* cuMemAlloc, cuMemAllocPitch, cuMemAllocManaged, cuMemAllocHost and
+ * cuMemHostAlloc memory, and IPC imports, are their context's (cuda.h,
+ * cuCtxDestroy); stream-ordered memory is its pool's. */
+static bool owned_by_context(enum sim_memory memory, const struct sim_pool *pool)
+{
+	return !pool && memory != SIM_MEMORY_REGISTERED && memory != SIM_MEMORY_FOREIGN;
+}
+
 static CUresult allocate_in(void **out, size_t bytes, int device, enum sim_memory memory,
 			    struct sim_pool *pool)
 {
@@ -117,6 +128,7 @@ static CUresult allocate_in(void **out, size_t bytes, int device, enum sim_memor
 		.charged = charge,
 		.device = device,
 		.memory = memory,
+		.context = owned_by_context(memory, pool) ? sim_current_context() : NULL,
 		.pool = pool,
 		.advice = {.preferred = CU_DEVICE_INVALID, .last_prefetch = CU_DEVICE_INVALID},
 	};
@@ -147,6 +159,25 @@ static bool released_by(enum sim_memory memory, enum sim_release_by by)
 	return false;
 }
 
+/* Called with sim_lock held: out of the table, its charge given back. */
+static void unlink_locked(struct sim_allocation *allocation)
+{
+	HASH_DEL(allocations, allocation);
+	sim_devices[allocation->device].charged -=
+		allocation->pool ? sim_pool_give_back(allocation->pool, allocation->charged)
+				 : allocation->charged;
+}
+
+/* An unlinked allocation's memory and record, freed. */
+static void discard(struct sim_allocation *allocation)
+{
+	if (allocation->mapped)
+		munmap((void *)allocation->address, allocation->mapped);
+	else if (allocation->memory != SIM_MEMORY_REGISTERED)
+		free((void *)allocation->address);
+	free(allocation);
+}
+
 static CUresult release(uintptr_t address, enum sim_release_by by)
 {
 	pthread_mutex_lock(&sim_lock);
@@ -155,17 +186,24 @@ static CUresult release(uintptr_t address, enum sim_release_by by)
 		pthread_mutex_unlock(&sim_lock);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	HASH_DEL(allocations, allocation);
-	sim_devices[allocation->device].charged -=
-		allocation->pool ? sim_pool_give_back(allocation->pool, allocation->charged)
-				 : allocation->charged;
+	unlink_locked(allocation);
 	pthread_mutex_unlock(&sim_lock);
-	if (allocation->mapped)
-		munmap((void *)allocation->address, allocation->mapped);
-	else if (allocation->memory != SIM_MEMORY_REGISTERED)
-		free((void *)allocation->address);
-	free(allocation);
+	discard(allocation);
 	return CUDA_SUCCESS;
+}
+
+/* Every allocation made in context ends with it. */
+void sim_memory_context_ended(const struct sim_context *context)
+{
+	struct sim_allocation *allocation, *tmp;
+	pthread_mutex_lock(&sim_lock);
+	HASH_ITER (hh, allocations, allocation, tmp) {
+		if (allocation->context == context) {
+			unlink_locked(allocation);
+			discard(allocation);
+		}
+	}
+	pthread_mutex_unlock(&sim_lock);
 }
 
 static CUresult allocate_in_context(CUdeviceptr *dptr, size_t bytes, enum sim_memory memory)
@@ -498,6 +536,9 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute attribute,
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
 		*(size_t *)data = allocation->bytes;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+		*(CUcontext *)data = (CUcontext)allocation->context;
 		return CUDA_SUCCESS;
 	default: return CUDA_ERROR_INVALID_VALUE;
 	}

@@ -33,6 +33,8 @@ struct rt_driver {
 	PFN_cuDeviceGetPCIBusId_v4010 cuDeviceGetPCIBusId;
 	PFN_cuDeviceGetUuid_v11040 cuDeviceGetUuid;
 	PFN_cuDevicePrimaryCtxRetain_v7000 cuDevicePrimaryCtxRetain;
+	PFN_cuDevicePrimaryCtxReset_v11000 cuDevicePrimaryCtxReset;
+	PFN_cuCtxGetCurrent_v4000 cuCtxGetCurrent;
 	PFN_cuCtxSetCurrent_v4000 cuCtxSetCurrent;
 	PFN_cuCtxSynchronize_v2000 cuCtxSynchronize;
 	PFN_cuMemAlloc_v3020 cuMemAlloc;

@@ -75,6 +75,8 @@ static const struct wanted wanted[] = {
 	WANT(cuDeviceGetPCIBusId, 4010),
 	WANT(cuDeviceGetUuid, 11040),
 	WANT(cuDevicePrimaryCtxRetain, 7000),
+	WANT(cuDevicePrimaryCtxReset, 11000),
+	WANT(cuCtxGetCurrent, 4000),
 	WANT(cuCtxSetCurrent, 4000),
 	WANT(cuCtxSynchronize, 2000),
 	WANT(cuMemAlloc, 3020),
@@ -384,10 +386,20 @@ RT_EXPORT cudaError_t cudaDeviceSynchronize(void)
 	return rt_result(rt_driver.cuCtxSynchronize());
 }
 
-/* The simulated device keeps its allocations across a reset. */
+/* Destroys every allocation of the current device's primary context, as
+ * cuDevicePrimaryCtxReset does, when that context is current; with another
+ * context current, only the runtime's state for it (none here). */
 RT_EXPORT cudaError_t cudaDeviceReset(void)
 {
-	return cudaDeviceSynchronize();
+	cudaError_t error = cudaDeviceSynchronize();
+	if (error != cudaSuccess)
+		return error;
+	CUcontext its_primary, current = NULL;
+	error = rt_primary_context(current_device, &its_primary);
+	if (error != cudaSuccess || rt_driver.cuCtxGetCurrent(&current) != CUDA_SUCCESS ||
+	    current != its_primary)
+		return error;
+	return rt_result(rt_driver.cuDevicePrimaryCtxReset(current_device));
 }
 
 RT_EXPORT cudaError_t cudaDriverGetVersion(int *version)

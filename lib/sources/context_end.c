@@ -1,0 +1,147 @@
+/* A context's end destroys what was allocated in it: cuMemAlloc,
+ * cuMemAllocPitch, cuMemAllocManaged, cuMemAllocHost and cuMemHostAlloc
+ * memory (cuda.h, cuCtxDestroy), never stream-ordered or cuMemCreate
+ * memory, which belong to no context. cuCtxDestroy ends a context,
+ * cuDevicePrimaryCtxReset (and so cudaDeviceReset) a device's primary one,
+ * and cuDevicePrimaryCtxRelease the primary one when it was the last user.
+ * Each destroyed allocation is recorded as freed by that call; which are
+ * the context's is asked of the driver while they still exist. Once the
+ * program has ended (main returned, or exit), the runtime's teardown ends
+ * contexts too: what it takes then is what the program left, and stays
+ * live for the report. */
+#include <stdlib.h>
+
+#include "../core/sink.h"
+#include "../log.h"
+#include "call.h"
+#include "driver_query.h"
+#include "observer.h"
+
+/* The live allocations a context's end may take: their addresses, kinds
+ * told apart by family (device or pinned host memory). */
+struct doomed {
+	uint64_t *addresses;
+	enum vt_kind *families;
+	size_t count, capacity;
+	bool short_of_memory;
+};
+
+static bool owned_by_a_context(enum vt_kind kind)
+{
+	return kind == VT_KIND_DEVICE || kind == VT_KIND_MANAGED || kind == VT_KIND_PINNED_HOST;
+}
+
+static bool grow(struct doomed *doomed)
+{
+	size_t capacity = doomed->capacity ? doomed->capacity * 2 : 64;
+	uint64_t *addresses = realloc(doomed->addresses, capacity * sizeof(*addresses));
+	if (addresses)
+		doomed->addresses = addresses;
+	enum vt_kind *families = realloc(doomed->families, capacity * sizeof(*families));
+	if (families)
+		doomed->families = families;
+	if (!addresses || !families)
+		return false;
+	doomed->capacity = capacity;
+	return true;
+}
+
+/* Called with a device locked: no driver call here, only the copy. */
+static void add_candidate(const struct vt_allocation *allocation, void *context)
+{
+	struct doomed *doomed = context;
+	if (!owned_by_a_context((enum vt_kind)allocation->kind))
+		return;
+	if (doomed->count == doomed->capacity && !grow(doomed)) {
+		doomed->short_of_memory = true;
+		return;
+	}
+	doomed->addresses[doomed->count] = allocation->address;
+	doomed->families[doomed->count] = vt_kind_is_host((enum vt_kind)allocation->kind)
+						  ? VT_KIND_PINNED_HOST
+						  : VT_KIND_DEVICE;
+	doomed->count++;
+}
+
+/* Keeps the candidates made in context, in place. */
+static void keep_those_of(struct doomed *doomed, void *context)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < doomed->count; i++) {
+		if (vt_driver_pointer_context(doomed->addresses[i]) != context)
+			continue;
+		doomed->addresses[kept] = doomed->addresses[i];
+		doomed->families[kept] = doomed->families[i];
+		kept++;
+	}
+	doomed->count = kept;
+}
+
+static atomic_bool warned_short;
+
+/* The live allocations made in context. */
+static struct doomed made_in(void *context)
+{
+	struct doomed doomed = {0};
+	if (!context)
+		return doomed;
+	vt_sink.each_live(add_candidate, &doomed);
+	if (doomed.short_of_memory)
+		vt_warn_once(&warned_short, "out of host memory: some allocations a context's end "
+					    "destroyed stay counted as live");
+	keep_those_of(&doomed, context);
+	return doomed;
+}
+
+static void record_and_release(struct doomed *doomed, const char *driver_api)
+{
+	for (size_t i = 0; i < doomed->count; i++)
+		vt_emit_free(doomed->addresses[i], doomed->families[i], driver_api);
+	free(doomed->addresses);
+	free(doomed->families);
+	*doomed = (struct doomed){0};
+}
+
+/* Recorded before the call, as every free is, so that no reuse of an
+ * address can slip in between. */
+static void before_destroy(const struct vt_observer *self, const void *args)
+{
+	const cuCtxDestroy_v2_params *p = args;
+	if (vt_sink.ending())
+		return;
+	struct doomed doomed = made_in(p->ctx);
+	record_and_release(&doomed, self->name);
+}
+VT_OBSERVER(cuCtxDestroy_v2, before_destroy, NULL);
+
+static void before_reset(const struct vt_observer *self, const void *args)
+{
+	const cuDevicePrimaryCtxReset_v2_params *p = args;
+	if (vt_sink.ending())
+		return;
+	struct doomed doomed = made_in(vt_driver_active_primary(p->dev));
+	record_and_release(&doomed, self->name);
+}
+VT_OBSERVER(cuDevicePrimaryCtxReset_v2, before_reset, NULL);
+
+/* A release ends the context only when it was the last: what it would take
+ * is found before, and recorded once the context is seen to have ended. */
+static __thread struct doomed releasing;
+
+static void before_release(const struct vt_observer *self, const void *args)
+{
+	(void)self;
+	const cuDevicePrimaryCtxRelease_v2_params *p = args;
+	releasing = (struct doomed){0};
+	if (!vt_sink.ending())
+		releasing = made_in(vt_driver_active_primary(p->dev));
+}
+
+static void after_release(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	const cuDevicePrimaryCtxRelease_v2_params *p = args;
+	if (releasing.count && (rc != CUDA_SUCCESS || vt_driver_active_primary(p->dev)))
+		releasing.count = 0; /* still in use: nothing ended */
+	record_and_release(&releasing, self->name);
+}
+VT_OBSERVER(cuDevicePrimaryCtxRelease_v2, before_release, after_release);
