@@ -17,11 +17,15 @@
 #include "driver_query.h"
 #include "observer.h"
 
-/* The live allocations a context's end may take: their addresses, kinds
- * told apart by family (device or pinned host memory). */
+/* A live allocation a context's end may take, by its free's family
+ * (device or pinned host memory). */
+struct doomed_one {
+	uint64_t address;
+	enum vt_kind family;
+};
+
 struct doomed {
-	uint64_t *addresses;
-	enum vt_kind *families;
+	struct doomed_one *items;
 	size_t count, capacity;
 	bool short_of_memory;
 };
@@ -31,49 +35,34 @@ static bool owned_by_a_context(enum vt_kind kind)
 	return kind == VT_KIND_DEVICE || kind == VT_KIND_MANAGED || kind == VT_KIND_PINNED_HOST;
 }
 
-static bool grow(struct doomed *doomed)
-{
-	size_t capacity = doomed->capacity ? doomed->capacity * 2 : 64;
-	uint64_t *addresses = realloc(doomed->addresses, capacity * sizeof(*addresses));
-	if (addresses)
-		doomed->addresses = addresses;
-	enum vt_kind *families = realloc(doomed->families, capacity * sizeof(*families));
-	if (families)
-		doomed->families = families;
-	if (!addresses || !families)
-		return false;
-	doomed->capacity = capacity;
-	return true;
-}
-
 /* Called with a device locked: no driver call here, only the copy. */
 static void add_candidate(const struct vt_allocation *allocation, void *context)
 {
 	struct doomed *doomed = context;
-	if (!owned_by_a_context((enum vt_kind)allocation->kind))
+	enum vt_kind kind = (enum vt_kind)allocation->kind;
+	if (!owned_by_a_context(kind))
 		return;
-	if (doomed->count == doomed->capacity && !grow(doomed)) {
-		doomed->short_of_memory = true;
-		return;
+	if (doomed->count == doomed->capacity) {
+		size_t capacity = doomed->capacity ? doomed->capacity * 2 : 64;
+		struct doomed_one *items = realloc(doomed->items, capacity * sizeof(*items));
+		if (!items) {
+			doomed->short_of_memory = true;
+			return;
+		}
+		doomed->items = items;
+		doomed->capacity = capacity;
 	}
-	doomed->addresses[doomed->count] = allocation->address;
-	doomed->families[doomed->count] = vt_kind_is_host((enum vt_kind)allocation->kind)
-						  ? VT_KIND_PINNED_HOST
-						  : VT_KIND_DEVICE;
-	doomed->count++;
+	doomed->items[doomed->count++] = (struct doomed_one){
+		allocation->address, vt_kind_is_host(kind) ? VT_KIND_PINNED_HOST : VT_KIND_DEVICE};
 }
 
 /* Keeps the candidates made in context, in place. */
 static void keep_those_of(struct doomed *doomed, void *context)
 {
 	size_t kept = 0;
-	for (size_t i = 0; i < doomed->count; i++) {
-		if (vt_driver_pointer_context(doomed->addresses[i]) != context)
-			continue;
-		doomed->addresses[kept] = doomed->addresses[i];
-		doomed->families[kept] = doomed->families[i];
-		kept++;
-	}
+	for (size_t i = 0; i < doomed->count; i++)
+		if (vt_driver_pointer_context(doomed->items[i].address) == context)
+			doomed->items[kept++] = doomed->items[i];
 	doomed->count = kept;
 }
 
@@ -96,9 +85,8 @@ static struct doomed made_in(void *context)
 static void record_and_release(struct doomed *doomed, const char *driver_api)
 {
 	for (size_t i = 0; i < doomed->count; i++)
-		vt_emit_free(doomed->addresses[i], doomed->families[i], driver_api);
-	free(doomed->addresses);
-	free(doomed->families);
+		vt_emit_free(doomed->items[i].address, doomed->items[i].family, driver_api);
+	free(doomed->items);
 	*doomed = (struct doomed){0};
 }
 
@@ -126,7 +114,7 @@ VT_OBSERVER(cuDevicePrimaryCtxReset_v2, before_reset, NULL);
 
 /* A release ends the context only when it was the last: what it would take
  * is found before, and recorded once the context is seen to have ended. */
-static __thread struct doomed releasing;
+static __thread struct doomed releasing __attribute__((tls_model("initial-exec")));
 
 static void before_release(const struct vt_observer *self, const void *args)
 {
