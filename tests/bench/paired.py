@@ -1,8 +1,10 @@
 """Reads lines "BASELINE TRACED BASELINE_CPU TRACED_CPU" (one pair of
 back-to-back runs each: wall and CPU nanoseconds per pair) and prints the
 median of each wall column, the median of the paired wall differences and
-their interquartile range, and the median of the paired CPU differences:
+their interquartile range, and the median of the paired CPU differences
+("-" when a run's CPU time is nan: not measured):
 python3 paired.py LABEL < pairs."""
+import math
 import statistics
 import sys
 
@@ -20,10 +22,11 @@ def main(label):
     traced = statistics.median(r[1] for r in rows)
     added = [r[1] - r[0] for r in rows]
     low, _, high = statistics.quantiles(added, n=4)
-    cpu_added = statistics.median(r[3] - r[2] for r in rows)
+    cpu = [r[3] - r[2] for r in rows]
+    cpu_added = "-" if any(math.isnan(c) for c in cpu) else f"{statistics.median(cpu):.1f}"
     spread = f"({low:.0f} to {high:.0f})"
     print(f"{label:<40} {len(rows):>5} {base:>10.1f} {traced:>10.1f} "
-          f"{statistics.median(added):>9.1f}  {spread:<14} {cpu_added:>9.1f}")
+          f"{statistics.median(added):>9.1f}  {spread:<14} {cpu_added:>9}")
 
 
 if __name__ == "__main__":
