@@ -25,6 +25,7 @@ struct doomed_one {
 };
 
 struct doomed {
+	int device; /* the context's: only its memory and the host's can be */
 	struct doomed_one *items;
 	size_t count, capacity;
 	bool short_of_memory;
@@ -40,7 +41,8 @@ static void add_candidate(const struct vt_allocation *allocation, void *context)
 {
 	struct doomed *doomed = context;
 	enum vt_kind kind = (enum vt_kind)allocation->kind;
-	if (!owned_by_a_context(kind))
+	if (!owned_by_a_context(kind) ||
+	    (!vt_kind_is_host(kind) && allocation->device != doomed->device))
 		return;
 	if (doomed->count == doomed->capacity) {
 		size_t capacity = doomed->capacity ? doomed->capacity * 2 : 64;
@@ -68,10 +70,10 @@ static void keep_those_of(struct doomed *doomed, void *context)
 
 static atomic_bool warned_short;
 
-/* The live allocations made in context. */
-static struct doomed made_in(void *context)
+/* The live allocations made in context, a context of device. */
+static struct doomed made_in(void *context, int device)
 {
-	struct doomed doomed = {0};
+	struct doomed doomed = {.device = device};
 	if (!context)
 		return doomed;
 	vt_sink.each_live(add_candidate, &doomed);
@@ -97,7 +99,7 @@ static void before_destroy(const struct vt_observer *self, const void *args)
 	const cuCtxDestroy_v2_params *p = args;
 	if (vt_sink.ending())
 		return;
-	struct doomed doomed = made_in(p->ctx);
+	struct doomed doomed = made_in(p->ctx, vt_driver_context_device(p->ctx));
 	record_and_release(&doomed, self->name);
 }
 VT_OBSERVER(cuCtxDestroy_v2, before_destroy, NULL);
@@ -107,7 +109,7 @@ static void before_reset(const struct vt_observer *self, const void *args)
 	const cuDevicePrimaryCtxReset_v2_params *p = args;
 	if (vt_sink.ending())
 		return;
-	struct doomed doomed = made_in(vt_driver_active_primary(p->dev));
+	struct doomed doomed = made_in(vt_driver_active_primary(p->dev), p->dev);
 	record_and_release(&doomed, self->name);
 }
 VT_OBSERVER(cuDevicePrimaryCtxReset_v2, before_reset, NULL);
@@ -122,7 +124,7 @@ static void before_release(const struct vt_observer *self, const void *args)
 	const cuDevicePrimaryCtxRelease_v2_params *p = args;
 	releasing = (struct doomed){0};
 	if (!vt_sink.ending())
-		releasing = made_in(vt_driver_active_primary(p->dev));
+		releasing = made_in(vt_driver_active_primary(p->dev), p->dev);
 }
 
 static void after_release(const struct vt_observer *self, const void *args, CUresult rc)
