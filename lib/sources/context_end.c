@@ -5,11 +5,17 @@
  * cuDevicePrimaryCtxReset (and so cudaDeviceReset) a device's primary one,
  * and cuDevicePrimaryCtxRelease the primary one when it was the last user.
  * Each destroyed allocation is recorded as freed by that call; which are
- * the context's is asked of the driver while they still exist. Once the
+ * the context's is asked of the driver while they still exist. Arrays are
+ * a context's too, but no call names an array's context: they end with a
+ * primary context on a device where no other context was ever made, and
+ * otherwise stay counted. Once the
  * program has ended (main returned, or exit), the runtime's teardown ends
  * contexts too: what it takes then is what the program left, and stays
  * live for the report. */
+#include <stdatomic.h>
 #include <stdlib.h>
+
+#include "context_end.h"
 
 #include "../core/sink.h"
 #include "../log.h"
@@ -17,15 +23,32 @@
 #include "driver_query.h"
 #include "observer.h"
 
+/* A bit per device some cuCtxCreate made a context on. */
+static _Atomic uint64_t created_on;
+
+void vt_context_made_on(int device)
+{
+	if (device >= 0 && device < 64)
+		atomic_fetch_or(&created_on, 1ull << device);
+}
+
+/* Whether the device's arrays are all its primary context's. */
+static bool only_primary_on(int device)
+{
+	return device >= 0 && device < 64 && !(atomic_load(&created_on) & (1ull << device));
+}
+
 /* A live allocation a context's end may take, by its free's family
  * (device or pinned host memory). */
 struct doomed_one {
-	uint64_t address;
+	uint64_t address; /* an array's handle */
 	enum vt_kind family;
+	bool certain; /* an array: the driver is not asked */
 };
 
 struct doomed {
 	int device; /* the context's: only its memory and the host's can be */
+	bool arrays_too;
 	struct doomed_one *items;
 	size_t count, capacity;
 	bool short_of_memory;
@@ -41,7 +64,8 @@ static void add_candidate(const struct vt_allocation *allocation, void *context)
 {
 	struct doomed *doomed = context;
 	enum vt_kind kind = (enum vt_kind)allocation->kind;
-	if (!owned_by_a_context(kind) ||
+	bool array = kind == VT_KIND_ARRAY && doomed->arrays_too;
+	if ((!owned_by_a_context(kind) && !array) ||
 	    (!vt_kind_is_host(kind) && allocation->device != doomed->device))
 		return;
 	if (doomed->count == doomed->capacity) {
@@ -55,7 +79,8 @@ static void add_candidate(const struct vt_allocation *allocation, void *context)
 		doomed->capacity = capacity;
 	}
 	doomed->items[doomed->count++] = (struct doomed_one){
-		allocation->address, vt_kind_is_host(kind) ? VT_KIND_PINNED_HOST : VT_KIND_DEVICE};
+		allocation->address, vt_kind_is_host(kind) ? VT_KIND_PINNED_HOST : VT_KIND_DEVICE,
+		array};
 }
 
 /* Keeps the candidates made in context, in place. */
@@ -63,17 +88,19 @@ static void keep_those_of(struct doomed *doomed, void *context)
 {
 	size_t kept = 0;
 	for (size_t i = 0; i < doomed->count; i++)
-		if (vt_driver_pointer_context(doomed->items[i].address) == context)
+		if (doomed->items[i].certain ||
+		    vt_driver_pointer_context(doomed->items[i].address) == context)
 			doomed->items[kept++] = doomed->items[i];
 	doomed->count = kept;
 }
 
 static atomic_bool warned_short;
 
-/* The live allocations made in context, a context of device. */
-static struct doomed made_in(void *context, int device)
+/* The live allocations made in context, a context of device; its arrays
+ * too when it is the device's only one. */
+static struct doomed made_in(void *context, int device, bool primary)
 {
-	struct doomed doomed = {.device = device};
+	struct doomed doomed = {.device = device, .arrays_too = primary && only_primary_on(device)};
 	if (!context)
 		return doomed;
 	vt_sink.each_live(add_candidate, &doomed);
@@ -99,7 +126,7 @@ static void before_destroy(const struct vt_observer *self, const void *args)
 	const cuCtxDestroy_v2_params *p = args;
 	if (vt_sink.ending())
 		return;
-	struct doomed doomed = made_in(p->ctx, vt_driver_context_device(p->ctx));
+	struct doomed doomed = made_in(p->ctx, vt_driver_context_device(p->ctx), false);
 	record_and_release(&doomed, self->name);
 }
 VT_OBSERVER(cuCtxDestroy_v2, before_destroy, NULL);
@@ -109,7 +136,7 @@ static void before_reset(const struct vt_observer *self, const void *args)
 	const cuDevicePrimaryCtxReset_v2_params *p = args;
 	if (vt_sink.ending())
 		return;
-	struct doomed doomed = made_in(vt_driver_active_primary(p->dev), p->dev);
+	struct doomed doomed = made_in(vt_driver_active_primary(p->dev), p->dev, true);
 	record_and_release(&doomed, self->name);
 }
 VT_OBSERVER(cuDevicePrimaryCtxReset_v2, before_reset, NULL);
@@ -124,7 +151,7 @@ static void before_release(const struct vt_observer *self, const void *args)
 	const cuDevicePrimaryCtxRelease_v2_params *p = args;
 	releasing = (struct doomed){0};
 	if (!vt_sink.ending())
-		releasing = made_in(vt_driver_active_primary(p->dev), p->dev);
+		releasing = made_in(vt_driver_active_primary(p->dev), p->dev, true);
 }
 
 static void after_release(const struct vt_observer *self, const void *args, CUresult rc)

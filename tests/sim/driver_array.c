@@ -14,7 +14,46 @@ struct sim_array {
 	bool mipmapped;
 	uint64_t bytes, charged;
 	CUDA_ARRAY3D_DESCRIPTOR desc;
+	struct sim_context *context; /* made in, and ended with */
+	struct sim_array *prev, *next;
 };
+
+/* The live arrays, so that a context's end finds its own. */
+static struct sim_array *arrays;
+
+/* Called with sim_lock held. */
+static void link_locked(struct sim_array *array)
+{
+	array->next = arrays;
+	if (arrays)
+		arrays->prev = array;
+	arrays = array;
+}
+
+/* Called with sim_lock held: out of the list, its charge given back. */
+static void unlink_locked(struct sim_array *array)
+{
+	if (array->prev)
+		array->prev->next = array->next;
+	else
+		arrays = array->next;
+	if (array->next)
+		array->next->prev = array->prev;
+	sim_devices[array->device].charged -= array->charged;
+}
+
+void sim_arrays_context_ended(const struct sim_context *context)
+{
+	pthread_mutex_lock(&sim_lock);
+	for (struct sim_array *array = arrays, *next; array; array = next) {
+		next = array->next;
+		if (array->context == context) {
+			unlink_locked(array);
+			free(array);
+		}
+	}
+	pthread_mutex_unlock(&sim_lock);
+}
 
 unsigned sim_format_bytes(CUarray_format format)
 {
@@ -73,12 +112,15 @@ CUresult sim_array_create(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *desc, un
 	struct sim_array *array = malloc(sizeof(*array));
 	if (!array)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	*array = (struct sim_array){device, mipmapped, bytes, charge, *desc};
+	*array = (struct sim_array){device, mipmapped, bytes, charge, *desc, sim_current_context(),
+				    NULL,   NULL};
 	pthread_mutex_lock(&sim_lock);
 	uint64_t used = sim_device_used(device), capacity = sim_devices[device].capacity;
 	bool fits = used <= capacity && charge <= capacity - used;
-	if (fits)
+	if (fits) {
 		sim_devices[device].charged += charge;
+		link_locked(array);
+	}
 	pthread_mutex_unlock(&sim_lock);
 	if (!fits) {
 		free(array);
@@ -99,7 +141,7 @@ static CUresult destroy(void *handle, bool mipmapped)
 	if (!array || array->mipmapped != mipmapped)
 		return CUDA_ERROR_INVALID_HANDLE;
 	pthread_mutex_lock(&sim_lock);
-	sim_devices[array->device].charged -= array->charged;
+	unlink_locked(array);
 	pthread_mutex_unlock(&sim_lock);
 	free(array);
 	return CUDA_SUCCESS;

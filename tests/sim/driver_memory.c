@@ -192,7 +192,7 @@ static CUresult release(uintptr_t address, enum sim_release_by by)
 	return CUDA_SUCCESS;
 }
 
-/* Every allocation made in context ends with it. */
+/* Every allocation made in context ends with it, and so does every array. */
 void sim_memory_context_ended(const struct sim_context *context)
 {
 	struct sim_allocation *allocation, *tmp;
@@ -204,6 +204,7 @@ void sim_memory_context_ended(const struct sim_context *context)
 		}
 	}
 	pthread_mutex_unlock(&sim_lock);
+	sim_arrays_context_ended(context);
 }
 
 static CUresult allocate_in_context(CUdeviceptr *dptr, size_t bytes, enum sim_memory memory)

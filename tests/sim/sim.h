@@ -109,8 +109,10 @@ CUresult sim_check_init(void);
 CUresult sim_check_device(CUdevice device);
 /* The calling thread's current context, or NULL. */
 struct sim_context *sim_current_context(void);
-/* Ends every allocation made in context (driver_memory.c). */
+/* Ends every allocation (driver_memory.c) and every array (driver_array.c)
+ * made in context. */
 void sim_memory_context_ended(const struct sim_context *context);
+void sim_arrays_context_ended(const struct sim_context *context);
 /* CUDA_SUCCESS with the current context's device in *device. */
 CUresult sim_current_device(int *device);
 uint64_t sim_device_used(int device);

@@ -1,7 +1,8 @@
 /* What a context's end destroys, on two devices. Device 0, through the
  * runtime: 64 MiB device, 32 MiB pitched, 8 MiB managed and 1 MiB pinned
- * memory, 16 MiB stream-ordered and one 2 MiB cuMemCreate handle; then
- * cudaDeviceReset, which takes all but the last two; then 4 MiB more.
+ * memory, a 256 KiB array (256 x 256 floats), 16 MiB stream-ordered and
+ * one 2 MiB cuMemCreate handle; then cudaDeviceReset, which takes all but
+ * the last two; then 4 MiB more.
  * Device 1, through the driver: a created context with 8 MiB, destroyed;
  * the primary context retained twice with 2 MiB in it, released twice (the
  * second release ends it). Live at exit: device 0 holds 16 + 2 + 4 MiB,
@@ -44,6 +45,10 @@ static void runtime_reset(void)
 	expect(cudaMallocManaged(&managed, 8 * MiB, cudaMemAttachGlobal) == cudaSuccess,
 	       "cudaMallocManaged");
 	expect(cudaMallocHost(&pinned, 1 * MiB) == cudaSuccess, "cudaMallocHost");
+	struct cudaChannelFormatDesc format =
+		cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+	cudaArray_t array;
+	expect(cudaMallocArray(&array, &format, 256, 256, 0) == cudaSuccess, "cudaMallocArray");
 	expect(cudaMallocAsync(&async, 16 * MiB, 0) == cudaSuccess, "cudaMallocAsync");
 	physical(2 * MiB);
 	expect(cudaDeviceReset() == cudaSuccess, "cudaDeviceReset");
