@@ -8,10 +8,9 @@
  * the context's is asked of the driver while they still exist. Arrays are
  * a context's too, but no call names an array's context: they end with a
  * primary context on a device where no other context was ever made, and
- * otherwise stay counted. Once the
- * program has ended (main returned, or exit), the runtime's teardown ends
- * contexts too: what it takes then is what the program left, and stays
- * live for the report. */
+ * otherwise stay counted. Once the program has ended (main returned, or
+ * exit), the runtime's teardown ends contexts too: what it takes then is
+ * what the program left, and stays live for the report. */
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -41,7 +40,7 @@ static bool only_primary_on(int device)
 /* A live allocation a context's end may take, by its free's family
  * (device or pinned host memory). */
 struct doomed_one {
-	uint64_t address; /* an array's handle */
+	uint64_t address; /* or an array's handle */
 	enum vt_kind family;
 	bool certain; /* an array: the driver is not asked */
 };
