@@ -3,7 +3,8 @@
  * stream-ordered memory (default and created pools), arrays, physical
  * memory handles (mapped or not, released and unmapped in either order),
  * pinned host memory, frees through either API, and allocations that
- * fail, inside nested NVTX ranges whose innermost names the tag. The
+ * fail, inside nested NVTX ranges whose innermost names the tag, and
+ * cudaDeviceReset, which frees what the device's context made. The
  * program keeps its own account of what it did and prints what the report
  * must say, one figure a line: "expect PATH VALUE", "expect_kind OWNER
  * KIND FIELD VALUE" or "expect_tag OWNER TAG FIELD VALUE".
@@ -43,6 +44,7 @@ struct allocation {
 	int owner;
 	enum kind kind;
 	unsigned tag;
+	int context_device; /* whose primary context made it; -1: none's */
 	CUdeviceptr mapped; /* a handle's mapping, 0 when none */
 };
 
@@ -69,6 +71,13 @@ static void check(int failed, const char *what)
 	}
 }
 
+static int current_device(void)
+{
+	int device;
+	check(cudaGetDevice(&device) != cudaSuccess, "cudaGetDevice");
+	return device;
+}
+
 static void count_in(struct figures *f, uint64_t bytes)
 {
 	f->live += bytes;
@@ -89,7 +98,12 @@ static void allocated(void *pointer, uint64_t bytes, int owner, enum kind kind)
 	struct owner *o = &owners[owner];
 	unsigned tag = range_depth ? ranges[range_depth - 1] : 0;
 	events++;
-	live[live_count++] = (struct allocation){pointer, bytes, owner, kind, tag, 0};
+	/* Stream-ordered memory and physical handles belong to no context. */
+	int context_device = kind == ASYNC || kind == VMM ? -1
+			     : kind == PINNED             ? current_device()
+							  : owner;
+	live[live_count++] =
+		(struct allocation){pointer, bytes, owner, kind, tag, context_device, 0};
 	o->live_count++;
 	count_in(&o->total, bytes);
 	count_in(&o->kinds[kind], bytes);
@@ -119,13 +133,6 @@ static void freed(unsigned index)
 static uint64_t random_size(void)
 {
 	return below(4) ? 1 + below(64 * 1024) : (1 + below(64)) * MiB + below(4096);
-}
-
-static int current_device(void)
-{
-	int device;
-	check(cudaGetDevice(&device) != cudaSuccess, "cudaGetDevice");
-	return device;
 }
 
 static void allocate_device(void)
@@ -329,6 +336,16 @@ static void push_or_pop(void)
 	}
 }
 
+/* The current device's primary context ends its allocations. */
+static void reset_one(void)
+{
+	int device = current_device();
+	check(cudaDeviceReset() != cudaSuccess, "cudaDeviceReset");
+	for (unsigned i = live_count; i-- > 0;)
+		if (live[i].context_device == device)
+			freed(i);
+}
+
 static void one_call(void)
 {
 	unsigned roll = below(100);
@@ -338,6 +355,8 @@ static void one_call(void)
 		check(cudaSetDevice((int)below(DEVICES)) != cudaSuccess, "cudaSetDevice");
 	else if (roll < 7)
 		fail_one();
+	else if (roll < 8)
+		reset_one();
 	else if (live_count && (roll < 50 || live_count == MAX_LIVE))
 		free_one();
 	else if (roll < 62)
