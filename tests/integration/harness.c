@@ -177,17 +177,29 @@ const char *report_string(json_t *report, const char *path)
 	return json_string_value(node);
 }
 
+json_t *report_entry(json_t *report, const char *path, const char *key, const char *name)
+{
+	size_t i;
+	json_t *entry;
+	json_array_foreach (report_at(report, path), i, entry) {
+		json_t *value = json_object_get(entry, key);
+		if (json_is_string(value) && strcmp(json_string_value(value), name) == 0)
+			return entry;
+	}
+	cr_assert_fail("no %s %s in %s", key, name, path);
+	return NULL;
+}
+
 json_t *report_kind(json_t *report, const char *owner, const char *kind)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "%s/kinds", owner);
-	json_t *kinds = report_at(report, path);
-	size_t i;
-	json_t *entry;
-	json_array_foreach (kinds, i, entry) {
-		if (strcmp(json_string_value(json_object_get(entry, "kind")), kind) == 0)
-			return entry;
-	}
-	cr_assert_fail("no kind %s under %s", kind, owner);
-	return NULL;
+	return report_entry(report, path, "kind", kind);
+}
+
+json_t *report_tag(json_t *report, const char *owner, const char *tag)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "%s/tags", owner);
+	return report_entry(report, path, "tag", tag);
 }

@@ -42,5 +42,9 @@ void trace_program(struct traced_run *run, const char *program, const char *cons
 int64_t report_int(json_t *report, const char *path);
 const char *report_string(json_t *report, const char *path);
 json_t *report_at(json_t *report, const char *path);
-/* The kinds entry named kind on device path ("devices/0" or "host"). */
+/* The entry of the array at path whose key field ("kind", "tag") is name;
+ * a missing one fails the test. */
+json_t *report_entry(json_t *report, const char *path, const char *key, const char *name);
+/* The kinds (tags) entry named kind (tag) of owner ("devices/0" or "host"). */
 json_t *report_kind(json_t *report, const char *owner, const char *kind);
+json_t *report_tag(json_t *report, const char *owner, const char *tag);

@@ -10,24 +10,9 @@
 #define MiB (1024ll * 1024ll)
 #define GiB (1024ll * MiB)
 
-/* The entry named name in the array at path, by its key field. */
-static json_t *entry(json_t *report, const char *path, const char *key, const char *name)
-{
-	json_t *array = report_at(report, path);
-	size_t i;
-	json_t *item;
-	json_array_foreach (array, i, item) {
-		json_t *value = json_object_get(item, key);
-		if (json_is_string(value) && strcmp(json_string_value(value), name) == 0)
-			return item;
-	}
-	cr_assert_fail("no %s %s in %s", key, name, path);
-	return NULL;
-}
-
 static int64_t tag_number(json_t *report, const char *tag, const char *field)
 {
-	return report_int(entry(report, "devices/0/tags", "tag", tag), field);
+	return report_int(report_tag(report, "devices/0", tag), field);
 }
 
 Test(attribution, explicit_tags_nest_per_thread_and_retag)

@@ -205,23 +205,6 @@ Test(truth, cxx_names_are_demangled_in_a_c_program)
 	traced_run_free(&run);
 }
 
-/* The entry of OWNER's ARRAY ("kinds" or "tags") whose KEY is NAME. */
-static json_t *entry_named(json_t *report, const char *owner, const char *array, const char *key,
-			   const char *name)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "%s/%s", owner, array);
-	size_t i;
-	json_t *entry;
-	json_array_foreach (report_at(report, path), i, entry) {
-		const char *value = json_string_value(json_object_get(entry, key));
-		if (value && strcmp(value, name) == 0)
-			return entry;
-	}
-	cr_assert_fail("no %s %s under %s", key, name, owner);
-	return NULL;
-}
-
 /* Checks every figure the program printed ("expect PATH VALUE", or
  * "expect_kind|expect_tag OWNER NAME FIELD VALUE") against the report;
  * returns how many. */
@@ -239,8 +222,8 @@ static unsigned check_expectations(const struct traced_run *run)
 				  &want) == 5) {
 			bool kind = strcmp(what, "expect_kind") == 0;
 			cr_assert(kind || strcmp(what, "expect_tag") == 0, "%s", line);
-			json_t *entry = entry_named(run->report, owner, kind ? "kinds" : "tags",
-						    kind ? "kind" : "tag", name);
+			json_t *entry = kind ? report_kind(run->report, owner, name)
+					     : report_tag(run->report, owner, name);
 			json_t *value = json_object_get(entry, field);
 			cr_assert(json_is_integer(value), "%s: no such field", line);
 			cr_assert_eq(json_integer_value(value), want, "%s", line);
