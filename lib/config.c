@@ -1,4 +1,5 @@
 #include "config.h"
+#include "core/size.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -160,6 +161,56 @@ static bool parse_python_depth(const char *value, struct vt_config *config)
 	       config->python_depth > 0;
 }
 
+/* "12GiB" or "90%" (hundredths allowed: "92.5%"), never zero. */
+static bool parse_level(const char *text, struct vt_level *mark)
+{
+	size_t length = strlen(text);
+	*mark = (struct vt_level){0};
+	if (length > 1 && text[length - 1] == '%') {
+		unsigned whole = 0, fraction = 0, digits = 0;
+		const char *at = text;
+		for (; *at >= '0' && *at <= '9' && whole <= 100; at++)
+			whole = whole * 10 + (unsigned)(*at - '0');
+		if (at == text)
+			return false;
+		if (*at == '.')
+			for (at++; *at >= '0' && *at <= '9' && digits < 2; at++, digits++)
+				fraction = fraction * 10 + (unsigned)(*at - '0');
+		fraction *= digits == 1 ? 10 : 1;
+		mark->hundredths = whole * 100 + fraction;
+		return at == text + length - 1 && mark->hundredths > 0 && mark->hundredths <= 10000;
+	}
+	return vt_size_parse(text, &mark->bytes) && mark->bytes > 0;
+}
+
+static bool parse_watermark(const char *value, struct vt_config *config)
+{
+	char high[64];
+	const char *comma = strchr(value, ',');
+	size_t length = comma ? (size_t)(comma - value) : strlen(value);
+	if (length >= sizeof(high))
+		return false;
+	memcpy(high, value, length);
+	high[length] = '\0';
+	struct vt_watermark_setting setting = {.has_low = comma != NULL};
+	if (!parse_level(high, &setting.high) || (comma && !parse_level(comma + 1, &setting.low)))
+		return false;
+	config->watermark = setting;
+	return true;
+}
+
+uint64_t vt_level_bytes(const struct vt_level *mark, uint64_t capacity)
+{
+	if (mark->bytes)
+		return mark->bytes;
+	return (uint64_t)((unsigned __int128)capacity * mark->hundredths / 10000);
+}
+
+static bool parse_control(const char *value, struct vt_config *config)
+{
+	return parse_flag(value, &config->control);
+}
+
 static bool parse_framework_cache(const char *value, struct vt_config *config)
 {
 	if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
@@ -186,6 +237,10 @@ static const struct option options[] = {
 	{"VRAMTRACE_PYTHON", parse_python, "0 or 1"},
 	{"VRAMTRACE_FRAMEWORK_CACHE", parse_framework_cache, "on or off"},
 	{"VRAMTRACE_PYTHON_DEPTH", parse_python_depth, "a number of frames from 1 to 128"},
+	{"VRAMTRACE_CONTROL", parse_control, "0 or 1"},
+	{"VRAMTRACE_WATERMARK", parse_watermark,
+	 "a size or a percentage of capacity, and optionally ',' and a lower mark that re-arms "
+	 "it: 60GiB or 90%,80%"},
 };
 
 static void set_defaults(struct vt_config *config)
@@ -200,6 +255,7 @@ static void set_defaults(struct vt_config *config)
 	config->sample_ms = 10;
 	config->python = true;
 	config->python_depth = 128;
+	config->control = true;
 }
 
 static const struct option *find_option(const char *name, size_t length)

@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #define VT_CONFIG_DEFAULT_OUTPUT  "vramtrace.%p.json"
 #define VT_CONFIG_MAX_STACK_DEPTH 128
@@ -16,6 +17,22 @@ enum vt_sources {
 	VT_SOURCES_CUPTI,
 	VT_SOURCES_BOTH,
 };
+
+/* A mark given as bytes, or as hundredths of a percent of capacity. */
+struct vt_level {
+	uint64_t bytes;
+	uint32_t hundredths; /* used when bytes is 0 */
+};
+
+/* VRAMTRACE_WATERMARK=HIGH[,LOW]: off when high is zero; LOW defaults to
+ * 90% of HIGH. */
+struct vt_watermark_setting {
+	struct vt_level high, low;
+	bool has_low;
+};
+
+/* A mark's bytes on a device of capacity bytes (0 when unknown). */
+uint64_t vt_level_bytes(const struct vt_level *mark, uint64_t capacity);
 
 struct vt_config {
 	char output[PATH_MAX];      /* VRAMTRACE_OUTPUT: path template */
@@ -35,8 +52,10 @@ struct vt_config {
 	enum vt_sources sources;    /* VRAMTRACE_SOURCES: hooks, cupti or both */
 	bool python;                /* VRAMTRACE_PYTHON: Python frames in stacks */
 	unsigned python_depth;      /* VRAMTRACE_PYTHON_DEPTH: Python frames kept */
-	bool framework_cache_off;   /* VRAMTRACE_FRAMEWORK_CACHE=off: set by
-				       `vramtrace run --no-framework-cache` */
+	bool control;               /* VRAMTRACE_CONTROL: the control socket */
+	struct vt_watermark_setting watermark; /* VRAMTRACE_WATERMARK */
+	bool framework_cache_off;              /* VRAMTRACE_FRAMEWORK_CACHE=off: set by
+						  `vramtrace run --no-framework-cache` */
 };
 
 void vt_config_load(struct vt_config *config);

@@ -14,9 +14,11 @@
 
 #include "core/clock.h"
 #include "core/rules.h"
+#include "core/size.h"
 #include "core/stack_capture.h"
 #include "core/tracker.h"
 #include "collect.h"
+#include "control/endpoint.h"
 #include "descriptors.h"
 #include "lifecycle/signals.h"
 #include "log.h"
@@ -115,6 +117,7 @@ static void after_fork_in_child(void)
 	vt_pools_reset();
 	vt_graphs_reset();
 	vt_cupti_reset();
+	vt_control_forget_after_fork();
 	library.once = (pthread_once_t)PTHREAD_ONCE_INIT;
 }
 
@@ -145,6 +148,8 @@ static void load_configuration(void)
 }
 
 static void start_checkpoints(void);
+static void start_control(void);
+static void note_watermark(int device, uint64_t live, uint64_t watermark);
 
 /* For the NVML sampler: a plain read, racing writers only by a sample. */
 static uint64_t tracked_live(int device)
@@ -174,6 +179,7 @@ static void activate(void)
 		.clock = vt_clock_ns,
 		.coarse_clock = vt_clock_coarse_ns,
 		.on_peak = vt_nvml_note_peak,
+		.on_watermark = note_watermark,
 	};
 	vt_tracker_init(&library.tracker, &options);
 	vt_run_start(&library.run, library.config.labels, library.config.redact_args);
@@ -190,6 +196,7 @@ static void activate(void)
 	vt_dlopen_warn_deepbind();
 	vt_nvml_start(library.config.sample_ms, tracked_live, library.devices);
 	start_checkpoints();
+	start_control();
 	/* Last: loading CUPTI may call into the driver, and those calls must
 	 * find the library active. */
 	vt_cupti_start(library.config.sources, library.tracker.start_ns);
@@ -211,6 +218,32 @@ static void vt_library_activate(void)
 	errno = saved_errno;
 }
 
+/* VRAMTRACE_WATERMARK on a device, once its capacity is known. */
+static void set_watermark(int device)
+{
+	const struct vt_watermark_setting *setting = &library.config.watermark;
+	const struct vt_device_info *info = &library.devices[device];
+	uint64_t capacity = info->known ? info->capacity : 0;
+	uint64_t high = vt_level_bytes(&setting->high, capacity);
+	uint64_t low = setting->has_low ? vt_level_bytes(&setting->low, capacity) : high / 10 * 9;
+	if (high)
+		vt_tracker_set_watermark(&library.tracker, device, high, low);
+}
+
+static atomic_bool warned_watermark;
+
+/* With the device locked: one line, once, and the report says the rest. */
+static void note_watermark(int device, uint64_t live, uint64_t watermark)
+{
+	char live_text[32], mark_text[32];
+	vt_size_format(live, live_text, sizeof(live_text));
+	vt_size_format(watermark, mark_text, sizeof(mark_text));
+	vt_warn_once(&warned_watermark,
+		     "device %d reached the watermark: %s live (mark %s); what was live then is "
+		     "in the report",
+		     device, live_text, mark_text);
+}
+
 /* Names and capacities are asked of the driver on a device's first event,
  * while the driver is surely up, never at exit when it may be gone. */
 static void describe(int device)
@@ -226,6 +259,7 @@ static void describe(int device)
 	}
 	if (in_range && !atomic_load(&library.described[device])) {
 		vt_driver_describe_device(device, &library.devices[device]);
+		set_watermark(device);
 		atomic_store(&library.described[device], true);
 	}
 	pthread_mutex_unlock(&library.describe_lock);
@@ -421,6 +455,7 @@ static void write_final(const char *ended_by)
 	sigset_t ending, previous;
 	vt_signals_ending(&ending);
 	pthread_sigmask(SIG_BLOCK, &ending, &previous);
+	vt_control_remove(); /* a process about to end takes no more requests */
 	/* Interrupted inside a CUDA call, this thread may hold the driver's
 	 * locks: the report then says what it knows without asking. */
 	bool ask_driver = !vt_call_in_progress();
@@ -546,13 +581,44 @@ static void start_checkpoints(void)
 			     strerror(errno));
 }
 
+/* A report of this moment for the control endpoint: a dump written to
+ * the client's socket. */
+static bool control_snapshot(int fd, bool reset_peak)
+{
+	vt_tracer_busy++;
+	bool ok = false;
+	struct vt_collection *collection = vt_collection_new(VT_COLLECT_FULL);
+	if (collection) {
+		struct vt_collect_inputs inputs = collect_inputs();
+		vt_collect(collection, &inputs, "running", VT_COLLECT_FULL);
+		if (reset_peak)
+			vt_tracker_reset_interval(&library.tracker);
+		ok = vt_report_write_json(&collection->report, fd);
+		vt_collection_release(collection, VT_COLLECT_FULL);
+	}
+	vt_tracer_busy--;
+	return ok;
+}
+
+static const struct vt_control_handlers control_handlers = {.snapshot = control_snapshot};
+
+static void start_control(void)
+{
+	if (library.config.control)
+		vt_control_start(&control_handlers);
+}
+
 /* The report written as from a signal handler, which may have interrupted
  * anything, malloc and every lock included: it reads the tracker without
  * locks and writes with write(2) from static memory. A final one closes the
  * report; any other (the process may yet live on) is replaced by the next. */
 static void write_unlocked(const char *ended_by, bool final)
 {
-	if (!atomic_load(&library.active) || getpid() != library.run.pid || !begin_closing())
+	if (!atomic_load(&library.active) || getpid() != library.run.pid)
+		return;
+	if (final)
+		vt_control_remove();
+	if (!begin_closing())
 		return;
 	struct vt_collection *collection = vt_collection_new(VT_COLLECT_EMERGENCY);
 	struct vt_collect_inputs inputs = collect_inputs();

@@ -375,6 +375,18 @@ static bool fill_model(struct vt_report_file *file, char *error, size_t size)
 	return filled;
 }
 
+/* The parsed document checked, then the model filled from it. */
+static bool check_and_fill(struct vt_report_file *out, char *error, size_t size)
+{
+	char reason[512];
+	if (!vt_report_check(out->root, &out->merged, reason, sizeof(reason))) {
+		snprintf(error, size, "%s: %s", out->path, reason);
+		vt_report_close(out);
+		return false;
+	}
+	return fill_model(out, error, size);
+}
+
 bool vt_report_load(const char *path, struct vt_report_file *out, char *error, size_t size)
 {
 	memset(out, 0, sizeof(*out));
@@ -410,13 +422,22 @@ bool vt_report_load(const char *path, struct vt_report_file *out, char *error, s
 			snprintf(error, size, "%s: %s", path, parse_error.text);
 		return false;
 	}
-	char reason[512];
-	if (!vt_report_check(out->root, &out->merged, reason, sizeof(reason))) {
-		snprintf(error, size, "%s: %s", path, reason);
-		vt_report_close(out);
+	return check_and_fill(out, error, size);
+}
+
+bool vt_report_load_buffer(const char *name, const char *data, size_t length,
+			   struct vt_report_file *out, char *error, size_t size)
+{
+	memset(out, 0, sizeof(*out));
+	out->path = name;
+	json_error_t parse_error;
+	out->root = json_loadb(data, length, JSON_REJECT_DUPLICATES, &parse_error);
+	if (!out->root) {
+		snprintf(error, size, "%s:%d:%d: %s", name, parse_error.line, parse_error.column,
+			 parse_error.text);
 		return false;
 	}
-	return fill_model(out, error, size);
+	return check_and_fill(out, error, size);
 }
 
 void vt_report_close(struct vt_report_file *report)

@@ -26,6 +26,10 @@ struct vt_report_file {
 /* Loads and checks path, and fills the model; on failure writes a one-line
  * reason (naming the file) into error and returns false. */
 bool vt_report_load(const char *path, struct vt_report_file *out, char *error, size_t size);
+/* The same for a document in memory (a snapshot from a running process),
+ * named name in errors. */
+bool vt_report_load_buffer(const char *name, const char *data, size_t length,
+			   struct vt_report_file *out, char *error, size_t size);
 void vt_report_close(struct vt_report_file *report);
 
 /* Checks an already parsed document (the fuzzer's entry point too). */

@@ -18,6 +18,10 @@ static const struct command commands[] = {
 	{"merge", vt_command_merge, "combine per-process (rank) reports into one"},
 	{"fit", vt_command_fit,
 	 "fit runs at several settings; predict the peak, solve for a budget"},
+	{"ps", vt_command_ps, "list the running processes traced by vramtrace"},
+	{"snapshot", vt_command_snapshot, "a report of this moment from a running process"},
+	{"top", vt_command_top, "a live view of a running process's GPU memory"},
+	{"metrics", vt_command_metrics, "OpenMetrics of running processes, for Prometheus"},
 };
 
 static void usage(FILE *out)
@@ -25,7 +29,7 @@ static void usage(FILE *out)
 	fprintf(out, "Usage: vramtrace COMMAND [OPTIONS]\n\n"
 		     "Shows where GPU memory goes in any CUDA program.\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n`vramtrace COMMAND --help` describes each command.\n"
 		     "Options:\n  -h, --help     show this help\n"
 		     "  -V, --version  show the version\n\n"

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "live_snapshot.h"
 #include "lock.h"
-#include "top.h"
 
 #define HOST_SLOT VT_MAX_DEVICES
 
@@ -32,16 +32,12 @@ static void free_arrays(struct vt_device_stats *stats)
 
 static void free_failures(struct vt_tracker *tracker)
 {
-	for (unsigned i = 0; i < tracker->failure_count; i++) {
-		struct vt_oom_snapshot *snapshot =
-			(struct vt_oom_snapshot *)tracker->failures[i].snapshot;
-		if (snapshot) {
-			free(snapshot->tags);
-			free(snapshot->stacks);
-			free(snapshot);
-		}
-	}
+	for (unsigned i = 0; i < tracker->failure_count; i++)
+		vt_live_snapshot_free(tracker->failures[i].snapshot);
 	tracker->failure_count = 0;
+	for (unsigned i = 0; i < tracker->crossing_count; i++)
+		vt_live_snapshot_free(tracker->crossings[i].snapshot);
+	tracker->crossing_count = 0;
 }
 
 void vt_tracker_destroy(struct vt_tracker *tracker)
@@ -198,6 +194,33 @@ static void take_peak(struct vt_tracker *tracker, struct vt_device_slot *slot,
 		tracker->options.on_peak(device);
 }
 
+/* Called with the device locked: live bytes reached the watermark. What
+ * was live is kept as for an out-of-memory failure. */
+static void cross_watermark(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			    const struct vt_event *event)
+{
+	struct vt_device_stats *stats = &slot->stats;
+	stats->watermark_armed = false;
+	struct vt_crossing crossing = {
+		.device = (int)(slot - tracker->slots),
+		.at_ns = tracker->options.clock() - tracker->start_ns,
+		.event = events_so_far(tracker),
+		.live_bytes = stats->live,
+		.api = event->api,
+		.snapshot = vt_live_snapshot_take(&stats->tags, &stats->stacks,
+						  tracker->options.snapshot_top),
+	};
+	pthread_mutex_lock(&tracker->failures_lock);
+	bool kept = tracker->crossing_count < VT_MAX_CROSSINGS;
+	if (kept)
+		tracker->crossings[tracker->crossing_count++] = crossing;
+	pthread_mutex_unlock(&tracker->failures_lock);
+	if (!kept)
+		vt_live_snapshot_free(crossing.snapshot);
+	if (tracker->options.on_watermark)
+		tracker->options.on_watermark(crossing.device, stats->live, stats->watermark_high);
+}
+
 /* Called with the device locked, after an event that may have raised its
  * bytes: the device's peak, an open window's peak, the open row. */
 static void after_growth(struct vt_tracker *tracker, struct vt_device_slot *slot,
@@ -206,6 +229,12 @@ static void after_growth(struct vt_tracker *tracker, struct vt_device_slot *slot
 	struct vt_device_stats *stats = &slot->stats;
 	if (stats->live > stats->peak)
 		take_peak(tracker, slot, event);
+	if (stats->interval.open && stats->live > stats->interval.peak) {
+		stats->interval.peak = stats->live;
+		stats->interval.peak_ns = tracker->options.clock() - tracker->start_ns;
+	}
+	if (stats->watermark_armed && stats->live >= stats->watermark_high)
+		cross_watermark(tracker, slot, event);
 	note_window(stats);
 	vt_timeline_after(&stats->timeline, stats->live);
 }
@@ -250,6 +279,8 @@ static void count_free(struct vt_tracker *tracker, struct vt_device_stats *stats
 	stats->live -= allocation->bytes;
 	stats->live_count--;
 	stats->frees++;
+	if (stats->watermark_high && !stats->watermark_armed && stats->live < stats->watermark_low)
+		stats->watermark_armed = true;
 	vt_timeline_after(&stats->timeline, stats->live);
 }
 
@@ -348,46 +379,6 @@ static void record_free(struct vt_tracker *tracker, const struct vt_event *event
 		atomic_fetch_add(&tracker->unknown_frees, 1);
 }
 
-static uint64_t stack_live(uint32_t index, const void *context)
-{
-	const struct vt_counter_array *stacks = context;
-	return stacks->items[index].live;
-}
-
-static int by_bytes(const void *a, const void *b)
-{
-	const struct vt_tag_bytes *x = a, *y = b;
-	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : (int)x->tag - (int)y->tag;
-}
-
-/* Called with the device locked. */
-static struct vt_oom_snapshot *take_snapshot(const struct vt_device_stats *stats, unsigned top)
-{
-	struct vt_oom_snapshot *snapshot = calloc(1, sizeof(*snapshot));
-	if (!snapshot)
-		return NULL;
-	snapshot->tags = calloc(stats->tags.size ? stats->tags.size : 1, sizeof(*snapshot->tags));
-	uint32_t *indices = calloc(top ? top : 1, sizeof(*indices));
-	struct vt_top_entry *scratch = calloc(top ? top : 1, sizeof(*scratch));
-	snapshot->stacks = calloc(top ? top : 1, sizeof(*snapshot->stacks));
-	if (snapshot->tags)
-		for (uint32_t t = 0; t < stats->tags.size; t++)
-			if (stats->tags.items[t].live)
-				snapshot->tags[snapshot->tag_count++] = (struct vt_tag_bytes){
-					(uint16_t)t, stats->tags.items[t].live};
-	qsort(snapshot->tags, snapshot->tag_count, sizeof(*snapshot->tags), by_bytes);
-	if (indices && scratch && snapshot->stacks) {
-		snapshot->stack_count = vt_top_indices(stack_live, &stats->stacks,
-						       stats->stacks.size, top, scratch, indices);
-		for (uint32_t i = 0; i < snapshot->stack_count; i++)
-			snapshot->stacks[i] = (struct vt_stack_bytes){
-				indices[i], stats->stacks.items[indices[i]].live};
-	}
-	free(indices);
-	free(scratch);
-	return snapshot;
-}
-
 static void record_failure(struct vt_tracker *tracker, struct vt_device_slot *slot,
 			   const struct vt_event *event)
 {
@@ -411,7 +402,8 @@ static void record_failure(struct vt_tracker *tracker, struct vt_device_slot *sl
 	if (event->error == VT_ERROR_OUT_OF_MEMORY &&
 	    slot->snapshots < tracker->options.oom_snapshots) {
 		slot->snapshots++;
-		failure.snapshot = take_snapshot(&slot->stats, tracker->options.snapshot_top);
+		failure.snapshot = vt_live_snapshot_take(&slot->stats.tags, &slot->stats.stacks,
+							 tracker->options.snapshot_top);
 	}
 	vt_lock_give(&slot->lock);
 	pthread_mutex_lock(&tracker->failures_lock);
@@ -651,6 +643,29 @@ void vt_tracker_window_begin(struct vt_tracker *tracker)
 	}
 }
 
+void vt_tracker_set_watermark(struct vt_tracker *tracker, int device, uint64_t high, uint64_t low)
+{
+	if (device < 0 || device >= VT_MAX_DEVICES)
+		return;
+	struct vt_device_slot *slot = &tracker->slots[device];
+	vt_lock_take(&slot->lock);
+	slot->stats.watermark_high = high;
+	slot->stats.watermark_low = low < high ? low : high;
+	slot->stats.watermark_armed = high && slot->stats.live < high;
+	vt_lock_give(&slot->lock);
+}
+
+void vt_tracker_reset_interval(struct vt_tracker *tracker)
+{
+	uint64_t now = tracker->options.clock() - tracker->start_ns;
+	for (int d = 0; d <= VT_MAX_DEVICES; d++) {
+		struct vt_device_slot *slot = &tracker->slots[d];
+		vt_lock_take(&slot->lock);
+		slot->stats.interval = (struct vt_interval){true, now, slot->stats.live, now};
+		vt_lock_give(&slot->lock);
+	}
+}
+
 /* Called with the device locked: the stack holding most at the window's
  * peak. */
 static void window_top_stack(const struct vt_device_stats *stats, struct vt_window_peak *out)
@@ -698,6 +713,8 @@ void vt_tracker_snapshot(struct vt_tracker *tracker, struct vt_snapshot *out)
 	pthread_mutex_lock(&tracker->failures_lock);
 	memcpy(out->failures, tracker->failures, sizeof(out->failures));
 	out->failure_count = tracker->failure_count;
+	memcpy(out->crossings, tracker->crossings, sizeof(out->crossings));
+	out->crossing_count = tracker->crossing_count;
 	pthread_mutex_unlock(&tracker->failures_lock);
 	out->counters = read_counters(tracker);
 }
@@ -719,6 +736,10 @@ void vt_tracker_peek(struct vt_tracker *tracker, struct vt_snapshot *out)
 	out->failure_count = count < VT_MAX_FAILURES ? count : VT_MAX_FAILURES;
 	for (unsigned i = 0; i < out->failure_count; i++)
 		out->failures[i] = tracker->failures[i];
+	count = tracker->crossing_count;
+	out->crossing_count = count < VT_MAX_CROSSINGS ? count : VT_MAX_CROSSINGS;
+	for (unsigned i = 0; i < out->crossing_count; i++)
+		out->crossings[i] = tracker->crossings[i];
 	out->counters = read_counters(tracker);
 }
 

@@ -13,6 +13,7 @@
 #include "counter.h"
 #include "event.h"
 #include "ledger.h"
+#include "live_snapshot.h"
 #include "lock.h"
 #include "marks.h"
 #include "timeline.h"
@@ -22,18 +23,21 @@
 /* The CUresult that means out of memory: only those failures get snapshots. */
 #define VT_ERROR_OUT_OF_MEMORY 2
 
-/* Counters indexed by tag or stack id, grown on demand. */
-struct vt_counter_array {
-	struct vt_counter *items;
-	uint32_t size;
-};
-
 /* A window of time (vramtrace_window_begin) with a peak of its own, and
  * the stacks' bytes at it. */
 struct vt_window {
 	bool active;
 	uint64_t peak;
 	struct vt_marks stacks;
+};
+
+/* The peak since the last reset (vramtrace snapshot --reset-peak), beside
+ * the run's own, which a reset never touches. */
+struct vt_interval {
+	bool open;
+	uint64_t since_ns;
+	uint64_t peak;
+	uint64_t peak_ns;
 };
 
 /* One device, or the host pseudo-device for host kinds. What every event
@@ -59,26 +63,13 @@ struct vt_device_stats {
 	const char *peak_driver_api;
 	uint64_t failures;
 	uint64_t contexts; /* made on it: cuCtxCreate, primary contexts retained */
+	struct vt_interval interval;
+	/* VRAMTRACE_WATERMARK: crossing high (0: none) records what was live,
+	 * once, until live bytes fall below low again. */
+	uint64_t watermark_high, watermark_low;
+	bool watermark_armed;
 	/* From a line's start: the first kind (device memory) takes one line. */
 	struct vt_counter kinds[VT_KIND_COUNT] __attribute__((aligned(64)));
-};
-
-struct vt_tag_bytes {
-	uint16_t tag;
-	uint64_t bytes;
-};
-
-struct vt_stack_bytes {
-	uint32_t stack;
-	uint64_t bytes;
-};
-
-/* What was live on a device when an allocation ran out of memory. */
-struct vt_oom_snapshot {
-	uint32_t tag_count;
-	struct vt_tag_bytes *tags; /* every tag with live bytes, largest first */
-	uint32_t stack_count;
-	struct vt_stack_bytes *stacks; /* the top stacks by live bytes */
 };
 
 struct vt_failure {
@@ -95,6 +86,19 @@ struct vt_failure {
 	const struct vt_oom_snapshot *snapshot; /* NULL unless one was taken */
 };
 
+/* The moment a device's live bytes first reached its watermark (again,
+ * after falling below the lower mark), and what was live then. */
+struct vt_crossing {
+	int device;
+	uint64_t at_ns;
+	uint64_t event; /* as a peak's: the 1-based number of the event */
+	uint64_t live_bytes;
+	const char *api;
+	const struct vt_oom_snapshot *snapshot; /* NULL when out of memory */
+};
+
+#define VT_MAX_CROSSINGS 64
+
 struct vt_tracer_counters {
 	uint64_t events;
 	uint64_t deduplicated;
@@ -110,6 +114,8 @@ struct vt_snapshot {
 	struct vt_device_stats host;
 	struct vt_failure failures[VT_MAX_FAILURES];
 	unsigned failure_count;
+	struct vt_crossing crossings[VT_MAX_CROSSINGS];
+	unsigned crossing_count;
 	struct vt_tracer_counters counters;
 };
 
@@ -124,6 +130,9 @@ struct vt_tracker_options {
 	 * locked: it must be quick and take no lock of the tracker's. May be
 	 * NULL. */
 	void (*on_peak)(int device);
+	/* Told when a device's live bytes cross its watermark, with the device
+	 * locked, under the same rules as on_peak. May be NULL. */
+	void (*on_watermark)(int device, uint64_t live_bytes, uint64_t watermark);
 };
 
 struct vt_device_slot {
@@ -144,6 +153,8 @@ struct vt_tracker {
 	pthread_mutex_t failures_lock;
 	struct vt_failure failures[VT_MAX_FAILURES];
 	unsigned failure_count;
+	struct vt_crossing crossings[VT_MAX_CROSSINGS]; /* under failures_lock */
+	unsigned crossing_count;
 	/* Events no slot applied are the unknown frees and the dropped. */
 	_Atomic uint64_t deduplicated, unknown_frees, dropped, untracked, failures_total;
 };
@@ -177,6 +188,14 @@ struct vt_window_peak {
 
 /* The highest device peak since the window began; false without one. */
 bool vt_tracker_window_peak(struct vt_tracker *tracker, struct vt_window_peak *out);
+
+/* A watermark for device: crossing high records what was live; it re-arms
+ * once live bytes fall below low. high 0 turns it off. */
+void vt_tracker_set_watermark(struct vt_tracker *tracker, int device, uint64_t high, uint64_t low);
+
+/* Starts a new peak interval on every device: each keeps the peak since
+ * now beside the run's. */
+void vt_tracker_reset_interval(struct vt_tracker *tracker);
 
 /* Forgets everything without taking locks: for the child after fork. */
 void vt_tracker_reset_unlocked(struct vt_tracker *tracker);

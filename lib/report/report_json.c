@@ -126,6 +126,20 @@ static void write_peak(struct vt_json *json, const struct vt_device_stats *stats
 	vt_json_end_object(json);
 }
 
+/* The peak since the last reset-peak request, or null when none came. */
+static void write_interval(struct vt_json *json, const struct vt_interval *interval)
+{
+	if (!interval->open) {
+		vt_json_null(json, "peak_since_reset");
+		return;
+	}
+	vt_json_begin_object(json, "peak_since_reset");
+	vt_json_u64(json, "since_ns", interval->since_ns);
+	vt_json_u64(json, "bytes", interval->peak);
+	vt_json_u64(json, "at_ns", interval->peak_ns);
+	vt_json_end_object(json);
+}
+
 /* The numbers every kind, tag and stack entry has. */
 static void write_counter(struct vt_json *json, const struct vt_device_stats *stats,
 			  const struct vt_counter *counter)
@@ -265,6 +279,36 @@ static void write_snapshot(struct vt_json *json, const struct vt_oom_snapshot *s
 	vt_json_end_object(json);
 }
 
+/* VRAMTRACE_WATERMARK's mark and each crossing of it, with what was live;
+ * null when no watermark was set for the device. */
+static void write_watermark(struct vt_json *json, const struct vt_snapshot *snapshot,
+			    const struct vt_device_stats *stats, int device,
+			    struct vt_stack_ids *set)
+{
+	if (!stats->watermark_high) {
+		vt_json_null(json, "watermark");
+		return;
+	}
+	vt_json_begin_object(json, "watermark");
+	vt_json_u64(json, "high_bytes", stats->watermark_high);
+	vt_json_u64(json, "low_bytes", stats->watermark_low);
+	vt_json_begin_array(json, "crossings");
+	for (unsigned i = 0; i < snapshot->crossing_count; i++) {
+		const struct vt_crossing *crossing = &snapshot->crossings[i];
+		if (crossing->device != device)
+			continue;
+		vt_json_begin_object(json, NULL);
+		vt_json_u64(json, "at_ns", crossing->at_ns);
+		vt_json_u64(json, "event", crossing->event);
+		vt_json_u64(json, "live_bytes", crossing->live_bytes);
+		vt_json_string(json, "api", crossing->api);
+		write_snapshot(json, crossing->snapshot, set);
+		vt_json_end_object(json);
+	}
+	vt_json_end_array(json);
+	vt_json_end_object(json);
+}
+
 static void write_failures(struct vt_json *json, const struct vt_snapshot *snapshot, int device,
 			   struct vt_stack_ids *set)
 {
@@ -295,6 +339,7 @@ static void write_totals(struct vt_json *json, const struct vt_report *report,
 			 const struct vt_device_stats *stats, int device, struct vt_stack_ids *set)
 {
 	write_peak(json, stats);
+	write_interval(json, &stats->interval);
 	vt_json_u64(json, "live_at_exit_bytes", stats->live);
 	vt_json_u64(json, "live_at_exit_allocations", stats->live_count);
 	vt_json_u64(json, "allocations", stats->allocs);
@@ -306,6 +351,8 @@ static void write_totals(struct vt_json *json, const struct vt_report *report,
 	write_stacks(json, report, stats, set);
 	write_leaks(json, report, device, set);
 	write_failures(json, report->snapshot, device, set);
+	if (device != VT_HOST_DEVICE)
+		write_watermark(json, report->snapshot, stats, device, set);
 	write_timeline(json, &stats->timeline, report->snapshot->taken_ns);
 }
 

@@ -83,6 +83,7 @@ ABOVE = {
     "report": r"(^|/)(sources|interpose|lifecycle)/",
     "sources": r"(^|/)(interpose|lifecycle)/",
     "interpose": r"(^|/)lifecycle/",
+    "control": r"(^|/)(interpose|lifecycle)/",
 }
 
 

@@ -1,0 +1,405 @@
+/* vramtrace metrics: OpenMetrics text of running traced processes, for
+ * Prometheus: printed once, written for node_exporter's textfile collector
+ * (--textfile), or served on /metrics (--listen). It is the tool that
+ * serves, never the traced process, which only hands out snapshots. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "control_client.h"
+#include "report_file.h"
+
+#define MAX_PROCESSES 4096
+/* Tags per device and process, the rest summed as "other": the series
+ * count stays fixed however many tags a program makes. */
+#define TAG_SERIES 8
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: vramtrace metrics [PID...] [--textfile DIR [--interval S] [--count N]]\n"
+		"       vramtrace metrics [PID...] --listen ADDRESS:PORT\n\n"
+		"OpenMetrics text of the running processes traced by vramtrace (all of this\n"
+		"user's, or those named): live bytes by device and tag (the %d largest tags,\n"
+		"the rest as tag=\"other\"), peak bytes, allocations and failed allocations.\n\n"
+		"Options:\n"
+		"  --textfile DIR    write DIR/vramtrace.prom (atomically) for node_exporter's\n"
+		"                    textfile collector, every --interval seconds\n"
+		"  --interval S      seconds between writes (default 15)\n"
+		"  --count N         stop after N writes (default: never)\n"
+		"  --listen ADDR:PORT  serve /metrics over HTTP, e.g. 127.0.0.1:9464\n"
+		"  -h, --help        show this help\n",
+		TAG_SERIES);
+}
+
+/* A label value as OpenMetrics escapes it. */
+static void label_value(FILE *out, const char *text)
+{
+	for (; text && *text; text++) {
+		if (*text == '\\' || *text == '"')
+			fprintf(out, "\\%c", *text);
+		else if (*text == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*text, out);
+	}
+}
+
+struct series_labels {
+	int64_t gpu;
+	const char *model_name;
+	pid_t pid;
+};
+
+static void labels(FILE *out, const struct series_labels *series, const char *tag)
+{
+	fprintf(out, "{gpu=\"%" PRId64 "\"", series->gpu);
+	if (series->model_name) {
+		fputs(",modelName=\"", out);
+		label_value(out, series->model_name);
+		fputc('"', out);
+	}
+	fprintf(out, ",pid=\"%d\"", (int)series->pid);
+	if (tag) {
+		fputs(",tag=\"", out);
+		label_value(out, tag);
+		fputc('"', out);
+	}
+	fputc('}', out);
+}
+
+struct process {
+	pid_t pid;
+	struct vt_report_file file;
+	char *data;
+};
+
+enum family { LIVE, PEAK, CAPACITY, ALLOCATIONS, FAILED, FAMILIES };
+
+static const struct {
+	const char *name, *type, *unit, *help;
+} families[FAMILIES] = {
+	{"vramtrace_device_live_bytes", "gauge", "bytes",
+	 "Device memory allocated and not yet freed, by tag."},
+	{"vramtrace_device_peak_bytes", "gauge", "bytes",
+	 "The highest device memory allocated at once since the process started."},
+	{"vramtrace_device_capacity_bytes", "gauge", "bytes", "The device's total memory."},
+	{"vramtrace_allocations", "counter", NULL, "Successful device memory allocations."},
+	{"vramtrace_failed_allocations", "counter", NULL, "Allocation calls that failed."},
+};
+
+static int by_live(const void *a, const void *b)
+{
+	int64_t x = (*(const struct vt_tag_row *const *)a)->counters.live_at_exit_bytes;
+	int64_t y = (*(const struct vt_tag_row *const *)b)->counters.live_at_exit_bytes;
+	return (x < y) - (x > y);
+}
+
+static void live_by_tag(FILE *out, const struct vt_owner *device,
+			const struct series_labels *series)
+{
+	const struct vt_tag_row **rows = calloc(device->tag_count + 1, sizeof(*rows));
+	if (!rows)
+		return;
+	for (size_t i = 0; i < device->tag_count; i++)
+		rows[i] = &device->tags[i];
+	qsort(rows, device->tag_count, sizeof(*rows), by_live);
+	int64_t other = 0;
+	for (size_t i = 0; i < device->tag_count; i++) {
+		if (i < TAG_SERIES) {
+			fputs(families[LIVE].name, out);
+			labels(out, series, rows[i]->tag);
+			fprintf(out, " %" PRId64 "\n", rows[i]->counters.live_at_exit_bytes);
+		} else {
+			other += rows[i]->counters.live_at_exit_bytes;
+		}
+	}
+	if (device->tag_count > TAG_SERIES) {
+		fputs(families[LIVE].name, out);
+		labels(out, series, "other");
+		fprintf(out, " %" PRId64 "\n", other);
+	}
+	free(rows);
+}
+
+static void family_samples(FILE *out, enum family family, const struct process *processes,
+			   int count)
+{
+	for (int p = 0; p < count; p++) {
+		const struct vt_report *report = &processes[p].file.report;
+		for (size_t d = 0; d < report->device_count; d++) {
+			const struct vt_owner *device = &report->devices[d];
+			struct series_labels series = {device->ordinal, device->name,
+						       processes[p].pid};
+			if (family == LIVE) {
+				live_by_tag(out, device, &series);
+				continue;
+			}
+			if (family == CAPACITY && !device->capacity_bytes.has)
+				continue;
+			int64_t value = family == PEAK          ? device->peak.bytes
+					: family == CAPACITY    ? device->capacity_bytes.value
+					: family == ALLOCATIONS ? device->allocations
+								: device->failed_allocations;
+			fprintf(out, "%s%s", families[family].name,
+				families[family].unit ? "" : "_total");
+			labels(out, &series, NULL);
+			fprintf(out, " %" PRId64 "\n", value);
+		}
+	}
+}
+
+static void write_metrics(FILE *out, const struct process *processes, int count)
+{
+	for (int f = 0; f < FAMILIES; f++) {
+		fprintf(out, "# TYPE %s %s\n", families[f].name, families[f].type);
+		if (families[f].unit)
+			fprintf(out, "# UNIT %s %s\n", families[f].name, families[f].unit);
+		fprintf(out, "# HELP %s %s\n", families[f].name, families[f].help);
+		family_samples(out, (enum family)f, processes, count);
+	}
+	fputs("# EOF\n", out);
+}
+
+/* Snapshots of the processes named (all of this user's when none): a
+ * process that has ended since is left out with a word on stderr. */
+static int gather(const pid_t *named, int named_count, struct process *processes)
+{
+	static pid_t listed[MAX_PROCESSES];
+	char error[1024];
+	int count = named_count;
+	if (!named_count) {
+		count = vt_control_list(listed, MAX_PROCESSES, error, sizeof(error));
+		if (count < 0) {
+			fprintf(stderr, "vramtrace metrics: %s\n", error);
+			return 0;
+		}
+		named = listed;
+	}
+	int taken = 0;
+	for (int i = 0; i < count; i++) {
+		size_t length;
+		struct process *process = &processes[taken];
+		process->pid = named[i];
+		if (vt_control_snapshot(named[i], false, &process->file, &process->data, &length,
+					error, sizeof(error)))
+			taken++;
+		else
+			fprintf(stderr, "vramtrace metrics: %s\n", error);
+	}
+	return taken;
+}
+
+static void release(struct process *processes, int count)
+{
+	for (int i = 0; i < count; i++) {
+		vt_report_close(&processes[i].file);
+		free(processes[i].data);
+	}
+}
+
+/* The whole text, in memory: for a file written at once or an HTTP body. */
+static char *render(const pid_t *named, int named_count, size_t *length)
+{
+	static struct process processes[MAX_PROCESSES];
+	int count = gather(named, named_count, processes);
+	char *text = NULL;
+	FILE *out = open_memstream(&text, length);
+	if (out) {
+		write_metrics(out, processes, count);
+		fclose(out);
+	}
+	release(processes, count);
+	return text;
+}
+
+static bool write_textfile(const char *directory, const char *text, size_t length)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/vramtrace.prom", directory);
+	struct vt_output output;
+	if (!vt_output_open(&output, path, "metrics"))
+		return false;
+	bool ok = fwrite(text, 1, length, output.stream) == length;
+	return vt_output_commit(&output, "metrics") && ok;
+}
+
+static int textfile_loop(const char *directory, long interval, long count, const pid_t *named,
+			 int named_count)
+{
+	for (long written = 0; count == 0 || written < count; written++) {
+		if (written) {
+			struct timespec pause = {interval, 0};
+			while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+				;
+		}
+		size_t length = 0;
+		char *text = render(named, named_count, &length);
+		bool ok = text && write_textfile(directory, text, length);
+		free(text);
+		if (!ok)
+			return VT_EXIT_FAILED;
+	}
+	return VT_EXIT_OK;
+}
+
+static bool parse_address(const char *text, struct sockaddr_in *address)
+{
+	const char *colon = strrchr(text, ':');
+	char host[64];
+	if (!colon || (size_t)(colon - text) >= sizeof(host))
+		return false;
+	memcpy(host, text, (size_t)(colon - text));
+	host[colon - text] = '\0';
+	char *end;
+	long port = strtol(colon + 1, &end, 10);
+	*address = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	return colon[1] && !*end && port > 0 && port < 65536 &&
+	       inet_pton(AF_INET, host, &address->sin_addr) == 1;
+}
+
+static void send_text(int fd, const char *status, const char *type, const char *body, size_t length)
+{
+	char head[256];
+	int used = snprintf(head, sizeof(head),
+			    "HTTP/1.0 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+			    "Connection: close\r\n\r\n",
+			    status, type, length);
+	send(fd, head, (size_t)used, MSG_NOSIGNAL);
+	for (size_t sent = 0; sent < length;) {
+		ssize_t wrote = send(fd, body + sent, length - sent, MSG_NOSIGNAL);
+		if (wrote <= 0)
+			break;
+		sent += (size_t)wrote;
+	}
+}
+
+/* One request: its first line within two seconds, 8 KiB at most. */
+static void serve_request(int fd, const pid_t *named, int named_count)
+{
+	char request[8192];
+	size_t used = 0;
+	while (used < sizeof(request) - 1 && !memmem(request, used, "\r\n\r\n", 4)) {
+		struct pollfd ready = {fd, POLLIN, 0};
+		if (poll(&ready, 1, 2000) <= 0)
+			return;
+		ssize_t got = recv(fd, request + used, sizeof(request) - 1 - used, 0);
+		if (got <= 0)
+			return;
+		used += (size_t)got;
+	}
+	request[used] = '\0';
+	if (strncmp(request, "GET /metrics ", 13) != 0 &&
+	    strncmp(request, "GET /metrics?", 13) != 0) {
+		static const char missing[] = "vramtrace serves /metrics only\n";
+		send_text(fd, "404 Not Found", "text/plain", missing, sizeof(missing) - 1);
+		return;
+	}
+	size_t length = 0;
+	char *text = render(named, named_count, &length);
+	send_text(fd, "200 OK", "application/openmetrics-text; version=1.0.0; charset=utf-8",
+		  text ? text : "", text ? length : 0);
+	free(text);
+}
+
+static int listen_loop(const char *where, const pid_t *named, int named_count)
+{
+	struct sockaddr_in address;
+	if (!parse_address(where, &address)) {
+		fprintf(stderr,
+			"vramtrace metrics: --listen '%s' is not ADDRESS:PORT, like "
+			"127.0.0.1:9464\n",
+			where);
+		return VT_EXIT_BAD_INPUT;
+	}
+	int server = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int yes = 1;
+	setsockopt(server, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+	if (server < 0 || bind(server, (struct sockaddr *)&address, sizeof(address)) != 0 ||
+	    listen(server, 16) != 0) {
+		fprintf(stderr, "vramtrace metrics: cannot listen on %s: %s\n", where,
+			strerror(errno));
+		return VT_EXIT_FAILED;
+	}
+	fprintf(stderr, "vramtrace metrics: serving http://%s/metrics\n", where);
+	for (;;) {
+		int client = accept4(server, NULL, NULL, SOCK_CLOEXEC);
+		if (client < 0)
+			continue;
+		serve_request(client, named, named_count);
+		close(client);
+	}
+}
+
+int vt_command_metrics(int argc, char **argv)
+{
+	static const struct option long_options[] = {
+		{"textfile", required_argument, NULL, 't'},
+		{"interval", required_argument, NULL, 'i'},
+		{"count", required_argument, NULL, 'c'},
+		{"listen", required_argument, NULL, 'l'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *textfile = NULL, *listen_at = NULL;
+	long interval = 15, count = 0;
+	opterr = 0;
+	optind = 1;
+	for (int c; (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
+		bool ok = true;
+		switch (c) {
+		case 't': textfile = optarg; break;
+		case 'l': listen_at = optarg; break;
+		case 'i':
+			ok = vt_parse_count_option("metrics", "--interval", optarg, 1, 86400,
+						   &interval);
+			break;
+		case 'c':
+			ok = vt_parse_count_option("metrics", "--count", optarg, 0, 1000000000,
+						   &count);
+			break;
+		case 'h': usage(stdout); return VT_EXIT_OK;
+		default:
+			fprintf(stderr,
+				"vramtrace metrics: unknown or incomplete option '%s' (see "
+				"vramtrace metrics --help)\n",
+				argv[optind - 1]);
+			return VT_EXIT_BAD_INPUT;
+		}
+		if (!ok)
+			return VT_EXIT_BAD_INPUT;
+	}
+	int named_count = argc - optind;
+	if (named_count > MAX_PROCESSES || (textfile && listen_at)) {
+		fprintf(stderr, "vramtrace metrics: %s\n",
+			textfile && listen_at ? "give --textfile or --listen, not both"
+					      : "too many process ids");
+		return VT_EXIT_BAD_INPUT;
+	}
+	static pid_t named[MAX_PROCESSES];
+	for (int i = 0; i < named_count; i++)
+		if (!vt_parse_pid("metrics", argv[optind + i], &named[i]))
+			return VT_EXIT_BAD_INPUT;
+	signal(SIGPIPE, SIG_IGN);
+	if (listen_at)
+		return listen_loop(listen_at, named, named_count);
+	if (textfile)
+		return textfile_loop(textfile, interval, count, named, named_count);
+	size_t length = 0;
+	char *text = render(named, named_count, &length);
+	bool ok = text && fwrite(text, 1, length, stdout) == length && fflush(stdout) == 0;
+	free(text);
+	return ok ? VT_EXIT_OK : VT_EXIT_FAILED;
+}

@@ -1,0 +1,88 @@
+/* vramtrace ps: the processes of this user traced by vramtrace now, each
+ * with its devices' live and peak bytes, from a snapshot of each. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "control_client.h"
+#include "formats.h"
+#include "report_file.h"
+
+#define MAX_PROCESSES 4096
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: vramtrace ps\n\n"
+		     "Lists the running processes of this user traced by vramtrace, with their\n"
+		     "devices' live and peak bytes now. Sockets left by processes that ended\n"
+		     "without a word (SIGKILL) are removed.\n\n"
+		     "Options:\n  -h, --help  show this help\n");
+}
+
+/* The command line, its words separated by spaces, cut with an ellipsis. */
+static void command_text(const struct vt_run *run, char *out, size_t size)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < run->command_count && used + 1 < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s", i ? " " : "",
+					 run->command[i]);
+	if (used >= size - 1 && size > 4)
+		strcpy(out + size - 4, "...");
+}
+
+static void print_row(pid_t pid, const struct vt_report *report)
+{
+	char command[61], live_text[32], peak_text[32], devices[64] = "";
+	int64_t live = 0, peak = 0;
+	size_t used = 0;
+	for (size_t i = 0; i < report->device_count; i++) {
+		const struct vt_owner *device = &report->devices[i];
+		live += device->live_at_exit_bytes;
+		peak = device->peak.bytes > peak ? device->peak.bytes : peak;
+		if (used < sizeof(devices))
+			used += (size_t)snprintf(devices + used, sizeof(devices) - used,
+						 "%s%" PRId64, i ? "," : "", device->ordinal);
+	}
+	command_text(&report->run, command, sizeof(command));
+	printf("%-8d %-8s %12s %12s  %s\n", (int)pid, report->device_count ? devices : "-",
+	       vt_human(live, live_text, sizeof(live_text)),
+	       vt_human(peak, peak_text, sizeof(peak_text)), command);
+}
+
+int vt_command_ps(int argc, char **argv)
+{
+	if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		usage(stdout);
+		return VT_EXIT_OK;
+	}
+	if (argc != 1) {
+		fprintf(stderr, "vramtrace ps: takes no arguments (see vramtrace ps --help)\n");
+		return VT_EXIT_BAD_INPUT;
+	}
+	static pid_t pids[MAX_PROCESSES];
+	char error[1024];
+	int count = vt_control_list(pids, MAX_PROCESSES, error, sizeof(error));
+	if (count < 0) {
+		fprintf(stderr, "vramtrace ps: %s\n", error);
+		return VT_EXIT_FAILED;
+	}
+	printf("%-8s %-8s %12s %12s  %s\n", "PID", "DEVICES", "LIVE", "PEAK", "COMMAND");
+	for (int i = 0; i < count; i++) {
+		struct vt_report_file report;
+		char *data = NULL;
+		size_t length;
+		if (!vt_control_snapshot(pids[i], false, &report, &data, &length, error,
+					 sizeof(error))) {
+			fprintf(stderr, "vramtrace ps: %s\n", error);
+			continue;
+		}
+		print_row(pids[i], &report.report);
+		vt_report_close(&report);
+		free(data);
+	}
+	return VT_EXIT_OK;
+}

@@ -1,0 +1,342 @@
+/* vramtrace top PID: a live view of a traced process's GPU memory, one
+ * snapshot a second: per device live, peak and capacity with a sparkline
+ * of the last minutes, the tags and the stacks holding most now, and the
+ * failures so far. Keys: d next device, s sort by live or by peak, p pause,
+ * q quit. --once prints one plain-text view, for scripts. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "control_client.h"
+#include "formats.h"
+#include "report_file.h"
+
+#define HISTORY     64 /* sparkline points: a minute at the default interval */
+#define MAX_DEVICES 64
+
+struct view {
+	pid_t pid;
+	long interval_ms;
+	bool once, color, by_peak, paused;
+	size_t device; /* index among the report's devices */
+	int rows, columns;
+	/* Live bytes per device ordinal, oldest first. */
+	int64_t history[MAX_DEVICES][HISTORY];
+	unsigned history_count[MAX_DEVICES];
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: vramtrace top PID [--interval S] [--once]\n\n"
+		     "A live view of a process traced by vramtrace: per device live, peak and\n"
+		     "capacity with a sparkline, the tags and the stacks holding most, and the\n"
+		     "failed allocations so far.\n\n"
+		     "Keys: d next device, s sort tags by live or by peak, p pause, q quit.\n\n"
+		     "Options:\n"
+		     "  --interval S  seconds between refreshes, from 0.1 (default 1)\n"
+		     "  --once        print one view as plain text and exit\n"
+		     "  -h, --help    show this help\n");
+}
+
+static void remember(struct view *view, const struct vt_report *report)
+{
+	for (size_t i = 0; i < report->device_count; i++) {
+		int64_t ordinal = report->devices[i].ordinal;
+		if (ordinal < 0 || ordinal >= MAX_DEVICES)
+			continue;
+		unsigned *count = &view->history_count[ordinal];
+		int64_t *points = view->history[ordinal];
+		if (*count == HISTORY)
+			memmove(points, points + 1, (HISTORY - 1) * sizeof(*points));
+		else
+			(*count)++;
+		points[*count - 1] = report->devices[i].live_at_exit_bytes;
+	}
+}
+
+/* Eight levels of block, scaled to capacity (or the highest point); plain
+ * digits 0-8 where the terminal cannot show them. */
+static void sparkline(FILE *out, const struct view *view, const struct vt_owner *device, int width)
+{
+	static const char *const blocks[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+	int64_t ordinal = device->ordinal;
+	if (ordinal < 0 || ordinal >= MAX_DEVICES)
+		return;
+	unsigned count = view->history_count[ordinal];
+	unsigned first = count > (unsigned)width ? count - (unsigned)width : 0;
+	int64_t top = device->capacity_bytes.has ? device->capacity_bytes.value : 0;
+	for (unsigned i = first; i < count; i++)
+		top = view->history[ordinal][i] > top ? view->history[ordinal][i] : top;
+	for (unsigned i = first; i < count; i++) {
+		int level = top ? (int)((view->history[ordinal][i] * 8 + top - 1) / top) : 0;
+		if (view->once)
+			fputc('0' + level, out);
+		else
+			fputs(blocks[level], out);
+	}
+}
+
+static int by_live(const void *a, const void *b)
+{
+	int64_t x = (*(const struct vt_tag_row *const *)a)->counters.live_at_exit_bytes;
+	int64_t y = (*(const struct vt_tag_row *const *)b)->counters.live_at_exit_bytes;
+	return (x < y) - (x > y);
+}
+
+static int by_peak(const void *a, const void *b)
+{
+	int64_t x = (*(const struct vt_tag_row *const *)a)->counters.peak_bytes;
+	int64_t y = (*(const struct vt_tag_row *const *)b)->counters.peak_bytes;
+	return (x < y) - (x > y);
+}
+
+/* The innermost frame that is not CUDA's or start-up plumbing. */
+static const char *stack_place(const struct vt_report *report, const struct vt_leak *leak,
+			       char *buf, size_t size)
+{
+	const struct vt_stack_frames *stack =
+		leak->stack.has ? vt_report_stack(report, leak->stack.value) : NULL;
+	for (size_t i = 0; stack && i < stack->count; i++)
+		if (!vt_frame_is_plumbing(stack->frames[i]))
+			return vt_frame_label(stack->frames[i], buf, size);
+	snprintf(buf, size, "%s", leak->stack.has ? "(no frame outside CUDA)" : "(stacks off)");
+	return buf;
+}
+
+static void tags_section(FILE *out, const struct view *view, const struct vt_owner *device,
+			 int rows)
+{
+	const struct vt_tag_row **sorted = calloc(device->tag_count + 1, sizeof(*sorted));
+	if (!sorted)
+		return;
+	for (size_t i = 0; i < device->tag_count; i++)
+		sorted[i] = &device->tags[i];
+	qsort(sorted, device->tag_count, sizeof(*sorted), view->by_peak ? by_peak : by_live);
+	fprintf(out, "\n%-32s %12s %12s %8s\n", view->by_peak ? "TAG (by peak)" : "TAG (by live)",
+		"LIVE", "PEAK", "ALLOCS");
+	for (size_t i = 0; i < device->tag_count && (int)i < rows; i++) {
+		char live[32], peak[32];
+		fprintf(out, "%-32.32s %12s %12s %8" PRId64 "\n", sorted[i]->tag,
+			vt_human(sorted[i]->counters.live_at_exit_bytes, live, sizeof(live)),
+			vt_human(sorted[i]->counters.peak_bytes, peak, sizeof(peak)),
+			sorted[i]->counters.allocations);
+	}
+	free(sorted);
+}
+
+static void stacks_section(FILE *out, const struct vt_report *report, const struct vt_owner *device,
+			   int rows, int columns)
+{
+	fprintf(out, "\n%12s %6s  %-16s %s\n", "LIVE", "COUNT", "TAG", "WHERE");
+	for (size_t i = 0; i < device->leak_count && (int)i < rows; i++) {
+		const struct vt_leak *leak = &device->leaks[i];
+		char live[32], place[512];
+		int room = columns - 38 > 10 ? columns - 38 : 10;
+		fprintf(out, "%12s %6" PRId64 "  %-16.16s %.*s\n",
+			vt_human(leak->bytes, live, sizeof(live)), leak->count, leak->tag, room,
+			stack_place(report, leak, place, sizeof(place)));
+	}
+}
+
+static void device_header(FILE *out, const struct view *view, const struct vt_owner *device)
+{
+	char live[32], peak[32], capacity[32];
+	fprintf(out, "device %" PRId64 " (%s): live %s", device->ordinal,
+		device->name ? device->name : "unnamed",
+		vt_human(device->live_at_exit_bytes, live, sizeof(live)));
+	if (device->capacity_bytes.has)
+		fprintf(out, " of %s (%.1f%%)",
+			vt_human(device->capacity_bytes.value, capacity, sizeof(capacity)),
+			device->capacity_bytes.value ? 100.0 * (double)device->live_at_exit_bytes /
+							       (double)device->capacity_bytes.value
+						     : 0.0);
+	fprintf(out, ", peak %s, %" PRId64 " failed allocation%s\n",
+		vt_human(device->peak.bytes, peak, sizeof(peak)), device->failed_allocations,
+		device->failed_allocations == 1 ? "" : "s");
+	fputs("  ", out);
+	sparkline(out, view, device, view->columns - 4 < HISTORY ? view->columns - 4 : HISTORY);
+	fputc('\n', out);
+}
+
+static void draw(FILE *out, struct view *view, const struct vt_report *report)
+{
+	if (!view->once)
+		fputs("\033[H\033[2J", out);
+	char command[256] = "";
+	for (size_t i = 0, used = 0; i < report->run.command_count && used < sizeof(command); i++)
+		used += (size_t)snprintf(command + used, sizeof(command) - used, "%s%s",
+					 i ? " " : "", report->run.command[i]);
+	fprintf(out, "vramtrace top: pid %d  %.*s%s\n", (int)view->pid, view->columns - 30, command,
+		view->paused ? "  [paused]" : "");
+	if (!report->device_count) {
+		fputs("no GPU memory allocated yet\n", out);
+		return;
+	}
+	if (view->device >= report->device_count)
+		view->device = 0;
+	const struct vt_owner *device = &report->devices[view->device];
+	device_header(out, view, device);
+	int room = view->rows - 8;
+	tags_section(out, view, device, room / 2 > 3 ? room / 2 : 3);
+	stacks_section(out, report, device, room - room / 2 > 3 ? room - room / 2 : 3,
+		       view->columns);
+	if (!view->once)
+		fputs("\nd device  s sort  p pause  q quit", out);
+}
+
+static bool refresh(struct view *view)
+{
+	struct vt_report_file file;
+	char *data = NULL, error[1024];
+	size_t length;
+	if (!vt_control_snapshot(view->pid, false, &file, &data, &length, error, sizeof(error))) {
+		fprintf(stderr, "%svramtrace top: %s\n", view->once ? "" : "\r\n", error);
+		return false;
+	}
+	remember(view, &file.report);
+	draw(stdout, view, &file.report);
+	fflush(stdout);
+	vt_report_close(&file);
+	free(data);
+	return true;
+}
+
+static struct termios saved_terminal;
+static bool terminal_raw;
+
+static void restore_terminal(void)
+{
+	if (terminal_raw) {
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_terminal);
+		fputs("\033[?25h\n", stdout);
+		fflush(stdout);
+		terminal_raw = false;
+	}
+}
+
+static void on_signal(int signal_number)
+{
+	(void)signal_number;
+	restore_terminal();
+	_exit(VT_EXIT_OK);
+}
+
+static void raw_terminal(void)
+{
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_terminal) != 0)
+		return;
+	struct termios raw = saved_terminal;
+	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	raw.c_cc[VMIN] = 0;
+	raw.c_cc[VTIME] = 0;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0) {
+		terminal_raw = true;
+		atexit(restore_terminal);
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		fputs("\033[?25l", stdout);
+	}
+}
+
+/* Waits one interval for a key; false when the view should end. */
+static bool wait_key(struct view *view)
+{
+	struct pollfd ready = {STDIN_FILENO, POLLIN, 0};
+	if (poll(&ready, 1, (int)view->interval_ms) <= 0)
+		return true;
+	char key;
+	if (read(STDIN_FILENO, &key, 1) != 1)
+		return true;
+	switch (key) {
+	case 'q': return false;
+	case 'd': view->device++; break;
+	case 's': view->by_peak = !view->by_peak; break;
+	case 'p': view->paused = !view->paused; break;
+	default: break;
+	}
+	return true;
+}
+
+static void terminal_size(struct view *view)
+{
+	struct winsize size;
+	view->rows = 24;
+	view->columns = 80;
+	if (!view->once && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_row) {
+		view->rows = size.ws_row;
+		view->columns = size.ws_col;
+	}
+}
+
+static bool parse_interval(const char *text, long *milliseconds)
+{
+	char *end;
+	errno = 0;
+	double seconds = strtod(text, &end);
+	if (end == text || *end || errno || !(seconds >= 0.1 && seconds <= 3600)) {
+		fprintf(stderr, "vramtrace top: --interval '%s' is not seconds from 0.1 to 3600\n",
+			text);
+		return false;
+	}
+	*milliseconds = (long)(seconds * 1000);
+	return true;
+}
+
+int vt_command_top(int argc, char **argv)
+{
+	static const struct option long_options[] = {
+		{"interval", required_argument, NULL, 'i'},
+		{"once", no_argument, NULL, '1'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	static struct view view = {.interval_ms = 1000};
+	opterr = 0;
+	optind = 1;
+	for (int c; (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
+		switch (c) {
+		case 'i':
+			if (!parse_interval(optarg, &view.interval_ms))
+				return VT_EXIT_BAD_INPUT;
+			break;
+		case '1': view.once = true; break;
+		case 'h': usage(stdout); return VT_EXIT_OK;
+		default:
+			fprintf(stderr,
+				"vramtrace top: unknown or incomplete option '%s' (see vramtrace "
+				"top --help)\n",
+				argv[optind - 1]);
+			return VT_EXIT_BAD_INPUT;
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "vramtrace top: give one process id (see vramtrace ps)\n");
+		return VT_EXIT_BAD_INPUT;
+	}
+	if (!vt_parse_pid("top", argv[optind], &view.pid))
+		return VT_EXIT_BAD_INPUT;
+	view.once = view.once || !isatty(STDOUT_FILENO);
+	terminal_size(&view);
+	if (view.once)
+		return refresh(&view) ? VT_EXIT_OK : VT_EXIT_FAILED;
+	raw_terminal();
+	for (bool first = true;; first = false) {
+		terminal_size(&view);
+		if ((first || !view.paused) && !refresh(&view))
+			return VT_EXIT_FAILED;
+		if (!wait_key(&view))
+			break;
+	}
+	restore_terminal();
+	return VT_EXIT_OK;
+}

@@ -1,0 +1,31 @@
+/* The tool's side of the control endpoint (lib/control/endpoint.h): finds
+ * the traced processes of this user and asks one for a report of this
+ * moment. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The largest answer read: a report is never larger (report_file.h). */
+#define VT_CONTROL_ANSWER_MAX (256u << 20)
+
+/* The pids with a live control socket, ascending, at most max; stale
+ * sockets (no process listening) are removed. Returns how many, or -1 with
+ * error set when the directory cannot be read. */
+int vt_control_list(pid_t *pids, int max, char *error, size_t size);
+
+/* Sends request to pid and reads the whole answer into *data (malloc'd,
+ * NUL-terminated); false with a one-line reason in error. */
+bool vt_control_ask(pid_t pid, const char *request, char **data, size_t *length, char *error,
+		    size_t size);
+
+struct vt_report_file;
+
+/* A report of this moment from pid, checked and loaded into out (close it
+ * with vt_report_close and free *data); false with a reason in error. */
+bool vt_control_snapshot(pid_t pid, bool reset_peak, struct vt_report_file *out, char **data,
+			 size_t *length, char *error, size_t size);
+
+/* "123" as a pid, with a clear error naming the command. */
+bool vt_parse_pid(const char *command, const char *text, pid_t *pid);
