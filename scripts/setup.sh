@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
 packages="gcc g++ meson ninja-build pkg-config uthash-dev libcriterion-dev libjansson-dev binutils
 	clang-format git libunwind-dev libdw-dev python3"
-[ "${1:-}" = "--tests" ] && packages="$packages chromium bsdutils valgrind python3-pytest python3-selenium chromium-driver"
+[ "${1:-}" = "--tests" ] && packages="$packages chromium bsdutils valgrind python3-pytest python3-selenium chromium-driver python3-prometheus-client"
 
 missing=""
 for package in $packages; do

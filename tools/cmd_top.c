@@ -160,7 +160,7 @@ static void device_header(FILE *out, const struct view *view, const struct vt_ow
 			device->capacity_bytes.value ? 100.0 * (double)device->live_at_exit_bytes /
 							       (double)device->capacity_bytes.value
 						     : 0.0);
-	fprintf(out, ", peak %s, %" PRId64 " failed allocation%s\n",
+	fprintf(out, "\n  peak %s, %" PRId64 " failed allocation%s\n",
 		vt_human(device->peak.bytes, peak, sizeof(peak)), device->failed_allocations,
 		device->failed_allocations == 1 ? "" : "s");
 	fputs("  ", out);
@@ -170,8 +170,6 @@ static void device_header(FILE *out, const struct view *view, const struct vt_ow
 
 static void draw(FILE *out, struct view *view, const struct vt_report *report)
 {
-	if (!view->once)
-		fputs("\033[H\033[2J", out);
 	char command[256] = "";
 	for (size_t i = 0, used = 0; i < report->run.command_count && used < sizeof(command); i++)
 		used += (size_t)snprintf(command + used, sizeof(command) - used, "%s%s",
@@ -194,6 +192,23 @@ static void draw(FILE *out, struct view *view, const struct vt_report *report)
 		fputs("\nd device  s sort  p pause  q quit", out);
 }
 
+/* text with every line cut to the terminal's width, counting characters
+ * (the sparkline's blocks are several bytes each). */
+static void print_cut(const char *text, int columns)
+{
+	int column = 0;
+	for (const char *at = text; *at; at++) {
+		if (*at == '\n') {
+			column = 0;
+		} else if (((unsigned char)*at & 0xc0) != 0x80 && ++column > columns) {
+			continue;
+		} else if (column > columns) {
+			continue;
+		}
+		putchar(*at);
+	}
+}
+
 static bool refresh(struct view *view)
 {
 	struct vt_report_file file;
@@ -204,7 +219,17 @@ static bool refresh(struct view *view)
 		return false;
 	}
 	remember(view, &file.report);
-	draw(stdout, view, &file.report);
+	char *text = NULL;
+	size_t size = 0;
+	FILE *screen = open_memstream(&text, &size);
+	if (screen) {
+		draw(screen, view, &file.report);
+		fclose(screen);
+		if (!view->once)
+			fputs("\033[H\033[2J", stdout);
+		print_cut(text, view->columns);
+		free(text);
+	}
 	fflush(stdout);
 	vt_report_close(&file);
 	free(data);

@@ -3,11 +3,13 @@
  *   alloc BYTES TAG   cudaMalloc under that tag (the allocation's index
  *                     counts from 0)
  *   free INDEX        cudaFree of that allocation
- *   exit CODE         returns CODE from main */
+ *   exit CODE         returns CODE from main
+ *   exec              replaces itself with /bin/true */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vramtrace.h"
 
@@ -34,6 +36,8 @@ int main(void)
 			cudaFree(allocations[index]);
 		} else if (sscanf(line, "exit %d", &code) == 1) {
 			return code;
+		} else if (strcmp(line, "exec\n") == 0) {
+			execl("/bin/true", "true", (char *)NULL);
 		}
 		printf("ok\n");
 		fflush(stdout);
