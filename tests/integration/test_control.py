@@ -33,7 +33,7 @@ class Target:
         env.update(extra_env or {})
         self.process = subprocess.Popen(
             [TOOL, "run", "--simulate", "--", TARGET], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True, cwd=self.dir)
         assert self.process.stdout.readline() == "ready\n"
         self.pid = traced_pids(runtime_dir, known)[0]
 
@@ -390,6 +390,45 @@ class ControlTest(unittest.TestCase):
                     os.kill(target.pid, getattr(signal, ending))
                     target.process.wait(timeout=60)
                 self.assertEqual(os.listdir(socket_dir(self.runtime)), [])
+
+    def test_a_fork_child_answers_on_its_own_socket(self):
+        target = self.start()
+        target.step("alloc 2097152 parent")
+        target.step("fork")
+        child = traced_pids(self.runtime, {target.pid})[0]
+        self.assertEqual(device0(snapshot(self.runtime, child))["live_at_exit_bytes"], MiB)
+        self.assertEqual(device0(snapshot(self.runtime, target.pid))["live_at_exit_bytes"],
+                         2 * MiB)
+        deadline = time.time() + 20
+        while os.path.exists(os.path.join(socket_dir(self.runtime), f"{child}.sock")):
+            self.assertLess(time.time(), deadline, "the child's socket stayed")
+            time.sleep(0.05)
+        self.assertEqual(os.listdir(socket_dir(self.runtime)), [f"{target.pid}.sock"])
+        self.assertEqual(target.finish(0)[0], 0)
+
+    def test_a_program_that_closes_every_descriptor_keeps_its_files(self):
+        target = self.start()
+        self.assertEqual(target.step("closefds"), "fd 3 ok\n")
+        with open(os.path.join(target.dir, "closefds.txt")) as f:
+            self.assertEqual(f.read(), "daemon")
+        deadline = time.time() + 20
+        while os.listdir(socket_dir(self.runtime)):
+            self.assertLess(time.time(), deadline, "the socket stayed")
+            time.sleep(0.05)
+        status, _, err = target.finish(0)
+        self.assertEqual(status, 0)
+        self.assertIn("the control endpoint is off", err)
+
+    def test_few_descriptors_leave_the_endpoint_off(self):
+        env = dict(os.environ, XDG_RUNTIME_DIR=self.runtime, VRAMTRACE_SUMMARY="0",
+                   VRAMTRACE_OUTPUT=os.path.join(self.runtime, "r.json"))
+        import resource
+        result = subprocess.run(
+            [TOOL, "run", "--simulate", "--", TARGET], input="alloc 4096 w\nexit 0\n",
+            capture_output=True, text=True, env=env, timeout=60,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)))
+        self.assertEqual((result.returncode, result.stdout), (0, "ready\nok\n"))
+        self.assertFalse(os.path.exists(socket_dir(self.runtime)))
 
     def test_control_off(self):
         env = dict(os.environ, XDG_RUNTIME_DIR=self.runtime, VRAMTRACE_SUMMARY="0",

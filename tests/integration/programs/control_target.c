@@ -4,16 +4,41 @@
  *                     counts from 0)
  *   free INDEX        cudaFree of that allocation
  *   exit CODE         returns CODE from main
- *   exec              replaces itself with /bin/true */
+ *   exec              replaces itself with /bin/true
+ *   fork              a child that allocates 1 MiB, waits a second, exits
+ *   closefds          closes every descriptor from 3 up, then writes a
+ *                     file of its own, closefds.txt, and reads it back */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vramtrace.h"
 
 #define MAX_ALLOCATIONS 1024
+
+static void forked_child(void)
+{
+	void *memory;
+	cudaMalloc(&memory, 1 << 20);
+	sleep(1);
+	exit(cudaFree(memory) == cudaSuccess ? 0 : 1);
+}
+
+/* As a daemon does: then its own file, which must hold what it wrote. */
+static int close_and_reopen(void)
+{
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	int file = open("closefds.txt", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	char back[6] = "";
+	int ok = file >= 0 && write(file, "daemon", 6) == 6 && lseek(file, 0, SEEK_SET) == 0 &&
+		 read(file, back, 6) == 6 && memcmp(back, "daemon", 6) == 0;
+	return ok ? file : -1;
+}
 
 int main(void)
 {
@@ -38,6 +63,11 @@ int main(void)
 			return code;
 		} else if (strcmp(line, "exec\n") == 0) {
 			execl("/bin/true", "true", (char *)NULL);
+		} else if (strcmp(line, "fork\n") == 0) {
+			if (fork() == 0)
+				forked_child();
+		} else if (strcmp(line, "closefds\n") == 0) {
+			printf("fd %d ", close_and_reopen());
 		}
 		printf("ok\n");
 		fflush(stdout);
