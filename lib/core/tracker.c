@@ -16,6 +16,7 @@ void vt_tracker_init(struct vt_tracker *tracker, const struct vt_tracker_options
 	for (int i = 0; i <= VT_MAX_DEVICES; i++) {
 		vt_lock_init(&tracker->slots[i].lock);
 		vt_ledger_init(&tracker->slots[i].ledger);
+		tracker->slots[i].stats.levels_above = UINT64_MAX;
 	}
 	pthread_mutex_init(&tracker->failures_lock, NULL);
 }
@@ -221,6 +222,31 @@ static void cross_watermark(struct vt_tracker *tracker, struct vt_device_slot *s
 		tracker->options.on_watermark(crossing.device, stats->live, stats->watermark_high);
 }
 
+/* The levels the common paths compare live bytes with, from the peak
+ * interval's and the watermark's state. */
+static void watch_levels(struct vt_device_stats *stats)
+{
+	uint64_t interval = stats->interval.open ? stats->interval.peak : UINT64_MAX;
+	uint64_t watermark = stats->watermark_armed ? stats->watermark_high - 1 : UINT64_MAX;
+	stats->levels_above = interval < watermark ? interval : watermark;
+	stats->rearm_below =
+		stats->watermark_high && !stats->watermark_armed ? stats->watermark_low : 0;
+}
+
+/* Called with the device locked: live bytes passed a level. */
+static void note_levels(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			const struct vt_event *event)
+{
+	struct vt_device_stats *stats = &slot->stats;
+	if (stats->interval.open && stats->live > stats->interval.peak) {
+		stats->interval.peak = stats->live;
+		stats->interval.peak_ns = tracker->options.clock() - tracker->start_ns;
+	}
+	if (stats->watermark_armed && stats->live >= stats->watermark_high)
+		cross_watermark(tracker, slot, event);
+	watch_levels(stats);
+}
+
 /* Called with the device locked, after an event that may have raised its
  * bytes: the device's peak, an open window's peak, the open row. */
 static void after_growth(struct vt_tracker *tracker, struct vt_device_slot *slot,
@@ -229,12 +255,8 @@ static void after_growth(struct vt_tracker *tracker, struct vt_device_slot *slot
 	struct vt_device_stats *stats = &slot->stats;
 	if (stats->live > stats->peak)
 		take_peak(tracker, slot, event);
-	if (stats->interval.open && stats->live > stats->interval.peak) {
-		stats->interval.peak = stats->live;
-		stats->interval.peak_ns = tracker->options.clock() - tracker->start_ns;
-	}
-	if (stats->watermark_armed && stats->live >= stats->watermark_high)
-		cross_watermark(tracker, slot, event);
+	if (stats->live > stats->levels_above)
+		note_levels(tracker, slot, event);
 	note_window(stats);
 	vt_timeline_after(&stats->timeline, stats->live);
 }
@@ -279,8 +301,10 @@ static void count_free(struct vt_tracker *tracker, struct vt_device_stats *stats
 	stats->live -= allocation->bytes;
 	stats->live_count--;
 	stats->frees++;
-	if (stats->watermark_high && !stats->watermark_armed && stats->live < stats->watermark_low)
+	if (stats->live < stats->rearm_below) {
 		stats->watermark_armed = true;
+		watch_levels(stats);
+	}
 	vt_timeline_after(&stats->timeline, stats->live);
 }
 
@@ -652,6 +676,7 @@ void vt_tracker_set_watermark(struct vt_tracker *tracker, int device, uint64_t h
 	slot->stats.watermark_high = high;
 	slot->stats.watermark_low = low < high ? low : high;
 	slot->stats.watermark_armed = high && slot->stats.live < high;
+	watch_levels(&slot->stats);
 	vt_lock_give(&slot->lock);
 }
 
@@ -662,6 +687,7 @@ void vt_tracker_reset_interval(struct vt_tracker *tracker)
 		struct vt_device_slot *slot = &tracker->slots[d];
 		vt_lock_take(&slot->lock);
 		slot->stats.interval = (struct vt_interval){true, now, slot->stats.live, now};
+		watch_levels(&slot->stats);
 		vt_lock_give(&slot->lock);
 	}
 }

@@ -53,6 +53,11 @@ struct vt_device_stats {
 	uint64_t allocs;
 	uint64_t frees;
 	uint64_t bytes_allocated;
+	/* Live bytes above this make the peak interval or the watermark look
+	 * (UINT64_MAX when neither watches); below rearm_below after a free,
+	 * the watermark re-arms (0 unless it waits to). One comparison each
+	 * on the common paths. */
+	uint64_t levels_above, rearm_below;
 	struct vt_counter_array tags;
 	struct vt_counter_array stacks;
 	struct vt_timeline timeline;
