@@ -163,6 +163,7 @@ static void device_header(FILE *out, const struct view *view, const struct vt_ow
 	fprintf(out, "\n  peak %s, %" PRId64 " failed allocation%s\n",
 		vt_human(device->peak.bytes, peak, sizeof(peak)), device->failed_allocations,
 		device->failed_allocations == 1 ? "" : "s");
+	vt_print_levels(out, device, "  ");
 	fputs("  ", out);
 	sparkline(out, view, device, view->columns - 4 < HISTORY ? view->columns - 4 : HISTORY);
 	fputc('\n', out);

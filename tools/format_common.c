@@ -79,3 +79,27 @@ void vt_print_safe(FILE *out, const char *text)
 			fputc(*c, out);
 	}
 }
+
+void vt_print_levels(FILE *out, const struct vt_owner *device, const char *indent)
+{
+	char size[32], low[32], live[32];
+	const struct vt_peak_since_reset *interval = &device->since_reset;
+	if (interval->present)
+		fprintf(out, "%speak since reset %s at %.3f s (reset at %.3f s)\n", indent,
+			vt_human(interval->bytes, size, sizeof(size)),
+			(double)interval->at_ns / 1e9, (double)interval->since_ns / 1e9);
+	const struct vt_watermark *mark = &device->watermark;
+	if (!mark->present)
+		return;
+	fprintf(out, "%swatermark %s (re-arms below %s): ", indent,
+		vt_human(mark->high_bytes, size, sizeof(size)),
+		vt_human(mark->low_bytes, low, sizeof(low)));
+	if (!mark->crossing_count) {
+		fputs("not reached\n", out);
+		return;
+	}
+	const struct vt_crossing *last = &mark->crossings[mark->crossing_count - 1];
+	fprintf(out, "reached %zu time%s, last at %.3f s with %s live\n", mark->crossing_count,
+		mark->crossing_count == 1 ? "" : "s", (double)last->at_ns / 1e9,
+		vt_human(last->live_bytes, live, sizeof(live)));
+}

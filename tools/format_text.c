@@ -244,7 +244,9 @@ static void totals(const struct text *t, const struct vt_owner *owner, bool is_d
 		peak->bytes);
 	if (peak->bytes)
 		fprintf(t->out, " at %.3f s by %s", (double)peak->at_ns / 1e9, or (peak->api, "?"));
-	fprintf(t->out, "\n  %skinds at the peak:%s\n", bold(t), plain(t));
+	fputc('\n', t->out);
+	vt_print_levels(t->out, owner, "  ");
+	fprintf(t->out, "  %skinds at the peak:%s\n", bold(t), plain(t));
 	for (size_t i = 0; i < owner->kind_count; i++)
 		counter_row(t, owner->kinds[i].kind, &owner->kinds[i].counters, peak->bytes);
 	if (owner->tag_count) {

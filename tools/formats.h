@@ -56,5 +56,8 @@ bool vt_device_selected(const struct vt_owner *device, const struct vt_format_op
 /* A copy of the report's document with the selected devices alone. */
 json_t *vt_selected_document(const struct vt_report *report,
 			     const struct vt_format_options *options);
+/* A running process's levels, a line each where the report has them: the
+ * peak since `snapshot --reset-peak`, and VRAMTRACE_WATERMARK's crossings. */
+void vt_print_levels(FILE *out, const struct vt_owner *device, const char *indent);
 /* A JSON document, indented, in its own order. */
 void vt_print_json(json_t *document, FILE *out);

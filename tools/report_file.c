@@ -198,6 +198,31 @@ static bool check_timeline(struct checker *c, json_t *owner, const char *path)
 	       each(c, timeline, "rows", where, check_row);
 }
 
+static bool check_crossing(struct checker *c, json_t *item, const char *path)
+{
+	static const char *const fields[] = {"at_ns", "event", "live_bytes", NULL};
+	return need_counts(c, item, fields, path) && check_snapshot(c, item, path);
+}
+
+/* peak_since_reset and watermark: null, or absent in older reports. */
+static bool check_levels(struct checker *c, json_t *device, const char *path)
+{
+	static const char *const interval_fields[] = {"since_ns", "bytes", "at_ns", NULL};
+	static const char *const watermark_fields[] = {"high_bytes", "low_bytes", NULL};
+	char where[256];
+	json_t *interval = json_object_get(device, "peak_since_reset");
+	snprintf(where, sizeof(where), "%s.peak_since_reset", path);
+	if (interval && !json_is_null(interval) &&
+	    !(need_object(c, interval, where) && need_counts(c, interval, interval_fields, where)))
+		return false;
+	json_t *watermark = json_object_get(device, "watermark");
+	snprintf(where, sizeof(where), "%s.watermark", path);
+	return !watermark || json_is_null(watermark) ||
+	       (need_object(c, watermark, where) &&
+		need_counts(c, watermark, watermark_fields, where) &&
+		each(c, watermark, "crossings", where, check_crossing));
+}
+
 /* The fields a device and the host section share. */
 static bool check_totals(struct checker *c, json_t *owner, const char *path)
 {
@@ -220,7 +245,8 @@ static bool check_totals(struct checker *c, json_t *owner, const char *path)
 static bool check_device(struct checker *c, json_t *item, const char *path)
 {
 	return need_count(c, item, "ordinal", path) && need_string_or_null(c, item, "name", path) &&
-	       need_count_or_null(c, item, "capacity_bytes", path) && check_totals(c, item, path);
+	       need_count_or_null(c, item, "capacity_bytes", path) && check_totals(c, item, path) &&
+	       check_levels(c, item, path);
 }
 
 /* Each device once: a report with two device 0 entries would be counted

@@ -129,8 +129,29 @@ static void fill_timeline(json_t *timeline, struct vt_timeline *out, bool *ok)
 				    count(item, "reserved_peak_bytes"), count(item, "used_bytes"), \
 				    json_is_true(json_object_get(item, "destroyed"))})
 
+#define CROSSING(item, row) \
+	(*(row) = (struct vt_crossing){count(item, "at_ns"), count(item, "live_bytes")})
+
+/* What running processes add: the peak since a reset, the watermark. */
+static void fill_levels(json_t *device, struct vt_owner *out, bool *ok)
+{
+	json_t *interval = json_object_get(device, "peak_since_reset");
+	if (json_is_object(interval))
+		out->since_reset = (struct vt_peak_since_reset){true, count(interval, "since_ns"),
+								count(interval, "bytes"),
+								count(interval, "at_ns")};
+	json_t *watermark = json_object_get(device, "watermark");
+	if (!json_is_object(watermark))
+		return;
+	out->watermark = (struct vt_watermark){true, count(watermark, "high_bytes"),
+					       count(watermark, "low_bytes")};
+	FILL_ARRAY(watermark, "crossings", &out->watermark.crossings,
+		   &out->watermark.crossing_count, ok, CROSSING);
+}
+
 static void fill_device_parts(json_t *device, struct vt_owner *out, bool *ok)
 {
+	fill_levels(device, out, ok);
 	json_t *view = json_object_get(device, "device_view");
 	if (json_is_object(view))
 		out->device_view = (struct vt_device_view){
@@ -197,6 +218,7 @@ static void free_owner(struct vt_owner *owner)
 	free(owner->failures);
 	free(owner->timeline.rows);
 	free(owner->pools);
+	free(owner->watermark.crossings);
 }
 
 #define FRAME(item, frame)                                                          \

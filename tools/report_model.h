@@ -103,6 +103,24 @@ struct vt_graph_memory {
 	int64_t reserved_bytes, reserved_peak_bytes, used_bytes;
 };
 
+/* The peak since the last `vramtrace snapshot --reset-peak`. */
+struct vt_peak_since_reset {
+	bool present;
+	int64_t since_ns, bytes, at_ns;
+};
+
+/* A crossing of VRAMTRACE_WATERMARK: when, and how much was live. */
+struct vt_crossing {
+	int64_t at_ns, live_bytes;
+};
+
+struct vt_watermark {
+	bool present;
+	int64_t high_bytes, low_bytes;
+	struct vt_crossing *crossings;
+	size_t crossing_count;
+};
+
 /* A device, or the host's pinned and registered memory: the same figures. */
 struct vt_owner {
 	json_t *json; /* the object itself, for writers that copy it whole */
@@ -128,6 +146,8 @@ struct vt_owner {
 	struct vt_pool *pools;
 	size_t pool_count;
 	struct vt_graph_memory graph_memory;
+	struct vt_peak_since_reset since_reset;
+	struct vt_watermark watermark;
 };
 
 struct vt_frame {

@@ -176,6 +176,9 @@ class ControlTest(unittest.TestCase):
         self.assertEqual(second["peak_since_reset"]["bytes"], 4 * MiB)
         self.assertGreaterEqual(second["peak_since_reset"]["at_ns"],
                                 second["peak_since_reset"]["since_ns"])
+        view = tool(self.runtime, "top", str(target.pid), "--once").stdout
+        self.assertRegex(view, r"\n  peak since reset 4\.00 MiB at \d+\.\d{3} s \(reset at "
+                               r"\d+\.\d{3} s\)\n")
         self.assertEqual(target.finish(0)[0], 0)
 
     def test_ps_lists_exactly_the_traced_processes(self):
@@ -306,6 +309,10 @@ class ControlTest(unittest.TestCase):
         self.assertEqual(crossings[0]["snapshot"]["live_by_tag"],
                          {"weights": 3 * MiB, "kv_cache": 3 * MiB})
         self.assertEqual(crossings[1]["snapshot"]["live_by_tag"], {"activations": 5 * MiB})
+        text = tool(self.runtime, "report", os.path.join(target.dir, "report.json")).stdout
+        line = next(l for l in text.splitlines() if "watermark" in l)
+        self.assertRegex(line, r"^  watermark 5\.00 MiB \(re-arms below 2\.00 MiB\): reached 2 "
+                               r"times, last at \d+\.\d{3} s with 5\.00 MiB live$")
 
     def test_another_user_gets_nothing(self):
         if os.getuid() != 0:
