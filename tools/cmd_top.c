@@ -64,8 +64,7 @@ static void remember(struct view *view, const struct vt_report *report)
 	}
 }
 
-/* Eight levels of block, scaled to capacity (or the highest point); plain
- * digits 0-8 where the terminal cannot show them. */
+/* Eight levels of block, scaled to the peak; digits 0-8 in plain text. */
 static void sparkline(FILE *out, const struct view *view, const struct vt_owner *device, int width)
 {
 	static const char *const blocks[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
@@ -74,7 +73,7 @@ static void sparkline(FILE *out, const struct view *view, const struct vt_owner 
 		return;
 	unsigned count = view->history_count[ordinal];
 	unsigned first = count > (unsigned)width ? count - (unsigned)width : 0;
-	int64_t top = device->capacity_bytes.has ? device->capacity_bytes.value : 0;
+	int64_t top = device->peak.bytes;
 	for (unsigned i = first; i < count; i++)
 		top = view->history[ordinal][i] > top ? view->history[ordinal][i] : top;
 	for (unsigned i = first; i < count; i++) {
@@ -148,6 +147,23 @@ static void stacks_section(FILE *out, const struct vt_report *report, const stru
 	}
 }
 
+/* The latest failed allocations, newest first. */
+static void failures_section(FILE *out, const struct vt_owner *device, int rows)
+{
+	if (!device->failure_count)
+		return;
+	fprintf(out, "\n%12s %10s  %-16s %s\n", "FAILED", "AT", "TAG", "ERROR");
+	for (size_t shown = 0; shown < device->failure_count && (int)shown < rows; shown++) {
+		const struct vt_failure *failure =
+			&device->failures[device->failure_count - 1 - shown];
+		char bytes[32];
+		fprintf(out, "%12s %9.3fs  %-16.16s %s\n",
+			vt_human(failure->bytes, bytes, sizeof(bytes)),
+			(double)failure->at_ns / 1e9, failure->tag ? failure->tag : "-",
+			failure->error_name ? failure->error_name : "?");
+	}
+}
+
 static void device_header(FILE *out, const struct view *view, const struct vt_owner *device)
 {
 	char live[32], peak[32], capacity[32];
@@ -165,8 +181,8 @@ static void device_header(FILE *out, const struct view *view, const struct vt_ow
 		device->failed_allocations == 1 ? "" : "s");
 	vt_print_levels(out, device, "  ");
 	fputs("  ", out);
-	sparkline(out, view, device, view->columns - 4 < HISTORY ? view->columns - 4 : HISTORY);
-	fputc('\n', out);
+	sparkline(out, view, device, view->columns - 24 < HISTORY ? view->columns - 24 : HISTORY);
+	fputs("  (live, 0 to peak)\n", out);
 }
 
 static void draw(FILE *out, struct view *view, const struct vt_report *report)
@@ -187,8 +203,11 @@ static void draw(FILE *out, struct view *view, const struct vt_report *report)
 	device_header(out, view, device);
 	int room = view->rows - 8;
 	tags_section(out, view, device, room / 2 > 3 ? room / 2 : 3);
-	stacks_section(out, report, device, room - room / 2 > 3 ? room - room / 2 : 3,
+	int failures = device->failure_count ? 4 : 0;
+	stacks_section(out, report, device,
+		       room - room / 2 - failures > 3 ? room - room / 2 - failures : 3,
 		       view->columns);
+	failures_section(out, device, failures - 2);
 	if (!view->once)
 		fputs("\nd device  s sort  p pause  q quit", out);
 }

@@ -203,11 +203,15 @@ class ControlTest(unittest.TestCase):
         target = self.start()
         target.step("alloc 6291456 weights")
         target.step("alloc 2097152 kv_cache")
+        self.assertEqual(target.step(f"alloc {100 << 40} huge"), "failed ok\n")
         text = tool(self.runtime, "top", str(target.pid), "--once").stdout
         lines = text.splitlines()
         self.assertTrue(lines[0].startswith(f"vramtrace top: pid {target.pid}"))
         self.assertEqual(lines[1], "device 0 (vramsim GPU 0): live 8.00 MiB of 80.00 GiB (0.0%)")
-        self.assertEqual(lines[2], "  peak 8.00 MiB, 0 failed allocations")
+        self.assertEqual(lines[2], "  peak 8.00 MiB, 1 failed allocation")
+        failed = lines.index(f"{'FAILED':>12} {'AT':>10}  {'TAG':<16} ERROR")
+        self.assertRegex(lines[failed + 1], r"^  100\.00 TiB +\d+\.\d{3}s  huge +"
+                                            r"CUDA_ERROR_OUT_OF_MEMORY$")
         self.assertIn("weights", text)
         tags = [l.split() for l in lines if l.startswith(("weights", "kv_cache"))]
         self.assertEqual(tags, [["weights", "6.00", "MiB", "6.00", "MiB", "1"],
