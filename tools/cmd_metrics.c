@@ -59,13 +59,18 @@ static void label_value(FILE *out, const char *text)
 
 struct series_labels {
 	int64_t gpu;
-	const char *model_name;
+	const char *uuid, *model_name;
 	pid_t pid;
 };
 
 static void labels(FILE *out, const struct series_labels *series, const char *tag)
 {
 	fprintf(out, "{gpu=\"%" PRId64 "\"", series->gpu);
+	if (series->uuid) {
+		fputs(",UUID=\"", out);
+		label_value(out, series->uuid);
+		fputc('"', out);
+	}
 	if (series->model_name) {
 		fputs(",modelName=\"", out);
 		label_value(out, series->model_name);
@@ -141,7 +146,7 @@ static void family_samples(FILE *out, enum family family, const struct process *
 		const struct vt_report *report = &processes[p].file.report;
 		for (size_t d = 0; d < report->device_count; d++) {
 			const struct vt_owner *device = &report->devices[d];
-			struct series_labels series = {device->ordinal, device->name,
+			struct series_labels series = {device->ordinal, device->uuid, device->name,
 						       processes[p].pid};
 			if (family == LIVE) {
 				live_by_tag(out, device, &series);

@@ -245,6 +245,7 @@ static bool check_totals(struct checker *c, json_t *owner, const char *path)
 static bool check_device(struct checker *c, json_t *item, const char *path)
 {
 	return need_count(c, item, "ordinal", path) && need_string_or_null(c, item, "name", path) &&
+	       need_string_or_null(c, item, "uuid", path) &&
 	       need_count_or_null(c, item, "capacity_bytes", path) && check_totals(c, item, path) &&
 	       check_levels(c, item, path);
 }

@@ -185,6 +185,7 @@ static void fill_owner(json_t *owner, struct vt_owner *out, bool *ok)
 		.json = owner,
 		.ordinal = count(owner, "ordinal"),
 		.name = text(owner, "name"),
+		.uuid = text(owner, "uuid"),
 		.capacity_bytes = maybe(owner, "capacity_bytes"),
 		.peak = {count(peak, "bytes"), count(peak, "at_ns"), text(peak, "api")},
 		.live_at_exit_bytes = count(owner, "live_at_exit_bytes"),

@@ -126,6 +126,7 @@ struct vt_owner {
 	json_t *json; /* the object itself, for writers that copy it whole */
 	int64_t ordinal;
 	const char *name; /* NULL when absent */
+	const char *uuid; /* "GPU-...", NULL when absent */
 	struct vt_maybe capacity_bytes;
 	struct vt_peak peak;
 	int64_t live_at_exit_bytes, live_at_exit_allocations, allocations, frees,

@@ -13,6 +13,7 @@ struct vt_device_info {
 	bool known;
 	char name[256];
 	char pci_bus_id[32];
+	char uuid[48]; /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi writes it */
 	uint64_t capacity;
 };
 

@@ -427,6 +427,7 @@ static void write_device(struct vt_json *json, const struct vt_report *report, i
 	vt_json_i64(json, "ordinal", device);
 	vt_json_string(json, "name", info->known ? info->name : NULL);
 	vt_json_string(json, "pci_bus_id", info->known ? info->pci_bus_id : NULL);
+	vt_json_string(json, "uuid", info->known && info->uuid[0] ? info->uuid : NULL);
 	if (info->known && info->capacity)
 		vt_json_u64(json, "capacity_bytes", info->capacity);
 	else

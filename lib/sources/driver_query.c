@@ -2,6 +2,7 @@
 
 #include <cuda.h>
 #include <dlfcn.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "real.h"
@@ -10,6 +11,7 @@ typedef CUresult (*ctx_get_device_fn)(CUdevice *);
 typedef CUresult (*device_get_name_fn)(char *, int, CUdevice);
 typedef CUresult (*device_total_mem_fn)(size_t *, CUdevice);
 typedef CUresult (*device_get_pci_bus_id_fn)(char *, int, CUdevice);
+typedef CUresult (*device_get_uuid_fn)(CUuuid *, CUdevice);
 typedef CUresult (*get_count_fn)(int *);
 typedef CUresult (*get_version_fn)(int *);
 typedef int (*runtime_version_fn)(int *);
@@ -36,6 +38,22 @@ int vt_driver_current_device(void)
 	return device;
 }
 
+/* The device's UUID in nvidia-smi's and NVML's spelling; empty when the
+ * driver does not say. */
+static void describe_uuid(int device, char *out, size_t size)
+{
+	device_get_uuid_fn get_uuid = (device_get_uuid_fn)driver_function("cuDeviceGetUuid_v2");
+	CUuuid uuid;
+	out[0] = '\0';
+	if (!get_uuid || get_uuid(&uuid, device) != CUDA_SUCCESS)
+		return;
+	const unsigned char *b = (const unsigned char *)uuid.bytes;
+	snprintf(out, size,
+		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+		 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+		 b[14], b[15]);
+}
+
 void vt_driver_describe_device(int device, struct vt_device_info *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -50,6 +68,7 @@ void vt_driver_describe_device(int device, struct vt_device_info *out)
 		out->capacity = capacity;
 	if (bus_id && bus_id(out->pci_bus_id, sizeof(out->pci_bus_id), device) != CUDA_SUCCESS)
 		out->pci_bus_id[0] = '\0';
+	describe_uuid(device, out->uuid, sizeof(out->uuid));
 	out->known = true;
 }
 

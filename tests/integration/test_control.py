@@ -229,7 +229,9 @@ class ControlTest(unittest.TestCase):
             if not line.startswith("#"):
                 name, value = line.rsplit(" ", 1)
                 samples[name] = int(value)
-        labels = f'gpu="0",modelName="vramsim GPU 0",pid="{target.pid}"'
+        uuid = device0(snapshot(self.runtime, target.pid))["uuid"]
+        self.assertRegex(uuid, r"^GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+        labels = f'gpu="0",UUID="{uuid}",modelName="vramsim GPU 0",pid="{target.pid}"'
         self.assertEqual(samples[f"vramtrace_device_peak_bytes{{{labels}}}"], 55 * MiB)
         self.assertEqual(samples[f"vramtrace_allocations_total{{{labels}}}"], 10)
         self.assertEqual(samples[f"vramtrace_failed_allocations_total{{{labels}}}"], 0)
