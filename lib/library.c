@@ -150,6 +150,7 @@ static void load_configuration(void)
 static void start_checkpoints(void);
 static void start_control(void);
 static void note_watermark(int device, uint64_t live, uint64_t watermark);
+static void set_watermark(int device);
 
 /* For the NVML sampler: a plain read, racing writers only by a sample. */
 static uint64_t tracked_live(int device)
@@ -182,6 +183,10 @@ static void activate(void)
 		.on_watermark = note_watermark,
 	};
 	vt_tracker_init(&library.tracker, &options);
+	/* A fork's child starts anew with the devices its parent described. */
+	for (int device = 0; device < VT_MAX_DEVICES; device++)
+		if (atomic_load(&library.described[device]))
+			set_watermark(device);
 	vt_run_start(&library.run, library.config.labels, library.config.redact_args);
 	library.output_ok = vt_output_expand(library.config.output, library.run.pid,
 					     library.run.host, library.run.rank,
