@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../lib/core/size.h"
+#include "report_file.h"
 
 bool vt_output_open(struct vt_output *output, const char *path, const char *command)
 {
@@ -133,4 +134,54 @@ bool vt_parse_count_option(const char *command, const char *option, const char *
 	}
 	*value = parsed;
 	return true;
+}
+
+const char *vt_bytes_text(uint64_t bytes, char *buf, unsigned size)
+{
+	vt_size_format(bytes, buf, size);
+	return buf;
+}
+
+static bool report_has_device(const struct vt_report *report, long device)
+{
+	for (size_t i = 0; i < report->device_count; i++)
+		if (report->devices[i].ordinal == device)
+			return true;
+	return false;
+}
+
+/* "0, 1" into buf: the ordinals report has, without repeats across ranks. */
+static void list_devices(const struct vt_report *report, char *buf, size_t size, size_t *used)
+{
+	for (size_t i = 0; i < report->device_count && *used < size; i++) {
+		char ordinal[32];
+		snprintf(ordinal, sizeof(ordinal), "%lld", (long long)report->devices[i].ordinal);
+		bool listed = false;
+		for (const char *at = buf; (at = strstr(at, ordinal)); at++)
+			listed = listed || ((at == buf || at[-1] == ' ') &&
+					    (at[strlen(ordinal)] == ',' || !at[strlen(ordinal)]));
+		if (!listed)
+			*used += (size_t)snprintf(buf + *used, size - *used, "%s%s",
+						  *used ? ", " : "", ordinal);
+	}
+}
+
+bool vt_need_device(const char *command, const struct vt_report_file *file, long device)
+{
+	if (device < 0)
+		return true;
+	bool found = !file->merged && report_has_device(&file->report, device);
+	for (size_t i = 0; file->merged && i < file->ranks.rank_count; i++)
+		found = found || report_has_device(&file->ranks.ranks[i].report, device);
+	if (found)
+		return true;
+	char devices[256] = "";
+	size_t used = 0;
+	if (!file->merged)
+		list_devices(&file->report, devices, sizeof(devices), &used);
+	for (size_t i = 0; file->merged && i < file->ranks.rank_count; i++)
+		list_devices(&file->ranks.ranks[i].report, devices, sizeof(devices), &used);
+	fprintf(stderr, "vramtrace %s: %s has no device %ld (%s%s)\n", command, file->path, device,
+		used ? "its devices: " : "it has no device", devices);
+	return false;
 }

@@ -36,3 +36,11 @@ bool vt_parse_size_option(const char *command, const char *option, const char *t
 /* A whole number from min to max, with a clear error naming the option. */
 bool vt_parse_count_option(const char *command, const char *option, const char *text, long min,
 			   long max, long *value);
+
+/* "1.50 GiB" for any unsigned byte count, to 2^64-1. */
+const char *vt_bytes_text(uint64_t bytes, char *buf, unsigned size);
+
+struct vt_report_file;
+/* Whether the report (any rank of a merged one) has device ordinal, or
+ * device < 0 (every device); else an error naming the devices it has. */
+bool vt_need_device(const char *command, const struct vt_report_file *file, long device);

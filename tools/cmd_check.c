@@ -1,7 +1,6 @@
 /* vramtrace check: does the workload fit a GPU, with headroom to spare?
  * The peak is the highest device peak (of --device N, of every rank of a
  * merged report); pinned host memory is not device memory and not counted. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -9,6 +8,7 @@
 #include "commands.h"
 #include "formats.h"
 #include "merged.h"
+#include "options.h"
 
 static void usage(FILE *out)
 {
@@ -65,79 +65,101 @@ static int verdict(uint64_t budget, uint32_t headroom, uint64_t peak)
 	char peak_text[32], budget_text[32], reserve_text[32], margin_text[32];
 	printf("%s: peak %s (%" PRIu64 " bytes) + headroom %s (%u.%02u%%) %s budget %s (%" PRIu64
 	       " bytes); %s %s (%" PRIu64 " bytes)\n",
-	       fits ? "fits" : "does not fit",
-	       vt_human((int64_t)peak, peak_text, sizeof(peak_text)), peak,
-	       vt_human((int64_t)reserve, reserve_text, sizeof(reserve_text)), headroom / 100,
+	       fits ? "fits" : "does not fit", vt_bytes_text(peak, peak_text, sizeof(peak_text)),
+	       peak, vt_bytes_text(reserve, reserve_text, sizeof(reserve_text)), headroom / 100,
 	       headroom % 100, fits ? "<=" : ">",
-	       vt_human((int64_t)budget, budget_text, sizeof(budget_text)), budget,
-	       fits ? "margin" : "over by",
-	       vt_human((int64_t)margin, margin_text, sizeof(margin_text)), margin);
+	       vt_bytes_text(budget, budget_text, sizeof(budget_text)), budget,
+	       fits ? "margin" : "over by", vt_bytes_text(margin, margin_text, sizeof(margin_text)),
+	       margin);
 	return fits ? VT_EXIT_OK : VT_EXIT_FAILED;
+}
+
+static const struct vt_option check_options[] = {
+	{"budget", 0, VT_OPTION_VALUE, 'b', "SIZE, e.g. 80GiB", NULL},
+	{"headroom", 0, VT_OPTION_VALUE, 'r', "PCT, e.g. 10 or 12.5%", NULL},
+	{"device", 0, VT_OPTION_VALUE, 'd', "N, a device ordinal", NULL},
+	{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
+};
+
+struct check_request {
+	const char *file;
+	uint64_t budget;
+	bool have_budget;
+	uint32_t headroom;
+	long device;
+};
+
+static bool check_option(int id, const char *value, struct check_request *r)
+{
+	switch (id) {
+	case 'b':
+		r->have_budget = true;
+		return vt_parse_size_option("check", "--budget", value, &r->budget);
+	case 'r':
+		if (vt_parse_percent(value, &r->headroom))
+			return true;
+		fprintf(stderr,
+			"vramtrace check: --headroom '%s' is not a percentage from 0 to 100, "
+			"like 10 or 12.5%%\n",
+			value);
+		return false;
+	default: return vt_parse_count_option("check", "--device", value, 0, 1023, &r->device);
+	}
+}
+
+/* Returns -1 to go on, or the exit status. */
+static int parse(int argc, char **argv, struct check_request *r)
+{
+	struct vt_arguments arguments;
+	vt_arguments_init(&arguments, "check", argc, argv, check_options,
+			  sizeof(check_options) / sizeof(check_options[0]));
+	const char *value;
+	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
+		if (id == VT_ARGUMENT_ERROR)
+			return VT_EXIT_BAD_INPUT;
+		if (id == 'h') {
+			usage(stdout);
+			return VT_EXIT_OK;
+		}
+		if (id == VT_ARGUMENT_OPERAND && r->file) {
+			vt_usage_error("check", "give one report file, not '%s' too", value);
+			return VT_EXIT_BAD_INPUT;
+		}
+		if (id == VT_ARGUMENT_OPERAND)
+			r->file = value;
+		else if (!check_option(id, value, r))
+			return VT_EXIT_BAD_INPUT;
+	}
+	if (!r->file || !r->have_budget) {
+		vt_usage_error("check", "give a report file and --budget SIZE");
+		return VT_EXIT_BAD_INPUT;
+	}
+	return -1;
 }
 
 int vt_command_check(int argc, char **argv)
 {
-	static const struct option long_options[] = {
-		{"budget", required_argument, NULL, 'b'},
-		{"headroom", required_argument, NULL, 'r'},
-		{"device", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	uint64_t budget = 0;
-	bool have_budget = false;
-	uint32_t headroom = 0;
-	long device = -1;
-	opterr = 0;
-	optind = 1;
-	for (int c; (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
-		switch (c) {
-		case 'b':
-			if (!vt_parse_size_option("check", "--budget", optarg, &budget))
-				return VT_EXIT_BAD_INPUT;
-			have_budget = true;
-			break;
-		case 'r':
-			if (!vt_parse_percent(optarg, &headroom)) {
-				fprintf(stderr,
-					"vramtrace check: --headroom '%s' is not a percentage "
-					"from 0 to 100, like 10 or 12.5%%\n",
-					optarg);
-				return VT_EXIT_BAD_INPUT;
-			}
-			break;
-		case 'd':
-			if (!vt_parse_count_option("check", "--device", optarg, 0, 1023, &device))
-				return VT_EXIT_BAD_INPUT;
-			break;
-		case 'h': usage(stdout); return VT_EXIT_OK;
-		default:
-			fprintf(stderr, "vramtrace check: unknown or incomplete option '%s'\n",
-				argv[optind - 1]);
-			usage(stderr);
-			return VT_EXIT_BAD_INPUT;
-		}
-	}
-	if (argc - optind != 1 || !have_budget) {
-		fprintf(stderr, "vramtrace check: give one report file and --budget\n");
-		usage(stderr);
-		return VT_EXIT_BAD_INPUT;
-	}
+	struct check_request request = {.device = -1};
+	int done = parse(argc, argv, &request);
+	if (done >= 0)
+		return done;
+	const char *file = request.file;
+	long device = request.device;
 	struct vt_report_file report;
 	char error[1024];
-	if (!vt_report_load(argv[optind], &report, error, sizeof(error))) {
+	if (!vt_report_load(file, &report, error, sizeof(error))) {
 		fprintf(stderr, "vramtrace check: %s\n", error);
+		return VT_EXIT_BAD_INPUT;
+	}
+	if (!vt_need_device("check", &report, device)) {
+		vt_report_close(&report);
 		return VT_EXIT_BAD_INPUT;
 	}
 	struct peak peak = find_peak(&report, device);
 	vt_report_close(&report);
 	if (!peak.found) {
-		if (device >= 0)
-			fprintf(stderr, "vramtrace check: %s has no device %ld\n", argv[optind],
-				device);
-		else
-			fprintf(stderr, "vramtrace check: %s has no device\n", argv[optind]);
+		fprintf(stderr, "vramtrace check: %s has no device\n", file);
 		return VT_EXIT_BAD_INPUT;
 	}
-	return verdict(budget, headroom, (uint64_t)peak.bytes);
+	return verdict(request.budget, request.headroom, (uint64_t)peak.bytes);
 }

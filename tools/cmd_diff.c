@@ -1,7 +1,6 @@
 /* vramtrace diff: what changed between two runs (fp16 vs bf16, batch 8 vs
  * 16), by device, kind, tag and stack. Stacks are matched by their
  * symbolized frames, never by address, so ASLR cannot break them. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include "commands.h"
 #include "diff.h"
 #include "formats.h"
+#include "options.h"
 
 const char *const vt_diff_section_names[SECTIONS] = {"device", "kind", "tag", "stack"};
 const char *const vt_diff_section_titles[SECTIONS] = {
@@ -41,14 +41,20 @@ static struct diff_row *row_for(struct diff_table *table, const char *key)
 	return row;
 }
 
-static void add(struct diff_table *table, const char *key, bool side_b, int64_t at_peak,
-		int64_t peak)
+/* Sums over devices and ranks are checked: past 2^63-1 bytes the diff
+ * names the row and stops rather than print a wrapped number. */
+static void add(struct diff *d, enum diff_section section, const char *key, bool side_b,
+		int64_t at_peak, int64_t peak)
 {
-	struct diff_row *row = row_for(table, key);
+	struct diff_row *row = row_for(&d->tables[section], key);
 	if (!row)
 		return;
-	*(side_b ? &row->b : &row->a) += at_peak;
-	*(side_b ? &row->b_peak : &row->a_peak) += peak;
+	int64_t *sum = side_b ? &row->b : &row->a, *peak_sum = side_b ? &row->b_peak : &row->a_peak;
+	if ((__builtin_add_overflow(*sum, at_peak, sum) ||
+	     __builtin_add_overflow(*peak_sum, peak, peak_sum)) &&
+	    !d->overflow[0])
+		snprintf(d->overflow, sizeof(d->overflow), "the %s row '%.100s' of %s",
+			 vt_diff_section_names[section], key, side_b ? "B" : "A");
 }
 
 /* A stack's identity across runs: its interesting frames as symbolized,
@@ -82,20 +88,20 @@ static void add_report(struct diff *d, const struct vt_report *report, const cha
 		char name[96];
 		snprintf(name, sizeof(name), "%s%s%sdevice %" PRId64, rank ? "rank " : "",
 			 rank ? rank : "", rank ? " " : "", device->ordinal);
-		add(&d->tables[BY_DEVICE], name, side_b, device->peak.bytes, device->peak.bytes);
+		add(d, BY_DEVICE, name, side_b, device->peak.bytes, device->peak.bytes);
 		for (size_t k = 0; k < device->kind_count; k++)
-			add(&d->tables[BY_KIND], device->kinds[k].kind, side_b,
+			add(d, BY_KIND, device->kinds[k].kind, side_b,
 			    device->kinds[k].counters.at_peak_bytes,
 			    device->kinds[k].counters.peak_bytes);
 		for (size_t t = 0; t < device->tag_count; t++)
-			add(&d->tables[BY_TAG], device->tags[t].tag, side_b,
+			add(d, BY_TAG, device->tags[t].tag, side_b,
 			    device->tags[t].counters.at_peak_bytes,
 			    device->tags[t].counters.peak_bytes);
 		for (size_t s = 0; s < device->stack_count; s++) {
 			const struct vt_stack_row *stack = &device->stacks[s];
 			char key[4096];
 			stack_key(report, stack->id, key, sizeof(key));
-			add(&d->tables[BY_STACK], key, side_b, stack->counters.at_peak_bytes,
+			add(d, BY_STACK, key, side_b, stack->counters.at_peak_bytes,
 			    stack->counters.peak_bytes);
 		}
 	}
@@ -240,81 +246,89 @@ static bool parse_format(struct diff *d, const char *name)
 	return false;
 }
 
-/* Returns -1 to go on, or the exit status. */
-static int parse(int argc, char **argv, struct diff *d, const char **output)
+static const struct vt_option diff_options[] = {
+	{"by", 0, VT_OPTION_VALUE, 'b', "LIST of device, kind, tag, stack", NULL},
+	{"format", 0, VT_OPTION_VALUE, 'f', "FORMAT: text, markdown, json or html", NULL},
+	{"min-delta", 0, VT_OPTION_VALUE, 'm', "SIZE, e.g. 1MiB", NULL},
+	{"device", 0, VT_OPTION_VALUE, 'd', "N, a device ordinal", NULL},
+	{"fail-if-peak-grows", 0, VT_OPTION_VALUE, 'g', "PCT, e.g. 5%", NULL},
+	{"output", 'o', VT_OPTION_VALUE, 'o', "OUT, a file (- for standard output)", NULL},
+	{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
+};
+
+static bool diff_option(int id, const char *value, struct diff *d, const char **output)
 {
-	static const struct option long_options[] = {
-		{"by", required_argument, NULL, 'b'},
-		{"format", required_argument, NULL, 'f'},
-		{"min-delta", required_argument, NULL, 'm'},
-		{"device", required_argument, NULL, 'd'},
-		{"fail-if-peak-grows", required_argument, NULL, 'g'},
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	opterr = 0;
-	optind = 1;
-	for (int c; (c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1;) {
-		bool ok = true;
-		switch (c) {
-		case 'b':
-			ok = parse_by(d, optarg);
-			if (!ok)
-				fprintf(stderr,
-					"vramtrace diff: --by '%s': use device, kind, tag or "
-					"stack, comma separated\n",
-					optarg);
-			break;
-		case 'f':
-			ok = parse_format(d, optarg);
-			if (!ok)
-				fprintf(stderr,
-					"vramtrace diff: unknown format '%s' (text, markdown "
-					"or json)\n",
-					optarg);
-			break;
-		case 'm':
-			ok = vt_parse_size_option("diff", "--min-delta", optarg, &d->min_delta);
-			break;
-		case 'd':
-			ok = vt_parse_count_option("diff", "--device", optarg, 0, 1023, &d->device);
-			break;
-		case 'g':
-			d->fail_if_grows = ok = vt_parse_percent(optarg, &d->grow_limit);
-			if (!ok)
-				fprintf(stderr,
-					"vramtrace diff: --fail-if-peak-grows '%s' is not a "
-					"percentage from 0 to 100\n",
-					optarg);
-			break;
-		case 'o': *output = optarg; break;
-		case 'h': usage(stdout); return VT_EXIT_OK;
-		default:
-			fprintf(stderr, "vramtrace diff: unknown or incomplete option '%s'\n",
-				argv[optind - 1]);
-			usage(stderr);
+	bool ok = true;
+	switch (id) {
+	case 'b':
+		if (!(ok = parse_by(d, value)))
+			vt_usage_error("diff",
+				       "--by '%s': use device, kind, tag or stack, comma "
+				       "separated",
+				       value);
+		break;
+	case 'f':
+		if (!(ok = parse_format(d, value)))
+			vt_usage_error("diff", "unknown format '%s' (text, markdown, json or html)",
+				       value);
+		break;
+	case 'm': return vt_parse_size_option("diff", "--min-delta", value, &d->min_delta);
+	case 'd': return vt_parse_count_option("diff", "--device", value, 0, 1023, &d->device);
+	case 'g':
+		if (!(ok = d->fail_if_grows = vt_parse_percent(value, &d->grow_limit)))
+			fprintf(stderr,
+				"vramtrace diff: --fail-if-peak-grows '%s' is not a percentage "
+				"from 0 "
+				"to 100\n",
+				value);
+		break;
+	default: *output = value;
+	}
+	return ok;
+}
+
+/* Returns -1 to go on, or the exit status; files gets A and B. */
+static int parse(int argc, char **argv, struct diff *d, const char **output, const char **files)
+{
+	struct vt_arguments arguments;
+	vt_arguments_init(&arguments, "diff", argc, argv, diff_options,
+			  sizeof(diff_options) / sizeof(diff_options[0]));
+	const char *value;
+	int count = 0;
+	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
+		if (id == VT_ARGUMENT_ERROR)
+			return VT_EXIT_BAD_INPUT;
+		if (id == 'h') {
+			usage(stdout);
+			return VT_EXIT_OK;
+		}
+		if (id == VT_ARGUMENT_OPERAND && count == 2) {
+			vt_usage_error("diff", "give two report files, A and B, not '%s' too",
+				       value);
 			return VT_EXIT_BAD_INPUT;
 		}
-		if (!ok)
+		if (id == VT_ARGUMENT_OPERAND)
+			files[count++] = value;
+		else if (!diff_option(id, value, d, output))
 			return VT_EXIT_BAD_INPUT;
 	}
-	if (argc - optind != 2) {
-		fprintf(stderr, "vramtrace diff: give two report files, A and B\n");
-		usage(stderr);
+	if (count != 2) {
+		vt_usage_error("diff", "give two report files, A and B");
 		return VT_EXIT_BAD_INPUT;
 	}
 	return -1;
 }
 
-static bool load_both(struct diff *d, char **argv)
+static bool load_both(struct diff *d, const char **files)
 {
 	char error[1024];
-	if (!vt_report_load(argv[optind], &d->a, error, sizeof(error)) ||
-	    !vt_report_load(argv[optind + 1], &d->b, error, sizeof(error))) {
+	if (!vt_report_load(files[0], &d->a, error, sizeof(error)) ||
+	    !vt_report_load(files[1], &d->b, error, sizeof(error))) {
 		fprintf(stderr, "vramtrace diff: %s\n", error);
 		return false;
 	}
+	if (!vt_need_device("diff", &d->a, d->device) || !vt_need_device("diff", &d->b, d->device))
+		return false;
 	if (d->a.merged != d->b.merged) {
 		fprintf(stderr, "vramtrace diff: %s is %s and %s is not; diff two of a kind\n",
 			d->a.merged ? d->a.path : d->b.path, "a merged report",
@@ -338,17 +352,26 @@ static void free_diff(struct diff *d)
 int vt_command_diff(int argc, char **argv)
 {
 	struct diff d = {.by = {true, true, true, true}, .device = -1};
-	const char *output = NULL;
-	int status = parse(argc, argv, &d, &output);
+	const char *output = NULL, *files[2] = {NULL, NULL};
+	int status = parse(argc, argv, &d, &output, files);
 	if (status >= 0)
 		return status;
 	struct vt_output out;
-	if (!load_both(&d, argv) || !vt_output_open(&out, output, "diff")) {
+	if (!load_both(&d, files) || !vt_output_open(&out, output, "diff")) {
 		free_diff(&d);
 		return VT_EXIT_BAD_INPUT;
 	}
 	add_side(&d, &d.a, false);
 	add_side(&d, &d.b, true);
+	if (d.overflow[0]) {
+		fprintf(stderr,
+			"vramtrace diff: %s adds up to more than 2^63-1 bytes over the devices; "
+			"compare one device at a time with --device N\n",
+			d.overflow);
+		vt_output_abort(&out);
+		free_diff(&d);
+		return VT_EXIT_BAD_INPUT;
+	}
 	for (int s = 0; s < SECTIONS; s++)
 		finish(&d, (enum diff_section)s);
 	print(&d, out.stream);

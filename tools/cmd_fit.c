@@ -2,7 +2,6 @@
  * numeric labels), to predict the peak at settings not yet run and to find
  * the largest value of one setting that fits a budget. The analysis builds
  * one JSON document; every format renders it. */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,8 @@
 #include "commands.h"
 #include "fit_runs.h"
 #include "formats.h"
+#include "merged.h"
+#include "options.h"
 #include "report_file.h"
 
 #define MAX_PREDICTIONS 16
@@ -55,81 +56,96 @@ struct fit_options {
 	long device;
 	const char *format;
 	const char *output;
+	const char **files; /* the reports */
+	int file_count;
 };
 
-static int parse_options(int argc, char **argv, struct fit_options *o)
+enum { OPT_PREDICT = 256, OPT_BUDGET, OPT_HEADROOM, OPT_SOLVE, OPT_DEVICE, OPT_FORMAT };
+
+static const struct vt_option fit_options[] = {
+	{"predict", 0, VT_OPTION_VALUE, OPT_PREDICT, "K=V[,K=V...], e.g. batch=32", NULL},
+	{"budget", 0, VT_OPTION_VALUE, OPT_BUDGET, "SIZE, e.g. 80GiB", NULL},
+	{"headroom", 0, VT_OPTION_VALUE, OPT_HEADROOM, "PCT, e.g. 10 or 12.5%", NULL},
+	{"solve", 0, VT_OPTION_VALUE, OPT_SOLVE, "KEY, a variable of the runs", NULL},
+	{"device", 0, VT_OPTION_VALUE, OPT_DEVICE, "N, a device ordinal", NULL},
+	{"format", 0, VT_OPTION_VALUE, OPT_FORMAT, "FORMAT: text, json or html", NULL},
+	{"output", 'o', VT_OPTION_VALUE, 'o', "OUT, a file (- for standard output)", NULL},
+	{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
+};
+
+static bool fit_option(int id, const char *value, struct fit_options *o)
 {
-	enum { OPT_PREDICT = 256, OPT_BUDGET, OPT_HEADROOM, OPT_SOLVE, OPT_DEVICE, OPT_FORMAT };
-	static const struct option long_options[] = {
-		{"predict", required_argument, NULL, OPT_PREDICT},
-		{"budget", required_argument, NULL, OPT_BUDGET},
-		{"headroom", required_argument, NULL, OPT_HEADROOM},
-		{"solve", required_argument, NULL, OPT_SOLVE},
-		{"device", required_argument, NULL, OPT_DEVICE},
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	*o = (struct fit_options){.device = -1, .format = "text"};
-	opterr = 0;
-	optind = 1;
-	for (int c; (c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1;) {
-		switch (c) {
-		case OPT_PREDICT:
-			if (o->predict_count == MAX_PREDICTIONS) {
-				fprintf(stderr, "vramtrace fit: at most %d --predict\n",
-					MAX_PREDICTIONS);
-				return VT_EXIT_BAD_INPUT;
-			}
-			o->predict[o->predict_count++] = optarg;
-			break;
-		case OPT_BUDGET:
-			if (!vt_parse_size_option("fit", "--budget", optarg, &o->budget))
-				return VT_EXIT_BAD_INPUT;
-			o->have_budget = true;
-			break;
-		case OPT_HEADROOM:
-			if (!vt_parse_percent(optarg, &o->headroom)) {
-				fprintf(stderr,
-					"vramtrace fit: --headroom wants a percentage from 0 to "
-					"100, "
-					"not '%s'\n",
-					optarg);
-				return VT_EXIT_BAD_INPUT;
-			}
-			break;
-		case OPT_SOLVE: o->solve = optarg; break;
-		case OPT_DEVICE:
-			if (!vt_parse_count_option("fit", "--device", optarg, 0, 63, &o->device))
-				return VT_EXIT_BAD_INPUT;
-			break;
-		case OPT_FORMAT: o->format = optarg; break;
-		case 'o': o->output = optarg; break;
-		case 'h': usage(stdout); return VT_EXIT_OK;
-		default:
-			fprintf(stderr, "vramtrace fit: unknown or incomplete option '%s'\n",
-				argv[optind - 1]);
-			usage(stderr);
-			return VT_EXIT_BAD_INPUT;
+	switch (id) {
+	case OPT_PREDICT:
+		if (o->predict_count == MAX_PREDICTIONS) {
+			fprintf(stderr, "vramtrace fit: at most %d --predict\n", MAX_PREDICTIONS);
+			return false;
 		}
+		o->predict[o->predict_count++] = value;
+		return true;
+	case OPT_BUDGET:
+		o->have_budget = true;
+		return vt_parse_size_option("fit", "--budget", value, &o->budget);
+	case OPT_HEADROOM:
+		if (vt_parse_percent(value, &o->headroom))
+			return true;
+		fprintf(stderr,
+			"vramtrace fit: --headroom wants a percentage from 0 to 100, not '%s'\n",
+			value);
+		return false;
+	case OPT_SOLVE: o->solve = value; return true;
+	case OPT_DEVICE: return vt_parse_count_option("fit", "--device", value, 0, 63, &o->device);
+	case OPT_FORMAT: o->format = value; return true;
+	default: o->output = value; return true;
 	}
+}
+
+static int check_options(const struct fit_options *o)
+{
 	if (strcmp(o->format, "text") != 0 && strcmp(o->format, "json") != 0 &&
 	    strcmp(o->format, "html") != 0) {
-		fprintf(stderr, "vramtrace fit: --format wants text, json or html, not '%s'\n",
-			o->format);
+		vt_usage_error("fit", "unknown format '%s' (text, json or html)", o->format);
 		return VT_EXIT_BAD_INPUT;
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "vramtrace fit: give the reports of the runs to fit\n");
-		usage(stderr);
+	if (!o->file_count) {
+		vt_usage_error("fit", "give the reports of the runs to fit");
 		return VT_EXIT_BAD_INPUT;
 	}
 	if (!o->solve != !o->have_budget) {
-		fprintf(stderr, "vramtrace fit: --solve and --budget go together\n");
+		vt_usage_error("fit", "--solve and --budget go together");
+		return VT_EXIT_BAD_INPUT;
+	}
+	if (o->budget > INT64_MAX) {
+		vt_usage_error("fit", "--budget is beyond 2^63-1 bytes (8 EiB), past what a fit "
+				      "can answer");
 		return VT_EXIT_BAD_INPUT;
 	}
 	return -1;
+}
+
+static int parse_options(int argc, char **argv, struct fit_options *o)
+{
+	*o = (struct fit_options){.device = -1, .format = "text"};
+	o->files = calloc((size_t)argc + 1, sizeof(*o->files));
+	if (!o->files)
+		return VT_EXIT_BAD_INPUT;
+	struct vt_arguments arguments;
+	vt_arguments_init(&arguments, "fit", argc, argv, fit_options,
+			  sizeof(fit_options) / sizeof(fit_options[0]));
+	const char *value;
+	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
+		if (id == VT_ARGUMENT_ERROR)
+			return VT_EXIT_BAD_INPUT;
+		if (id == 'h') {
+			usage(stdout);
+			return VT_EXIT_OK;
+		}
+		if (id == VT_ARGUMENT_OPERAND)
+			o->files[o->file_count++] = value;
+		else if (!fit_option(id, value, o))
+			return VT_EXIT_BAD_INPUT;
+	}
+	return check_options(o);
 }
 
 /* ---- the analysis, into one JSON document ---- */
@@ -428,37 +444,69 @@ static double beyond_range(const struct vt_fit_group *group, const double *x, un
 	return most;
 }
 
+/* A predicted byte count, which JSON holds exactly below 2^63 (negative
+ * predictions are none); false beyond. */
+static bool predicted_bytes(double value, json_int_t *bytes)
+{
+	if (!(value < 9223372036854775808.0))
+		return false;
+	*bytes = value > 0 ? (json_int_t)llround(value) : 0;
+	return true;
+}
+
+static void warn_extrapolated(const struct vt_fit_group *group, unsigned v, double x, double beyond)
+{
+	bool above = x > group->high[v];
+	fprintf(stderr,
+		"vramtrace fit: warning: %s=%g is %g %s the measured %g to %g (%.0f%% of "
+		"that range): the answer is extrapolated\n",
+		group->variables[v], x, above ? x - group->high[v] : group->low[v] - x,
+		above ? "above" : "below", group->low[v], group->high[v], beyond * 100);
+}
+
+/* The largest leave-one-out miss, widened by how far the setting lies
+ * beyond what was measured, plus a quarter of the extrapolated part (the
+ * change from the nearest measured setting): a fit that is exact inside its
+ * range says nothing of how exact it stays outside. */
+static double uncertainty_at(const struct vt_fit_group *group, const struct vt_fit_model *model,
+			     const double *x, double beyond)
+{
+	double nearest[VT_FIT_MAX_VARIABLES];
+	for (unsigned v = 0; v < group->variable_count; v++)
+		nearest[v] = fmin(fmax(x[v], group->low[v]), group->high[v]);
+	double extrapolated = fabs(vt_fit_predict(model, x) - vt_fit_predict(model, nearest));
+	return model->loo_max_error * (1 + beyond) + (beyond > 0 ? extrapolated / 4 : 0);
+}
+
 static json_t *prediction_json(const struct vt_fit_group *group, const struct group_models *models,
-			       const struct setting *setting)
+			       const struct setting *setting, char *error, size_t size)
 {
 	unsigned worst = 0;
 	double beyond = beyond_range(group, setting->x, &worst);
 	json_t *tags = json_object();
-	for (unsigned t = 0; t < models->tag_count; t++)
-		if (models->tag_models[t].valid)
-			json_object_set_new(
-				tags, models->tag_names[t],
-				json_integer(llround(fmax(
-					0, vt_fit_predict(&models->tag_models[t], setting->x)))));
-	double peak = vt_fit_predict(&models->peak, setting->x);
-	/* The largest leave-one-out miss, widened by how far the setting lies
-	 * beyond what was measured. */
-	double uncertainty = models->peak.loo_max_error * (1 + beyond);
-	if (beyond > 0) {
-		const char *name = group->variables[worst];
-		double x = setting->x[worst];
-		bool above = x > group->high[worst];
-		fprintf(stderr,
-			"vramtrace fit: warning: %s=%g is %g %s the measured %g to %g (%.0f%% of "
-			"that range): the prediction is extrapolated\n",
-			name, x, above ? x - group->high[worst] : group->low[worst] - x,
-			above ? "above" : "below", group->low[worst], group->high[worst],
-			beyond * 100);
+	json_int_t peak = 0, uncertainty = 0, bytes = 0;
+	bool ok = predicted_bytes(vt_fit_predict(&models->peak, setting->x), &peak) &&
+		  predicted_bytes(uncertainty_at(group, &models->peak, setting->x, beyond),
+				  &uncertainty);
+	for (unsigned t = 0; ok && t < models->tag_count; t++)
+		if (models->tag_models[t].valid) {
+			ok = predicted_bytes(vt_fit_predict(&models->tag_models[t], setting->x),
+					     &bytes);
+			json_object_set_new(tags, models->tag_names[t], json_integer(bytes));
+		}
+	if (!ok) {
+		snprintf(error, size,
+			 "--predict %s: the predicted peak is beyond 2^63-1 bytes (8 EiB), far "
+			 "outside what the runs measured",
+			 group->variables[worst]);
+		json_decref(tags);
+		return NULL;
 	}
+	if (beyond > 0)
+		warn_extrapolated(group, worst, setting->x[worst], beyond);
 	return json_pack("{s:o, s:s, s:I, s:o, s:b, s:I}", "labels", labels_json(group, setting->x),
-			 "group", group->name, "peak_bytes", (json_int_t)llround(fmax(0, peak)),
-			 "tags", tags, "extrapolated", beyond > 0, "uncertainty_bytes",
-			 (json_int_t)llround(uncertainty));
+			 "group", group->name, "peak_bytes", peak, "tags", tags, "extrapolated",
+			 beyond > 0, "uncertainty_bytes", uncertainty);
 }
 
 /* The largest whole value of key whose peak plus headroom fits. */
@@ -479,14 +527,28 @@ static json_t *solve(const struct vt_fit_group *group, const struct group_models
 	double limit = (double)(o->budget - headroom), base, slope;
 	vt_fit_along(&models->peak, setting->x, (unsigned)v, &base, &slope);
 	json_t *value = json_null(), *peak = json_null();
+	double best = slope > 0 ? floor((limit - base) / slope) : 0;
+	/* Whole values count exactly in a double only below 2^53. */
+	if (best >= 9007199254740992.0) {
+		snprintf(error, size,
+			 "--solve %s: the answer, about %.3g, is beyond 2^53, far outside what "
+			 "the runs measured",
+			 o->solve, best);
+		return NULL;
+	}
 	if (slope > 0) {
-		double best = floor((limit - base) / slope);
 		setting->x[v] = best;
 		while (best >= 1 && vt_fit_predict(&models->peak, setting->x) > limit)
 			setting->x[v] = --best; /* rounding at the edge */
-		if (best >= 1) {
+		json_int_t bytes;
+		if (best >= 1 &&
+		    predicted_bytes(vt_fit_predict(&models->peak, setting->x), &bytes)) {
 			value = json_integer((json_int_t)best);
-			peak = json_integer(llround(vt_fit_predict(&models->peak, setting->x)));
+			peak = json_integer(bytes);
+			unsigned worst = 0;
+			double beyond = beyond_range(group, setting->x, &worst);
+			if (beyond > 0)
+				warn_extrapolated(group, worst, setting->x[worst], beyond);
 		}
 	}
 	return json_pack("{s:s, s:o, s:o, s:I, s:I, s:f, s:o}", "key", o->solve, "value", value,
@@ -497,22 +559,27 @@ static json_t *solve(const struct vt_fit_group *group, const struct group_models
 
 /* ---- the command ---- */
 
-static bool load_runs(struct fit *fit, int argc, char **argv, long device)
+static bool load_runs(struct fit *fit, const struct fit_options *o)
 {
 	char error[1024];
-	for (int i = optind; i < argc; i++) {
+	long device = o->device;
+	for (int i = 0; i < o->file_count; i++) {
 		if (fit->run_count == VT_FIT_MAX_RUNS) {
 			fprintf(stderr, "vramtrace fit: at most %d reports\n", VT_FIT_MAX_RUNS);
 			return false;
 		}
 		struct vt_report_file *report = &fit->reports[fit->run_count];
-		if (!vt_report_load(argv[i], report, error, sizeof(error)) ||
+		if (!vt_report_load(o->files[i], report, error, sizeof(error)) ||
 		    !vt_fit_run_from_report(report, device, &fit->runs[fit->run_count], error,
 					    sizeof(error))) {
 			fprintf(stderr, "vramtrace fit: %s\n", error);
 			return false;
 		}
 		fit->run_count++;
+	}
+	if (!vt_merge_distinct(fit->reports, fit->run_count, error, sizeof(error))) {
+		fprintf(stderr, "vramtrace fit: %s\n", error);
+		return false;
 	}
 	for (unsigned r = 1; r < fit->run_count; r++)
 		if (strcmp(fit->runs[r].program, fit->runs[0].program) != 0) {
@@ -585,8 +652,13 @@ static int analyse(struct fit *fit, const struct fit_options *o, json_t *documen
 	json_t *predictions = json_object_get(document, "predictions");
 	for (unsigned p = 0; p < o->predict_count; p++) {
 		unsigned g = settings[p].group;
-		json_array_append_new(predictions,
-				      prediction_json(&fit->groups[g], &models[g], &settings[p]));
+		json_t *prediction = prediction_json(&fit->groups[g], &models[g], &settings[p],
+						     error, sizeof(error));
+		if (!prediction) {
+			fprintf(stderr, "vramtrace fit: %s\n", error);
+			return VT_EXIT_BAD_INPUT;
+		}
+		json_array_append_new(predictions, prediction);
 	}
 	if (o->solve) {
 		unsigned g = settings[0].group;
@@ -607,16 +679,18 @@ int vt_command_fit(int argc, char **argv)
 {
 	struct fit_options options;
 	int done = parse_options(argc, argv, &options);
-	if (done >= 0)
+	if (done >= 0) {
+		free(options.files);
 		return done;
+	}
 	static struct fit fit;
 	memset(&fit, 0, sizeof(fit));
 	json_t *document =
 		json_pack("{s:s, s:o, s:[], s:[], s:n}", "schema", "vramtrace/fit-1", "device",
 			  options.device >= 0 ? json_integer(options.device) : json_null(),
 			  "groups", "predictions", "largest_fit");
-	int status = load_runs(&fit, argc, argv, options.device) ? analyse(&fit, &options, document)
-								 : VT_EXIT_BAD_INPUT;
+	int status =
+		load_runs(&fit, &options) ? analyse(&fit, &options, document) : VT_EXIT_BAD_INPUT;
 	struct vt_output out;
 	if (status == VT_EXIT_OK && vt_output_open(&out, options.output, "fit")) {
 		vt_format_fit(document, options.format, out.stream);
@@ -632,5 +706,6 @@ int vt_command_fit(int argc, char **argv)
 		vt_fit_run_free(&fit.runs[r]);
 		vt_report_close(&fit.reports[r]);
 	}
+	free(options.files);
 	return status;
 }

@@ -1,62 +1,73 @@
 /* vramtrace merge: one report per process (torchrun, Slurm, MPI ranks)
  * into one merged report. */
-#include <getopt.h>
 #include <stdlib.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "merged.h"
+#include "options.h"
 #include "report_file.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: vramtrace merge FILES... -o OUT\n\n"
+		"Usage: vramtrace merge FILES... [-o OUT]\n\n"
 		"Combines per-process reports (or merged ones) into one merged report:\n"
 		"per-rank peaks, the max, min and skew across ranks, and each tag's bytes at\n"
 		"the peaks summed over ranks and at most on one rank. report and diff read it.\n\n"
 		"Options:\n"
-		"  -o, --output OUT  where to write the merged report (required; - for stdout)\n"
+		"  -o, --output OUT  write the merged report to OUT instead of standard output\n"
 		"  -h, --help        show this help\n\n"
 		"Exit status: 0 written, 2 bad input or usage (nothing is written).\n");
 }
 
-int vt_command_merge(int argc, char **argv)
+static const struct vt_option merge_options[] = {
+	{"output", 'o', VT_OPTION_VALUE, 'o', "OUT, a file (- for standard output)", NULL},
+	{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
+};
+
+/* Returns -1 to go on, or the exit status; files gets the operands. */
+static int parse(int argc, char **argv, const char **output, char **files, size_t *count)
 {
-	static const struct option long_options[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *output = NULL;
-	opterr = 0;
-	optind = 1;
-	for (int c; (c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1;) {
-		if (c == 'o') {
-			output = optarg;
-		} else if (c == 'h') {
+	struct vt_arguments arguments;
+	vt_arguments_init(&arguments, "merge", argc, argv, merge_options,
+			  sizeof(merge_options) / sizeof(merge_options[0]));
+	const char *value;
+	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
+		if (id == VT_ARGUMENT_ERROR)
+			return VT_EXIT_BAD_INPUT;
+		if (id == 'h') {
 			usage(stdout);
 			return VT_EXIT_OK;
-		} else {
-			fprintf(stderr, "vramtrace merge: unknown or incomplete option '%s'\n",
-				argv[optind - 1]);
-			usage(stderr);
-			return VT_EXIT_BAD_INPUT;
 		}
+		if (id == 'o')
+			*output = value;
+		else
+			files[(*count)++] = (char *)value;
 	}
-	size_t count = (size_t)(argc - optind);
-	if (count == 0 || !output) {
-		fprintf(stderr, "vramtrace merge: give the reports and -o OUT\n");
-		usage(stderr);
+	if (*count == 0) {
+		vt_usage_error("merge", "give the reports to merge");
 		return VT_EXIT_BAD_INPUT;
+	}
+	return -1;
+}
+
+int vt_command_merge(int argc, char **argv)
+{
+	const char *output = NULL;
+	size_t count = 0;
+	char **files = calloc((size_t)argc + 1, sizeof(*files));
+	int done = files ? parse(argc, argv, &output, files, &count) : VT_EXIT_BAD_INPUT;
+	if (done >= 0) {
+		free(files);
+		return done;
 	}
 	struct vt_report_file *reports = calloc(count, sizeof(*reports));
 	int status = reports ? VT_EXIT_OK : VT_EXIT_BAD_INPUT;
 	char error[1024];
 	size_t loaded = 0;
 	for (; status == VT_EXIT_OK && loaded < count; loaded++) {
-		if (!vt_report_load(argv[optind + (int)loaded], &reports[loaded], error,
-				    sizeof(error))) {
+		if (!vt_report_load(files[loaded], &reports[loaded], error, sizeof(error))) {
 			fprintf(stderr, "vramtrace merge: %s\n", error);
 			status = VT_EXIT_BAD_INPUT;
 			break;
@@ -81,5 +92,6 @@ int vt_command_merge(int argc, char **argv)
 	for (size_t i = 0; i < loaded; i++)
 		vt_report_close(&reports[i]);
 	free(reports);
+	free(files);
 	return status;
 }

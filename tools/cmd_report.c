@@ -1,13 +1,14 @@
 /* vramtrace report: one report (or a merged one) rendered for people or
  * for other tools. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "formats.h"
 #include "merged.h"
+#include "options.h"
 
 static void usage(FILE *out)
 {
@@ -106,66 +107,94 @@ static void render_merged(const struct vt_merged *merged, format_fn format,
 	json_decref(events);
 }
 
-int vt_command_report(int argc, char **argv)
+static const struct vt_option report_options[] = {
+	{"format", 0, VT_OPTION_VALUE, 'f', "FORMAT: text, json, folded, trace or html", NULL},
+	{"device", 0, VT_OPTION_VALUE, 'd', "N, a device ordinal", NULL},
+	{"top", 0, VT_OPTION_VALUE, 't', "N, rows to show", NULL},
+	{"output", 'o', VT_OPTION_VALUE, 'o', "OUT, a file (- for standard output)", NULL},
+	{"budget", 0, VT_OPTION_VALUE, 'b', "SIZE, e.g. 80GiB", NULL},
+	{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
+};
+
+struct report_request {
+	const char *file, *output;
+	format_fn format;
+	struct vt_format_options options;
+};
+
+static bool report_option(int id, const char *value, struct report_request *r)
 {
-	static const struct option long_options[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"device", required_argument, NULL, 'd'},
-		{"top", required_argument, NULL, 't'},
-		{"output", required_argument, NULL, 'o'},
-		{"budget", required_argument, NULL, 'b'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	struct vt_format_options options = {.device = -1, .top = 20};
-	format_fn format = vt_format_text;
-	const char *output = NULL;
-	opterr = 0;
-	optind = 1;
-	for (int c; (c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1;) {
-		switch (c) {
-		case 'f':
-			format = format_named(optarg);
-			if (!format) {
-				fprintf(stderr,
-					"vramtrace report: unknown format '%s' (text, json, "
-					"folded, trace or html)\n",
-					optarg);
-				return VT_EXIT_BAD_INPUT;
-			}
-			break;
-		case 'd':
-			if (!vt_parse_count_option("report", "--device", optarg, 0, 1023,
-						   &options.device))
-				return VT_EXIT_BAD_INPUT;
-			break;
-		case 't':
-			if (!vt_parse_count_option("report", "--top", optarg, 1, 100000,
-						   &options.top))
-				return VT_EXIT_BAD_INPUT;
-			break;
-		case 'b':
-			if (!vt_parse_size_option("report", "--budget", optarg, &options.budget))
-				return VT_EXIT_BAD_INPUT;
-			break;
-		case 'o': output = optarg; break;
-		case 'h': usage(stdout); return VT_EXIT_OK;
-		default:
-			fprintf(stderr, "vramtrace report: unknown or incomplete option '%s'\n",
-				argv[optind - 1]);
-			usage(stderr);
+	switch (id) {
+	case 'f':
+		r->format = format_named(value);
+		if (!r->format)
+			vt_usage_error("report",
+				       "unknown format '%s' (text, json, folded, trace or html)",
+				       value);
+		return r->format != NULL;
+	case 'd':
+		return vt_parse_count_option("report", "--device", value, 0, 1023,
+					     &r->options.device);
+	case 't':
+		return vt_parse_count_option("report", "--top", value, 1, 100000, &r->options.top);
+	case 'b': return vt_parse_size_option("report", "--budget", value, &r->options.budget);
+	default: r->output = value; return true;
+	}
+}
+
+/* Returns -1 to go on, or the exit status. */
+static int parse(int argc, char **argv, struct report_request *r)
+{
+	struct vt_arguments arguments;
+	vt_arguments_init(&arguments, "report", argc, argv, report_options,
+			  sizeof(report_options) / sizeof(report_options[0]));
+	const char *value;
+	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
+		if (id == VT_ARGUMENT_ERROR)
+			return VT_EXIT_BAD_INPUT;
+		if (id == 'h') {
+			usage(stdout);
+			return VT_EXIT_OK;
+		}
+		if (id == VT_ARGUMENT_OPERAND && r->file) {
+			vt_usage_error("report", "give one report file, not '%s' too", value);
 			return VT_EXIT_BAD_INPUT;
 		}
+		if (id == VT_ARGUMENT_OPERAND)
+			r->file = value;
+		else if (!report_option(id, value, r))
+			return VT_EXIT_BAD_INPUT;
 	}
-	if (argc - optind != 1) {
-		fprintf(stderr, "vramtrace report: give exactly one report file\n");
-		usage(stderr);
+	if (!r->file) {
+		vt_usage_error("report", "give a report file");
+		return VT_EXIT_BAD_INPUT;
+	}
+	return -1;
+}
+
+int vt_command_report(int argc, char **argv)
+{
+	struct report_request request = {.format = vt_format_text,
+					 .options = {.device = -1, .top = 20}};
+	int done = parse(argc, argv, &request);
+	if (done >= 0)
+		return done;
+	struct vt_format_options options = request.options;
+	format_fn format = request.format;
+	const char *output = request.output;
+	if (format == vt_format_html && !output && isatty(STDOUT_FILENO)) {
+		vt_usage_error("report", "an HTML page is not for the terminal: give -o FILE.html "
+					 "(or -o - for standard output)");
 		return VT_EXIT_BAD_INPUT;
 	}
 	struct vt_report_file report;
 	char error[1024];
-	if (!vt_report_load(argv[optind], &report, error, sizeof(error))) {
+	if (!vt_report_load(request.file, &report, error, sizeof(error))) {
 		fprintf(stderr, "vramtrace report: %s\n", error);
+		return VT_EXIT_BAD_INPUT;
+	}
+	if (!vt_need_device("report", &report, options.device)) {
+		vt_report_close(&report);
 		return VT_EXIT_BAD_INPUT;
 	}
 	struct vt_output out;

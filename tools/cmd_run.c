@@ -1,8 +1,8 @@
 #define _GNU_SOURCE
 /* vramtrace run: the program, unmodified, with libvramtrace.so preloaded. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -16,6 +16,7 @@
 #include "../lib/core/size.h"
 #include "commands.h"
 #include "locate.h"
+#include "options.h"
 
 static void usage(FILE *out)
 {
@@ -24,17 +25,23 @@ static void usage(FILE *out)
 		"Runs COMMAND with libvramtrace.so preloaded (prepended to LD_PRELOAD, keeping\n"
 		"what is there). Every process of COMMAND that uses CUDA writes a JSON report\n"
 		"at exit and prints a summary on stderr. vramtrace run exits with COMMAND's\n"
-		"status; when a signal N ended COMMAND, vramtrace run ends by the same signal\n"
-		"(a shell shows 128+N). SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2\n"
-		"sent to vramtrace run are passed on to COMMAND, which it then waits for.\n\n"
+		"status as it is (139 stays an exit status); when a signal N ended COMMAND,\n"
+		"vramtrace run ends by the same signal (a shell shows 128+N). SIGTERM, SIGINT,\n"
+		"SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to vramtrace run are passed on to\n"
+		"COMMAND, which it then waits for. Afterwards one line on stderr names the\n"
+		"next command to run on the report.\n\n"
 		"Options:\n"
-		"  --simulate[=CAPACITY]  run on the simulated device (no GPU needed): its\n"
+		"  --simulate [CAPACITY]  run on the simulated device (no GPU needed): its\n"
 		"                         libcuda, libcudart, libcupti and libnvidia-ml go\n"
 		"                         first on the library path; CAPACITY (e.g. 24GiB,\n"
 		"                         or 80GiB,40GiB for one per device) sets\n"
-		"                         VRAMSIM_CAPACITY\n"
-		"  --output TEMPLATE      where reports go (VRAMTRACE_OUTPUT); %%p is the pid,\n"
-		"                         %%h the host, %%r the rank; default vramtrace.%%p.json\n"
+		"                         VRAMSIM_CAPACITY; as --simulate=CAPACITY, or the\n"
+		"                         next argument when it is a size\n"
+		"  -o, --output TEMPLATE  where reports go (VRAMTRACE_OUTPUT); %%p is the pid,\n"
+		"                         %%h the host, %%r the rank; default vramtrace.%%p.json;\n"
+		"                         a file that exists is refused before COMMAND starts\n"
+		"                         (a template with %%p adds -1, -2 to a taken name)\n"
+		"  -f, --force            replace an --output file that exists\n"
 		"  --sources WHICH        what records allocations (VRAMTRACE_SOURCES): hooks\n"
 		"                         (the default), cupti, or both; when CUPTI is held\n"
 		"                         by a profiler, the hooks record, with a warning\n"
@@ -49,7 +56,8 @@ static void usage(FILE *out)
 		"NVTX ranges become tags: NVTX_INJECTION64_PATH is set to libvramtrace.so\n"
 		"unless another injection is already set, which is kept (with a warning).\n"
 		"The vramtrace Python module is importable (PYTHONPATH), so Python programs\n"
-		"can tag and measure windows, and pytest takes `-p vramtrace.pytest`.\n"
+		"can tag and measure windows, and pytest loads the limit_vram gate\n"
+		"(PYTEST_PLUGINS gets vramtrace.pytest).\n"
 		"Programs built with AddressSanitizer run too: ASAN_OPTIONS gets\n"
 		"verify_asan_link_order=0 unless it sets that itself.\n\n"
 		"Environment of the simulated device: VRAMSIM_DEVICES (default 1),\n"
@@ -63,6 +71,7 @@ struct run_options {
 	const char *capacity;
 	const char *output;
 	const char *sources;
+	bool force;
 	char labels[4096];
 };
 
@@ -86,66 +95,80 @@ static bool add_label(struct run_options *options, const char *label)
 	return true;
 }
 
-/* Returns -1 to go on, or the exit status to end with. */
-static int parse(int argc, char **argv, struct run_options *options)
+enum { OPT_SIMULATE = 256, OPT_OUTPUT, OPT_SOURCES, OPT_LABEL, OPT_NO_CACHE, OPT_FORCE };
+
+static bool valid_capacity(const char *capacity);
+
+/* --simulate takes the next argument as its capacity only when it is one,
+ * so that `--simulate -- ./app` and `--simulate ./app` still run ./app. */
+static bool is_capacity(const char *next)
 {
-	enum { OPT_SIMULATE = 256, OPT_OUTPUT, OPT_SOURCES, OPT_LABEL, OPT_NO_CACHE };
-	static const struct option long_options[] = {
-		{"simulate", optional_argument, NULL, OPT_SIMULATE},
-		{"output", required_argument, NULL, OPT_OUTPUT},
-		{"sources", required_argument, NULL, OPT_SOURCES},
-		{"label", required_argument, NULL, OPT_LABEL},
-		{"no-framework-cache", no_argument, NULL, OPT_NO_CACHE},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	opterr = 0;
-	optind = 1;
-	for (int c; (c = getopt_long(argc, argv, "+h", long_options, NULL)) != -1;) {
-		switch (c) {
-		case OPT_SIMULATE:
-			options->simulate = true;
-			options->capacity = optarg;
-			break;
-		case OPT_OUTPUT:
-			if (!*optarg) {
-				fprintf(stderr,
-					"vramtrace run: --output wants a path template, such "
-					"as vramtrace.%%p.json\n");
-				return 2;
-			}
-			options->output = optarg;
-			break;
-		case OPT_SOURCES:
-			if (strcmp(optarg, "hooks") != 0 && strcmp(optarg, "cupti") != 0 &&
-			    strcmp(optarg, "both") != 0) {
-				fprintf(stderr,
-					"vramtrace run: --sources wants hooks, cupti or both, not "
-					"'%s'\n",
-					optarg);
-				return 2;
-			}
-			options->sources = optarg;
-			break;
-		case OPT_LABEL:
-			if (!add_label(options, optarg))
-				return 2;
-			break;
-		case OPT_NO_CACHE: options->no_framework_cache = true; break;
-		case 'h': usage(stdout); return 0;
-		default:
-			fprintf(stderr, "vramtrace run: unknown or incomplete option '%s'\n",
-				argv[optind - 1]);
-			usage(stderr);
-			return 2;
+	return next[0] >= '0' && next[0] <= '9' && valid_capacity(next);
+}
+
+static const struct vt_option run_options[] = {
+	{"simulate", 0, VT_OPTION_OPTIONAL, OPT_SIMULATE, NULL, is_capacity},
+	{"output", 'o', VT_OPTION_VALUE, OPT_OUTPUT, "TEMPLATE, e.g. vramtrace.%p.json", NULL},
+	{"force", 'f', VT_OPTION_FLAG, OPT_FORCE, NULL, NULL},
+	{"sources", 0, VT_OPTION_VALUE, OPT_SOURCES, "hooks, cupti or both", NULL},
+	{"label", 0, VT_OPTION_VALUE, OPT_LABEL, "KEY=VALUE", NULL},
+	{"no-framework-cache", 0, VT_OPTION_FLAG, OPT_NO_CACHE, NULL, NULL},
+	{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
+};
+
+static bool run_option(int id, const char *value, struct run_options *options)
+{
+	switch (id) {
+	case OPT_SIMULATE:
+		options->simulate = true;
+		options->capacity = value;
+		return true;
+	case OPT_OUTPUT:
+		if (!*value)
+			vt_usage_error("run", "--output wants a path template, such as "
+					      "vramtrace.%%p.json");
+		options->output = value;
+		return *value != '\0';
+	case OPT_SOURCES:
+		if (strcmp(value, "hooks") != 0 && strcmp(value, "cupti") != 0 &&
+		    strcmp(value, "both") != 0) {
+			vt_usage_error("run", "--sources wants hooks, cupti or both, not '%s'",
+				       value);
+			return false;
 		}
+		options->sources = value;
+		return true;
+	case OPT_LABEL: return add_label(options, value);
+	case OPT_FORCE: options->force = true; return true;
+	default: options->no_framework_cache = true; return true;
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "vramtrace run: no command given\n");
-		usage(stderr);
-		return 2;
+}
+
+/* Returns -1 to go on (with *command the command's first argument), or
+ * the exit status to end with. */
+static int parse(int argc, char **argv, struct run_options *options, int *command)
+{
+	struct vt_arguments arguments;
+	vt_arguments_init(&arguments, "run", argc, argv, run_options,
+			  sizeof(run_options) / sizeof(run_options[0]));
+	arguments.stop_at_operand = true;
+	const char *value;
+	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
+		if (id == VT_ARGUMENT_ERROR)
+			return 2;
+		if (id == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (id == VT_ARGUMENT_OPERAND) {
+			*command = arguments.next - 1;
+			return -1;
+		}
+		if (!run_option(id, value, options))
+			return 2;
 	}
-	return -1;
+	vt_usage_error("run", "no command given: vramtrace run [OPTIONS] -- COMMAND [ARGS...]");
+	return 2;
 }
 
 static bool valid_capacity(const char *capacity)
@@ -236,11 +259,17 @@ static bool set_up_sanitizers(void)
 	return set_joined("ASAN_OPTIONS", options, ':', "verify_asan_link_order=0");
 }
 
-/* `import vramtrace` works in the command, and `-p vramtrace.pytest`. */
+/* `import vramtrace` works in the command, and pytest loads the gate of
+ * its own accord (PYTEST_PLUGINS), with no -p to remember. */
 static bool set_up_python(void)
 {
 	char dir[PATH_MAX];
-	return !vt_locate_python(dir, sizeof(dir)) || prepend_env("PYTHONPATH", dir, ':');
+	if (!vt_locate_python(dir, sizeof(dir)))
+		return true;
+	const char *plugins = getenv("PYTEST_PLUGINS");
+	bool listed = plugins && strstr(plugins, "vramtrace.pytest");
+	return prepend_env("PYTHONPATH", dir, ':') &&
+	       (listed || set_joined("PYTEST_PLUGINS", plugins, ',', "vramtrace.pytest"));
 }
 
 /* Each tensor its own allocation: the frameworks' caches off, and said so
@@ -343,7 +372,7 @@ static pid_t start_child(char **command, bool *started)
 	return child;
 }
 
-/* Returns the command's exit status, 128+N for a signal N, or -1. */
+/* Returns the command's wait status, or -1. */
 static int run_child(char **command, bool *started)
 {
 	pid_t child = start_child(command, started);
@@ -357,18 +386,17 @@ static int run_child(char **command, bool *started)
 			return -1;
 	}
 	running_child = 0;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return status;
 }
 
-/* Ends the way the command ended: by its signal, without a core file of
- * the wrapper's own, else with its status. */
+/* Ends the way the command ended: with its exit status as it was (139 is
+ * an exit status, not a crash), or by its signal, raised with the default
+ * action and without a core file of the wrapper's own. */
 static int end_as(int status)
 {
-	if (status <= 128)
-		return status;
-	int signal_number = status - 128;
+	if (!WIFSIGNALED(status))
+		return WEXITSTATUS(status);
+	int signal_number = WTERMSIG(status);
 	struct rlimit no_core = {0, 0};
 	setrlimit(RLIMIT_CORE, &no_core);
 	signal(signal_number, SIG_DFL);
@@ -377,41 +405,134 @@ static int end_as(int status)
 	sigaddset(&set, signal_number);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	raise(signal_number);
-	return status;
+	return 128 + signal_number; /* a signal whose default is to go on */
 }
 
-static unsigned count_reports(const char *report_list)
+/* The reports the processes wrote, one path a line; the count, and the
+ * first into first. */
+static unsigned read_reports(const char *report_list, char *first, size_t size)
 {
+	first[0] = '\0';
 	FILE *list = fopen(report_list, "re");
 	if (!list)
 		return 0;
 	unsigned count = 0;
-	for (int c; (c = fgetc(list)) != EOF;)
-		count += c == '\n';
+	char line[4097];
+	while (fgets(line, sizeof(line), list)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (count++ == 0)
+			snprintf(first, size, "%s", line);
+	}
 	fclose(list);
 	return count;
+}
+
+/* The list of reports goes in TMPDIR (else /tmp); when that cannot be
+ * written, beside the reports. */
+static int make_report_list(const struct run_options *options, char *path, size_t size)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	const char *dirs[2] = {tmpdir && *tmpdir ? tmpdir : "/tmp", "."};
+	char report_dir[PATH_MAX] = ".";
+	if (options->output && strrchr(options->output, '/'))
+		snprintf(report_dir, sizeof(report_dir), "%.*s",
+			 (int)(strrchr(options->output, '/') - options->output + 1),
+			 options->output);
+	dirs[1] = report_dir;
+	int fd = -1, error = 0;
+	for (int i = 0; i < 2 && fd < 0; i++) {
+		snprintf(path, size, "%s/vramtrace-run.XXXXXX", dirs[i]);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd < 0 && i == 0)
+			error = errno;
+	}
+	if (fd < 0) {
+		fprintf(stderr,
+			"vramtrace run: cannot create a temporary file in %s (%s) nor beside the "
+			"reports: %s\n",
+			dirs[0], strerror(error), strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* A report path without %-escapes that exists is not replaced unless
+ * --force says so: a later `check FILE` must not read an old report. */
+static bool output_free(const struct run_options *options)
+{
+	const char *output = options->output;
+	if (!output || strchr(output, '%') || access(output, F_OK) != 0)
+		return true;
+	if (!options->force) {
+		vt_usage_error("run",
+			       "%s exists; give --force to replace it, or a template with "
+			       "%%p for a new file per run",
+			       output);
+		return false;
+	}
+	if (unlink(output) != 0) {
+		fprintf(stderr, "vramtrace run: cannot replace %s: %s\n", output, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* Whether a CUDA driver can be loaded here at all. */
+static bool driver_present(void)
+{
+	void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+	if (driver)
+		dlclose(driver);
+	return driver != NULL;
+}
+
+/* After the run: what was written, and the natural next command. */
+static void after_run(const struct run_options *options, const char *report_list)
+{
+	char first[4097];
+	unsigned count = read_reports(report_list, first, sizeof(first));
+	if (count == 0 && !options->simulate && !driver_present()) {
+		fprintf(stderr, "vramtrace run: no CUDA driver found (libcuda.so.1), so no "
+				"report was written; try --simulate\n");
+		return;
+	}
+	if (count == 0) {
+		fprintf(stderr, "vramtrace: no process of the command used CUDA, so no report was "
+				"written\n");
+		return;
+	}
+	if (count > 1) {
+		fprintf(stderr,
+			"vramtrace run: next: vramtrace merge <the %u reports> -o "
+			"merged.json\n",
+			count);
+		return;
+	}
+	size_t length = strlen(first);
+	int stem =
+		(int)(length > 5 && strcmp(first + length - 5, ".json") == 0 ? length - 5 : length);
+	fprintf(stderr, "vramtrace run: next: vramtrace report %s --format html -o %.*s.html\n",
+		first, stem, first);
 }
 
 int vt_command_run(int argc, char **argv)
 {
 	struct run_options options = {0};
-	int done = parse(argc, argv, &options);
+	int command = 0;
+	int done = parse(argc, argv, &options, &command);
 	if (done >= 0)
 		return done;
-	char report_list[] = "/tmp/vramtrace-run.XXXXXX";
-	int fd = mkstemp(report_list);
-	if (fd < 0) {
-		fprintf(stderr, "vramtrace run: cannot create a temporary file: %s\n",
-			strerror(errno));
+	if (!output_free(&options))
 		return 2;
-	}
-	close(fd);
+	char report_list[PATH_MAX + 32];
+	if (make_report_list(&options, report_list, sizeof(report_list)) != 0)
+		return 2;
 	bool started = false;
-	int status =
-		set_up_environment(&options, report_list) ? run_child(argv + optind, &started) : -1;
-	if (started && count_reports(report_list) == 0)
-		fprintf(stderr, "vramtrace: no process of the command used CUDA, so no report was "
-				"written\n");
+	int status = set_up_environment(&options, report_list) ? run_child(argv + command, &started)
+							       : -1;
+	if (started)
+		after_run(&options, report_list);
 	unlink(report_list);
 	return status < 0 ? 2 : end_as(status);
 }

@@ -37,6 +37,7 @@ struct diff {
 	uint32_t grow_limit; /* hundredths of a percent */
 	struct vt_report_file a, b;
 	struct diff_table tables[SECTIONS];
+	char overflow[160]; /* a row whose sum passed 2^63-1 bytes, "" when none */
 };
 
 /* A row's change as "+12.5%" and ratio as "x1.12" ("new" and "-" from 0). */

@@ -173,9 +173,10 @@ static void largest_text(FILE *out, json_t *largest)
 	json_object_del(others, key);
 	labels_text(others, text, sizeof(text));
 	json_decref(others);
-	fprintf(out, "%s=%" PRId64 ", predicted peak %s (with %s)\n", key,
+	fprintf(out, "%s=%" PRId64 ", predicted peak %s%s%s%s\n", key,
 		(int64_t)json_integer_value(value),
-		human(number(largest, "peak_bytes"), peak, sizeof(peak)), text);
+		human(number(largest, "peak_bytes"), peak, sizeof(peak)), text[0] ? " (with " : "",
+		text, text[0] ? ")" : "");
 }
 
 static void fit_text(json_t *fit, FILE *out)

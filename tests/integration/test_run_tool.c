@@ -122,7 +122,7 @@ Test(run_tool, help_and_version)
 	struct traced_run run;
 	run_tool(&run, (char *[]){"run", "--help", NULL}, NULL);
 	cr_assert_eq(run.status, 0);
-	cr_assert(strstr(run.out, "--simulate[=CAPACITY]"));
+	cr_assert(strstr(run.out, "--simulate [CAPACITY]"));
 	cr_assert(strstr(run.out, "128+N"));
 	traced_run_free(&run);
 	run_tool(&run, (char *[]){"--version", NULL}, NULL);

@@ -1,0 +1,47 @@
+/* One option parser for every subcommand: a table of descriptors, values
+ * given as "--name VALUE" or "--name=VALUE" ("-o VALUE", "-oVALUE"), "--"
+ * ending the options, and one short error line (with a did-you-mean for a
+ * misspelt name) that points at --help rather than printing it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum vt_option_value {
+	VT_OPTION_FLAG,     /* takes no value */
+	VT_OPTION_VALUE,    /* takes one, always */
+	VT_OPTION_OPTIONAL, /* "=VALUE", or the next argument when accepts() says so */
+};
+
+struct vt_option {
+	const char *name; /* the long name, without "--" */
+	char short_name;  /* 0 for none */
+	enum vt_option_value value;
+	int id;
+	const char *hint; /* the value, for a missing one: "FORMAT (text or json)" */
+	bool (*accepts)(const char *next); /* VT_OPTION_OPTIONAL only */
+};
+
+enum { VT_ARGUMENT_END = -1, VT_ARGUMENT_ERROR = -2, VT_ARGUMENT_OPERAND = -3 };
+
+struct vt_arguments {
+	const char *command;
+	int argc;
+	char **argv;
+	const struct vt_option *options;
+	size_t option_count;
+	bool stop_at_operand; /* the first operand and all after it are operands */
+	int next;             /* index of the next argument */
+	bool options_ended;   /* after "--" */
+};
+
+void vt_arguments_init(struct vt_arguments *arguments, const char *command, int argc, char **argv,
+		       const struct vt_option *options, size_t option_count);
+/* The next option's id (with *value its value, or NULL), VT_ARGUMENT_OPERAND
+ * (with *value the operand), VT_ARGUMENT_END, or VT_ARGUMENT_ERROR once the
+ * error is printed. */
+int vt_arguments_next(struct vt_arguments *arguments, const char **value);
+
+/* "vramtrace CMD: MESSAGE (see vramtrace CMD --help)" on stderr. */
+void vt_usage_error(const char *command, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
