@@ -112,11 +112,19 @@ bool vt_parse_percent(const char *text, uint32_t *hundredths)
 bool vt_parse_size_option(const char *command, const char *option, const char *text,
 			  uint64_t *bytes)
 {
-	if (vt_size_parse(text, bytes))
+	bool decimal = false;
+	if (vt_size_parse_unit(text, bytes, &decimal)) {
+		char binary[32];
+		vt_size_format(*bytes, binary, sizeof(binary));
+		/* GB is 10^9 bytes, which is not what a GPU's "80 GB" holds */
+		if (decimal)
+			fprintf(stderr, "vramtrace %s: %s %s = %s (%llu bytes)\n", command, option,
+				text, binary, (unsigned long long)*bytes);
 		return true;
+	}
 	fprintf(stderr,
-		"vramtrace %s: %s '%s' is not a size; use bytes or a unit: 80GiB, 81920MiB, "
-		"80G (GiB), 80GB (10^9 bytes)\n",
+		"vramtrace %s: %s '%s' is not a size; write a number and a unit: 80GiB, "
+		"1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or bytes (1e9)\n",
 		command, option, text);
 	return false;
 }
@@ -134,12 +142,6 @@ bool vt_parse_count_option(const char *command, const char *option, const char *
 	}
 	*value = parsed;
 	return true;
-}
-
-const char *vt_bytes_text(uint64_t bytes, char *buf, unsigned size)
-{
-	vt_size_format(bytes, buf, size);
-	return buf;
 }
 
 static bool report_has_device(const struct vt_report *report, long device)

@@ -37,9 +37,6 @@ bool vt_parse_size_option(const char *command, const char *option, const char *t
 bool vt_parse_count_option(const char *command, const char *option, const char *text, long min,
 			   long max, long *value);
 
-/* "1.50 GiB" for any unsigned byte count, to 2^64-1. */
-const char *vt_bytes_text(uint64_t bytes, char *buf, unsigned size);
-
 struct vt_report_file;
 /* Whether the report (any rank of a merged one) has device ordinal, or
  * device < 0 (every device); else an error naming the devices it has. */

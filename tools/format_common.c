@@ -16,6 +16,12 @@ const char *vt_human(int64_t bytes, char *buf, unsigned size)
 	return buf;
 }
 
+const char *vt_bytes_text(uint64_t bytes, char *buf, unsigned size)
+{
+	vt_size_format(bytes, buf, size);
+	return buf;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');

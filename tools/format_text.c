@@ -207,7 +207,7 @@ static void failures(const struct text *t, const struct vt_owner *owner)
 		const struct vt_failure *failure = &owner->failures[i];
 		fprintf(t->out,
 			"    %s requested by %s [%s] at %.3f s: error %" PRId64 " %s, %s live\n",
-			vt_human(failure->bytes, size, sizeof(size)), or (failure->api, "?"),
+			vt_bytes_text(failure->bytes, size, sizeof(size)), or (failure->api, "?"),
 			or (failure->tag, "untagged"), (double)failure->at_ns / 1e9, failure->error,
 			or (failure->error_name, ""),
 			vt_human(failure->live_bytes, live, sizeof(live)));

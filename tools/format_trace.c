@@ -58,11 +58,17 @@ static void device_events(json_t *events, const struct vt_owner *device, int64_t
 							     "api", peak->api ? peak->api : "?")));
 	for (size_t i = 0; i < device->failure_count; i++) {
 		const struct vt_failure *failure = &device->failures[i];
-		json_array_append_new(events,
-				      mark("failed allocation", ordinal, failure->at_ns,
-					   json_pack("{s:I, s:I, s:s}", "bytes", failure->bytes,
-						     "error", failure->error, "tag",
-						     failure->tag ? failure->tag : "untagged")));
+		/* a request past 2^63-1 bytes keeps its digits, as a string */
+		char digits[24];
+		snprintf(digits, sizeof(digits), "%" PRIu64, failure->bytes);
+		json_t *bytes = failure->bytes > INT64_MAX
+					? json_string(digits)
+					: json_integer((json_int_t)failure->bytes);
+		json_array_append_new(
+			events,
+			mark("failed allocation", ordinal, failure->at_ns,
+			     json_pack("{s:o, s:I, s:s}", "bytes", bytes, "error", failure->error,
+				       "tag", failure->tag ? failure->tag : "untagged")));
 	}
 }
 

@@ -44,6 +44,8 @@ void vt_html_diff(json_t *a, json_t *b, const char *a_path, const char *b_path, 
 /* Shared by the formats. */
 /* "1.50 GiB"; a negative size keeps its sign ("-512.00 MiB"). */
 const char *vt_human(int64_t bytes, char *buf, unsigned size);
+/* The same for any unsigned byte count, to 2^64-1 ("16.00 EiB"). */
+const char *vt_bytes_text(uint64_t bytes, char *buf, unsigned size);
 /* Text from a report, with control characters shown as escapes: a label or
  * an argument must not move the cursor or colour the terminal. */
 void vt_print_safe(FILE *out, const char *text);

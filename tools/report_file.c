@@ -1,10 +1,14 @@
 #include "report_file.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The first structural problem found, with the path of the field. */
 struct checker {
@@ -44,6 +48,18 @@ static bool is_count(json_t *value)
 {
 	return json_is_integer(value) && json_integer_value(value) >= 0 &&
 	       json_integer_value(value) < VT_MAX_COUNT;
+}
+
+/* A request's size as the program asked it (a failed cudaMalloc of
+ * (size_t)-4, say): any 64-bit unsigned value, which the reader holds as a
+ * decimal string from 2^63 on (see vt_request_bytes). */
+static bool need_request_size(struct checker *c, json_t *object, const char *key, const char *path)
+{
+	json_t *value = json_object_get(object, key);
+	uint64_t bytes;
+	return (json_is_integer(value) && json_integer_value(value) >= 0) ||
+	       (json_is_string(value) && vt_request_bytes(value, &bytes)) ||
+	       fail(c, "%s.%s: expected a non-negative integer below 2^64", path, key);
 }
 
 static bool need_count(struct checker *c, json_t *object, const char *key, const char *path)
@@ -156,8 +172,8 @@ static bool check_snapshot(struct checker *c, json_t *failure, const char *path)
 
 static bool check_failure(struct checker *c, json_t *item, const char *path)
 {
-	static const char *const fields[] = {"bytes", "at_ns", "live_bytes", NULL};
-	return need_counts(c, item, fields, path) &&
+	static const char *const fields[] = {"at_ns", "live_bytes", NULL};
+	return need_request_size(c, item, "bytes", path) && need_counts(c, item, fields, path) &&
 	       (json_is_integer(json_object_get(item, "error")) ||
 		fail(c, "%s.error: expected an integer", path)) &&
 	       need_string_or_null(c, item, "api", path) &&
@@ -414,41 +430,217 @@ static bool check_and_fill(struct vt_report_file *out, char *error, size_t size)
 	return fill_model(out, error, size);
 }
 
+bool vt_request_bytes(json_t *value, uint64_t *bytes)
+{
+	if (json_is_integer(value) && json_integer_value(value) >= 0) {
+		*bytes = (uint64_t)json_integer_value(value);
+		return true;
+	}
+	const char *text = json_string_value(value);
+	if (!text || !*text || strlen(text) > 20)
+		return false;
+	unsigned __int128 parsed = 0;
+	for (const char *p = text; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		parsed = parsed * 10 + (unsigned)(*p - '0');
+	}
+	if (parsed > UINT64_MAX)
+		return false;
+	*bytes = (uint64_t)parsed;
+	return true;
+}
+
+/* Whether text[0..length) is a whole number from 2^63 to 2^64-1, which
+ * jansson's signed integers cannot hold. */
+static bool unsigned_only(const char *text, size_t length)
+{
+	if (length < 19 || length > 20)
+		return false;
+	unsigned __int128 value = 0;
+	for (size_t i = 0; i < length; i++)
+		value = value * 10 + (unsigned)(text[i] - '0');
+	return value > INT64_MAX && value <= UINT64_MAX;
+}
+
+/* The length of the number at text (digits, fraction, exponent). */
+static size_t number_length(const char *text, const char *end, bool *whole)
+{
+	const char *p = text;
+	*whole = true;
+	while (p < end && (isdigit((unsigned char)*p) || strchr("+-.eE", *p))) {
+		*whole = *whole && isdigit((unsigned char)*p);
+		p++;
+	}
+	return (size_t)(p - text);
+}
+
+struct quoted {
+	const char *text;
+	size_t length;
+	char *out; /* NULL until the first number to quote */
+	size_t used;
+};
+
+static bool emit(struct quoted *q, size_t at, const char *piece, size_t n)
+{
+	if (!q->out && !piece)
+		return true;
+	if (!q->out) {
+		/* each quoted number adds two bytes to one of at least 19 */
+		if (!(q->out = malloc(q->length + q->length / 8 + 64)))
+			return false;
+		memcpy(q->out, q->text, at);
+		q->used = at;
+	}
+	memcpy(q->out + q->used, piece ? piece : q->text + at, n);
+	q->used += n;
+	return true;
+}
+
+/* A copy of the document in which every number from 2^63 to 2^64-1 (the
+ * tracer writes request sizes as they were asked, to 2^64-1) is a string
+ * of its digits, read back exactly by vt_request_bytes; NULL when there is
+ * none, and the document is parsed as it is. */
+static char *quote_unsigned(const char *text, size_t length, size_t *out_length, bool *no_memory)
+{
+	struct quoted q = {text, length, NULL, 0};
+	bool in_string = false;
+	*no_memory = false;
+	for (size_t i = 0; i < length;) {
+		char ch = text[i];
+		size_t n = 1;
+		bool whole = false;
+		if (in_string && ch == '\\' && i + 1 < length)
+			n = 2;
+		else if (ch == '"')
+			in_string = !in_string;
+		else if (!in_string && (isdigit((unsigned char)ch) || ch == '-'))
+			n = number_length(text + i, text + length, &whole);
+		if (whole && unsigned_only(text + i, n)) {
+			char quoted[24] = "\"";
+			memcpy(quoted + 1, text + i, n);
+			quoted[n + 1] = '"';
+			if (!emit(&q, i, quoted, n + 2)) {
+				*no_memory = true;
+				return NULL;
+			}
+		} else if (q.out) {
+			emit(&q, i, NULL, n);
+		}
+		i += n;
+	}
+	*out_length = q.used;
+	return q.out;
+}
+/* The whole of path ("-": standard input) into *text. A FIFO, device or
+ * socket is refused before any read, so that none can hang a command: it
+ * is opened without waiting for a writer and looked at first. */
+static bool read_report(const char *path, char **text, size_t *length, char *error, size_t size)
+{
+	bool from_stdin = strcmp(path, "-") == 0;
+	int fd = from_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		snprintf(error, size, "%s: cannot read: %s", path, strerror(errno));
+		return false;
+	}
+	const char *what = S_ISDIR(st.st_mode)    ? "a directory"
+			   : S_ISFIFO(st.st_mode) ? "a FIFO"
+			   : S_ISSOCK(st.st_mode) ? "a socket"
+			   : S_ISCHR(st.st_mode)  ? "a character device"
+			   : S_ISBLK(st.st_mode)  ? "a block device"
+						  : NULL;
+	if (!from_stdin && !S_ISREG(st.st_mode)) {
+		snprintf(error, size, "%s: is %s, not a report (give - to read standard input)",
+			 path, what ? what : "not a regular file");
+		close(fd);
+		return false;
+	}
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size >= VT_MAX_REPORT_BYTES) {
+		snprintf(error, size, "%s: %lld bytes is larger than any report (256 MiB)", path,
+			 (long long)st.st_size);
+		if (!from_stdin)
+			close(fd);
+		return false;
+	}
+	size_t capacity = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 1 << 16, used = 0;
+	char *buffer = malloc(capacity);
+	for (ssize_t got = 1; buffer && got > 0;) {
+		if (used + 1 >= capacity) {
+			char *grown = capacity < VT_MAX_REPORT_BYTES ? realloc(buffer, capacity * 2)
+								     : NULL;
+			if (!grown) {
+				free(buffer);
+				buffer = NULL;
+				errno = capacity < VT_MAX_REPORT_BYTES ? ENOMEM : EFBIG;
+				break;
+			}
+			buffer = grown;
+			capacity *= 2;
+		}
+		got = read(fd, buffer + used, capacity - used - 1);
+		if (got < 0 && errno == EINTR)
+			got = 1;
+		else if (got < 0) {
+			free(buffer);
+			buffer = NULL;
+		} else
+			used += (size_t)got;
+	}
+	int saved = errno;
+	if (!from_stdin)
+		close(fd);
+	if (!buffer) {
+		snprintf(error, size, "%s: cannot read: %s", path,
+			 saved == EFBIG ? "larger than any report (256 MiB)" : strerror(saved));
+		return false;
+	}
+	*text = buffer;
+	*length = used;
+	return true;
+}
+
+static json_t *parse_report(const char *path, const char *text, size_t length, char *error,
+			    size_t size)
+{
+	size_t quoted_length = 0;
+	bool no_memory;
+	char *quoted = quote_unsigned(text, length, &quoted_length, &no_memory);
+	json_error_t parse_error;
+	errno = 0;
+	json_t *root = no_memory
+			       ? NULL
+			       : json_loadb(quoted ? quoted : text, quoted ? quoted_length : length,
+					    JSON_REJECT_DUPLICATES, &parse_error);
+	free(quoted);
+	if (root)
+		return root;
+	if (no_memory || !parse_error.text[0] || errno == ENOMEM)
+		snprintf(error, size,
+			 "%s: cannot read it: out of memory (the file is %zu bytes; reading a "
+			 "report takes some twenty times its size in memory)",
+			 path, length);
+	else if (parse_error.line > 0)
+		snprintf(error, size, "%s:%d:%d: %s", path, parse_error.line, parse_error.column,
+			 parse_error.text);
+	else
+		snprintf(error, size, "%s: %s", path, parse_error.text);
+	return NULL;
+}
+
 bool vt_report_load(const char *path, struct vt_report_file *out, char *error, size_t size)
 {
 	memset(out, 0, sizeof(*out));
 	out->path = path;
-	struct stat st;
-	if (stat(path, &st) != 0) {
-		snprintf(error, size, "%s: cannot read: %s", path, strerror(errno));
+	char *text;
+	size_t length;
+	if (!read_report(path, &text, &length, error, size))
 		return false;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		snprintf(error, size, "%s: is a directory, not a report", path);
+	out->root = parse_report(path, text, length, error, size);
+	free(text);
+	if (!out->root)
 		return false;
-	}
-	if ((uint64_t)st.st_size >= VT_MAX_REPORT_BYTES) {
-		snprintf(error, size, "%s: %lld bytes is larger than any report (256 MiB)", path,
-			 (long long)st.st_size);
-		return false;
-	}
-	json_error_t parse_error;
-	errno = 0;
-	out->root = json_load_file(path, JSON_REJECT_DUPLICATES, &parse_error);
-	if (!out->root) {
-		if (!parse_error.text[0] || errno == ENOMEM)
-			snprintf(error, size,
-				 "%s: cannot read it: %s (the file is %lld bytes; reading a report "
-				 "takes some twenty times its size in memory)",
-				 path, errno ? strerror(errno) : "out of memory",
-				 (long long)st.st_size);
-		else if (parse_error.line > 0)
-			snprintf(error, size, "%s:%d:%d: %s", path, parse_error.line,
-				 parse_error.column, parse_error.text);
-		else
-			snprintf(error, size, "%s: %s", path, parse_error.text);
-		return false;
-	}
 	return check_and_fill(out, error, size);
 }
 
@@ -457,13 +649,9 @@ bool vt_report_load_buffer(const char *name, const char *data, size_t length,
 {
 	memset(out, 0, sizeof(*out));
 	out->path = name;
-	json_error_t parse_error;
-	out->root = json_loadb(data, length, JSON_REJECT_DUPLICATES, &parse_error);
-	if (!out->root) {
-		snprintf(error, size, "%s:%d:%d: %s", name, parse_error.line, parse_error.column,
-			 parse_error.text);
+	out->root = parse_report(name, data, length, error, size);
+	if (!out->root)
 		return false;
-	}
 	return check_and_fill(out, error, size);
 }
 

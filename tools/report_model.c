@@ -3,6 +3,8 @@
  * optional one reads as absent, never as garbage. */
 #include "report_model.h"
 
+#include "report_file.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,7 +83,6 @@ static struct vt_tag_bytes *tag_bytes(json_t *object, size_t *n, bool *ok)
 static void fill_failure(json_t *item, struct vt_failure *out, bool *ok)
 {
 	*out = (struct vt_failure){
-		.bytes = count(item, "bytes"),
 		.at_ns = count(item, "at_ns"),
 		.live_bytes = count(item, "live_bytes"),
 		.error = count(item, "error"),
@@ -90,6 +91,8 @@ static void fill_failure(json_t *item, struct vt_failure *out, bool *ok)
 		.error_name = text(item, "error_name"),
 		.stack = maybe(item, "stack"),
 	};
+	if (!vt_request_bytes(json_object_get(item, "bytes"), &out->bytes))
+		out->bytes = 0;
 	json_t *snapshot = json_object_get(item, "snapshot");
 	if (!json_is_object(snapshot))
 		return;

@@ -56,7 +56,8 @@ struct vt_top_stack {
 
 /* A failed allocation, and (where taken) what was live at that moment. */
 struct vt_failure {
-	int64_t bytes, at_ns, live_bytes, error;
+	uint64_t bytes; /* as asked, to 2^64-1 */
+	int64_t at_ns, live_bytes, error;
 	const char *api, *tag, *error_name; /* NULL when absent */
 	struct vt_maybe stack;
 	bool has_snapshot;

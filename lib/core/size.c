@@ -6,58 +6,137 @@
 #include <strings.h>
 
 struct size_unit {
-	const char *suffix;
+	const char *suffix; /* matched without regard to case */
 	uint64_t factor;
+	bool decimal;
 };
 
 static const struct size_unit units[] = {
-	{"", 1},
-	{"B", 1},
-	{"K", 1ull << 10},
-	{"KiB", 1ull << 10},
-	{"kB", 1000ull},
-	{"KB", 1000ull},
-	{"M", 1ull << 20},
-	{"MiB", 1ull << 20},
-	{"MB", 1000000ull},
-	{"G", 1ull << 30},
-	{"GiB", 1ull << 30},
-	{"GB", 1000000000ull},
-	{"T", 1ull << 40},
-	{"TiB", 1ull << 40},
-	{"TB", 1000000000000ull},
+	{"", 1, false},
+	{"B", 1, false},
+	{"K", 1ull << 10, false},
+	{"KiB", 1ull << 10, false},
+	{"KB", 1000ull, true},
+	{"M", 1ull << 20, false},
+	{"MiB", 1ull << 20, false},
+	{"MB", 1000000ull, true},
+	{"G", 1ull << 30, false},
+	{"GiB", 1ull << 30, false},
+	{"GB", 1000000000ull, true},
+	{"T", 1ull << 40, false},
+	{"TiB", 1ull << 40, false},
+	{"TB", 1000000000000ull, true},
+	{"P", 1ull << 50, false},
+	{"PiB", 1ull << 50, false},
+	{"PB", 1000000000000000ull, true},
 };
 
-static bool unit_factor(const char *suffix, uint64_t *factor)
+static const struct size_unit *unit_named(const char *suffix, size_t length)
 {
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(suffix, units[i].suffix) == 0) {
-			*factor = units[i].factor;
-			return true;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strlen(units[i].suffix) == length &&
+		    strncasecmp(suffix, units[i].suffix, length) == 0)
+			return &units[i];
+	return NULL;
+}
+
+/* A decimal number: at most 20 significant digits in mantissa, with
+ * exponent the power of ten it is multiplied by. */
+struct decimal {
+	unsigned __int128 mantissa;
+	int exponent;
+};
+
+static const char *parse_digits(const char *p, struct decimal *d, bool fraction, unsigned *digits,
+				bool *any)
+{
+	for (; isdigit((unsigned char)*p); p++) {
+		*any = true;
+		if (d->mantissa == 0 && *p == '0') {
+			d->exponent -= fraction;
+			continue;
 		}
+		if (++*digits > 20)
+			return NULL; /* finer than any size needs */
+		d->mantissa = d->mantissa * 10 + (unsigned)(*p - '0');
+		d->exponent -= fraction;
 	}
-	return false;
+	return p;
+}
+
+static const char *parse_decimal(const char *p, struct decimal *d)
+{
+	unsigned digits = 0;
+	bool any = false;
+	*d = (struct decimal){0, 0};
+	p = parse_digits(p, d, false, &digits, &any);
+	if (p && *p == '.')
+		p = parse_digits(p + 1, d, true, &digits, &any);
+	if (!p || !any)
+		return NULL;
+	if ((*p == 'e' || *p == 'E') &&
+	    (isdigit((unsigned char)p[1]) ||
+	     ((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2])))) {
+		bool negative = p[1] == '-';
+		p += isdigit((unsigned char)p[1]) ? 1 : 2;
+		int power = 0;
+		for (; isdigit((unsigned char)*p); p++)
+			if (power < 1000)
+				power = power * 10 + (*p - '0');
+		d->exponent += negative ? -power : power;
+	}
+	return p;
+}
+
+/* mantissa * 10^exponent * factor, whole bytes (a fraction of a byte is
+ * dropped); false past UINT64_MAX. */
+static bool scale(const struct decimal *d, uint64_t factor, uint64_t *bytes)
+{
+	unsigned __int128 value = d->mantissa * factor; /* < 2^67 * 2^50 */
+	if (d->mantissa == 0) {
+		*bytes = 0;
+		return true;
+	}
+	for (int e = d->exponent; e > 0; e--)
+		if ((value *= 10) > UINT64_MAX)
+			return false;
+	for (int e = d->exponent; e < 0 && value; e++)
+		value /= 10;
+	if (value > UINT64_MAX)
+		return false;
+	*bytes = (uint64_t)value;
+	return true;
+}
+
+bool vt_size_parse_unit(const char *text, uint64_t *bytes, bool *decimal_unit)
+{
+	if (!text)
+		return false;
+	const char *p = text;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	struct decimal d;
+	if (!(p = parse_decimal(p, &d)))
+		return false;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t length = strcspn(p, " \t");
+	const struct size_unit *unit = unit_named(p, length);
+	for (const char *rest = p + length; unit && *rest; rest++)
+		if (*rest != ' ' && *rest != '\t')
+			unit = NULL;
+	uint64_t value;
+	if (!unit || !scale(&d, unit->factor, &value))
+		return false;
+	*bytes = value;
+	if (decimal_unit)
+		*decimal_unit = unit->decimal;
+	return true;
 }
 
 bool vt_size_parse(const char *text, uint64_t *bytes)
 {
-	if (!text || !isdigit((unsigned char)text[0]))
-		return false;
-	uint64_t value = 0;
-	const char *p = text;
-	for (; isdigit((unsigned char)*p); p++) {
-		uint64_t digit = (uint64_t)(*p - '0');
-		if (value > (UINT64_MAX - digit) / 10)
-			return false;
-		value = value * 10 + digit;
-	}
-	uint64_t factor;
-	if (!unit_factor(p, &factor))
-		return false;
-	if (value != 0 && factor > UINT64_MAX / value)
-		return false;
-	*bytes = value * factor;
-	return true;
+	return vt_size_parse_unit(text, bytes, NULL);
 }
 
 void vt_size_format(uint64_t bytes, char *buf, unsigned size)

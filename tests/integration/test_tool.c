@@ -76,9 +76,9 @@ Test(tool, check_prints_the_margin_and_units)
 Test(tool, check_rejects_bad_sizes_and_devices)
 {
 	static const char *const bad[][6] = {
-		{"check", "@", "--budget", "80 GiB", NULL},
+		{"check", "@", "--budget", "80 GiBs", NULL},
 		{"check", "@", "--budget", "-5", NULL},
-		{"check", "@", "--budget", "1.5GiB", NULL},
+		{"check", "@", "--budget", "1.5.5GiB", NULL},
 		{"check", "@", "--budget", "80GiB", "--headroom", "101%"},
 		{"check", "@", "--budget", "80GiB", "--device", "7"},
 		{"check", "@", NULL},

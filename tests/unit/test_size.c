@@ -23,6 +23,20 @@ Test(size, parses_binary_decimal_and_plain)
 		{"2TB", 2000000000000ull},
 		{"1TiB", 1ull << 40},
 		{"18446744073709551615", UINT64_MAX},
+		{"3.5GiB", 3758096384ull},
+		{"80gb", 80000000000ull},
+		{"4g", 4ull << 30},
+		{"80 GiB", 80ull << 30},
+		{" 80 gib ", 80ull << 30},
+		{"1e9", 1000000000ull},
+		{"1.5e3 KiB", 1536000ull},
+		{"2.5e-1KiB", 256},
+		{"3.3G", 3543348019ull}, /* 3543348019.2: the fraction of a byte dropped */
+		{"1.5 gb", 1500000000ull},
+		{"0.5B", 0},
+		{"1PiB", 1ull << 50},
+		{"16383.999999999999999PiB", 18446744073709551614ull},
+		{"0000000000000000000000000001", 1},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t bytes = 1;
@@ -36,15 +50,20 @@ Test(size, rejects_what_is_not_a_size)
 	static const char *const bad[] = {
 		"",
 		"-1",
-		"1.5GiB",
 		"GiB",
 		"12XB",
-		"80 GiB",
-		"80gib",
+		"1.5.5G",
+		"80 GiBs",
+		"80 Gi B",
+		"1,5G",
+		"0x10",
+		".",
+		"1e20",
+		"1e",
 		"18446744073709551616",
 		"17179869184GiB",
-		" 1",
-		"1e9",
+		"16384PiB",
+		"1.000000000000000000001",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint64_t bytes = 7;
