@@ -197,28 +197,61 @@ Test(python, rules_match_python_frames)
 	traced_run_free(&run);
 }
 
-/* @pytest.mark.limit_vram under `vramtrace run`, with Debian's pytest. */
+static void gate_file(char *path, size_t size)
+{
+	snprintf(path, size, "%s", script());
+	snprintf(strrchr(path, '/') + 1, 64, "pytest_gate.py");
+}
+
+/* @pytest.mark.limit_vram under `vramtrace run`, with Debian's pytest: the
+ * plugin loads with no -p, the failure names the test's own line first,
+ * and a marker without a size says so. */
 Test(python, the_pytest_gate)
 {
 	if (system("/usr/bin/python3 -c 'import pytest' 2>/dev/null") != 0)
 		cr_skip_test("no pytest for /usr/bin/python3 (python3-pytest)");
 	char test_file[600];
-	snprintf(test_file, sizeof(test_file), "%s", script());
-	snprintf(strrchr(test_file, '/') + 1, 64, "pytest_gate.py");
+	gate_file(test_file, sizeof(test_file));
 	struct traced_run run;
 	struct run_options options = {.env = (const char *const[]){"VRAMTRACE_SUMMARY=0", NULL}};
 	traced_run(&run, &options,
 		   (char *[]){(char *)build_path("VT_TEST_TOOL"), "run", "--simulate", "--",
-			      "/usr/bin/python3", "-m", "pytest", "-q", "-p", "vramtrace.pytest",
-			      "-p", "no:cacheprovider", test_file, NULL});
-	cr_assert_eq(run.status, 1, "one test fails: %s %s", run.out, run.err);
-	cr_assert(strstr(run.out, "1 failed, 1 passed"), "%s", run.out);
-	cr_assert(strstr(run.out, "FAILED"), "%s", run.out);
-	cr_assert(strstr(run.out, "test_over_the_limit"), "%s", run.out);
-	cr_assert(strstr(run.out, "device memory peaked at 128.00 MiB (134217728 bytes), over the "
-				  "limit of 64.00 MiB"),
+			      "/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+			      test_file, NULL});
+	cr_assert_eq(run.status, 1, "two tests fail: %s %s", run.out, run.err);
+	cr_assert(strstr(run.out, "2 failed, 1 passed"), "%s", run.out);
+	cr_assert(strstr(run.out, "test_over_the_limit at pytest_gate.py:23: device memory peaked "
+				  "at 128.00 MiB (134217728 bytes), over the limit of 64.00 MiB "
+				  "(67108864 bytes), most of it allocated at allocate "
+				  "(pytest_gate.py:12)"),
 		  "%s", run.out);
-	cr_assert(strstr(run.out, "(pytest_gate.py:"), "names the line: %s", run.out);
+	cr_assert(strstr(run.out, "@pytest.mark.limit_vram needs a size, such as "
+				  "@pytest.mark.limit_vram(\"24GiB\")"),
+		  "%s", run.out);
+	cr_assert_null(strstr(run.out, "KeyError"), "%s", run.out);
+	traced_run_free(&run);
+}
+
+/* Loaded without vramtrace, marked tests run unchecked, and one warning
+ * says so. */
+Test(python, the_pytest_gate_warns_without_vramtrace)
+{
+	if (system("/usr/bin/python3 -c 'import pytest' 2>/dev/null") != 0)
+		cr_skip_test("no pytest for /usr/bin/python3 (python3-pytest)");
+	char test_file[600], python_path[700];
+	gate_file(test_file, sizeof(test_file));
+	snprintf(python_path, sizeof(python_path), "PYTHONPATH=%s",
+		 build_path("VT_TEST_PYTHON_DIR"));
+	struct traced_run run;
+	struct run_options options = {.simulate = true,
+				      .env = (const char *const[]){python_path, NULL}};
+	traced_run(&run, &options,
+		   (char *[]){"/usr/bin/python3", "-m", "pytest", "-q", "-p", "vramtrace.pytest",
+			      "-p", "no:cacheprovider", test_file, NULL});
+	cr_assert(strstr(run.out, "1 failed, 2 passed, 1 warning"), "%s %s", run.out, run.err);
+	cr_assert(strstr(run.out, "limit_vram is not checked: the tests do not run under "
+				  "vramtrace"),
+		  "%s", run.out);
 	traced_run_free(&run);
 }
 

@@ -1,4 +1,5 @@
-"""Two tests under a 64 MiB limit: one allocates 32 MiB, one 96 MiB."""
+"""Three tests under a 64 MiB limit: one allocates 32 MiB, one 96 MiB
+through a helper (line 12), one names no size."""
 import ctypes
 import pytest
 
@@ -12,7 +13,7 @@ def allocate(size):
     kept.append(pointer)
 
 
-@pytest.mark.limit_vram("64MiB")
+@pytest.mark.limit_vram("64 MiB")
 def test_under_the_limit():
     allocate(32 << 20)
 
@@ -20,3 +21,8 @@ def test_under_the_limit():
 @pytest.mark.limit_vram("64MiB")
 def test_over_the_limit():
     allocate(96 << 20)
+
+
+@pytest.mark.limit_vram
+def test_without_a_size():
+    pass
