@@ -46,7 +46,7 @@ static struct diff_row *row_for(struct diff_table *table, const char *key)
 static void add(struct diff *d, enum diff_section section, const char *key, bool side_b,
 		int64_t at_peak, int64_t peak)
 {
-	struct diff_row *row = row_for(&d->tables[section], key);
+	struct diff_row *row = d->by[section] ? row_for(&d->tables[section], key) : NULL;
 	if (!row)
 		return;
 	int64_t *sum = side_b ? &row->b : &row->a, *peak_sum = side_b ? &row->b_peak : &row->a_peak;

@@ -537,12 +537,14 @@ static json_t *solve(const struct vt_fit_group *group, const struct group_models
 		return NULL;
 	}
 	if (slope > 0) {
+		json_int_t bytes = 0;
 		setting->x[v] = best;
-		while (best >= 1 && vt_fit_predict(&models->peak, setting->x) > limit)
-			setting->x[v] = --best; /* rounding at the edge */
-		json_int_t bytes;
-		if (best >= 1 &&
-		    predicted_bytes(vt_fit_predict(&models->peak, setting->x), &bytes)) {
+		/* rounding at the edge, and a peak JSON cannot hold exactly */
+		while (best >= 1 &&
+		       (vt_fit_predict(&models->peak, setting->x) > limit ||
+			!predicted_bytes(vt_fit_predict(&models->peak, setting->x), &bytes)))
+			setting->x[v] = --best;
+		if (best >= 1) {
 			value = json_integer((json_int_t)best);
 			peak = json_integer(bytes);
 			unsigned worst = 0;

@@ -1,0 +1,524 @@
+/* The command line as a user meets it: one option parser (values with a
+ * space or =, did-you-mean, one error line), --device everywhere, special
+ * files refused at once, numbers that never wrap (requests to 2^64-1,
+ * budgets, diffs, fits), and vramtrace run's exit codes, --output, TMPDIR
+ * and the line naming the next command. Every expected text is exact. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *fixture(const char *name)
+{
+	static __thread char path[4][512];
+	static __thread int next;
+	char *out = path[next++ % 4];
+	snprintf(out, 512, "%s/%s", build_path("VT_TEST_FIXTURES"), name);
+	return out;
+}
+
+static void tool_in(struct traced_run *run, char **args, const struct run_options *options)
+{
+	char *argv[40] = {(char *)build_path("VT_TEST_TOOL")};
+	size_t n = 1;
+	for (; args[n - 1] && n < 39; n++)
+		argv[n] = args[n - 1];
+	argv[n] = NULL;
+	traced_run(run, options, argv);
+}
+
+static void tool(struct traced_run *run, char **args)
+{
+	struct run_options options = {0};
+	tool_in(run, args, &options);
+}
+
+/* The tool exits 2 with exactly this on stderr and nothing on stdout. */
+static void refused(char **args, const char *expected)
+{
+	struct traced_run run;
+	tool(&run, args);
+	cr_assert_eq(run.status, 2, "%s: %d %s", args[0], run.status, run.err);
+	cr_assert_str_eq(run.err, expected);
+	cr_assert_str_eq(run.out, "");
+	traced_run_free(&run);
+}
+
+Test(cli, misspelt_and_incomplete_options_say_one_line)
+{
+	const char *f = fixture("minimal.json");
+	refused((char *[]){"report", (char *)f, "--formt", "html", NULL},
+		"vramtrace report: unknown option '--formt'; did you mean --format? (see vramtrace "
+		"report --help)\n");
+	refused((char *[]){"report", (char *)f, "--format", NULL},
+		"vramtrace report: --format needs a value: FORMAT: text, json, folded, trace or "
+		"html (see vramtrace report --help)\n");
+	refused((char *[]){"diff", (char *)f, (char *)f, "--format", "md", NULL},
+		"vramtrace diff: unknown format 'md' (text, markdown, json or html) (see vramtrace "
+		"diff --help)\n");
+	refused((char *[]){"check", (char *)f, "--budgte=1GiB", NULL},
+		"vramtrace check: unknown option '--budgte=1GiB'; did you mean --budget? (see "
+		"vramtrace check --help)\n");
+	refused((char *[]){"merge", "--output", NULL},
+		"vramtrace merge: --output needs a value: OUT, a file (- for standard output) (see "
+		"vramtrace merge --help)\n");
+	refused((char *[]){"fit", (char *)f, "--frobnicate", NULL},
+		"vramtrace fit: unknown option '--frobnicate' (see vramtrace fit --help)\n");
+	refused((char *[]){"run", "--simulte", "--", "true", NULL},
+		"vramtrace run: unknown option '--simulte'; did you mean --simulate? (see "
+		"vramtrace "
+		"run --help)\n");
+	refused((char *[]){"run", "--no-framework-cache=yes", "--", "true", NULL},
+		"vramtrace run: --no-framework-cache takes no value (see vramtrace run --help)\n");
+}
+
+Test(cli, values_after_a_space_or_an_equals_sign)
+{
+	const char *f = fixture("minimal.json");
+	struct traced_run spaced, joined;
+	tool(&spaced, (char *[]){"check", (char *)f, "--budget", "1000", "--headroom", "0", NULL});
+	tool(&joined, (char *[]){"check", "--budget=1000", "--headroom=0", (char *)f, NULL});
+	cr_assert_eq(spaced.status, 0, "%s", spaced.err);
+	cr_assert_str_eq(spaced.out, "fits: peak 1000 B (1000 bytes) + headroom 0 B (0.00%) <= "
+				     "budget 1000 B (1000 bytes); margin 0 B (0 bytes)\n");
+	cr_assert_str_eq(joined.out, spaced.out);
+	traced_run_free(&spaced);
+	traced_run_free(&joined);
+	struct traced_run a, b;
+	tool(&a, (char *[]){"report", (char *)f, "-o", "-", "--top=3", NULL});
+	tool(&b, (char *[]){"report", "--top", "3", (char *)f, NULL});
+	cr_assert_eq(a.status, 0, "%s", a.err);
+	cr_assert_str_eq(a.out, b.out);
+	traced_run_free(&a);
+	traced_run_free(&b);
+}
+
+Test(cli, a_device_the_report_lacks_is_an_error_everywhere)
+{
+	const char *f = fixture("minimal.json");
+	char expected[800];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace report: %s has no device 3 (its devices: 0)\n", f);
+	refused((char *[]){"report", (char *)f, "--device", "3", NULL}, expected);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace check: %s has no device 2 (its devices: 0)\n", f);
+	refused((char *[]){"check", (char *)f, "--budget", "1GiB", "--device", "2", NULL},
+		expected);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace diff: %s has no device 1 (its devices: 0)\n", f);
+	refused((char *[]){"diff", (char *)f, (char *)fixture("minimal_b.json"), "--device", "1",
+			   NULL},
+		expected);
+}
+
+Test(cli, merge_writes_to_standard_output_without_o)
+{
+	struct traced_run run;
+	tool(&run, (char *[]){"merge", (char *)fixture("rank0.json"), (char *)fixture("rank1.json"),
+			      NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_t *merged = json_loads(run.out, 0, NULL);
+	cr_assert(merged, "%s", run.out);
+	cr_assert_str_eq(report_string(merged, "schema"), "vramtrace/merged-1");
+	cr_assert_eq(json_array_size(report_at(merged, "ranks")), 2);
+	json_decref(merged);
+	traced_run_free(&run);
+}
+
+/* A FIFO with no writer, a directory, /dev/zero: each subcommand answers at
+ * once (the test's timeout would catch a hang). Standard input is read
+ * when asked for with -. */
+Test(cli, special_files_are_refused_at_once, .timeout = 60)
+{
+	char dir[] = "/tmp/vt-fifo.XXXXXX", fifo[64];
+	cr_assert(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo.json", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	const char *f = fixture("minimal.json");
+	char *const cases[][8] = {
+		{"report", fifo, NULL},          {"check", fifo, "--budget", "1GiB", NULL},
+		{"diff", (char *)f, fifo, NULL}, {"merge", fifo, NULL},
+		{"fit", fifo, (char *)f, NULL},
+	};
+	char expected[300];
+	snprintf(expected, sizeof(expected),
+		 ": %s: is a FIFO, not a report (give - to read standard input)\n", fifo);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct traced_run run;
+		tool(&run, (char **)cases[i]);
+		cr_assert_eq(run.status, 2, "%s: %s", cases[i][0], run.err);
+		char line[400];
+		snprintf(line, sizeof(line), "vramtrace %s%s", cases[i][0], expected);
+		cr_assert_str_eq(run.err, line);
+		traced_run_free(&run);
+	}
+	struct traced_run run;
+	tool(&run, (char *[]){"report", "/dev/zero", NULL});
+	cr_assert_str_eq(run.err, "vramtrace report: /dev/zero: is a character device, not a "
+				  "report (give - to read standard input)\n");
+	traced_run_free(&run);
+	char command[1200];
+	snprintf(command, sizeof(command), "%s check - --budget 1000 < %s | grep -qx 'fits: .*'",
+		 build_path("VT_TEST_TOOL"), f);
+	cr_assert_eq(system(command), 0, "standard input is read with -");
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
+/* minimal.json with a failure of bytes (written as the tracer writes it:
+ * digits, however large) into path. */
+static void with_failure(const char *path, const char *bytes)
+{
+	json_t *report = json_load_file(fixture("minimal.json"), 0, NULL);
+	cr_assert(report);
+	json_t *failure = report_at(report, "devices/0/failures/0");
+	json_object_set_new(failure, "bytes", json_integer(7777777));
+	char *text = json_dumps(report, JSON_PRESERVE_ORDER);
+	json_decref(report);
+	char *at = strstr(text, "7777777");
+	cr_assert(at);
+	FILE *file = fopen(path, "w");
+	fprintf(file, "%.*s%s%s", (int)(at - text), text, bytes, at + 7);
+	fclose(file);
+	free(text);
+}
+
+Test(cli, any_request_reads_back_exactly)
+{
+	char dir[] = "/tmp/vt-big.XXXXXX", path[64], again[64];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/big.json", dir);
+	snprintf(again, sizeof(again), "%s/again.json", dir);
+	static const char *const sizes[][2] = {
+		{"4611686018427387904", "4.00 EiB"},   /* 2^62 */
+		{"9223372036854775807", "8.00 EiB"},   /* 2^63-1 */
+		{"9223372036854775808", "8.00 EiB"},   /* 2^63 */
+		{"18446744073709551612", "16.00 EiB"}, /* (size_t)-4 */
+		{"18446744073709551615", "16.00 EiB"}, /* 2^64-1 */
+	};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		with_failure(path, sizes[i][0]);
+		struct traced_run run;
+		tool(&run, (char *[]){"check", path, "--budget", "1000", NULL});
+		cr_assert_eq(run.status, 0, "%s: %s", sizes[i][0], run.err);
+		traced_run_free(&run);
+		tool(&run, (char *[]){"report", path, NULL});
+		char line[128];
+		snprintf(line, sizeof(line), "    %s requested by cudaMalloc", sizes[i][1]);
+		cr_assert(strstr(run.out, line), "%s: %s", sizes[i][0], run.out);
+		traced_run_free(&run);
+		/* re-written as JSON, the digits survive and read back */
+		tool(&run, (char *[]){"report", path, "--format", "json", "-o", again, NULL});
+		cr_assert_eq(run.status, 0, "%s", run.err);
+		traced_run_free(&run);
+		tool(&run, (char *[]){"merge", again, (char *)fixture("rank1.json"), NULL});
+		cr_assert_eq(run.status, 0, "%s: %s", sizes[i][0], run.err);
+		cr_assert(strstr(run.out, sizes[i][0]), "%s lost in the merge", sizes[i][0]);
+		traced_run_free(&run);
+	}
+	with_failure(path, "18446744073709551616");
+	char expected[300];
+	snprintf(expected, sizeof(expected), "vramtrace check: %s: too big integer near '", path);
+	struct traced_run run;
+	tool(&run, (char *[]){"check", path, "--budget", "1000", NULL});
+	cr_assert_eq(run.status, 2);
+	cr_assert(strstr(run.err, "too big integer"), "2^64 is no size_t: %s", run.err);
+	traced_run_free(&run);
+	char command[200];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
+Test(cli, budgets_to_2_64_print_exactly)
+{
+	const char *f = fixture("minimal.json");
+	struct traced_run run;
+	tool(&run, (char *[]){"check", (char *)f, "--budget", "9223372036854775808", NULL});
+	cr_assert_str_eq(run.out, "fits: peak 1000 B (1000 bytes) + headroom 0 B (0.00%) <= "
+				  "budget 8.00 EiB (9223372036854775808 bytes); margin 8.00 EiB "
+				  "(9223372036854774808 bytes)\n");
+	traced_run_free(&run);
+	tool(&run, (char *[]){"check", (char *)f, "--budget", "18446744073709551615", "--headroom",
+			      "99.99%", NULL});
+	cr_assert_str_eq(run.out, "fits: peak 1000 B (1000 bytes) + headroom 16.00 EiB "
+				  "(99.99%) <= budget 16.00 EiB (18446744073709551615 bytes); "
+				  "margin 1.64 PiB (1844674407369955 bytes)\n");
+	traced_run_free(&run);
+	tool(&run, (char *[]){"check", (char *)f, "--budget", "80GB", NULL});
+	cr_assert_str_eq(run.err, "vramtrace check: --budget 80GB = 74.51 GiB (80000000000 "
+				  "bytes)\n");
+	traced_run_free(&run);
+	refused((char *[]){"check", (char *)f, "--budget", "18446744073709551616", NULL},
+		"vramtrace check: --budget '18446744073709551616' is not a size; write a number "
+		"and a unit: 80GiB, 1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or bytes "
+		"(1e9)\n");
+}
+
+/* A report of four devices, each peaking at (and each kind holding)
+ * 2^62 - 1 bytes: accepted values whose sums pass 2^63. */
+static void four_devices(const char *path, int64_t each)
+{
+	json_t *report = json_load_file(fixture("minimal.json"), 0, NULL);
+	json_t *devices = report_at(report, "devices");
+	json_t *first = json_array_get(devices, 0);
+	json_object_set_new(json_object_get(first, "peak"), "bytes", json_integer(each));
+	json_t *kind = json_array_get(json_object_get(first, "kinds"), 0);
+	json_object_set_new(kind, "at_peak_bytes", json_integer(each));
+	json_object_set_new(kind, "peak_bytes", json_integer(each));
+	json_object_set_new(first, "tags", json_array());
+	json_object_set_new(first, "stacks", json_array());
+	for (int d = 1; d < 4; d++) {
+		json_t *copy = json_deep_copy(first);
+		json_object_set_new(copy, "ordinal", json_integer(d));
+		json_array_append_new(devices, copy);
+	}
+	cr_assert_eq(json_dump_file(report, path, 0), 0);
+	json_decref(report);
+}
+
+Test(cli, diff_sums_are_checked)
+{
+	char dir[] = "/tmp/vt-diff.XXXXXX", a[64], b[64];
+	cr_assert(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a.json", dir);
+	snprintf(b, sizeof(b), "%s/b.json", dir);
+	four_devices(a, (1ll << 62) - 1);
+	four_devices(b, 1000);
+	refused((char *[]){"diff", a, b, NULL},
+		"vramtrace diff: the kind row 'device' of A adds up to more than 2^63-1 bytes over "
+		"the devices; compare one device at a time with --device N\n");
+	struct traced_run run;
+	tool(&run,
+	     (char *[]){"diff", a, b, "--device", "2", "--by", "kind", "--format", "json", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_t *diff = json_loads(run.out, 0, NULL);
+	cr_assert_eq(report_int(diff, "sections/kind/rows/0/delta_bytes"),
+		     1000 - ((1ll << 62) - 1));
+	json_decref(diff);
+	traced_run_free(&run);
+	/* devices are rows of their own: exact, whatever the kinds add up to */
+	tool(&run, (char *[]){"diff", a, b, "--by", "device", "--format", "json", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	diff = json_loads(run.out, 0, NULL);
+	cr_assert_eq(json_array_size(report_at(diff, "sections/device/rows")), 4);
+	cr_assert_eq(report_int(diff, "sections/device/rows/3/a_bytes"), (1ll << 62) - 1);
+	json_decref(diff);
+	traced_run_free(&run);
+	char command[200];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
+/* Runs at batch 2, 4, 6, 8 whose peak is exactly 1 GiB + 64 MiB * batch. */
+static void batch_runs(char *dir, char paths[4][64])
+{
+	for (int i = 0; i < 4; i++) {
+		int batch = 2 + 2 * i;
+		json_t *report = json_load_file(fixture("minimal.json"), 0, NULL);
+		char value[8];
+		snprintf(value, sizeof(value), "%d", batch);
+		json_object_set_new(report_at(report, "run"), "labels",
+				    json_pack("{s:s}", "batch", value));
+		json_object_set_new(report_at(report, "run"), "pid", json_integer(100 + i));
+		json_object_set_new(report_at(report, "devices/0/peak"), "bytes",
+				    json_integer((1ll << 30) + (64ll << 20) * batch));
+		json_object_set_new(report_at(report, "devices/0"), "tags", json_array());
+		snprintf(paths[i], 64, "%s/b%d.json", dir, batch);
+		cr_assert_eq(json_dump_file(report, paths[i], 0), 0);
+		json_decref(report);
+	}
+}
+
+Test(cli, fit_warns_widens_and_refuses)
+{
+	char dir[] = "/tmp/vt-fit.XXXXXX", paths[4][64];
+	cr_assert(mkdtemp(dir));
+	batch_runs(dir, paths);
+	struct traced_run run;
+	tool(&run, (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict",
+			      "batch=32", "--format", "json", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(run.err, "vramtrace fit: warning: batch=32 is 24 above the measured 2 to "
+				  "8 (400% of that range): the answer is extrapolated\n");
+	json_t *fit = json_loads(run.out, 0, NULL);
+	cr_assert_eq(report_int(fit, "predictions/0/peak_bytes"), 3ll << 30);
+	/* exact inside 2..8, so the leave-one-out miss is 0; a quarter of the
+	 * 1.5 GiB extrapolated past batch 8 is the uncertainty */
+	cr_assert_eq(report_int(fit, "predictions/0/uncertainty_bytes"), 384ll << 20);
+	json_decref(fit);
+	traced_run_free(&run);
+
+	tool(&run, (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--budget", "8GiB",
+			      "--solve", "batch", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(run.err, "vramtrace fit: warning: batch=112 is 104 above the measured 2 "
+				  "to 8 (1733% of that range): the answer is extrapolated\n");
+	cr_assert(strstr(run.out, "largest batch that fits 8.00 GiB with 0 B kept free: "
+				  "batch=112, predicted peak 8.00 GiB\n"),
+		  "no '(with )': %s", run.out);
+	traced_run_free(&run);
+	/* 2^63-1: batch 2^37-16 would peak at 2^63 itself, one byte past */
+	tool(&run, (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--budget",
+			      "9223372036854775807", "--solve", "batch", "--format", "json", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	fit = json_loads(run.out, 0, NULL);
+	cr_assert_eq(report_int(fit, "largest_fit/value"), 137438953455ll);
+	cr_assert_eq(report_int(fit, "largest_fit/peak_bytes"), 9223372036787666944ll);
+	json_decref(fit);
+	traced_run_free(&run);
+
+	refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict", "batch=1e19",
+			   NULL},
+		"vramtrace fit: --predict batch: the predicted peak is beyond 2^63-1 bytes (8 "
+		"EiB), far outside what the runs measured\n");
+	refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--budget",
+			   "18446744073709551615", "--solve", "batch", NULL},
+		"vramtrace fit: --budget is beyond 2^63-1 bytes (8 EiB), past what a fit can "
+		"answer (see vramtrace fit --help)\n");
+	char expected[400];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace fit: %s and %s hold the same run (process 100 on node7): give each "
+		 "rank's report once\n",
+		 paths[0], paths[0]);
+	refused((char *[]){"fit", paths[0], paths[0], paths[1], NULL}, expected);
+	char command[200];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
+/* vramtrace run as sh would see it: an exit status stays one, a signal
+ * stays a signal, with no core file. */
+static int wrapped_status(const char *script)
+{
+	pid_t child = fork();
+	cr_assert(child >= 0);
+	if (child == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, STDERR_FILENO);
+		execl(build_path("VT_TEST_TOOL"), "vramtrace", "run", "--", "/bin/sh", "-c", script,
+		      (char *)NULL);
+		_exit(126);
+	}
+	int status;
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	return status;
+}
+
+Test(cli, run_passes_exit_codes_and_signals_on)
+{
+	for (int code = 126; code <= 160; code++) {
+		char script[32];
+		snprintf(script, sizeof(script), "exit %d", code);
+		int status = wrapped_status(script);
+		cr_assert(WIFEXITED(status), "exit %d became signal %d", code, WTERMSIG(status));
+		cr_assert_eq(WEXITSTATUS(status), code);
+	}
+	int status = wrapped_status("kill -SEGV $$");
+	cr_assert(WIFSIGNALED(status));
+	cr_assert_eq(WTERMSIG(status), SIGSEGV);
+	cr_assert_not(WCOREDUMP(status), "no core file of the wrapper's own");
+	status = wrapped_status("kill -TERM $$");
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+}
+
+static void run_sequence(struct traced_run *run, const char *output, bool force,
+			 const char *const *env)
+{
+	struct run_options options = {.env = env};
+	tool_in(run,
+		(char *[]){"run", "--simulate", "24GiB", "--output", (char *)output,
+			   force ? "--force" : "--",
+			   force ? "--" : (char *)program_path("sequence"),
+			   force ? (char *)program_path("sequence") : NULL, NULL},
+		&options);
+}
+
+Test(cli, run_output_that_exists_is_refused_unless_forced)
+{
+	char dir[] = "/tmp/vt-out.XXXXXX", path[64], html[64];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/b2.json", dir);
+	snprintf(html, sizeof(html), "%s/b2.html", dir);
+	struct traced_run run;
+	run_sequence(&run, path, false, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char expected[400];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace run: next: vramtrace report %s --format html -o %s\n", path, html);
+	cr_assert(strstr(run.err, expected), "%s", run.err);
+	cr_assert_str_eq(run.out, "sequence: pitch=1024\n");
+	traced_run_free(&run);
+	json_t *first = json_load_file(path, 0, NULL);
+	cr_assert(first);
+	cr_assert_eq(report_int(first, "devices/0/capacity_bytes"), 24ll << 30,
+		     "--simulate took 24GiB as its value");
+
+	run_sequence(&run, path, false, NULL);
+	cr_assert_eq(run.status, 2);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace run: %s exists; give --force to replace it, or a template with %%p "
+		 "for a new file per run (see vramtrace run --help)\n",
+		 path);
+	cr_assert_str_eq(run.err, expected);
+	cr_assert_str_eq(run.out, "", "refused before the program started");
+	traced_run_free(&run);
+
+	run_sequence(&run, path, true, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	traced_run_free(&run);
+	json_t *second = json_load_file(path, 0, NULL);
+	cr_assert(second);
+	cr_assert_neq(report_int(second, "run/pid"), report_int(first, "run/pid"), "replaced");
+	char sibling[64];
+	snprintf(sibling, sizeof(sibling), "%s/b2-1.json", dir);
+	cr_assert_neq(access(sibling, F_OK), 0, "no b2-1.json beside it");
+	json_decref(first);
+	json_decref(second);
+	char command[200];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
+/* The list of reports goes in TMPDIR, or beside the reports when TMPDIR
+ * (or /tmp) cannot be written. */
+Test(cli, run_without_a_writable_tmpdir)
+{
+	char dir[] = "/tmp/vt-tmp.XXXXXX", path[64], readonly[64];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	snprintf(readonly, sizeof(readonly), "TMPDIR=%s/none", dir);
+	struct traced_run run;
+	run_sequence(&run, path, false, (const char *const[]){readonly, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_eq(access(path, F_OK), 0, "the report was written");
+	cr_assert(strstr(run.err, "vramtrace run: next: vramtrace report"), "%s", run.err);
+	traced_run_free(&run);
+	char command[200];
+	snprintf(command, sizeof(command), "ls %s | grep -c vramtrace-run", dir);
+	cr_assert_neq(system(command), 0, "the list was removed");
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
+Test(cli, run_without_a_driver_says_so)
+{
+	void *driver = dlopen("libcuda.so.1", RTLD_LAZY);
+	if (driver)
+		cr_skip_test("a CUDA driver is installed here");
+	struct traced_run run;
+	struct run_options options = {0};
+	tool_in(&run, (char *[]){"run", "--", (char *)program_path("sequence"), NULL}, &options);
+	cr_assert_str_eq(run.err + strlen(run.err) - 94,
+			 "vramtrace run: no CUDA driver found (libcuda.so.1), so no report was "
+			 "written; try --simulate\n");
+	traced_run_free(&run);
+}
