@@ -571,7 +571,12 @@ static bool load_runs(struct fit *fit, const struct fit_options *o)
 			return false;
 		}
 		struct vt_report_file *report = &fit->reports[fit->run_count];
-		if (!vt_report_load(o->files[i], report, error, sizeof(error)) ||
+		if (vt_report_load(o->files[i], report, error, sizeof(error)) &&
+		    !vt_need_device("fit", report, device)) {
+			vt_report_close(report);
+			return false;
+		}
+		if (!report->root ||
 		    !vt_fit_run_from_report(report, device, &fit->runs[fit->run_count], error,
 					    sizeof(error))) {
 			fprintf(stderr, "vramtrace fit: %s\n", error);

@@ -52,19 +52,18 @@ static size_t distance(const char *a, size_t la, const char *b, size_t lb)
 	return d[la][lb];
 }
 
-/* The option name was closest to: within two edits, or one it begins. */
-static const struct vt_option *closest(const struct vt_arguments *a, const char *name,
-				       size_t length)
+const char *vt_closest_name(const char *name, size_t length, const char *const *names, size_t count,
+			    size_t stride)
 {
-	const struct vt_option *best = NULL;
+	const char *best = NULL;
 	size_t best_distance = 3;
-	for (size_t i = 0; i < a->option_count; i++) {
-		const struct vt_option *option = &a->options[i];
-		size_t d = distance(name, length, option->name, strlen(option->name));
-		if (length >= 2 && strncmp(option->name, name, length) == 0)
+	for (size_t i = 0; i < count; i++) {
+		const char *candidate = *(const char *const *)((const char *)names + i * stride);
+		size_t d = distance(name, length, candidate, strlen(candidate));
+		if (length >= 2 && strncmp(candidate, name, length) == 0)
 			d = 1;
 		if (d < best_distance) {
-			best = option;
+			best = candidate;
 			best_distance = d;
 		}
 	}
@@ -74,10 +73,12 @@ static const struct vt_option *closest(const struct vt_arguments *a, const char 
 static int unknown(const struct vt_arguments *a, const char *argument, const char *name,
 		   size_t length)
 {
-	const struct vt_option *guess = length ? closest(a, name, length) : NULL;
+	const char *guess = length ? vt_closest_name(name, length, &a->options[0].name,
+						     a->option_count, sizeof(*a->options))
+				   : NULL;
 	if (guess)
 		vt_usage_error(a->command, "unknown option '%s'; did you mean --%s?", argument,
-			       guess->name);
+			       guess);
 	else
 		vt_usage_error(a->command, "unknown option '%s'", argument);
 	return VT_ARGUMENT_ERROR;

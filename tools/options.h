@@ -42,6 +42,12 @@ void vt_arguments_init(struct vt_arguments *arguments, const char *command, int 
  * error is printed. */
 int vt_arguments_next(struct vt_arguments *arguments, const char **value);
 
+/* The name among count (each the first field of a stride-byte element)
+ * that name[0..length) is closest to: within two edits, or one it begins;
+ * NULL when none is. */
+const char *vt_closest_name(const char *name, size_t length, const char *const *names, size_t count,
+			    size_t stride);
+
 /* "vramtrace CMD: MESSAGE (see vramtrace CMD --help)" on stderr. */
 void vt_usage_error(const char *command, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));

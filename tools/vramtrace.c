@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "options.h"
 
 struct command {
 	const char *name;
@@ -39,7 +40,8 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "vramtrace: give a command: run, report, diff, check, merge or fit "
+				"(see vramtrace --help)\n");
 		return 2;
 	}
 	const char *name = argv[1];
@@ -54,7 +56,15 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(commands[i].name, name) == 0)
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "vramtrace: unknown command '%s'\n", name);
-	usage(stderr);
+	const char *guess =
+		vt_closest_name(name, strlen(name), &commands[0].name,
+				sizeof(commands) / sizeof(commands[0]), sizeof(commands[0]));
+	if (guess)
+		fprintf(stderr,
+			"vramtrace: unknown command '%s'; did you mean %s? (see vramtrace "
+			"--help)\n",
+			name, guess);
+	else
+		fprintf(stderr, "vramtrace: unknown command '%s' (see vramtrace --help)\n", name);
 	return 2;
 }

@@ -79,6 +79,10 @@ Test(cli, misspelt_and_incomplete_options_say_one_line)
 		"run --help)\n");
 	refused((char *[]){"run", "--no-framework-cache=yes", "--", "true", NULL},
 		"vramtrace run: --no-framework-cache takes no value (see vramtrace run --help)\n");
+	refused((char *[]){"reprot", (char *)f, NULL}, "vramtrace: unknown command 'reprot'; did "
+						       "you mean report? (see vramtrace --help)\n");
+	refused((char *[]){NULL}, "vramtrace: give a command: run, report, diff, check, merge or "
+				  "fit (see vramtrace --help)\n");
 }
 
 Test(cli, values_after_a_space_or_an_equals_sign)
@@ -118,6 +122,9 @@ Test(cli, a_device_the_report_lacks_is_an_error_everywhere)
 	refused((char *[]){"diff", (char *)f, (char *)fixture("minimal_b.json"), "--device", "1",
 			   NULL},
 		expected);
+	snprintf(expected, sizeof(expected), "vramtrace fit: %s has no device 5 (its devices: 0)\n",
+		 f);
+	refused((char *[]){"fit", (char *)f, "--device", "5", NULL}, expected);
 }
 
 Test(cli, merge_writes_to_standard_output_without_o)
