@@ -142,7 +142,8 @@ static void finish(struct diff *d, enum diff_section section)
 	if (table->positions)
 		json_decref(table->positions);
 	table->positions = NULL;
-	qsort(table->rows, table->count, sizeof(*table->rows), by_change);
+	if (table->count) /* an empty table has no rows to sort */
+		qsort(table->rows, table->count, sizeof(*table->rows), by_change);
 	if (section == BY_DEVICE)
 		return;
 	size_t kept = 0;

@@ -306,7 +306,8 @@ static void fill_stacks(json_t *root, struct vt_report *out, bool *ok)
 			}
 		}
 	}
-	qsort(out->stacks, out->stack_count, sizeof(*out->stacks), by_id);
+	if (out->stack_count) /* a report without stack_frames has no array to sort */
+		qsort(out->stacks, out->stack_count, sizeof(*out->stacks), by_id);
 }
 
 #define RESOURCE(item, event)                                                              \
