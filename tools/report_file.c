@@ -430,27 +430,6 @@ static bool check_and_fill(struct vt_report_file *out, char *error, size_t size)
 	return fill_model(out, error, size);
 }
 
-bool vt_request_bytes(json_t *value, uint64_t *bytes)
-{
-	if (json_is_integer(value) && json_integer_value(value) >= 0) {
-		*bytes = (uint64_t)json_integer_value(value);
-		return true;
-	}
-	const char *text = json_string_value(value);
-	if (!text || !*text || strlen(text) > 20)
-		return false;
-	unsigned __int128 parsed = 0;
-	for (const char *p = text; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return false;
-		parsed = parsed * 10 + (unsigned)(*p - '0');
-	}
-	if (parsed > UINT64_MAX)
-		return false;
-	*bytes = (uint64_t)parsed;
-	return true;
-}
-
 /* Whether text[0..length) is a whole number from 2^63 to 2^64-1, which
  * jansson's signed integers cannot hold. */
 static bool unsigned_only(const char *text, size_t length)

@@ -23,10 +23,6 @@ struct vt_report_file {
 	struct vt_merged ranks;  /* vramtrace merge's, when merged */
 };
 
-/* A failed request's size (failures[].bytes): an integer, or from 2^63 on
- * the string of its digits; false for anything else. */
-bool vt_request_bytes(json_t *value, uint64_t *bytes);
-
 /* Loads and checks path ("-": standard input; only a regular file else), and fills the model; on
  * failure writes a one-line reason (naming the file) into error and returns false. */
 bool vt_report_load(const char *path, struct vt_report_file *out, char *error, size_t size);

@@ -3,8 +3,6 @@
  * optional one reads as absent, never as garbage. */
 #include "report_model.h"
 
-#include "report_file.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +77,27 @@ static struct vt_tag_bytes *tag_bytes(json_t *object, size_t *n, bool *ok)
 
 #define TOP_STACK(item, row) \
 	(*(row) = (struct vt_top_stack){count(item, "stack"), count(item, "bytes")})
+
+bool vt_request_bytes(json_t *value, uint64_t *bytes)
+{
+	if (json_is_integer(value) && json_integer_value(value) >= 0) {
+		*bytes = (uint64_t)json_integer_value(value);
+		return true;
+	}
+	const char *text = json_string_value(value);
+	if (!text || !*text || strlen(text) > 20)
+		return false;
+	unsigned __int128 parsed = 0;
+	for (const char *p = text; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		parsed = parsed * 10 + (unsigned)(*p - '0');
+	}
+	if (parsed > UINT64_MAX)
+		return false;
+	*bytes = (uint64_t)parsed;
+	return true;
+}
 
 static void fill_failure(json_t *item, struct vt_failure *out, bool *ok)
 {

@@ -236,6 +236,10 @@ bool vt_merged_model_fill(json_t *root, struct vt_merged *out);
 void vt_merged_model_free(struct vt_merged *merged);
 
 /* A stack's frames, or NULL for a stack the report does not list. */
+/* A failed request's size (failures[].bytes): an integer, or from 2^63 on
+ * the string of its digits (as the reader keeps what jansson cannot hold);
+ * false for anything else. */
+bool vt_request_bytes(json_t *value, uint64_t *bytes);
 const struct vt_stack_frames *vt_report_stack(const struct vt_report *report, int64_t id);
 /* The largest device peak. */
 int64_t vt_report_peak(const struct vt_report *report);
