@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -139,10 +140,12 @@ Test(truth, a_process_that_only_made_a_context_has_a_report)
 	struct traced_run run;
 	struct run_options options = {0};
 	traced_run(&run, &options,
-		   (char *[]){(char *)build_path("VT_TEST_TOOL"), "run", "--simulate", "--output",
-			      "report.json", "--", (char *)program_path("context_only"), NULL});
+		   (char *[]){(char *)build_path("VT_TEST_TOOL"), "run", "--simulate", "--force",
+			      "--output", "report.json", "--", (char *)program_path("context_only"),
+			      NULL});
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_assert_null(strstr(run.err, "no process"), "%s", run.err);
+	unlink("report.json"); /* written in the test's working directory */
 	traced_run_free(&run);
 	trace_program(&run, "context_only", NULL);
 	cr_assert_eq(run.reports, 1);
