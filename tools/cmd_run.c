@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 /* vramtrace run: the program, unmodified, with libvramtrace.so preloaded. */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -487,6 +488,22 @@ static bool driver_present(void)
 	return driver != NULL;
 }
 
+/* path as a shell reads it back: as it is when plain, else single-quoted. */
+static void print_quoted(const char *path, size_t length)
+{
+	bool plain = length > 0;
+	for (size_t i = 0; i < length; i++)
+		plain = plain && (isalnum((unsigned char)path[i]) || strchr("_./+-,=:@%", path[i]));
+	if (plain) {
+		fprintf(stderr, "%.*s", (int)length, path);
+		return;
+	}
+	fputc('\'', stderr);
+	for (size_t i = 0; i < length; i++)
+		fputs(path[i] == '\'' ? "'\\''" : (char[]){path[i], '\0'}, stderr);
+	fputc('\'', stderr);
+}
+
 /* After the run: what was written, and the natural next command. */
 static void after_run(const struct run_options *options, const char *report_list)
 {
@@ -510,10 +527,14 @@ static void after_run(const struct run_options *options, const char *report_list
 		return;
 	}
 	size_t length = strlen(first);
-	int stem =
-		(int)(length > 5 && strcmp(first + length - 5, ".json") == 0 ? length - 5 : length);
-	fprintf(stderr, "vramtrace run: next: vramtrace report %s --format html -o %.*s.html\n",
-		first, stem, first);
+	size_t stem = length > 5 && strcmp(first + length - 5, ".json") == 0 ? length - 5 : length;
+	char page[4200];
+	snprintf(page, sizeof(page), "%.*s.html", (int)stem, first);
+	fprintf(stderr, "vramtrace run: next: vramtrace report ");
+	print_quoted(first, length);
+	fprintf(stderr, " --format html -o ");
+	print_quoted(page, strlen(page));
+	fputc('\n', stderr);
 }
 
 int vt_command_run(int argc, char **argv)

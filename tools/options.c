@@ -62,6 +62,8 @@ const char *vt_closest_name(const char *name, size_t length, const char *const *
 		size_t d = distance(name, length, candidate, strlen(candidate));
 		if (length >= 2 && strncmp(candidate, name, length) == 0)
 			d = 1;
+		if (d >= length)
+			continue; /* "-x" is not a misspelt --by */
 		if (d < best_distance) {
 			best = candidate;
 			best_distance = d;
