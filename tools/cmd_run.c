@@ -458,11 +458,12 @@ static int make_report_list(const struct run_options *options, char *path, size_
 	return 0;
 }
 
-/* A report path without %-escapes that exists is not replaced unless
- * --force says so: a later `check FILE` must not read an old report. */
+/* A report path without %-escapes (from --output, else VRAMTRACE_OUTPUT)
+ * that exists is not replaced unless --force says so: a later `check FILE`
+ * must not read an old report. */
 static bool output_free(const struct run_options *options)
 {
-	const char *output = options->output;
+	const char *output = options->output ? options->output : getenv("VRAMTRACE_OUTPUT");
 	if (!output || strchr(output, '%') || access(output, F_OK) != 0)
 		return true;
 	if (!options->force) {

@@ -529,3 +529,48 @@ Test(cli, run_without_a_driver_says_so)
 			 "written; try --simulate\n");
 	traced_run_free(&run);
 }
+
+/* An HTML page is not drawn on a terminal; -o - still writes it out. */
+Test(cli, html_is_not_for_the_terminal)
+{
+	if (access("/usr/bin/script", X_OK) != 0)
+		cr_skip_test("no script(1) to make a terminal");
+	char command[1200];
+	snprintf(command, sizeof(command),
+		 "script -qec '%s report %s --format html' /dev/null | grep -q 'an HTML page is "
+		 "not for the terminal: give -o FILE.html (or -o - for standard output)'",
+		 build_path("VT_TEST_TOOL"), fixture("minimal.json"));
+	cr_assert_eq(system(command), 0, "refused on a terminal");
+	snprintf(command, sizeof(command),
+		 "script -qec '%s report %s --format html -o -' /dev/null | grep -q '<!DOCTYPE "
+		 "html>'",
+		 build_path("VT_TEST_TOOL"), fixture("minimal.json"));
+	cr_assert_eq(system(command), 0, "written with -o -");
+}
+
+/* VRAMTRACE_OUTPUT naming a file that exists is refused as --output is. */
+Test(cli, run_output_from_the_environment_is_checked_too)
+{
+	char dir[] = "/tmp/vt-env.XXXXXX", path[64], variable[96];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/old.json", dir);
+	snprintf(variable, sizeof(variable), "VRAMTRACE_OUTPUT=%s", path);
+	FILE *file = fopen(path, "w");
+	fputs("old", file);
+	fclose(file);
+	struct traced_run run;
+	struct run_options options = {.env = (const char *const[]){variable, NULL}};
+	tool_in(&run, (char *[]){"run", "--simulate", "--", (char *)program_path("sequence"), NULL},
+		&options);
+	cr_assert_eq(run.status, 2);
+	cr_assert_str_eq(run.out, "");
+	traced_run_free(&run);
+	char text[8] = "";
+	file = fopen(path, "r");
+	cr_assert(fgets(text, sizeof(text), file));
+	fclose(file);
+	cr_assert_str_eq(text, "old", "left as it was");
+	char command[200];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
