@@ -434,8 +434,8 @@ static bool check_and_fill(struct vt_report_file *out, char *error, size_t size)
  * jansson's signed integers cannot hold. */
 static bool unsigned_only(const char *text, size_t length)
 {
-	if (length < 19 || length > 20)
-		return false;
+	if (length < 19 || length > 20 || text[0] == '0')
+		return false; /* JSON has no leading zero to hide */
 	unsigned __int128 value = 0;
 	for (size_t i = 0; i < length; i++)
 		value = value * 10 + (unsigned)(text[i] - '0');
@@ -580,8 +580,7 @@ static bool read_report(const char *path, char **text, size_t *length, char *err
 	return true;
 }
 
-static json_t *parse_report(const char *path, const char *text, size_t length, char *error,
-			    size_t size)
+json_t *vt_report_parse(const char *path, const char *text, size_t length, char *error, size_t size)
 {
 	size_t quoted_length = 0;
 	bool no_memory;
@@ -616,7 +615,7 @@ bool vt_report_load(const char *path, struct vt_report_file *out, char *error, s
 	size_t length;
 	if (!read_report(path, &text, &length, error, size))
 		return false;
-	out->root = parse_report(path, text, length, error, size);
+	out->root = vt_report_parse(path, text, length, error, size);
 	free(text);
 	if (!out->root)
 		return false;

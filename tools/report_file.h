@@ -32,5 +32,11 @@ bool vt_report_load_buffer(const char *name, const char *data, size_t length,
 			   struct vt_report_file *out, char *error, size_t size);
 void vt_report_close(struct vt_report_file *report);
 
+/* Parses a document's text as the loader does (requests of 2^63 to 2^64-1
+ * bytes kept as strings of their digits); NULL with the reason, naming
+ * path, in error. */
+json_t *vt_report_parse(const char *path, const char *text, size_t length, char *error,
+			size_t size);
+
 /* Checks an already parsed document (the fuzzer's entry point too). */
 bool vt_report_check(json_t *root, bool *merged, char *error, size_t size);

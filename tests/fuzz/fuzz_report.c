@@ -1,4 +1,5 @@
-/* The report reader under a fuzzer: any bytes go through jansson, the
+/* The report reader under a fuzzer: any bytes go through its parse (the
+ * quoting of integers past 2^63, then jansson), the
  * schema check and the model, and whatever passes is rendered in every
  * format. Built
  * with clang -fsanitize=fuzzer,address,undefined (meson -Dfuzzer=true), and
@@ -12,8 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	json_error_t error;
-	json_t *root = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &error);
+	char error[1024];
+	json_t *root = vt_report_parse("input", (const char *)data, size, error, sizeof(error));
 	if (!root)
 		return 0;
 	bool merged;
