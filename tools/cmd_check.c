@@ -17,13 +17,15 @@ static void usage(FILE *out)
 		"Exits 0 when the peak fits the budget with PCT of the budget left free, 1 when\n"
 		"it does not, and prints the margin either way.\n\n"
 		"Options:\n"
-		"  --budget SIZE   device memory available: bytes, or 80GiB, 81920MiB, 80G\n"
-		"                  (binary, like GiB) or 80GB (10^9 bytes)\n"
+		"  --budget SIZE   device memory available: bytes, or 80GiB, 1.5 GiB, 80G\n"
+		"                  (binary, like GiB) or 80GB (10^9 bytes, echoed in GiB);\n"
+		"                  any case, decimals and 1e9 taken, to 2^64-1 bytes\n"
 		"  --headroom PCT  share of the budget to keep free, e.g. 10 or 12.5%%\n"
 		"                  (default 0)\n"
 		"  --device N      only device N (default: the highest peak of all)\n"
 		"  -h, --help      show this help\n\n"
-		"Exit status: 0 fits, 1 does not fit, 2 bad input or usage.\n");
+		"FILE may be - for standard input. Exit status: 0 fits, 1 does not fit, 2 bad\n"
+		"input or usage (a device FILE lacks included).\n");
 }
 
 struct peak {

@@ -42,8 +42,12 @@ static void usage(FILE *out)
 		"  --format F         text (default), json or html\n"
 		"  -o, --output FILE  write there instead of standard output\n"
 		"  -h, --help         show this help\n\n"
+		"An answer outside the measured range (a prediction or --solve's) is\n"
+		"extrapolated: a warning on stderr says how far, and the uncertainty widens by\n"
+		"that much plus a quarter of the extrapolated change.\n\n"
 		"Exit status: 0, or 2 for bad input or usage (fewer runs than a model needs,\n"
-		"an unknown label, a group whose runs do not vary).\n");
+		"an unknown label, a group whose runs do not vary, the same run given twice,\n"
+		"an answer past 2^63-1 bytes).\n");
 }
 
 struct fit_options {
