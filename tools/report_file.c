@@ -627,7 +627,7 @@ bool vt_report_load_buffer(const char *name, const char *data, size_t length,
 {
 	memset(out, 0, sizeof(*out));
 	out->path = name;
-	out->root = parse_report(name, data, length, error, size);
+	out->root = vt_report_parse(name, data, length, error, size);
 	if (!out->root)
 		return false;
 	return check_and_fill(out, error, size);
