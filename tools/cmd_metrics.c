@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -19,6 +18,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "control_client.h"
+#include "options.h"
 #include "report_file.h"
 
 #define MAX_PROCESSES 4096
@@ -350,53 +350,50 @@ static int listen_loop(const char *where, const pid_t *named, int named_count)
 
 int vt_command_metrics(int argc, char **argv)
 {
-	static const struct option long_options[] = {
-		{"textfile", required_argument, NULL, 't'},
-		{"interval", required_argument, NULL, 'i'},
-		{"count", required_argument, NULL, 'c'},
-		{"listen", required_argument, NULL, 'l'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	static const struct vt_option metrics_options[] = {
+		{"textfile", 0, VT_OPTION_VALUE, 't', "FILE", NULL},
+		{"interval", 0, VT_OPTION_VALUE, 'i', "SECONDS", NULL},
+		{"count", 0, VT_OPTION_VALUE, 'c', "N", NULL},
+		{"listen", 0, VT_OPTION_VALUE, 'l', "ADDRESS:PORT", NULL},
+		{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
 	};
 	const char *textfile = NULL, *listen_at = NULL;
 	long interval = 15, count = 0;
-	opterr = 0;
-	optind = 1;
-	for (int c; (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
+	static pid_t named[MAX_PROCESSES];
+	int named_count = 0;
+	struct vt_arguments arguments;
+	vt_arguments_init(&arguments, "metrics", argc, argv, metrics_options,
+			  sizeof(metrics_options) / sizeof(metrics_options[0]));
+	const char *value;
+	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
 		bool ok = true;
-		switch (c) {
-		case 't': textfile = optarg; break;
-		case 'l': listen_at = optarg; break;
+		switch (id) {
+		case VT_ARGUMENT_ERROR: return VT_EXIT_BAD_INPUT;
+		case 'h': usage(stdout); return VT_EXIT_OK;
+		case 't': textfile = value; break;
+		case 'l': listen_at = value; break;
 		case 'i':
-			ok = vt_parse_count_option("metrics", "--interval", optarg, 1, 86400,
+			ok = vt_parse_count_option("metrics", "--interval", value, 1, 86400,
 						   &interval);
 			break;
 		case 'c':
-			ok = vt_parse_count_option("metrics", "--count", optarg, 0, 1000000000,
+			ok = vt_parse_count_option("metrics", "--count", value, 0, 1000000000,
 						   &count);
 			break;
-		case 'h': usage(stdout); return VT_EXIT_OK;
 		default:
-			fprintf(stderr,
-				"vramtrace metrics: unknown or incomplete option '%s' (see "
-				"vramtrace metrics --help)\n",
-				argv[optind - 1]);
-			return VT_EXIT_BAD_INPUT;
+			if (named_count == MAX_PROCESSES) {
+				vt_usage_error("metrics", "too many process ids");
+				return VT_EXIT_BAD_INPUT;
+			}
+			ok = vt_parse_pid("metrics", value, &named[named_count++]);
 		}
 		if (!ok)
 			return VT_EXIT_BAD_INPUT;
 	}
-	int named_count = argc - optind;
-	if (named_count > MAX_PROCESSES || (textfile && listen_at)) {
-		fprintf(stderr, "vramtrace metrics: %s\n",
-			textfile && listen_at ? "give --textfile or --listen, not both"
-					      : "too many process ids");
+	if (textfile && listen_at) {
+		vt_usage_error("metrics", "give --textfile or --listen, not both");
 		return VT_EXIT_BAD_INPUT;
 	}
-	static pid_t named[MAX_PROCESSES];
-	for (int i = 0; i < named_count; i++)
-		if (!vt_parse_pid("metrics", argv[optind + i], &named[i]))
-			return VT_EXIT_BAD_INPUT;
 	signal(SIGPIPE, SIG_IGN);
 	if (listen_at)
 		return listen_loop(listen_at, named, named_count);

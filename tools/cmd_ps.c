@@ -1,6 +1,5 @@
 /* vramtrace ps: the processes of this user traced by vramtrace now, each
  * with its devices' live and peak bytes, from a snapshot of each. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include "commands.h"
 #include "control_client.h"
 #include "formats.h"
+#include "options.h"
 #include "report_file.h"
 
 #define MAX_PROCESSES 4096
@@ -55,12 +55,19 @@ static void print_row(pid_t pid, const struct vt_report *report)
 
 int vt_command_ps(int argc, char **argv)
 {
-	if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-		usage(stdout);
-		return VT_EXIT_OK;
-	}
-	if (argc != 1) {
-		fprintf(stderr, "vramtrace ps: takes no arguments (see vramtrace ps --help)\n");
+	static const struct vt_option ps_options[] = {
+		{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
+	};
+	struct vt_arguments arguments;
+	vt_arguments_init(&arguments, "ps", argc, argv, ps_options, 1);
+	const char *value;
+	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
+		if (id == 'h') {
+			usage(stdout);
+			return VT_EXIT_OK;
+		}
+		if (id == VT_ARGUMENT_OPERAND)
+			vt_usage_error("ps", "takes no arguments, not '%s'", value);
 		return VT_EXIT_BAD_INPUT;
 	}
 	static pid_t pids[MAX_PROCESSES];

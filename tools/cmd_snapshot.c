@@ -1,13 +1,13 @@
 /* vramtrace snapshot PID: the report of this moment from a running traced
  * process, in the report format, so report, diff, check, merge and fit
  * read it as they read a report written at exit. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "control_client.h"
+#include "options.h"
 #include "report_file.h"
 
 static void usage(FILE *out)
@@ -24,37 +24,44 @@ static void usage(FILE *out)
 		     "Exit status: 0 written, 1 the process could not be asked, 2 bad usage.\n");
 }
 
+static const struct vt_option snapshot_options[] = {
+	{"output", 'o', VT_OPTION_VALUE, 'o', "FILE (- for standard output)", NULL},
+	{"reset-peak", 0, VT_OPTION_FLAG, 'r', NULL, NULL},
+	{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
+};
+
 int vt_command_snapshot(int argc, char **argv)
 {
-	static const struct option long_options[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"reset-peak", no_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *output_path = NULL;
+	const char *output_path = NULL, *pid_text = NULL;
 	bool reset = false;
-	opterr = 0;
-	optind = 1;
-	for (int c; (c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1;) {
-		switch (c) {
-		case 'o': output_path = optarg; break;
-		case 'r': reset = true; break;
-		case 'h': usage(stdout); return VT_EXIT_OK;
-		default:
-			fprintf(stderr,
-				"vramtrace snapshot: unknown or incomplete option '%s' (see "
-				"vramtrace snapshot --help)\n",
-				argv[optind - 1]);
+	struct vt_arguments arguments;
+	vt_arguments_init(&arguments, "snapshot", argc, argv, snapshot_options,
+			  sizeof(snapshot_options) / sizeof(snapshot_options[0]));
+	const char *value;
+	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
+		if (id == VT_ARGUMENT_ERROR)
+			return VT_EXIT_BAD_INPUT;
+		if (id == 'h') {
+			usage(stdout);
+			return VT_EXIT_OK;
+		}
+		if (id == VT_ARGUMENT_OPERAND && pid_text) {
+			vt_usage_error("snapshot", "give one process id, not '%s' too", value);
 			return VT_EXIT_BAD_INPUT;
 		}
+		if (id == 'o')
+			output_path = value;
+		else if (id == 'r')
+			reset = true;
+		else
+			pid_text = value;
 	}
 	pid_t pid;
-	if (argc - optind != 1) {
-		fprintf(stderr, "vramtrace snapshot: give one process id (see vramtrace ps)\n");
+	if (!pid_text) {
+		vt_usage_error("snapshot", "give one process id (vramtrace ps lists them)");
 		return VT_EXIT_BAD_INPUT;
 	}
-	if (!vt_parse_pid("snapshot", argv[optind], &pid))
+	if (!vt_parse_pid("snapshot", pid_text, &pid))
 		return VT_EXIT_BAD_INPUT;
 	struct vt_report_file report;
 	char *data = NULL, error[1024];

@@ -5,7 +5,6 @@
  * q quit. --once prints one plain-text view, for scripts. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,6 +18,7 @@
 #include "commands.h"
 #include "control_client.h"
 #include "formats.h"
+#include "options.h"
 #include "report_file.h"
 
 #define HISTORY     64 /* sparkline points: a minute at the default interval */
@@ -339,36 +339,40 @@ static bool parse_interval(const char *text, long *milliseconds)
 
 int vt_command_top(int argc, char **argv)
 {
-	static const struct option long_options[] = {
-		{"interval", required_argument, NULL, 'i'},
-		{"once", no_argument, NULL, '1'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	static const struct vt_option top_options[] = {
+		{"interval", 0, VT_OPTION_VALUE, 'i', "SECONDS, e.g. 0.5", NULL},
+		{"once", 0, VT_OPTION_FLAG, '1', NULL, NULL},
+		{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
 	};
 	static struct view view = {.interval_ms = 1000};
-	opterr = 0;
-	optind = 1;
-	for (int c; (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
-		switch (c) {
-		case 'i':
-			if (!parse_interval(optarg, &view.interval_ms))
-				return VT_EXIT_BAD_INPUT;
-			break;
-		case '1': view.once = true; break;
-		case 'h': usage(stdout); return VT_EXIT_OK;
-		default:
-			fprintf(stderr,
-				"vramtrace top: unknown or incomplete option '%s' (see vramtrace "
-				"top --help)\n",
-				argv[optind - 1]);
+	const char *pid_text = NULL;
+	struct vt_arguments arguments;
+	vt_arguments_init(&arguments, "top", argc, argv, top_options,
+			  sizeof(top_options) / sizeof(top_options[0]));
+	const char *value;
+	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
+		if (id == VT_ARGUMENT_ERROR)
+			return VT_EXIT_BAD_INPUT;
+		if (id == 'h') {
+			usage(stdout);
+			return VT_EXIT_OK;
+		}
+		if (id == 'i' && !parse_interval(value, &view.interval_ms))
+			return VT_EXIT_BAD_INPUT;
+		if (id == '1')
+			view.once = true;
+		if (id == VT_ARGUMENT_OPERAND && pid_text) {
+			vt_usage_error("top", "give one process id, not '%s' too", value);
 			return VT_EXIT_BAD_INPUT;
 		}
+		if (id == VT_ARGUMENT_OPERAND)
+			pid_text = value;
 	}
-	if (argc - optind != 1) {
-		fprintf(stderr, "vramtrace top: give one process id (see vramtrace ps)\n");
+	if (!pid_text) {
+		vt_usage_error("top", "give one process id (vramtrace ps lists them)");
 		return VT_EXIT_BAD_INPUT;
 	}
-	if (!vt_parse_pid("top", argv[optind], &view.pid))
+	if (!vt_parse_pid("top", pid_text, &view.pid))
 		return VT_EXIT_BAD_INPUT;
 	view.once = view.once || !isatty(STDOUT_FILENO);
 	terminal_size(&view);

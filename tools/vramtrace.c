@@ -40,8 +40,10 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "vramtrace: give a command: run, report, diff, check, merge or fit "
-				"(see vramtrace --help)\n");
+		fprintf(stderr, "vramtrace: give a command:");
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			fprintf(stderr, "%s %s", i ? "," : "", commands[i].name);
+		fprintf(stderr, " (see vramtrace --help)\n");
 		return 2;
 	}
 	const char *name = argv[1];

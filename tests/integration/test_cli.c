@@ -81,8 +81,18 @@ Test(cli, misspelt_and_incomplete_options_say_one_line)
 		"vramtrace run: --no-framework-cache takes no value (see vramtrace run --help)\n");
 	refused((char *[]){"reprot", (char *)f, NULL}, "vramtrace: unknown command 'reprot'; did "
 						       "you mean report? (see vramtrace --help)\n");
-	refused((char *[]){NULL}, "vramtrace: give a command: run, report, diff, check, merge or "
-				  "fit (see vramtrace --help)\n");
+	refused((char *[]){NULL}, "vramtrace: give a command: run, report, diff, check, merge, "
+				  "fit, ps, snapshot, top, metrics (see vramtrace --help)\n");
+	refused((char *[]){"snapshot", "--reset-peek", "1", NULL},
+		"vramtrace snapshot: unknown option '--reset-peek'; did you mean --reset-peak? "
+		"(see "
+		"vramtrace snapshot --help)\n");
+	refused((char *[]){"top", "--interval", NULL},
+		"vramtrace top: --interval needs a value: SECONDS, e.g. 0.5 (see vramtrace top "
+		"--help)\n");
+	refused((char *[]){"metrics", "--textfile", "a", "--listen", "b", NULL},
+		"vramtrace metrics: give --textfile or --listen, not both (see vramtrace metrics "
+		"--help)\n");
 }
 
 Test(cli, values_after_a_space_or_an_equals_sign)
