@@ -584,3 +584,29 @@ Test(cli, run_output_from_the_environment_is_checked_too)
 	snprintf(command, sizeof(command), "rm -rf %s", dir);
 	cr_assert_eq(system(command), 0);
 }
+
+/* The pytest marker reads sizes in the grammar of every option. */
+Test(cli, the_pytest_marker_reads_sizes_as_options_do)
+{
+	if (system("/usr/bin/python3 -c 'import pytest' 2>/dev/null") != 0)
+		cr_skip_test("no pytest for /usr/bin/python3 (python3-pytest)");
+	char command[1200];
+	snprintf(command, sizeof(command),
+		 "PYTHONPATH=%s /usr/bin/python3 -c 'from vramtrace.pytest import parse_size as "
+		 "p\nprint([p(t) for t in (\"3.5GiB\", \"80gb\", \"4g\", \"80 GiB\", \"1e9\", "
+		 "\"3.3G\", \"1.5 gb\", \"16383.999999999999999PiB\", 1000)])\nfor t in (\"1e20\", "
+		 "\"1.000000000000000000001\", \"GiB\", \"-1\", \"80 GiBs\", \"\"):\n  try: p(t); "
+		 "print(\"took\", t)\n  except "
+		 "ValueError: pass' > /tmp/vt-sizes.%d",
+		 build_path("VT_TEST_PYTHON_DIR"), (int)getpid());
+	cr_assert_eq(system(command), 0);
+	snprintf(command, sizeof(command), "/tmp/vt-sizes.%d", (int)getpid());
+	FILE *file = fopen(command, "r");
+	char line[400] = "";
+	cr_assert(fgets(line, sizeof(line), file));
+	cr_assert_str_eq(line, "[3758096384, 80000000000, 4294967296, 85899345920, 1000000000, "
+			       "3543348019, 1500000000, 18446744073709551614, 1000]\n");
+	cr_assert_null(fgets(line, sizeof(line), file), "a bad size was taken: %s", line);
+	fclose(file);
+	unlink(command);
+}

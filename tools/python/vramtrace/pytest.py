@@ -40,6 +40,8 @@ def parse_size(text):
     match = _SIZE.fullmatch(str(text))
     number = match.group(1) if match else ""
     unit = _UNITS.get(match.group(2).upper()) if match else None
+    if len(re.split("[eE]", number)[0].replace(".", "").lstrip("0")) > 20:
+        unit = None  # finer than any size needs, as vt_size_parse says
     try:
         with localcontext() as context:
             context.prec = 80  # exact: 20 digits times a unit of 16
