@@ -10,6 +10,8 @@ an earlier version or an unknown name as the real one does.
 usage: check_abi.py TOOLKIT INCLUDE_DIR SIM_DIR
 """
 import ctypes
+import re
+import struct
 import sys
 from pathlib import Path
 
@@ -56,8 +58,14 @@ def check_proc_addresses(driver, symbols, include_dir):
     if len(rows) < 600:
         failures.append(f"cuGetProcAddress: only {len(rows)} entry points derived from the headers")
     # cuMemAlloc_v2 is CUDA 3.2's; 3.0 gets the original ABI, 1.0 nothing.
+    # Older versions resolve to the ABI of their day.
     expect = [("cuMemAlloc", 3020, 0, "cuMemAlloc_v2"), ("cuMemAlloc", 3000, 0, "cuMemAlloc"),
-              ("cuMemcpyHtoD", 13000, 2, "cuMemcpyHtoD_v2_ptds")]
+              ("cuMemcpyHtoD", 13000, 2, "cuMemcpyHtoD_v2_ptds"),
+              ("cuCtxCreate", 3020, 0, "cuCtxCreate_v2"), ("cuCtxCreate", 11040, 0, "cuCtxCreate_v3"),
+              ("cuCtxGetDevice", 12090, 0, "cuCtxGetDevice"),
+              ("cuCtxGetDevice", 13000, 0, "cuCtxGetDevice_v2"),
+              ("cuLinkCreate", 6050, 0, "cuLinkCreate_v2"), ("cuLinkCreate", 5050, 0, "cuLinkCreate"),
+              ("cuStreamBeginCapture", 10000, 0, "cuStreamBeginCapture")]
     for base, version, flags, name in expect:
         rc, address, _ = proc_address(driver, base, version, flags)
         if rc != 0 or address != ctypes.cast(getattr(driver, name), ctypes.c_void_p).value:
@@ -67,6 +75,48 @@ def check_proc_addresses(driver, symbols, include_dir):
         rc, address, got = proc_address(driver, base, version, 0)
         if (rc, address, got) != (CUDA_ERROR_NOT_FOUND, None, status):
             failures.append(f"cuGetProcAddress({base}, {version}) gave {rc}, status {got}")
+
+
+# An older ABI a simulation may leave unsupported: one of 32-bit device
+# pointers and sizes, which the simulated 64-bit address space cannot serve.
+THIRTY_TWO_BIT = re.compile(r"CUdeviceptr_v1|CUDA_\w+_v1\b|unsigned int \*?(bytes|bytesize|free|"
+                            r"total|ByteCount|psize)\b")
+
+
+def weak_symbols(library):
+    """The names a library defines only weakly: abi.py's stand-ins."""
+    data = Path(library).read_bytes()
+    sections = abi._sections(data)
+    weak = set()
+    for section in sections:
+        if section[1] != abi.SHT_DYNSYM:
+            continue
+        strtab, offset, size, entsize = sections[section[6]][4], section[4], section[5], section[9]
+        for at in range(offset, offset + size, entsize):
+            name, info, _, shndx = struct.unpack_from("<IBBH", data, at)
+            if shndx != abi.SHN_UNDEF and info >> 4 == 2:  # STB_WEAK
+                weak.add(abi._string(data, strtab + name))
+    return weak
+
+
+def check_older_abis(symbols, include_dir, weak):
+    """Every older ABI of a function the simulation implements is
+    implemented too, as a real CUDA 13 driver serves it, unless its
+    arguments are 32-bit pointers or sizes."""
+    rows = abi.proc_table(symbols, abi.proc_versions(include_dir))
+    typedefs = "".join(h.read_text(errors="replace")
+                       for h in Path(include_dir).glob("cuda*Typedefs.h"))
+    implemented = {base for base, _, per_thread, name in rows if name not in weak}
+    missing = []
+    for base, version, per_thread, name in rows:
+        if name not in weak or base not in implemented or per_thread:
+            continue
+        typedef = re.search(rf"PFN_{base}_v{version}\)\((.*?)\);", typedefs, re.S)
+        if not typedef or not THIRTY_TWO_BIT.search(typedef.group(1)):
+            missing.append(f"{name} ({version})")
+    if missing:
+        failures.append(f"older ABIs left unsupported: {', '.join(missing)}")
+    print(f"older ABIs: {len(missing)} unsupported beyond the 32-bit ones")
 
 
 def main():
@@ -84,6 +134,8 @@ def main():
     compare("libcuda.so.1", driver_symbols, abi.exported_functions(Path(sim_dir) / "libcuda.so.1"))
     check_proc_addresses(ctypes.CDLL(str(Path(sim_dir) / "libcuda.so.1")), sorted(driver_symbols),
                          include_dir)
+    check_older_abis(sorted(driver_symbols), include_dir,
+                     weak_symbols(Path(sim_dir) / "libcuda.so.1"))
     for failure in failures:
         print("FAIL:", failure)
     sys.exit(1 if failures else 0)

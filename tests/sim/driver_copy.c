@@ -326,6 +326,8 @@ SIM_EXPORT CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute at
 	case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED:
 	case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED:
 	case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *value = 1; break;
+	/* NVLink carries every atomic, not only some. */
+	case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: *value = 0; break;
 	default: return CUDA_ERROR_INVALID_VALUE;
 	}
 	return CUDA_SUCCESS;

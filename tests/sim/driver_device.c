@@ -18,6 +18,25 @@ static __thread struct sim_context *current_context;
 static __thread struct sim_context *context_stack[CONTEXT_STACK_DEPTH];
 static __thread unsigned context_stack_size;
 
+/* The context behind a handle, or NULL for one that names no context this
+ * driver made (a stray pointer is never followed). */
+struct sim_context *sim_context_of(CUcontext handle)
+{
+	struct sim_context *wanted = (struct sim_context *)handle, *found = NULL;
+	if (!wanted)
+		return NULL;
+	pthread_mutex_lock(&sim_lock);
+	for (int device = 0; device < SIM_MAX_DEVICES && !found; device++)
+		if (wanted == &sim_devices[device].primary)
+			found = wanted;
+	for (struct sim_context *context = created_contexts; context && !found;
+	     context = context->next)
+		if (context == wanted)
+			found = wanted;
+	pthread_mutex_unlock(&sim_lock);
+	return found;
+}
+
 CUresult sim_check_init(void)
 {
 	return initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
@@ -141,11 +160,62 @@ unsigned sim_device_arch(int device)
 	return 90;
 }
 
+/* The texture and surface limits of compute capability 9.0, as an H100 or
+ * H200 reports them; 0 for another attribute. */
+static int texture_limit(CUdevice_attribute attribute)
+{
+	switch (attribute) {
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: return 131072;
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: return 65536;
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: return 65000;
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: return 2097120;
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: return 268435456;
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: return 16384;
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: return 8192;
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: return 32768;
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: return 2048;
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS:
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: return 2046;
+	default: return 0;
+	}
+}
+
 /* What an H100 or H200 (SXM) reports; the profile gives the memory's
  * figures. Host mapping, IPC and the memory features are all supported. */
 static int attribute_value(CUdevice_attribute attribute, int device)
 {
 	const struct sim_profile *profile = sim_config()->profile;
+	if (texture_limit(attribute))
+		return texture_limit(attribute);
 	switch (attribute) {
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return 9;
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return 0;
@@ -181,12 +251,6 @@ static int attribute_value(CUdevice_attribute attribute, int device)
 	case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: return 512;
 	case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: return 32;
 	case CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: return 512;
-	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: return 131072;
-	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: return 131072;
-	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: return 65536;
-	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH:
-	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT:
-	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: return 16384;
 	case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: return 3;
 	case CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: return 2;
 	case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: return device;
@@ -388,8 +452,10 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice device, unsigned int *fl
 		return rc;
 	if (!flags || !active)
 		return CUDA_ERROR_INVALID_VALUE;
-	*flags = 0;
+	pthread_mutex_lock(&sim_lock);
+	*flags = sim_devices[device].primary_flags;
 	*active = sim_devices[device].primary.live;
+	pthread_mutex_unlock(&sim_lock);
 	return CUDA_SUCCESS;
 }
 
@@ -420,7 +486,7 @@ static CUresult untraced_cuCtxCreate(CUcontext *out, CUctxCreateParams *params, 
 
 static CUresult untraced_cuCtxDestroy(CUcontext handle)
 {
-	struct sim_context *context = (struct sim_context *)handle;
+	struct sim_context *context = sim_context_of(handle);
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
@@ -447,7 +513,15 @@ SIM_EXPORT CUresult cuCtxSetCurrent(CUcontext handle)
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	current_context = (struct sim_context *)handle;
+	/* It replaces the top of the thread's stack; NULL pops it. */
+	if (!handle) {
+		current_context = context_stack_size ? context_stack[--context_stack_size] : NULL;
+		return CUDA_SUCCESS;
+	}
+	struct sim_context *context = sim_context_of(handle);
+	if (!context || !context->live)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	current_context = context;
 	return CUDA_SUCCESS;
 }
 
@@ -467,12 +541,13 @@ SIM_EXPORT CUresult cuCtxPushCurrent(CUcontext handle)
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!handle)
+	struct sim_context *context = sim_context_of(handle);
+	if (!context || !context->live)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	if (context_stack_size == CONTEXT_STACK_DEPTH)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	context_stack[context_stack_size++] = current_context;
-	current_context = (struct sim_context *)handle;
+	current_context = context;
 	return CUDA_SUCCESS;
 }
 
@@ -502,15 +577,15 @@ SIM_EXPORT CUresult cuCtxGetDevice(CUdevice *device)
 
 SIM_EXPORT CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext handle)
 {
-	struct sim_context *context = (struct sim_context *)handle;
-	if (!context)
+	if (!handle)
 		return cuCtxGetDevice(device);
+	struct sim_context *context = sim_context_of(handle);
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (!device)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (!context->live)
+	if (!context || !context->live)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	*device = context->device;
 	return CUDA_SUCCESS;
@@ -524,13 +599,13 @@ SIM_EXPORT CUresult cuCtxSynchronize(void)
 
 SIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext handle)
 {
-	struct sim_context *context = (struct sim_context *)handle;
-	if (!context)
+	if (!handle)
 		return cuCtxSynchronize();
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	return context->live ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+	struct sim_context *context = sim_context_of(handle);
+	return context && context->live ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
 /* Not a CUDA function: the simulated NVML reads the device-level view of

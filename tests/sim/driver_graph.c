@@ -354,7 +354,7 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 static bool allocate_locked(struct sim_graph_allocation *allocation)
 {
 	struct sim_device *dev = &sim_devices[allocation->device];
-	uint64_t free_in_reserve = dev->graph_reserved - dev->graph_used;
+	uint64_t free_in_reserve = dev->graph_reserved - dev->graph_live;
 	uint64_t growth =
 		allocation->charge > free_in_reserve ? allocation->charge - free_in_reserve : 0;
 	uint64_t used = sim_device_used(allocation->device);
@@ -362,17 +362,18 @@ static bool allocate_locked(struct sim_graph_allocation *allocation)
 		return false;
 	dev->charged += growth;
 	dev->graph_reserved += growth;
-	dev->graph_used += allocation->charge;
+	dev->graph_live += allocation->charge;
+	dev->graph_used = max_u64(dev->graph_used, dev->graph_live);
 	dev->graph_used_high = max_u64(dev->graph_used_high, dev->graph_used);
 	dev->graph_reserved_high = max_u64(dev->graph_reserved_high, dev->graph_reserved);
 	allocation->live = true;
 	return true;
 }
 
-/* Called with sim_lock held. */
+/* Called with sim_lock held: the memory stays mapped for graphs. */
 static void free_locked(struct sim_graph_allocation *allocation)
 {
-	sim_devices[allocation->device].graph_used -= allocation->charge;
+	sim_devices[allocation->device].graph_live -= allocation->charge;
 	allocation->live = false;
 }
 
@@ -459,7 +460,7 @@ static CUresult untraced_cuGraphUpload(CUgraphExec handle, CUstream stream)
 		return CUDA_SUCCESS;
 	pthread_mutex_lock(&sim_lock);
 	struct sim_device *dev = &sim_devices[first->allocation->device];
-	uint64_t spare = dev->graph_reserved - dev->graph_used, need = launch_need_locked(exec);
+	uint64_t spare = dev->graph_reserved - dev->graph_live, need = launch_need_locked(exec);
 	uint64_t growth = need > spare ? need - spare : 0;
 	uint64_t used = sim_device_used(first->allocation->device);
 	bool fits = used <= dev->capacity && growth <= dev->capacity - used;
@@ -520,8 +521,8 @@ static CUresult untraced_cuDeviceGraphMemTrim(CUdevice device)
 		return rc;
 	pthread_mutex_lock(&sim_lock);
 	struct sim_device *dev = &sim_devices[device];
-	dev->charged -= dev->graph_reserved - dev->graph_used;
-	dev->graph_reserved = dev->graph_used;
+	dev->charged -= dev->graph_reserved - dev->graph_live;
+	dev->graph_reserved = dev->graph_used = dev->graph_live;
 	pthread_mutex_unlock(&sim_lock);
 	return CUDA_SUCCESS;
 }

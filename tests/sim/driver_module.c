@@ -21,6 +21,15 @@ struct sim_module {
 	struct sim_image image;
 	CUpti_ModuleResourceData resource;
 	struct sim_function *functions;
+	struct module_global *globals;
+};
+
+/* A variable's device memory, made on the first cuModuleGetGlobal. */
+struct module_global {
+	CUdeviceptr address;
+	size_t bytes;
+	struct module_global *next;
+	char name[];
 };
 
 struct sim_function {
@@ -194,6 +203,62 @@ SIM_EXPORT CUresult cuModuleGetFunction(CUfunction *out, CUmodule handle, const 
 	return CUDA_SUCCESS;
 }
 
+/* Called with sim_lock held. */
+static struct module_global *global_named(struct sim_module *module, const char *name)
+{
+	for (struct module_global *global = module->globals; global; global = global->next)
+		if (strcmp(global->name, name) == 0)
+			return global;
+	return NULL;
+}
+
+/* Module memory, not an allocation: charged to no one, as the real
+ * driver's module images are not. */
+static CUresult untraced_module_global(CUdeviceptr *address, size_t *bytes, CUmodule handle,
+				       const char *name)
+{
+	struct sim_module *module;
+	CUresult rc = module_of(handle, &module);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	size_t size;
+	if (!name)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!sim_image_global(&module->image, name, &size))
+		return CUDA_ERROR_NOT_FOUND;
+	pthread_mutex_lock(&sim_lock);
+	struct module_global *global = global_named(module, name);
+	pthread_mutex_unlock(&sim_lock);
+	if (!global) {
+		void *memory;
+		size_t length = strlen(name) + 1;
+		if (!(global = calloc(1, sizeof(*global) + length)))
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		rc = sim_map_foreign(&memory, size ? size : 1, module->device < 0 ? 0 : module->device);
+		if (rc != CUDA_SUCCESS) {
+			free(global);
+			return rc;
+		}
+		*global = (struct module_global){(CUdeviceptr)memory, size, NULL};
+		memcpy(global->name, name, length);
+		pthread_mutex_lock(&sim_lock);
+		global->next = module->globals;
+		module->globals = global;
+		pthread_mutex_unlock(&sim_lock);
+	}
+	if (address)
+		*address = global->address;
+	if (bytes)
+		*bytes = global->bytes;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuModuleGetGlobal(CUdeviceptr *address, size_t *bytes, CUmodule handle,
+				      const char *name)
+{
+	return untraced_module_global(address, bytes, handle, name);
+}
+
 static struct sim_function *live_function(CUfunction handle)
 {
 	struct sim_function *function = (struct sim_function *)handle;
@@ -258,6 +323,29 @@ SIM_EXPORT CUresult cuFuncSetAttribute(CUfunction handle, CUfunction_attribute a
 		return value >= -1 && value <= 100 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 	default: return CUDA_ERROR_INVALID_VALUE;
 	}
+}
+
+/* Cache and shared-memory bank preferences are hints a Hopper GPU may
+ * ignore: checked, then dropped. */
+SIM_EXPORT CUresult cuFuncSetCacheConfig(CUfunction handle, CUfunc_cache config)
+{
+	struct sim_function *function;
+	CUresult rc = function_of(handle, &function);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return (unsigned)config <= CU_FUNC_CACHE_PREFER_EQUAL ? CUDA_SUCCESS
+							      : CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuFuncSetSharedMemConfig(CUfunction handle, CUsharedconfig config)
+{
+	struct sim_function *function;
+	CUresult rc = function_of(handle, &function);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	return (unsigned)config <= CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE
+		       ? CUDA_SUCCESS
+		       : CUDA_ERROR_INVALID_VALUE;
 }
 
 SIM_EXPORT CUresult cuFuncGetName(const char **name, CUfunction handle)

@@ -20,6 +20,9 @@ struct sim_handle {
 	uint64_t charged; /* a multicast object, or an import, holds no memory of its own */
 	int device;
 	unsigned handle_types; /* what it may be exported as */
+	/* Compression, RDMA and usage flags, granted as asked: the device
+	 * supports generic compression. */
+	__typeof__(((CUmemAllocationProp *)0)->allocFlags) flags;
 	unsigned maps;
 	unsigned references; /* cuMemCreate's, and each cuMemRetainAllocationHandle's */
 	bool released;       /* every reference released */
@@ -91,6 +94,7 @@ static CUresult untraced_cuMemCreate(CUmemGenericAllocationHandle *out, size_t s
 				      .charged = size,
 				      .device = device,
 				      .handle_types = prop->requestedHandleTypes,
+				      .flags = prop->allocFlags,
 				      .references = 1};
 	next_handle += 0x10;
 	HASH_ADD(hh, handles, id, sizeof(handle->id), handle);
@@ -253,6 +257,37 @@ SIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 	return SIM_TRACED(cuMemMap, &params, untraced_cuMemMap(ptr, size, offset, id, flags));
 }
 
+/* Called with sim_lock held: whether [start, start + size) is made of
+ * whole mappings lying end to end, as a real driver unmaps it at once. */
+static bool whole_mappings_locked(uintptr_t start, size_t size)
+{
+	uintptr_t cursor = start;
+	while (cursor - start < size) {
+		struct sim_range *mapping = NULL;
+		HASH_FIND(hh, mappings, &cursor, sizeof(cursor), mapping);
+		if (!mapping || mapping->size > size - (cursor - start))
+			return false;
+		cursor += mapping->size;
+	}
+	return size != 0;
+}
+
+/* Called with sim_lock held: unmaps the mapping at start, giving its
+ * handle's memory back once the handle is released and unmapped; returns
+ * the mapping's size. */
+static size_t unmap_one_locked(uintptr_t start)
+{
+	struct sim_range *mapping = NULL;
+	HASH_FIND(hh, mappings, &start, sizeof(start), mapping);
+	HASH_DEL(mappings, mapping);
+	struct sim_handle *handle = mapping->handle;
+	if (--handle->maps == 0 && handle->released)
+		give_back_locked(handle);
+	size_t size = mapping->size;
+	free(mapping);
+	return size;
+}
+
 static CUresult untraced_cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
 	CUresult rc = sim_check_init();
@@ -260,20 +295,15 @@ static CUresult untraced_cuMemUnmap(CUdeviceptr ptr, size_t size)
 		return rc;
 	uintptr_t start = (uintptr_t)ptr;
 	pthread_mutex_lock(&sim_lock);
-	struct sim_range *mapping = NULL;
-	HASH_FIND(hh, mappings, &start, sizeof(start), mapping);
-	if (!mapping || mapping->size != size) {
+	if (!whole_mappings_locked(start, size)) {
 		pthread_mutex_unlock(&sim_lock);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	HASH_DEL(mappings, mapping);
-	struct sim_handle *handle = mapping->handle;
-	if (--handle->maps == 0 && handle->released)
-		give_back_locked(handle);
+	for (uintptr_t cursor = start; cursor - start < size;)
+		cursor += unmap_one_locked(cursor);
 	pthread_mutex_unlock(&sim_lock);
 	madvise((void *)start, size, MADV_DONTNEED);
 	mprotect((void *)start, size, PROT_NONE);
-	free(mapping);
 	return CUDA_SUCCESS;
 }
 
@@ -481,7 +511,8 @@ SIM_EXPORT CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *
 		*prop = (CUmemAllocationProp){
 			.type = CU_MEM_ALLOCATION_TYPE_PINNED,
 			.requestedHandleTypes = (CUmemAllocationHandleType)handle->handle_types,
-			.location = {CU_MEM_LOCATION_TYPE_DEVICE, handle->device}};
+			.location = {CU_MEM_LOCATION_TYPE_DEVICE, handle->device},
+			.allocFlags = handle->flags};
 	pthread_mutex_unlock(&sim_lock);
 	return handle ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }

@@ -15,6 +15,7 @@
  *   the device. Compressed entries are not read, so a fat binary whose
  *   every entry is compressed has kernels of any name. */
 #define _GNU_SOURCE /* memmem */
+#include <ctype.h>
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,21 @@ static bool add_name(struct sim_image *image, const char *name, size_t length)
 	return names[image->name_count++] != NULL;
 }
 
+static bool add_global(struct sim_image *image, const char *name, size_t length, size_t bytes)
+{
+	char **globals = realloc(image->globals, (image->global_count + 1) * sizeof(*globals));
+	if (globals)
+		image->globals = globals;
+	size_t *sizes = realloc(image->global_bytes, (image->global_count + 1) * sizeof(*sizes));
+	if (sizes)
+		image->global_bytes = sizes;
+	if (!globals || !sizes)
+		return false;
+	sizes[image->global_count] = bytes;
+	globals[image->global_count] = strndup(name, length);
+	return globals[image->global_count++] != NULL;
+}
+
 static bool arch_runs_machine_code(unsigned code_arch, unsigned device_arch)
 {
 	return code_arch / 10 == device_arch / 10 && code_arch <= device_arch;
@@ -110,14 +126,15 @@ static CUresult read_elf_names(const unsigned char *bytes, size_t size, const El
 			continue;
 		const Elf64_Sym *symbols = (const Elf64_Sym *)(bytes + table->sh_offset);
 		for (size_t s = 0; s < table->sh_size / sizeof(Elf64_Sym); s++) {
-			if (ELF64_ST_TYPE(symbols[s].st_info) != STT_FUNC ||
-			    !(symbols[s].st_other & STO_CUDA_ENTRY) ||
-			    symbols[s].st_name >= strings->sh_size)
+			unsigned type = ELF64_ST_TYPE(symbols[s].st_info);
+			bool entry = type == STT_FUNC && (symbols[s].st_other & STO_CUDA_ENTRY);
+			if ((!entry && type != STT_OBJECT) || symbols[s].st_name >= strings->sh_size)
 				continue;
 			const char *name =
 				(const char *)bytes + strings->sh_offset + symbols[s].st_name;
-			if (!add_name(image, name,
-				      strnlen(name, strings->sh_size - symbols[s].st_name)))
+			size_t length = strnlen(name, strings->sh_size - symbols[s].st_name);
+			if (entry ? !add_name(image, name, length)
+				  : !add_global(image, name, length, symbols[s].st_size))
 				return CUDA_ERROR_OUT_OF_MEMORY;
 		}
 	}
@@ -137,8 +154,58 @@ static unsigned ptx_target(const char *text)
 	return sm ? (unsigned)strtoul(sm + 3, NULL, 10) : 0;
 }
 
+/* A PTX variable: ".global .align 4 .b8 name[16];" or ".const .f32 x;":
+ * its element type's width times its extents. */
+static bool read_ptx_variable(const char *at, const char *end, struct sim_image *image)
+{
+	const char *line_end = memchr(at, '\n', (size_t)(end - at));
+	if (!line_end)
+		line_end = end;
+	size_t element = 0;
+	const char *name = NULL;
+	for (const char *token = at; token < line_end && !name;) {
+		while (token < line_end && (*token == ' ' || *token == '\t'))
+			token++;
+		size_t token_length = strcspn(token, " \t\r\n;[=");
+		if (token_length >= 3 && token[0] == '.' && strchr("busf", token[1]) &&
+		    isdigit((unsigned char)token[2]))
+			element = strtoul(token + 2, NULL, 10) / 8;
+		else if (token_length && token[0] != '.' && !isdigit((unsigned char)token[0]))
+			name = token;
+		token += token_length ? token_length : 1;
+	}
+	if (!name || !element)
+		return true;
+	size_t name_length = strcspn(name, " \t\r\n;[=");
+	size_t bytes = element;
+	for (const char *extent = name + name_length; extent < line_end && *extent == '[';) {
+		bytes *= strtoul(extent + 1, NULL, 10);
+		extent = memchr(extent, ']', (size_t)(line_end - extent));
+		extent = extent ? extent + 1 : line_end;
+	}
+	return add_global(image, name, name_length, bytes);
+}
+
+static CUresult read_ptx_globals(const char *text, size_t length, struct sim_image *image)
+{
+	const char *end = text + length;
+	static const char *const spaces[] = {".global ", ".const "};
+	for (int i = 0; i < 2; i++) {
+		size_t space_length = strlen(spaces[i]);
+		for (const char *at = text; (at = memmem(at, (size_t)(end - at), spaces[i],
+							  space_length));
+		     at += space_length)
+			if (!read_ptx_variable(at + space_length, end, image))
+				return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	return CUDA_SUCCESS;
+}
+
 static CUresult read_ptx_names(const char *text, size_t length, struct sim_image *image)
 {
+	CUresult rc = read_ptx_globals(text, length, image);
+	if (rc != CUDA_SUCCESS)
+		return rc;
 	const char *end = text + length;
 	for (const char *at = text; (at = memmem(at, (size_t)(end - at), ".entry", 6)); at += 6) {
 		const char *name = at + 6;
@@ -254,10 +321,24 @@ bool sim_image_has(const struct sim_image *image, const char *name)
 	return false;
 }
 
+bool sim_image_global(const struct sim_image *image, const char *name, size_t *bytes)
+{
+	for (size_t i = 0; i < image->global_count; i++)
+		if (strcmp(image->globals[i], name) == 0) {
+			*bytes = image->global_bytes[i];
+			return true;
+		}
+	return false;
+}
+
 void sim_image_free(struct sim_image *image)
 {
 	for (size_t i = 0; i < image->name_count; i++)
 		free(image->names[i]);
 	free(image->names);
+	for (size_t i = 0; i < image->global_count; i++)
+		free(image->globals[i]);
+	free(image->globals);
+	free(image->global_bytes);
 	*image = (struct sim_image){0};
 }

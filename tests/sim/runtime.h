@@ -37,6 +37,7 @@ struct rt_driver {
 	PFN_cuCtxGetCurrent_v4000 cuCtxGetCurrent;
 	PFN_cuCtxSetCurrent_v4000 cuCtxSetCurrent;
 	PFN_cuCtxSynchronize_v2000 cuCtxSynchronize;
+	PFN_cuCtxGetDevice_v2000 cuCtxGetDevice;
 	PFN_cuMemAlloc_v3020 cuMemAlloc;
 	PFN_cuMemAllocPitch_v3020 cuMemAllocPitch;
 	PFN_cuMemFree_v3020 cuMemFree;
@@ -148,6 +149,7 @@ struct rt_driver {
 	PFN_cuMemPoolGetAccess_v11020 cuMemPoolGetAccess;
 	PFN_cuFuncGetName_v12030 cuFuncGetName;
 	PFN_cuDeviceCanAccessPeer_v4000 cuDeviceCanAccessPeer;
+	PFN_cuDeviceGetP2PAttribute_v8000 cuDeviceGetP2PAttribute;
 	PFN_cuCtxEnablePeerAccess_v4000 cuCtxEnablePeerAccess;
 	PFN_cuCtxDisablePeerAccess_v4000 cuCtxDisablePeerAccess;
 	PFN_cuMemcpy3D_v3020 cuMemcpy3D;

@@ -58,6 +58,39 @@ static const struct property properties[] = {
 	PROPERTY(maxTexture3D[0], MAXIMUM_TEXTURE3D_WIDTH),
 	PROPERTY(maxTexture3D[1], MAXIMUM_TEXTURE3D_HEIGHT),
 	PROPERTY(maxTexture3D[2], MAXIMUM_TEXTURE3D_DEPTH),
+	PROPERTY(maxTexture1DMipmap, MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH),
+	PROPERTY(maxTexture2DMipmap[0], MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH),
+	PROPERTY(maxTexture2DMipmap[1], MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT),
+	PROPERTY(maxTexture2DLinear[0], MAXIMUM_TEXTURE2D_LINEAR_WIDTH),
+	PROPERTY(maxTexture2DLinear[1], MAXIMUM_TEXTURE2D_LINEAR_HEIGHT),
+	PROPERTY(maxTexture2DLinear[2], MAXIMUM_TEXTURE2D_LINEAR_PITCH),
+	PROPERTY(maxTexture2DGather[0], MAXIMUM_TEXTURE2D_GATHER_WIDTH),
+	PROPERTY(maxTexture2DGather[1], MAXIMUM_TEXTURE2D_GATHER_HEIGHT),
+	PROPERTY(maxTexture3DAlt[0], MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE),
+	PROPERTY(maxTexture3DAlt[1], MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE),
+	PROPERTY(maxTexture3DAlt[2], MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE),
+	PROPERTY(maxTextureCubemap, MAXIMUM_TEXTURECUBEMAP_WIDTH),
+	PROPERTY(maxTexture1DLayered[0], MAXIMUM_TEXTURE1D_LAYERED_WIDTH),
+	PROPERTY(maxTexture1DLayered[1], MAXIMUM_TEXTURE1D_LAYERED_LAYERS),
+	PROPERTY(maxTexture2DLayered[0], MAXIMUM_TEXTURE2D_LAYERED_WIDTH),
+	PROPERTY(maxTexture2DLayered[1], MAXIMUM_TEXTURE2D_LAYERED_HEIGHT),
+	PROPERTY(maxTexture2DLayered[2], MAXIMUM_TEXTURE2D_LAYERED_LAYERS),
+	PROPERTY(maxTextureCubemapLayered[0], MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH),
+	PROPERTY(maxTextureCubemapLayered[1], MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS),
+	PROPERTY(maxSurface1D, MAXIMUM_SURFACE1D_WIDTH),
+	PROPERTY(maxSurface2D[0], MAXIMUM_SURFACE2D_WIDTH),
+	PROPERTY(maxSurface2D[1], MAXIMUM_SURFACE2D_HEIGHT),
+	PROPERTY(maxSurface3D[0], MAXIMUM_SURFACE3D_WIDTH),
+	PROPERTY(maxSurface3D[1], MAXIMUM_SURFACE3D_HEIGHT),
+	PROPERTY(maxSurface3D[2], MAXIMUM_SURFACE3D_DEPTH),
+	PROPERTY(maxSurface1DLayered[0], MAXIMUM_SURFACE1D_LAYERED_WIDTH),
+	PROPERTY(maxSurface1DLayered[1], MAXIMUM_SURFACE1D_LAYERED_LAYERS),
+	PROPERTY(maxSurface2DLayered[0], MAXIMUM_SURFACE2D_LAYERED_WIDTH),
+	PROPERTY(maxSurface2DLayered[1], MAXIMUM_SURFACE2D_LAYERED_HEIGHT),
+	PROPERTY(maxSurface2DLayered[2], MAXIMUM_SURFACE2D_LAYERED_LAYERS),
+	PROPERTY(maxSurfaceCubemap, MAXIMUM_SURFACECUBEMAP_WIDTH),
+	PROPERTY(maxSurfaceCubemapLayered[0], MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH),
+	PROPERTY(maxSurfaceCubemapLayered[1], MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS),
 	PROPERTY(integrated, INTEGRATED),
 	PROPERTY(canMapHostMemory, CAN_MAP_HOST_MEMORY),
 	PROPERTY(concurrentKernels, CONCURRENT_KERNELS),
@@ -181,6 +214,19 @@ RT_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int p
 	if (error != cudaSuccess)
 		return error;
 	return rt_result(rt_driver.cuDeviceCanAccessPeer(can_access, device, peer));
+}
+
+/* The runtime's attributes are the driver's, number for number. */
+RT_EXPORT cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attribute,
+						int device, int peer)
+{
+	if (!value)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_init();
+	if (error != cudaSuccess)
+		return error;
+	return rt_result(rt_driver.cuDeviceGetP2PAttribute(
+		value, (CUdevice_P2PAttribute)attribute, device, peer));
 }
 
 /* Peer access goes between the current device's primary context and the

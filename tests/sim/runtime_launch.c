@@ -19,11 +19,17 @@ struct launch_configuration {
 static __thread struct launch_configuration configurations[CONFIGURATION_DEPTH];
 static __thread unsigned configuration_depth;
 
+/* As many devices as the runtime keeps a module for; a kernel launched on
+ * a device beyond them fails as one with no image would. */
+#define RT_MAX_DEVICES 16
+
 /* A program's (or a library's) fat binary: its handle is the address of
- * this struct's first field, which nvcc's code passes back. */
+ * this struct's first field, which nvcc's code passes back. As the real
+ * runtime does, it is loaded into each device's (primary) context on the
+ * first need there: a module, and its functions, belong to one context. */
 struct fat_binary {
 	const void *wrapper; /* nvcc's __fatBinC_Wrapper_t, which cuModuleLoadData takes */
-	CUmodule module;     /* loaded on first need */
+	CUmodule module[RT_MAX_DEVICES];
 	struct fat_binary *next;
 };
 
@@ -31,7 +37,7 @@ struct registered_function {
 	const void *host; /* the stub nvcc writes; what the program launches */
 	struct fat_binary *fat_binary;
 	const char *device_name;
-	CUfunction loaded;
+	CUfunction loaded[RT_MAX_DEVICES];
 	struct registered_function *next;
 };
 
@@ -75,26 +81,33 @@ RT_EXPORT void __cudaRegisterFunction(void **handle, const char *host_fun, char 
 		free(function);
 		return;
 	}
-	*function = (struct registered_function){host_fun, (struct fat_binary *)handle, device_name,
-						 NULL, NULL};
+	*function = (struct registered_function){
+		.host = host_fun, .fat_binary = (struct fat_binary *)handle, .device_name = device_name};
 	pthread_mutex_lock(&registry_lock);
 	function->next = registered;
 	registered = function;
 	pthread_mutex_unlock(&registry_lock);
 }
 
-static cudaError_t load_function(struct registered_function *function)
+/* The function in the current device's context, loading its fat binary
+ * there first if it is not yet. */
+static cudaError_t load_function(struct registered_function *function, int device)
 {
 	struct fat_binary *fat_binary = function->fat_binary;
-	if (!fat_binary->module) {
-		CUresult rc = rt_driver.cuModuleLoadData(&fat_binary->module, fat_binary->wrapper);
+	if (device < 0 || device >= RT_MAX_DEVICES)
+		return rt_fail(cudaErrorNoKernelImageForDevice);
+	if (!fat_binary->module[device]) {
+		CUresult rc =
+			rt_driver.cuModuleLoadData(&fat_binary->module[device], fat_binary->wrapper);
 		if (rc == CUDA_ERROR_NO_BINARY_FOR_GPU)
 			return rt_fail(cudaErrorNoKernelImageForDevice);
 		if (rc != CUDA_SUCCESS)
 			return rt_result(rc);
 	}
-	CUresult rc = rt_driver.cuModuleGetFunction(&function->loaded, fat_binary->module,
-						    function->device_name);
+	if (function->loaded[device])
+		return cudaSuccess;
+	CUresult rc = rt_driver.cuModuleGetFunction(&function->loaded[device],
+						    fat_binary->module[device], function->device_name);
 	return rc == CUDA_SUCCESS ? cudaSuccess : rt_fail(cudaErrorInvalidDeviceFunction);
 }
 
@@ -107,10 +120,13 @@ cudaError_t rt_function(const void *host, CUfunction *out)
 	struct registered_function *function = registered;
 	while (function && function->host != host)
 		function = function->next;
+	/* The context current now may be one the program made and pushed. */
+	CUdevice device = -1;
+	rt_driver.cuCtxGetDevice(&device);
 	if (function)
-		error = function->loaded ? cudaSuccess : load_function(function);
+		error = load_function(function, device);
 	if (function && error == cudaSuccess)
-		*out = function->loaded;
+		*out = function->loaded[device];
 	pthread_mutex_unlock(&registry_lock);
 	if (function)
 		return error;
@@ -157,11 +173,14 @@ bool rt_variable(const void *host, size_t *bytes)
 const void *rt_host_of(CUfunction function)
 {
 	pthread_mutex_lock(&registry_lock);
-	struct registered_function *registration = registered;
-	while (registration && registration->loaded != function)
-		registration = registration->next;
+	const void *host = function;
+	for (struct registered_function *registration = registered; registration;
+	     registration = registration->next)
+		for (int device = 0; device < RT_MAX_DEVICES; device++)
+			if (function && registration->loaded[device] == function)
+				host = registration->host;
 	pthread_mutex_unlock(&registry_lock);
-	return registration ? registration->host : (const void *)function;
+	return host;
 }
 
 RT_EXPORT void __cudaRegisterVar(void **handle, char *host_var, char *device_address,

@@ -48,6 +48,7 @@ struct sim_context {
 	bool primary;
 	bool live;
 	unsigned refcount;
+	unsigned cache_config;    /* cuCtxSetCacheConfig's preference */
 	struct sim_context *next; /* in the list of created contexts */
 };
 
@@ -71,11 +72,14 @@ struct sim_device {
 	uint64_t charged;  /* allocation bytes rounded to the granularity */
 	unsigned contexts; /* live contexts; the first one costs context_bytes */
 	struct sim_context primary;
+	unsigned primary_flags; /* cuDevicePrimaryCtxSetFlags' */
 	struct sim_pool default_pool;
 	struct sim_pool *current_pool; /* cuDeviceSetMemPool's, else the default */
-	/* Memory of graph allocation nodes: in use while allocated by a
-	 * launch, reserved (and charged) until cuDeviceGraphMemTrim. */
-	uint64_t graph_used, graph_used_high, graph_reserved, graph_reserved_high;
+	/* Memory of graph allocation nodes: live while allocated by a launch;
+	 * reserved (and charged) and mapped for graphs ("used", as
+	 * cuDeviceGetGraphMemAttribute reads it) from then on, after the
+	 * graphs' frees too, until cuDeviceGraphMemTrim. */
+	uint64_t graph_live, graph_used, graph_used_high, graph_reserved, graph_reserved_high;
 };
 
 /* What a simulated device reports of itself beyond its memory: the GPU
@@ -107,6 +111,8 @@ extern struct sim_device sim_devices[SIM_MAX_DEVICES];
 CUresult sim_check_init(void);
 /* sim_check_init, then CUDA_ERROR_INVALID_DEVICE for a bad ordinal. */
 CUresult sim_check_device(CUdevice device);
+/* The context behind a handle, or NULL where it names none made here. */
+struct sim_context *sim_context_of(CUcontext handle);
 /* The calling thread's current context, or NULL. */
 struct sim_context *sim_current_context(void);
 /* Ends every allocation (driver_memory.c) and every array (driver_array.c)
