@@ -14,9 +14,11 @@
 
 #define MiB (1ull << 20)
 
+#include "sim_fidelity.h"
+
 static int failures;
 
-static void check(const char *what, int ok)
+void check(const char *what, int ok)
 {
 	printf("%-48s %s\n", what, ok ? "ok" : "FAILED");
 	failures += !ok;
@@ -58,6 +60,54 @@ static void virtual_memory(void)
 	cuMemRelease(second);
 }
 
+/* One cuMemUnmap for a range mapped from several handles end to end. */
+static void unmap_at_once(void)
+{
+	CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+				    .location = {CU_MEM_LOCATION_TYPE_DEVICE, 0}};
+	size_t granularity = 0, before, after, total;
+	cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+	CUmemGenericAllocationHandle handles[3];
+	CUdeviceptr base;
+	cuMemAddressReserve(&base, 3 * granularity, 0, 0, 0);
+	cuMemGetInfo(&before, &total);
+	for (int i = 0; i < 3; i++) {
+		cuMemCreate(&handles[i], granularity, &prop, 0);
+		cuMemMap(base + i * granularity, granularity, 0, handles[i], 0);
+		cuMemRelease(handles[i]);
+	}
+	check("part of a mapping not unmapped",
+	      cuMemUnmap(base, granularity / 2) == CUDA_ERROR_INVALID_VALUE);
+	check("nor past the mappings",
+	      cuMemUnmap(base, 4 * granularity) == CUDA_ERROR_INVALID_VALUE);
+	check("three handles' mappings unmapped at once",
+	      cuMemUnmap(base, 3 * granularity) == CUDA_SUCCESS);
+	cuMemGetInfo(&after, &total);
+	check("and their memory given back", after == before);
+	check("unmapped, not mapped twice", cuMemUnmap(base, granularity) == CUDA_ERROR_INVALID_VALUE);
+	cuMemAddressFree(base, 3 * granularity);
+}
+
+/* Generic compression, which an H100/H200 supports, as asked and kept. */
+static void compression(void)
+{
+	int supported = 0;
+	cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED, 0);
+	CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+				    .location = {CU_MEM_LOCATION_TYPE_DEVICE, 0}};
+	prop.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
+	size_t granularity = 0;
+	cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+	CUmemGenericAllocationHandle handle;
+	CUmemAllocationProp read = {0};
+	check("compressible memory made", supported == 1 && cuMemCreate(&handle, granularity, &prop,
+									0) == CUDA_SUCCESS);
+	check("its properties keep the compression",
+	      cuMemGetAllocationPropertiesFromHandle(&read, handle) == CUDA_SUCCESS &&
+		      read.allocFlags.compressionType == CU_MEM_ALLOCATION_COMP_GENERIC);
+	cuMemRelease(handle);
+}
+
 static void graph_memory(cudaStream_t stream)
 {
 	cudaGraph_t graph;
@@ -75,14 +125,20 @@ static void graph_memory(cudaStream_t stream)
 	check("graph memory in use", graph_figure(cudaGraphMemAttrUsedMemCurrent) == 32 * MiB);
 	check("a set in graph memory", cudaMemset(params.dptr, 0, MiB) == cudaSuccess);
 	check("cudaFree of graph memory", cudaFree(params.dptr) == cudaSuccess);
-	check("no longer in use", graph_figure(cudaGraphMemAttrUsedMemCurrent) == 0);
-	check("but still reserved", graph_figure(cudaGraphMemAttrReservedMemCurrent) == 32 * MiB);
+	/* "Used" is the memory mapped for graphs, which stays until a trim. */
+	check("still mapped for graphs", graph_figure(cudaGraphMemAttrUsedMemCurrent) == 32 * MiB);
+	check("and still reserved", graph_figure(cudaGraphMemAttrReservedMemCurrent) == 32 * MiB);
 	check("its high-water mark", graph_figure(cudaGraphMemAttrUsedMemHigh) == 32 * MiB);
 	check("freed twice", cudaFree(params.dptr) == cudaErrorInvalidValue);
+	check("launched again", cudaGraphLaunch(exec, stream) == cudaSuccess &&
+					cudaFree(params.dptr) == cudaSuccess);
+	check("in the same memory", graph_figure(cudaGraphMemAttrUsedMemCurrent) == 32 * MiB &&
+					    graph_figure(cudaGraphMemAttrReservedMemHigh) == 32 * MiB);
 	cudaGraphExecDestroy(exec);
 	cudaGraphDestroy(graph);
 	cudaDeviceGraphMemTrim(0);
-	check("trimmed", graph_figure(cudaGraphMemAttrReservedMemCurrent) == 0);
+	check("trimmed", graph_figure(cudaGraphMemAttrReservedMemCurrent) == 0 &&
+				 graph_figure(cudaGraphMemAttrUsedMemCurrent) == 0);
 	unsigned long long zero = 0;
 	cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero);
 }
@@ -296,6 +352,15 @@ static void peers(void)
 	      cudaDeviceEnablePeerAccess(1, 0) == cudaErrorPeerAccessAlreadyEnabled);
 	check("disabled", cudaDeviceDisablePeerAccess(1) == cudaSuccess);
 	check("disabled twice", cudaDeviceDisablePeerAccess(1) == cudaErrorPeerAccessNotEnabled);
+	int attribute = -1;
+	check("the runtime's peer attributes",
+	      cudaDeviceGetP2PAttribute(&attribute, cudaDevP2PAttrAccessSupported, 0, 1) ==
+			      cudaSuccess &&
+		      attribute == 1);
+	check("not between a device and itself",
+	      cudaDeviceGetP2PAttribute(&attribute, cudaDevP2PAttrAccessSupported, 0, 0) ==
+		      cudaErrorInvalidDevice);
+	cudaGetLastError();
 	cudaGetLastError();
 }
 
@@ -497,6 +562,11 @@ static void profile(void)
 		      prop.sharedMemPerBlockOptin == 232448 && prop.sharedMemPerBlock == 49152 &&
 		      prop.l2CacheSize == 60 << 20 && prop.ipcEventSupported == 1 &&
 		      prop.totalGlobalMem == 143771 * MiB);
+	check("layered textures, as deviceQuery shows them",
+	      prop.maxTexture1DLayered[0] == 32768 && prop.maxTexture1DLayered[1] == 2048 &&
+		      prop.maxTexture2DLayered[0] == 32768 &&
+		      prop.maxTexture2DLayered[1] == 32768 &&
+		      prop.maxTexture2DLayered[2] == 2048 && prop.maxSurface2D[0] == 131072);
 }
 
 /* Zero bytes: the runtime answers cudaMalloc and cudaMallocHost itself
@@ -527,6 +597,8 @@ int main(void)
 	if (cudaStreamCreate(&origin) || cudaStreamCreate(&side))
 		return 1;
 	virtual_memory();
+	unmap_at_once();
+	compression();
 	graph_memory(origin);
 	capture_join(origin, side);
 	host_nodes(origin);
@@ -542,6 +614,7 @@ int main(void)
 	host_work(origin);
 	profile();
 	zero_bytes_and_null_pointers();
+	older_entry_points();
 	cudaStreamDestroy(origin);
 	cudaStreamDestroy(side);
 	return failures ? 1 : 0;
