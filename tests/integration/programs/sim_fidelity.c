@@ -569,6 +569,35 @@ static void profile(void)
 		      prop.maxTexture2DLayered[2] == 2048 && prop.maxSurface2D[0] == 131072);
 }
 
+#ifdef FIDELITY_KERNELS
+int fidelity_launch(int which, int *out, int value);
+
+/* One kernel first on device 1 then on 0, another the other way round:
+ * the runtime loads the program's module into each device's context. */
+static void kernels_on_two_devices(void)
+{
+	int *out[2] = {NULL, NULL};
+	for (int device = 0; device < 2; device++) {
+		cudaSetDevice(device);
+		cudaMalloc((void **)&out[device], 32 * sizeof(int));
+	}
+	const int order[2][2] = {{1, 0}, {0, 1}};
+	for (int which = 0; which < 2; which++)
+		for (int i = 0; i < 2; i++) {
+			int device = order[which][i];
+			char what[64];
+			snprintf(what, sizeof(what), "kernel %d launched on device %d", which, device);
+			cudaSetDevice(device);
+			check(what, fidelity_launch(which, out[device], 7) == cudaSuccess &&
+					    cudaDeviceSynchronize() == cudaSuccess);
+		}
+	for (int device = 1; device >= 0; device--) {
+		cudaSetDevice(device);
+		cudaFree(out[device]);
+	}
+}
+#endif
+
 /* Zero bytes: the runtime answers cudaMalloc and cudaMallocHost itself
  * with success and a null pointer; the driver and cudaMallocManaged
  * refuse. Null pointers: every immediate free takes one, as free(NULL)
@@ -615,6 +644,9 @@ int main(void)
 	profile();
 	zero_bytes_and_null_pointers();
 	older_entry_points();
+#ifdef FIDELITY_KERNELS
+	kernels_on_two_devices();
+#endif
 	cudaStreamDestroy(origin);
 	cudaStreamDestroy(side);
 	return failures ? 1 : 0;
