@@ -22,6 +22,7 @@ struct handle_state {
 
 struct mapping {
 	uint64_t start;
+	uint64_t size;
 	uint64_t handle;
 	UT_hash_handle hh;
 };
@@ -104,34 +105,47 @@ static void after_mem_map(const struct vt_observer *self, const void *args, CUre
 	if (state)
 		state->maps++;
 	if (mapping) {
-		*mapping = (struct mapping){.start = p->ptr, .handle = p->handle};
+		*mapping = (struct mapping){.start = p->ptr, .size = p->size, .handle = p->handle};
 		HASH_ADD(hh, mappings, start, sizeof(mapping->start), mapping);
 	}
 	pthread_mutex_unlock(&lock);
 }
 VT_OBSERVER(cuMemMap, NULL, after_mem_map);
 
+/* Called with the lock held: ends the mapping at start; the handle whose
+ * memory is now gone, or 0; *size is the mapping's size (0: none there). */
+static uint64_t unmap_locked(uint64_t start, uint64_t *size)
+{
+	struct mapping *mapping = NULL;
+	HASH_FIND(hh, mappings, &start, sizeof(start), mapping);
+	*size = 0;
+	if (!mapping)
+		return 0;
+	uint64_t handle = mapping->handle;
+	*size = mapping->size;
+	HASH_DEL(mappings, mapping);
+	free(mapping);
+	struct handle_state *state = state_of(handle, false);
+	if (state && state->maps)
+		state->maps--;
+	return state && gone(state) ? handle : 0;
+}
+
+/* One unmap may cover several mappings lying end to end, each of its own
+ * handle, as the driver allows. */
 static void after_mem_unmap(const struct vt_observer *self, const void *args, CUresult rc)
 {
 	const cuMemUnmap_params *p = args;
 	if (rc != CUDA_SUCCESS)
 		return;
-	uint64_t start = p->ptr, handle = 0;
-	bool freed = false;
-	pthread_mutex_lock(&lock);
-	struct mapping *mapping = NULL;
-	HASH_FIND(hh, mappings, &start, sizeof(start), mapping);
-	if (mapping) {
-		handle = mapping->handle;
-		HASH_DEL(mappings, mapping);
-		free(mapping);
-		struct handle_state *state = state_of(handle, false);
-		if (state && state->maps)
-			state->maps--;
-		freed = state && gone(state);
+	uint64_t cursor = p->ptr, end = p->ptr + p->size, size = 1;
+	while (cursor < end && size) {
+		pthread_mutex_lock(&lock);
+		uint64_t freed = unmap_locked(cursor, &size);
+		pthread_mutex_unlock(&lock);
+		if (freed)
+			vt_emit_free(HANDLE_KEY(freed), VT_KIND_DEVICE, self->name);
+		cursor += size;
 	}
-	pthread_mutex_unlock(&lock);
-	if (freed)
-		vt_emit_free(HANDLE_KEY(handle), VT_KIND_DEVICE, self->name);
 }
 VT_OBSERVER(cuMemUnmap, NULL, after_mem_unmap);

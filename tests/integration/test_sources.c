@@ -281,3 +281,38 @@ Test(sources, unusable_cupti_leaves_the_hooks_recording)
 	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 600 * MiB);
 	traced_run_free(&run);
 }
+
+/* Two devices as multi-GPU programs use them (multi_gpu.cu): 16 MiB each
+ * from cudaMalloc throughout; device 0 adds 32 MiB of graph memory (its
+ * peak, 48 MiB); device 1 three 2 MiB handles mapped end to end and
+ * unmapped by one call, then 64 MiB of graph memory (its peak, 80 MiB).
+ * Every handle is freed by that one unmap, whichever source records it. */
+Test(sources, multi_gpu_program_exact_per_device)
+{
+	if (access(program_path("multi_gpu"), X_OK) != 0)
+		cr_skip_test("nvcc was not found at build time");
+	struct traced_run run;
+	run_with(&run, "multi_gpu", "hooks");
+	json_t *r = run.report;
+	cr_assert(strstr(run.out, "multi_gpu: ok"), "%s", run.out);
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 48 * MiB);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 2);
+	cr_assert_eq(report_int(r, "devices/0/bytes_allocated"), 48 * MiB);
+	cr_assert_eq(report_int(report_kind(r, "devices/0", "graph"), "peak_bytes"), 32 * MiB);
+	cr_assert_eq(report_int(r, "devices/1/peak/bytes"), 80 * MiB);
+	cr_assert_eq(report_int(r, "devices/1/allocations"), 5);
+	cr_assert_eq(report_int(r, "devices/1/frees"), 5);
+	cr_assert_eq(report_int(r, "devices/1/bytes_allocated"), 86 * MiB);
+	cr_assert_eq(report_int(report_kind(r, "devices/1", "vmm"), "peak_bytes"), 6 * MiB);
+	cr_assert_eq(report_int(report_kind(r, "devices/1", "vmm"), "live_at_exit_bytes"), 0);
+	cr_assert_eq(report_int(report_kind(r, "devices/1", "graph"), "peak_bytes"), 64 * MiB);
+	cr_assert_eq(report_int(r, "devices/1/graph_memory/used_peak_bytes"), 64 * MiB);
+	for (int device = 0; device < 2; device++) {
+		char path[64];
+		snprintf(path, sizeof(path), "devices/%d/live_at_exit_bytes", device);
+		cr_assert_eq(report_int(r, path), 0, "%s", path);
+	}
+	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0);
+	traced_run_free(&run);
+	check_same_numbers("multi_gpu");
+}

@@ -44,8 +44,8 @@ CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice device);
 CUresult cuMemHostRegister_v2(void *host, size_t bytes, unsigned int flags);
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
 CUresult cuStreamBeginCapture_v2(CUstream stream, CUstreamCaptureMode mode);
-CUresult cuStreamGetCaptureInfo_v3(CUstream stream, CUstreamCaptureStatus *status,
-				   cuuint64_t *id, CUgraph *graph, const CUgraphNode **dependencies,
+CUresult cuStreamGetCaptureInfo_v3(CUstream stream, CUstreamCaptureStatus *status, cuuint64_t *id,
+				   CUgraph *graph, const CUgraphNode **dependencies,
 				   const CUgraphEdgeData **edges, size_t *count);
 CUresult cuGraphExecUpdate_v2(CUgraphExec exec, CUgraph graph, CUgraphExecUpdateResultInfo *info);
 CUresult cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
@@ -132,9 +132,9 @@ static CUresult set_primary_flags(CUdevice device, unsigned flags, bool while_ac
 	CUresult rc = sim_check_device(device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (flags & ~(unsigned)(CU_CTX_SCHED_MASK | CU_CTX_LMEM_RESIZE_TO_MAX |
-				CU_CTX_COREDUMP_ENABLE | CU_CTX_USER_COREDUMP_ENABLE |
-				CU_CTX_SYNC_MEMOPS))
+	if (flags &
+	    ~(unsigned)(CU_CTX_SCHED_MASK | CU_CTX_LMEM_RESIZE_TO_MAX | CU_CTX_COREDUMP_ENABLE |
+			CU_CTX_USER_COREDUMP_ENABLE | CU_CTX_SYNC_MEMOPS))
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&sim_lock);
 	struct sim_device *dev = &sim_devices[device];
@@ -278,8 +278,7 @@ SIM_EXPORT CUresult cuGraphAddKernelNode(CUgraphNode *node, CUgraph graph,
 	return cuGraphAddKernelNode_v2(node, graph, dependencies, count, &now);
 }
 
-SIM_EXPORT CUresult cuGraphKernelNodeGetParams(CUgraphNode node,
-					       CUDA_KERNEL_NODE_PARAMS_v1 *params)
+SIM_EXPORT CUresult cuGraphKernelNodeGetParams(CUgraphNode node, CUDA_KERNEL_NODE_PARAMS_v1 *params)
 {
 	CUDA_KERNEL_NODE_PARAMS now;
 	if (!params)
@@ -287,8 +286,8 @@ SIM_EXPORT CUresult cuGraphKernelNodeGetParams(CUgraphNode node,
 	CUresult rc = cuGraphKernelNodeGetParams_v2(node, &now);
 	if (rc == CUDA_SUCCESS)
 		*params = (CUDA_KERNEL_NODE_PARAMS_v1){
-			now.func,	   now.gridDimX,       now.gridDimY,  now.gridDimZ,
-			now.blockDimX,	   now.blockDimY,      now.blockDimZ, now.sharedMemBytes,
+			now.func,         now.gridDimX,  now.gridDimY,  now.gridDimZ,
+			now.blockDimX,    now.blockDimY, now.blockDimZ, now.sharedMemBytes,
 			now.kernelParams, now.extra};
 	return rc;
 }

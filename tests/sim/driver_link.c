@@ -21,9 +21,9 @@
 
 struct sim_link {
 	uint32_t magic;
-	char *ptx;	       /* every PTX input, joined, NUL-terminated */
-	size_t ptx_bytes;      /* without the NUL */
-	void *machine_code;    /* the first cubin or fat binary */
+	char *ptx;          /* every PTX input, joined, NUL-terminated */
+	size_t ptx_bytes;   /* without the NUL */
+	void *machine_code; /* the first cubin or fat binary */
 	size_t machine_bytes;
 	bool completed;
 };
@@ -159,9 +159,9 @@ SIM_EXPORT CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, con
 		length += got;
 	}
 	fclose(file);
-	CUresult rc = bytes ? cuLinkAddData_v2(state, type, bytes, length, path, count, options,
-					       values)
-			    : CUDA_ERROR_FILE_NOT_FOUND;
+	CUresult rc =
+		bytes ? cuLinkAddData_v2(state, type, bytes, length, path, count, options, values)
+		      : CUDA_ERROR_FILE_NOT_FOUND;
 	free(bytes);
 	return rc;
 }

@@ -234,7 +234,8 @@ static CUresult untraced_module_global(CUdeviceptr *address, size_t *bytes, CUmo
 		size_t length = strlen(name) + 1;
 		if (!(global = calloc(1, sizeof(*global) + length)))
 			return CUDA_ERROR_OUT_OF_MEMORY;
-		rc = sim_map_foreign(&memory, size ? size : 1, module->device < 0 ? 0 : module->device);
+		rc = sim_map_foreign(&memory, size ? size : 1,
+				     module->device < 0 ? 0 : module->device);
 		if (rc != CUDA_SUCCESS) {
 			free(global);
 			return rc;

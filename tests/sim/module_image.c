@@ -128,7 +128,8 @@ static CUresult read_elf_names(const unsigned char *bytes, size_t size, const El
 		for (size_t s = 0; s < table->sh_size / sizeof(Elf64_Sym); s++) {
 			unsigned type = ELF64_ST_TYPE(symbols[s].st_info);
 			bool entry = type == STT_FUNC && (symbols[s].st_other & STO_CUDA_ENTRY);
-			if ((!entry && type != STT_OBJECT) || symbols[s].st_name >= strings->sh_size)
+			if ((!entry && type != STT_OBJECT) ||
+			    symbols[s].st_name >= strings->sh_size)
 				continue;
 			const char *name =
 				(const char *)bytes + strings->sh_offset + symbols[s].st_name;
@@ -192,8 +193,8 @@ static CUresult read_ptx_globals(const char *text, size_t length, struct sim_ima
 	static const char *const spaces[] = {".global ", ".const "};
 	for (int i = 0; i < 2; i++) {
 		size_t space_length = strlen(spaces[i]);
-		for (const char *at = text; (at = memmem(at, (size_t)(end - at), spaces[i],
-							  space_length));
+		for (const char *at = text;
+		     (at = memmem(at, (size_t)(end - at), spaces[i], space_length));
 		     at += space_length)
 			if (!read_ptx_variable(at + space_length, end, image))
 				return CUDA_ERROR_OUT_OF_MEMORY;

@@ -225,8 +225,8 @@ RT_EXPORT cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAt
 	cudaError_t error = rt_init();
 	if (error != cudaSuccess)
 		return error;
-	return rt_result(rt_driver.cuDeviceGetP2PAttribute(
-		value, (CUdevice_P2PAttribute)attribute, device, peer));
+	return rt_result(rt_driver.cuDeviceGetP2PAttribute(value, (CUdevice_P2PAttribute)attribute,
+							   device, peer));
 }
 
 /* Peer access goes between the current device's primary context and the

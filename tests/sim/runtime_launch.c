@@ -81,8 +81,9 @@ RT_EXPORT void __cudaRegisterFunction(void **handle, const char *host_fun, char 
 		free(function);
 		return;
 	}
-	*function = (struct registered_function){
-		.host = host_fun, .fat_binary = (struct fat_binary *)handle, .device_name = device_name};
+	*function = (struct registered_function){.host = host_fun,
+						 .fat_binary = (struct fat_binary *)handle,
+						 .device_name = device_name};
 	pthread_mutex_lock(&registry_lock);
 	function->next = registered;
 	registered = function;
@@ -97,8 +98,8 @@ static cudaError_t load_function(struct registered_function *function, int devic
 	if (device < 0 || device >= RT_MAX_DEVICES)
 		return rt_fail(cudaErrorNoKernelImageForDevice);
 	if (!fat_binary->module[device]) {
-		CUresult rc =
-			rt_driver.cuModuleLoadData(&fat_binary->module[device], fat_binary->wrapper);
+		CUresult rc = rt_driver.cuModuleLoadData(&fat_binary->module[device],
+							 fat_binary->wrapper);
 		if (rc == CUDA_ERROR_NO_BINARY_FOR_GPU)
 			return rt_fail(cudaErrorNoKernelImageForDevice);
 		if (rc != CUDA_SUCCESS)
@@ -106,8 +107,8 @@ static cudaError_t load_function(struct registered_function *function, int devic
 	}
 	if (function->loaded[device])
 		return cudaSuccess;
-	CUresult rc = rt_driver.cuModuleGetFunction(&function->loaded[device],
-						    fat_binary->module[device], function->device_name);
+	CUresult rc = rt_driver.cuModuleGetFunction(
+		&function->loaded[device], fat_binary->module[device], function->device_name);
 	return rc == CUDA_SUCCESS ? cudaSuccess : rt_fail(cudaErrorInvalidDeviceFunction);
 }
 

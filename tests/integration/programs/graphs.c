@@ -1,7 +1,8 @@
 /* Graph memory on the simulated device (2 MiB granularity): the first
  * graph allocates A (3 MiB, 4 reserved) and B (1 MiB, 2 reserved) and frees
- * A, the second frees B; the device keeps all 6 MiB reserved until the
- * trim. One plain 1 MiB cudaMalloc is the only tracked allocation. */
+ * A, the second frees B; the device keeps all 6 MiB reserved, and mapped
+ * for graphs ("used"), after the frees, until the trim. One plain 1 MiB cudaMalloc is the only
+ * tracked allocation. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 
@@ -61,12 +62,13 @@ int main(void)
 	expect("nothing before a launch", before - free_bytes(), 0);
 	if (cudaGraphLaunch(run_first, 0))
 		return 1;
-	expect("used after the first", figure(cudaGraphMemAttrUsedMemCurrent), 2 * MiB);
+	expect("used after the first", figure(cudaGraphMemAttrUsedMemCurrent), 6 * MiB);
 	expect("reserved after the first", figure(cudaGraphMemAttrReservedMemCurrent), 6 * MiB);
 	expect("device after the first", before - free_bytes(), 6 * MiB);
 	if (cudaGraphLaunch(run_second, 0) || cudaDeviceGraphMemTrim(0))
 		return 1;
 	expect("used high", figure(cudaGraphMemAttrUsedMemHigh), 6 * MiB);
+	expect("used after the trim", figure(cudaGraphMemAttrUsedMemCurrent), 0);
 	expect("reserved after the trim", figure(cudaGraphMemAttrReservedMemCurrent), 0);
 	expect("device after the trim", before - free_bytes(), 0);
 	if (cudaGraphExecDestroy(run_first) || cudaGraphExecDestroy(run_second) ||

@@ -84,7 +84,8 @@ static void unmap_at_once(void)
 	      cuMemUnmap(base, 3 * granularity) == CUDA_SUCCESS);
 	cuMemGetInfo(&after, &total);
 	check("and their memory given back", after == before);
-	check("unmapped, not mapped twice", cuMemUnmap(base, granularity) == CUDA_ERROR_INVALID_VALUE);
+	check("unmapped, not mapped twice",
+	      cuMemUnmap(base, granularity) == CUDA_ERROR_INVALID_VALUE);
 	cuMemAddressFree(base, 3 * granularity);
 }
 
@@ -100,8 +101,8 @@ static void compression(void)
 	cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
 	CUmemGenericAllocationHandle handle;
 	CUmemAllocationProp read = {0};
-	check("compressible memory made", supported == 1 && cuMemCreate(&handle, granularity, &prop,
-									0) == CUDA_SUCCESS);
+	check("compressible memory made",
+	      supported == 1 && cuMemCreate(&handle, granularity, &prop, 0) == CUDA_SUCCESS);
 	check("its properties keep the compression",
 	      cuMemGetAllocationPropertiesFromHandle(&read, handle) == CUDA_SUCCESS &&
 		      read.allocFlags.compressionType == CU_MEM_ALLOCATION_COMP_GENERIC);
@@ -130,10 +131,11 @@ static void graph_memory(cudaStream_t stream)
 	check("and still reserved", graph_figure(cudaGraphMemAttrReservedMemCurrent) == 32 * MiB);
 	check("its high-water mark", graph_figure(cudaGraphMemAttrUsedMemHigh) == 32 * MiB);
 	check("freed twice", cudaFree(params.dptr) == cudaErrorInvalidValue);
-	check("launched again", cudaGraphLaunch(exec, stream) == cudaSuccess &&
-					cudaFree(params.dptr) == cudaSuccess);
-	check("in the same memory", graph_figure(cudaGraphMemAttrUsedMemCurrent) == 32 * MiB &&
-					    graph_figure(cudaGraphMemAttrReservedMemHigh) == 32 * MiB);
+	check("launched again",
+	      cudaGraphLaunch(exec, stream) == cudaSuccess && cudaFree(params.dptr) == cudaSuccess);
+	check("in the same memory",
+	      graph_figure(cudaGraphMemAttrUsedMemCurrent) == 32 * MiB &&
+		      graph_figure(cudaGraphMemAttrReservedMemHigh) == 32 * MiB);
 	cudaGraphExecDestroy(exec);
 	cudaGraphDestroy(graph);
 	cudaDeviceGraphMemTrim(0);
@@ -565,8 +567,8 @@ static void profile(void)
 	check("layered textures, as deviceQuery shows them",
 	      prop.maxTexture1DLayered[0] == 32768 && prop.maxTexture1DLayered[1] == 2048 &&
 		      prop.maxTexture2DLayered[0] == 32768 &&
-		      prop.maxTexture2DLayered[1] == 32768 &&
-		      prop.maxTexture2DLayered[2] == 2048 && prop.maxSurface2D[0] == 131072);
+		      prop.maxTexture2DLayered[1] == 32768 && prop.maxTexture2DLayered[2] == 2048 &&
+		      prop.maxSurface2D[0] == 131072);
 }
 
 #ifdef FIDELITY_KERNELS
@@ -586,7 +588,8 @@ static void kernels_on_two_devices(void)
 		for (int i = 0; i < 2; i++) {
 			int device = order[which][i];
 			char what[64];
-			snprintf(what, sizeof(what), "kernel %d launched on device %d", which, device);
+			snprintf(what, sizeof(what), "kernel %d launched on device %d", which,
+				 device);
 			cudaSetDevice(device);
 			check(what, fidelity_launch(which, out[device], 7) == cudaSuccess &&
 					    cudaDeviceSynchronize() == cudaSuccess);

@@ -51,14 +51,16 @@ static void contexts(void)
 	CUfunc_cache cache = CU_FUNC_CACHE_PREFER_NONE;
 	check("its cache preference kept",
 	      cuCtxSetCacheConfig(CU_FUNC_CACHE_PREFER_L1) == CUDA_SUCCESS &&
-		      cuCtxGetCacheConfig(&cache) == CUDA_SUCCESS && cache == CU_FUNC_CACHE_PREFER_L1);
+		      cuCtxGetCacheConfig(&cache) == CUDA_SUCCESS &&
+		      cache == CU_FUNC_CACHE_PREFER_L1);
 	CUsharedconfig banks = CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
 	check("four-byte shared memory banks",
 	      cuCtxSetSharedMemConfig(CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE) == CUDA_SUCCESS &&
 		      cuCtxGetSharedMemConfig(&banks) == CUDA_SUCCESS &&
 		      banks == CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE);
 	check("destroyed by cuCtxDestroy", destroy && destroy(context) == CUDA_SUCCESS);
-	check("pushing a destroyed context", cuCtxPushCurrent(context) == CUDA_ERROR_INVALID_CONTEXT);
+	check("pushing a destroyed context",
+	      cuCtxPushCurrent(context) == CUDA_ERROR_INVALID_CONTEXT);
 	void *old = NULL, *newest = NULL;
 	CUdriverProcAddressQueryResult found;
 	check("cuGetProcAddress at CUDA 3.2 gives cuCtxCreate_v2",
@@ -108,15 +110,16 @@ static void module_and_copies(void)
 	check("its kernel found",
 	      module && cuModuleGetFunction(&function, module, "touch") == CUDA_SUCCESS);
 	check("its cache preference taken",
-	      function && cuFuncSetCacheConfig(function, CU_FUNC_CACHE_PREFER_SHARED) == CUDA_SUCCESS);
+	      function &&
+		      cuFuncSetCacheConfig(function, CU_FUNC_CACHE_PREFER_SHARED) == CUDA_SUCCESS);
 	module_global_v2 global = (module_global_v2)entry("cuModuleGetGlobal_v2");
 	CUdeviceptr table = 0, copy = 0;
 	size_t bytes = 0;
 	check("cuModuleGetGlobal_v2 finds a global",
 	      global && module && global(&table, &bytes, module, "table") == CUDA_SUCCESS &&
 		      table && bytes == 64);
-	check("and no other", global && module &&
-				      global(&table, &bytes, module, "chair") == CUDA_ERROR_NOT_FOUND);
+	check("and no other",
+	      global && module && global(&table, &bytes, module, "chair") == CUDA_ERROR_NOT_FOUND);
 	char text[64] = "global", back[64] = "";
 	copy_async_v2 copy_async = (copy_async_v2)entry("cuMemcpyDtoDAsync_v2");
 	cuMemAlloc(&copy, sizeof(text));
