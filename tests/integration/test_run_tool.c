@@ -158,6 +158,30 @@ Test(run_tool, bad_simulator_setting_is_named)
 	traced_run_free(&run);
 }
 
+/* VRAMSIM_VERBOSE names each call the simulation does not implement when
+ * it is first made, and lists them all again at exit, per library. */
+Test(run_tool, verbose_simulator_lists_what_it_lacks_at_exit)
+{
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"run", "--simulate", "--", (char *)program_path("not_simulated"), NULL},
+		 (const char *const[]){"VRAMSIM_VERBOSE=1", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "not_simulated: done"));
+	cr_assert(strstr(run.err, "vramsim: libcudart: 1 function called that the simulation does "
+				  "not implement: cudaGraphDebugDotPrint\n"),
+		  "%s", run.err);
+	cr_assert(strstr(run.err, "vramsim: libcuda: 1 function called that the simulation does "
+				  "not implement: cuTexRefCreate\n"),
+		  "%s", run.err);
+	traced_run_free(&run);
+	run_tool(&run,
+		 (char *[]){"run", "--simulate", "--", (char *)program_path("not_simulated"), NULL},
+		 NULL);
+	cr_assert_null(strstr(run.err, "vramsim:"), "%s", run.err);
+	traced_run_free(&run);
+}
+
 Test(run_tool, keeps_what_ld_preload_held)
 {
 	struct traced_run run;

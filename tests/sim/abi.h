@@ -34,6 +34,9 @@ extern const unsigned sim_entry_point_count;
  * when VRAMSIM_VERBOSE is set, and returns code (the runtime's also
  * becomes the thread's last error). */
 int sim_driver_unsupported(const char *name, int *said, int code);
+/* Each name the first time it is called, and the list, at exit. */
+void sim_unsupported_note(const char *name);
+void sim_unsupported_list(const char *library);
 int sim_runtime_unsupported(const char *name, int *said, int code);
 
 /* An error code's name and text, as NVIDIA's libraries give them. */

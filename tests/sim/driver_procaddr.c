@@ -15,11 +15,19 @@ CUresult cuGetProcAddress(const char *, void **, int, cuuint64_t);
 
 int sim_driver_unsupported(const char *name, int *said, int code)
 {
-	if (getenv("VRAMSIM_VERBOSE") && !__atomic_exchange_n(said, 1, __ATOMIC_RELAXED))
+	if (__atomic_exchange_n(said, 1, __ATOMIC_RELAXED))
+		return code;
+	sim_unsupported_note(name);
+	if (getenv("VRAMSIM_VERBOSE"))
 		fprintf(stderr,
 			"vramsim: %s is not simulated; it returns CUDA_ERROR_NOT_SUPPORTED\n",
 			name);
 	return code;
+}
+
+__attribute__((destructor)) static void list_unsupported(void)
+{
+	sim_unsupported_list("libcuda");
 }
 
 static void set_status(CUdriverProcAddressQueryResult *status, CUdriverProcAddressQueryResult value)

@@ -26,10 +26,19 @@ cudaError_t rt_fail(cudaError_t error)
 
 int sim_runtime_unsupported(const char *name, int *said, int code)
 {
-	if (getenv("VRAMSIM_VERBOSE") && !__atomic_exchange_n(said, 1, __ATOMIC_RELAXED))
-		fprintf(stderr, "vramsim: %s is not simulated; it returns cudaErrorNotSupported\n",
-			name);
+	if (!__atomic_exchange_n(said, 1, __ATOMIC_RELAXED)) {
+		sim_unsupported_note(name);
+		if (getenv("VRAMSIM_VERBOSE"))
+			fprintf(stderr,
+				"vramsim: %s is not simulated; it returns cudaErrorNotSupported\n",
+				name);
+	}
 	return rt_fail((cudaError_t)code);
+}
+
+__attribute__((destructor)) static void list_unsupported(void)
+{
+	sim_unsupported_list("libcudart");
 }
 
 /* The driver's and the runtime's codes have shared their numbers since
