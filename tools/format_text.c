@@ -60,8 +60,15 @@ static void run_section(const struct text *t)
 		fprintf(t->out, ", rank %s", run->rank);
 	fprintf(t->out, ", %s to %s, ended by %s\n", or (run->start, "?"), or (run->end, "?"),
 		or (run->ended_by, "?"));
-	fprintf(t->out, "CUDA runtime %" PRId64 ", driver %" PRId64 ", %" PRId64 " device(s)\n",
-		run->cuda_runtime, run->cuda_driver, run->cuda_device_count);
+	if (!run->cuda_driver) /* why the report is empty */
+		fprintf(t->out,
+			"CUDA runtime %" PRId64 ", no driver answered (none loaded, or none the "
+			"program could use), %" PRId64 " device(s)\n",
+			run->cuda_runtime, run->cuda_device_count);
+	else
+		fprintf(t->out,
+			"CUDA runtime %" PRId64 ", driver %" PRId64 ", %" PRId64 " device(s)\n",
+			run->cuda_runtime, run->cuda_driver, run->cuda_device_count);
 }
 
 static void counter_row(const struct text *t, const char *name, const struct vt_counters *row,

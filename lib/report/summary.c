@@ -372,7 +372,15 @@ void vt_report_write_summary(const struct vt_report *report, FILE *out)
 		summarize(out, report, "host (pinned)", &snapshot->host, VT_HOST_DEVICE);
 		any = true;
 	}
-	if (!any)
+	/* Say why nothing was: no driver answered, or it had no device. */
+	const struct vt_cuda_info *cuda = report->run ? &report->run->cuda : NULL;
+	if (!any && cuda && !cuda->driver_version)
+		fprintf(out, PREFIX "no GPU memory was allocated: no CUDA driver answered this "
+				    "process (none loaded, or none it could use)\n");
+	else if (!any && cuda && !cuda->device_count)
+		fprintf(out,
+			PREFIX "no GPU memory was allocated: the CUDA driver found no device\n");
+	else if (!any)
 		fprintf(out, PREFIX "no GPU memory was allocated\n");
 	summarize_resources(out, report->cupti);
 }

@@ -182,6 +182,24 @@ Test(run_tool, verbose_simulator_lists_what_it_lacks_at_exit)
 	traced_run_free(&run);
 }
 
+/* A program carrying NVIDIA's own runtime gets no device from the
+ * simulated driver: the summary says why nothing was recorded. */
+Test(run_tool, empty_report_says_why)
+{
+	if (access(program_path("kernel_launch_static"), X_OK) != 0)
+		cr_skip_test("nvcc was not found at build time");
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"run", "--simulate", "--", (char *)program_path("kernel_launch_static"),
+			    NULL},
+		 (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL});
+	cr_assert_eq(run.status, 1, "%s", run.err);
+	cr_assert(strstr(run.err, "vramtrace: no GPU memory was allocated: no CUDA driver "
+				  "answered this process"),
+		  "%s", run.err);
+	traced_run_free(&run);
+}
+
 Test(run_tool, keeps_what_ld_preload_held)
 {
 	struct traced_run run;

@@ -45,14 +45,16 @@ static void say_private_tables_are_missing(void)
 }
 
 /* Only the table libcupti and the runtime ask for; the real driver's
- * private tables are not simulated. */
+ * private tables are not simulated. To the runtime that asked, there is no
+ * device it can use, as on a machine without a usable driver: it passes
+ * CUDA_ERROR_NO_DEVICE on as cudaErrorNoDevice from every call. */
 SIM_EXPORT CUresult cuGetExportTable(const void **table, const CUuuid *id)
 {
 	if (!table || !id)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (memcmp(id, &sim_cupti_table_id, sizeof(*id)) != 0) {
 		say_private_tables_are_missing();
-		return CUDA_ERROR_INVALID_VALUE;
+		return CUDA_ERROR_NO_DEVICE;
 	}
 	*table = &cupti_table;
 	return CUDA_SUCCESS;

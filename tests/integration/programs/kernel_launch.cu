@@ -9,8 +9,11 @@ __global__ void fill(float *x, float value)
 int main()
 {
 	float *x;
-	if (cudaMalloc(&x, 32 << 20) != cudaSuccess)
+	cudaError_t error = cudaMalloc(&x, 32 << 20);
+	if (error != cudaSuccess) {
+		std::fprintf(stderr, "kernel_launch: cudaMalloc: %s\n", cudaGetErrorName(error));
 		return 1;
+	}
 	fill<<<1, 32>>>(x, 1.0f);
 	if (cudaGetLastError() != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
 		return 1;
