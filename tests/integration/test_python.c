@@ -323,3 +323,67 @@ Test(python, every_interpreter_from_3_9, .timeout = 120)
 	if (!checked)
 		cr_skip_test("no pyenv interpreters here");
 }
+
+/* The line of file (beside python_frames.py) that carries "# MARK name". */
+static int marked_line_of(const char *file_name, const char *name)
+{
+	char path[700], text[512], marker[80];
+	snprintf(path, sizeof(path), "%s", script());
+	snprintf(strrchr(path, '/') + 1, 200, "%s", file_name);
+	snprintf(marker, sizeof(marker), "# MARK %s\n", name);
+	FILE *file = fopen(path, "r");
+	cr_assert(file, "%s", path);
+	int line = 0, found = 0;
+	while (fgets(text, sizeof(text), file)) {
+		line++;
+		const char *at = strstr(text, marker);
+		if (at && at[strlen(marker)] == '\0')
+			found = line;
+	}
+	fclose(file);
+	return found;
+}
+
+/* Whether the report holds a Python frame of file_name at line. */
+static bool has_python_frame(json_t *report, const char *file_name, int line)
+{
+	size_t i;
+	json_t *frame;
+	json_array_foreach (report_at(report, "frames"), i, frame) {
+		const char *file = json_string_value(json_object_get(frame, "file"));
+		if (json_is_true(json_object_get(frame, "python")) && file &&
+		    strstr(file, file_name) &&
+		    json_integer_value(json_object_get(frame, "line")) == line)
+			return true;
+	}
+	return false;
+}
+
+/* numba, a library that drives the driver through ctypes (Debian's
+ * python3-numba 0.56): two 1 GiB arrays and a 4 MiB copy, each on its own
+ * Python line, none freed before the exit. */
+Test(python, numba_through_ctypes, .timeout = 120)
+{
+	const char *python = "/usr/bin/python3";
+	char path[700];
+	snprintf(path, sizeof(path), "%s", script());
+	snprintf(strrchr(path, '/') + 1, 200, "numba_arrays.py");
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	traced_run(&run, &options, (char *[]){(char *)python, path, NULL});
+	if (run.status == 77)
+		cr_skip_test("numba is not installed for %s", python);
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	cr_assert(strstr(run.out, "numba_arrays: ok"), "%s", run.out);
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 2048 * MiB + 4 * MiB);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 3);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 2048 * MiB + 4 * MiB);
+	cr_assert_str_eq(report_string(r, "devices/0/peak/api"), "cuMemAlloc_v2");
+	const char *const marks[] = {"first", "second", "copy"};
+	for (int i = 0; i < 3; i++)
+		cr_assert(has_python_frame(r, "numba_arrays.py",
+					   marked_line_of("numba_arrays.py", marks[i])),
+			  "no frame of the %s array's line", marks[i]);
+	traced_run_free(&run);
+}
