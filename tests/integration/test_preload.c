@@ -246,6 +246,32 @@ Test(preload, real_world_program_runs_to_the_end)
 	traced_run_free(&run);
 }
 
+/* A third-party driver-API program: libcuda by dlopen, its kernel compiled
+ * by NVRTC (the toolkit's own), linked by the driver's JIT linker and run,
+ * through the older ABI names; its one 64 MiB buffer is exactly what
+ * vramtrace shows, and the simulated device has nothing to say. */
+Test(preload, nvrtc_program_links_and_runs)
+{
+	char nvrtc[600];
+	snprintf(nvrtc, sizeof(nvrtc), "%s/libnvrtc.so.13", build_path("VT_TEST_CUDA_LIBDIR"));
+	if (access(nvrtc, R_OK) != 0)
+		cr_skip_test("the toolkit has no %s", nvrtc);
+	struct traced_run run;
+	struct run_options options = {.preload = true,
+				      .simulate = true,
+				      .env = (const char *const[]){"VRAMSIM_VERBOSE=1", NULL}};
+	traced_run(&run, &options, (char *[]){(char *)program_path("nvrtc_jit"), nvrtc, NULL});
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	cr_assert(strstr(run.out, "nvrtc_jit: ok"), "%s", run.out);
+	cr_assert_null(strstr(run.err, "vramsim:"), "%s", run.err);
+	json_t *r = run.report;
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 64 * MiB);
+	cr_assert_str_eq(report_string(r, "devices/0/peak/api"), "cuMemAlloc_v2");
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 1);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 0);
+	traced_run_free(&run);
+}
+
 /* A program carrying NVIDIA's own runtime asks for the driver's private
  * tables, which the simulated device does not have: it fails as on a
  * machine without a usable driver (cudaErrorNoDevice, not "invalid
