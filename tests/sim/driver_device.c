@@ -479,6 +479,9 @@ static CUresult untraced_cuCtxCreate(CUcontext *out, CUctxCreateParams *params, 
 	context_start(context);
 	pthread_mutex_unlock(&sim_lock);
 	sim_resource_event(CUPTI_CBID_RESOURCE_CONTEXT_CREATED, (CUcontext)context, NULL);
+	/* Pushed onto the thread's stack: popping it brings back the one before. */
+	if (current_context && context_stack_size < CONTEXT_STACK_DEPTH)
+		context_stack[context_stack_size++] = current_context;
 	current_context = context;
 	*out = (CUcontext)context;
 	return CUDA_SUCCESS;
@@ -497,8 +500,9 @@ static CUresult untraced_cuCtxDestroy(CUcontext handle)
 	context_stop(context);
 	pthread_mutex_unlock(&sim_lock);
 	sim_memory_context_ended(context);
+	/* Current, it is popped from the thread's stack. */
 	if (current_context == context)
-		current_context = NULL;
+		current_context = context_stack_size ? context_stack[--context_stack_size] : NULL;
 	return CUDA_SUCCESS;
 }
 

@@ -42,7 +42,8 @@ static void contexts(void)
 {
 	context_create_v2 create = (context_create_v2)entry("cuCtxCreate_v2");
 	context_destroy_v1 destroy = (context_destroy_v1)entry("cuCtxDestroy");
-	CUcontext context = NULL, current = NULL;
+	CUcontext context = NULL, current = NULL, before = NULL;
+	cuCtxGetCurrent(&before);
 	check("cuCtxCreate_v2 makes a current context",
 	      create && create(&context, 0, 1) == CUDA_SUCCESS &&
 		      cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == context);
@@ -59,6 +60,8 @@ static void contexts(void)
 		      cuCtxGetSharedMemConfig(&banks) == CUDA_SUCCESS &&
 		      banks == CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE);
 	check("destroyed by cuCtxDestroy", destroy && destroy(context) == CUDA_SUCCESS);
+	check("which pops it, back to the context before",
+	      cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == before);
 	check("pushing a destroyed context",
 	      cuCtxPushCurrent(context) == CUDA_ERROR_INVALID_CONTEXT);
 	void *old = NULL, *newest = NULL;
@@ -71,6 +74,28 @@ static void contexts(void)
 		      cuGetProcAddress("cuCtxGetDevice", &newest, 13000, 0, &found) ==
 			      CUDA_SUCCESS &&
 		      old == entry("cuCtxGetDevice") && newest == entry("cuCtxGetDevice_v2"));
+}
+
+/* The thread's context stack: cuCtxSetCurrent replaces its top, and NULL
+ * pops it. */
+static void context_stack(void)
+{
+	CUcontext zero, one, current = NULL, popped = NULL;
+	cuDevicePrimaryCtxRetain(&zero, 0);
+	cuDevicePrimaryCtxRetain(&one, 1);
+	cuCtxPushCurrent(zero);
+	cuCtxPushCurrent(one);
+	check("cuCtxSetCurrent(NULL) pops the top",
+	      cuCtxSetCurrent(NULL) == CUDA_SUCCESS && cuCtxGetCurrent(&current) == CUDA_SUCCESS &&
+		      current == zero);
+	cuCtxPushCurrent(one);
+	check("cuCtxSetCurrent replaces the top",
+	      cuCtxSetCurrent(zero) == CUDA_SUCCESS && cuCtxPopCurrent(&popped) == CUDA_SUCCESS &&
+		      popped == zero && cuCtxGetCurrent(&current) == CUDA_SUCCESS &&
+		      current == zero);
+	cuCtxPopCurrent(NULL);
+	cuDevicePrimaryCtxRelease(1);
+	cuDevicePrimaryCtxRelease(0);
 }
 
 /* PTX through the JIT linker, as NVRTC's and numba's users link it. */
@@ -142,5 +167,6 @@ void older_entry_points(void)
 	if (!driver)
 		driver = dlopen("libcuda.so.1", RTLD_NOW);
 	contexts();
+	context_stack();
 	module_and_copies();
 }
