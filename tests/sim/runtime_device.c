@@ -313,6 +313,25 @@ RT_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config)
 	return error;
 }
 
+/* Hopper's shared memory banks are four bytes wide, whatever is asked
+ * (the calls are deprecated, still exported and served). */
+RT_EXPORT cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
+{
+	if ((unsigned)config > cudaSharedMemBankSizeEightByte)
+		return rt_fail(cudaErrorInvalidValue);
+	return rt_context();
+}
+
+RT_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *config)
+{
+	if (!config)
+		return rt_fail(cudaErrorInvalidValue);
+	cudaError_t error = rt_context();
+	if (error == cudaSuccess)
+		*config = cudaSharedMemBankSizeFourByte;
+	return error;
+}
+
 static cudaError_t untraced_cudaProfilerStart(void)
 {
 	cudaError_t error = rt_context();

@@ -58,6 +58,14 @@ RT_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *host, enum cudaFuncCach
 	return rt_function(host, &function);
 }
 
+RT_EXPORT cudaError_t cudaFuncSetSharedMemConfig(const void *host, enum cudaSharedMemConfig config)
+{
+	CUfunction function;
+	if ((unsigned)config > cudaSharedMemBankSizeEightByte)
+		return rt_fail(cudaErrorInvalidValue);
+	return rt_function(host, &function);
+}
+
 RT_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 	int *blocks, const void *host, int block_size, size_t shared_bytes, unsigned int flags)
 {

@@ -6,6 +6,7 @@
 /* The shared-memory bank calls are deprecated, still exported and served. */
 #define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
+#include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <string.h>
 
@@ -161,8 +162,19 @@ static void module_and_copies(void)
 	cuDevicePrimaryCtxRelease(0);
 }
 
+/* The runtime's deprecated bank calls: four-byte banks, whatever is asked. */
+static void runtime_banks(void)
+{
+	enum cudaSharedMemConfig banks = cudaSharedMemBankSizeDefault;
+	check("the runtime's four-byte banks",
+	      cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeEightByte) == cudaSuccess &&
+		      cudaDeviceGetSharedMemConfig(&banks) == cudaSuccess &&
+		      banks == cudaSharedMemBankSizeFourByte);
+}
+
 void older_entry_points(void)
 {
+	runtime_banks();
 	driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
 	if (!driver)
 		driver = dlopen("libcuda.so.1", RTLD_NOW);
