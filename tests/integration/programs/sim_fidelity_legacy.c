@@ -126,6 +126,54 @@ static CUmodule linked_module(void)
 	return module;
 }
 
+typedef CUresult (*begin_capture_v1)(CUstream);
+typedef CUresult (*capture_info_v1)(CUstream, CUstreamCaptureStatus *, cuuint64_t *);
+typedef CUresult (*add_kernel_node_v1)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+				       const CUDA_KERNEL_NODE_PARAMS_v1 *);
+typedef CUresult (*kernel_node_params_v1)(CUgraphNode, CUDA_KERNEL_NODE_PARAMS_v1 *);
+typedef CUresult (*exec_update_v1)(CUgraphExec, CUgraph, CUgraphNode *, CUgraphExecUpdateResult *);
+
+/* Capture and kernel nodes as CUDA 10's headers wrote them. */
+static void graphs_of_older_abis(CUfunction function)
+{
+	begin_capture_v1 begin = (begin_capture_v1)entry("cuStreamBeginCapture");
+	capture_info_v1 info = (capture_info_v1)entry("cuStreamGetCaptureInfo");
+	CUstream stream;
+	CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+	cuuint64_t id = 0;
+	CUgraph captured = NULL, graph;
+	cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
+	check("a capture begun without a mode",
+	      begin && info && begin(stream) == CUDA_SUCCESS &&
+		      info(stream, &status, &id) == CUDA_SUCCESS &&
+		      status == CU_STREAM_CAPTURE_STATUS_ACTIVE && id != 0);
+	check("and ended", cuStreamEndCapture(stream, &captured) == CUDA_SUCCESS && captured);
+	cuGraphDestroy(captured);
+	cuStreamDestroy(stream);
+	add_kernel_node_v1 add = (add_kernel_node_v1)entry("cuGraphAddKernelNode");
+	kernel_node_params_v1 get = (kernel_node_params_v1)entry("cuGraphKernelNodeGetParams");
+	exec_update_v1 update = (exec_update_v1)entry("cuGraphExecUpdate");
+	CUdeviceptr out = 0;
+	void *args[] = {&out};
+	CUDA_KERNEL_NODE_PARAMS_v1 params = {function, 2, 1, 1, 32, 1, 1, 0, args, NULL}, read;
+	CUgraphNode node, error_node = NULL;
+	CUgraphExec exec = NULL;
+	CUgraphExecUpdateResult result = CU_GRAPH_EXEC_UPDATE_ERROR;
+	memset(&read, 0, sizeof(read));
+	cuGraphCreate(&graph, 0);
+	check("a kernel node of CUDA 10's parameters",
+	      add && get && add(&node, graph, NULL, 0, &params) == CUDA_SUCCESS &&
+		      get(node, &read) == CUDA_SUCCESS && read.func == function &&
+		      read.gridDimX == 2 && read.blockDimX == 32);
+	check("an exec updated by CUDA 10's call",
+	      update && cuGraphInstantiate(&exec, graph, 0) == CUDA_SUCCESS &&
+		      update(exec, graph, &error_node, &result) == CUDA_SUCCESS &&
+		      result == CU_GRAPH_EXEC_UPDATE_SUCCESS);
+	if (exec)
+		cuGraphExecDestroy(exec);
+	cuGraphDestroy(graph);
+}
+
 static void module_and_copies(void)
 {
 	CUcontext primary;
@@ -138,6 +186,8 @@ static void module_and_copies(void)
 	check("its cache preference taken",
 	      function &&
 		      cuFuncSetCacheConfig(function, CU_FUNC_CACHE_PREFER_SHARED) == CUDA_SUCCESS);
+	if (function)
+		graphs_of_older_abis(function);
 	module_global_v2 global = (module_global_v2)entry("cuModuleGetGlobal_v2");
 	CUdeviceptr table = 0, copy = 0;
 	size_t bytes = 0;
