@@ -7,13 +7,12 @@ SIM_DIR="$KIT/tests/sim"
 PYTHON=${VRAMTRACE_KIT_PYTHON:-python3}
 NO_GPU="skipped: no GPU"
 export VRAMTRACE_SUMMARY=0
+set -f # figures such as "?" are split into words, never matched as file names
 mkdir -p "$ROW_OUT"
 
 row() { printf '%s|%s|%s|%s|%s\n' "$ROW" "$1" "$2" "$3" "$4"; }
-# verdict STATUS: PASS for 0, FAIL otherwise.
+# verdict STATUS: PASS for 0, FAIL otherwise, as in "$(TESTS; verdict $?)".
 verdict() { if [ "$1" = 0 ]; then echo PASS; else echo FAIL; fi; }
-# check TEST...: PASS when the test holds.
-check() { if "$@" 2>/dev/null; then echo PASS; else echo FAIL; fi; }
 
 # q REPORT EXPRESSION: a figure out of a report (checks/q.py), "?" when the
 # report is missing or the expression fails.

@@ -19,12 +19,12 @@ for cudart in static shared; do
 	peak=$(q "$ROW_OUT/$name.json" "d['peak']['bytes']")
 	expected=$(expected_peak "$name")
 	row "$label" "$peak (exit $status)" "${expected:-?}" \
-		"$(check [ "$status" = 0 ] && [ "$peak" = "$expected" ] && real_device "$ROW_OUT/$name.json")"
+		"$([ "$status" = 0 ] && [ "$peak" = "$expected" ] && real_device "$ROW_OUT/$name.json"; verdict $?)"
 	peaks="$peaks $peak"
 done
 set -- $peaks
 if [ $# = 2 ]; then
-	row "llm_serving: static and shared peaks identical" "$1 / $2" "equal" "$(check [ "$1" = "$2" ])"
+	row "llm_serving: static and shared peaks identical" "$1 / $2" "equal" "$([ "$1" = "$2" ]; verdict $?)"
 else
 	row "llm_serving: static and shared peaks identical" "-" "-" "$NO_GPU"
 fi

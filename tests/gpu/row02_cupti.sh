@@ -19,8 +19,8 @@ for sources in cupti both; do
 	allocations=$(q "$report" "d['allocations']")
 	cupti=$(q "$report" "r['tracer']['cupti']")
 	row "sources=$sources: peak = sum, CUPTI $cupti" "$peak (exit $status)" "${expected:-?}" \
-		"$(check [ "$status" = 0 ] && [ "$peak" = "$expected" ] && [ "$cupti" = subscribed ] &&
-			real_device "$report")"
+		"$([ "$status" = 0 ] && [ "$peak" = "$expected" ] && [ "$cupti" = subscribed ] &&
+			real_device "$report"; verdict $?)"
 	row "  sources=$sources: each allocation once" "$allocations allocations" \
-		"$hooks (the hooks' count)" "$(check [ "$allocations" = "$hooks" ] && [ "$hooks" != "?" ])"
+		"$hooks (the hooks' count)" "$([ "$allocations" = "$hooks" ] && [ "$hooks" != "?" ]; verdict $?)"
 done

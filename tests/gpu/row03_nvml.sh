@@ -20,4 +20,4 @@ else
 	high=$((4096 * MiB))
 fi
 row "NVML ($source): unexplained bytes at the peak" "${unexplained}" "$low to $high" \
-	"$(check [ "$unexplained" -ge "$low" ] && [ "$unexplained" -le "$high" ] && real_device "$report")"
+	"$([ "$unexplained" -ge "$low" ] && [ "$unexplained" -le "$high" ] && real_device "$report"; verdict $?)"

@@ -24,12 +24,12 @@ for conf in plain expandable_segments:True; do
 	tagged=$(q "$report" "tag('pytorch').get('at_peak_bytes', 0)")
 	cublas=$(q "$report" "tag('cublas').get('peak_bytes', 0)")
 	row "pytorch (${conf%%:*}): pytorch at peak ~ max reserved" "$tagged (exit $status)" \
-		"$reserved +- 2 MiB" "$(check "$PYTHON" -c "import sys; sys.exit(not abs(int('$tagged') - int('$reserved')) <= 2 * 2**20)")"
-	row "  cuBLAS workspace under cublas" "$cublas bytes" "> 0" "$(check [ "$cublas" -gt 0 ])"
+		"$reserved +- 2 MiB" "$("$PYTHON" -c "import sys; sys.exit(not abs(int('$tagged') - int('$reserved')) <= 2 * 2**20)"; verdict $?)"
+	row "  cuBLAS workspace under cublas" "$cublas bytes" "> 0" "$([ "$cublas" -gt 0 ]; verdict $?)"
 done
 traced_framework torch_nocache --no-framework-cache -- "$PYTHON" "$KIT/checks/torch_step.py"
 status=$?
 line=$(q "$ROW_OUT/torch_nocache.json" "python_line(top_stack())")
 expected=$(torch_figure torch_nocache largest_line)
 row "pytorch --no-framework-cache: top stack's line" "$line (exit $status)" "$expected" \
-	"$(check [ "$status" = 0 ] && [ "$line" = "$expected" ])"
+	"$([ "$status" = 0 ] && [ "$line" = "$expected" ]; verdict $?)"

@@ -18,4 +18,4 @@ at_peak=$(q "$report" "kind('graph').get('at_peak_bytes', 0)")
 reserved=$(q "$report" "(d.get('graph_memory') or {}).get('reserved_peak_bytes', '?')")
 row "torch.cuda.graphs: graph memory at the peak as kind graph" "$at_peak (exit $status)" \
 	"> 0, <= graphs' reserved high $reserved" \
-	"$(check [ "$status" = 0 ] && [ "$at_peak" -gt 0 ] && { [ "$reserved" = "?" ] || [ "$at_peak" -le "$reserved" ]; })"
+	"$([ "$status" = 0 ] && [ "$at_peak" -gt 0 ] && { [ "$reserved" = "?" ] || [ "$at_peak" -le "$reserved" ]; }; verdict $?)"

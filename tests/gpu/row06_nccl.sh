@@ -11,4 +11,4 @@ RANK=0 WORLD_SIZE=1 traced_framework nccl -- "$PYTHON" "$KIT/checks/nccl_rank.py
 status=$?
 nccl=$(q "$ROW_OUT/nccl.json" "tag('nccl').get('peak_bytes', 0)")
 row "torch.distributed (NCCL, 1 rank): buffers under nccl" "$nccl bytes (exit $status)" "> 0" \
-	"$(check [ "$status" = 0 ] && [ "$nccl" -gt 0 ])"
+	"$([ "$status" = 0 ] && [ "$nccl" -gt 0 ]; verdict $?)"

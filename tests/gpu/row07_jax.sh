@@ -12,11 +12,11 @@ traced_framework jax -- "$PYTHON" "$KIT/checks/jax_check.py"
 status=$?
 share=$(q "$ROW_OUT/jax.json" "round(tag('xla').get('at_peak_bytes', 0) / d['capacity_bytes'], 3)")
 row "jax (preallocation): xla's share of the device" "$share (exit $status)" "0.70 to 0.80" \
-	"$(check [ "$status" = 0 ] && "$PYTHON" -c "import sys; sys.exit(not 0.70 <= float('$share') <= 0.80)")"
+	"$([ "$status" = 0 ] && "$PYTHON" -c "import sys; sys.exit(not 0.70 <= float('$share') <= 0.80)"; verdict $?)"
 traced_framework jax_nocache --no-framework-cache -- "$PYTHON" "$KIT/checks/jax_check.py"
 status=$?
 expected=$("$PYTHON" -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['lines']['big'])" "$ROW_OUT/jax_nocache.out" 2>/dev/null || echo "?")
 lines=$(q "$ROW_OUT/jax_nocache.json" "' '.join(sorted({'%s:%s' % (f['file'].rsplit('/', 1)[-1], f['line']) for s in d['stacks'] if s['at_peak_bytes'] >= 2**30 for f in python_frames(s) if f.get('file')}))")
 case " $lines " in *" $expected "*) found=0 ;; *) found=1 ;; esac
 row "jax --no-framework-cache: the 1 GiB array's line" "${lines:-none} (exit $status)" "$expected" \
-	"$(check [ "$status" = 0 ] && [ "$found" = 0 ])"
+	"$([ "$status" = 0 ] && [ "$found" = 0 ]; verdict $?)"

@@ -50,12 +50,12 @@ for call in "cudaMalloc/cudaFree pair" "cudaMallocAsync/cudaFreeAsync pair" "emp
 	for mode in hooks cupti; do
 		set -- $(figures "$mode" "$column" | "$PYTHON" "$KIT/checks/paired.py")
 		row "$call, $mode: ns added (untraced $1 ns)" "+$3 ns ($4%), $5 pairs" "exact reports" \
-			"$(check [ "$failed" = 0 ] && [ "$exact" = $((2 * runs)) ] && [ "$5" -ge 11 ])"
+			"$([ "$failed" = 0 ] && [ "$exact" = $((2 * runs)) ] && [ "$5" -ge 11 ]; verdict $?)"
 	done
 	column=$((column + 1))
 done
 row "  reports that counted all $((2 * count)) allocations" "$exact of $((2 * runs)) (failed runs: $failed)" \
-	"$((2 * runs)) of $((2 * runs))" "$(check [ "$failed" = 0 ] && [ "$exact" = $((2 * runs)) ])"
+	"$((2 * runs)) of $((2 * runs))" "$([ "$failed" = 0 ] && [ "$exact" = $((2 * runs)) ]; verdict $?)"
 if [ "$MODE" = sim ]; then
 	gpu_only "pytorch training step: ms untraced / traced"
 	exit 0
@@ -69,4 +69,4 @@ plain=$(step_ms torch_untraced)
 traced_ms=$(step_ms torch_traced)
 added=$("$PYTHON" -c "print('%+.1f%%' % (100 * (float('$traced_ms') - float('$plain')) / float('$plain')))" 2>/dev/null || echo "?")
 row "pytorch training step: ms untraced / traced" "$plain / $traced_ms ($added)" "recorded" \
-	"$(check [ "$plain_status" = 0 ] && [ "$traced_status" = 0 ])"
+	"$([ "$plain_status" = 0 ] && [ "$traced_status" = 0 ]; verdict $?)"

@@ -48,14 +48,14 @@ for device in $devices; do
 		if [ "$threads" = 1 ]; then
 			single=$3
 			row "$where, 1 thread: ns added per pair" "+$added (untraced $1), $5 pairs" \
-				"exact report" "$(check [ "$allocations" = "$pairs" ] && [ "$5" -ge 11 ])"
+				"exact report" "$([ "$allocations" = "$pairs" ] && [ "$5" -ge 11 ]; verdict $?)"
 			continue
 		fi
 		ratio=$("$PYTHON" -c "print('%.2f' % (float('$3') / float('$single')))" 2>/dev/null || echo "?")
 		if [ "$cores" -lt "$threads" ]; then
 			verdict="skipped: $cores cores < $threads"
 		else
-			verdict=$(check "$PYTHON" -c "import sys; sys.exit(not float('$ratio') <= 1.5)")
+			verdict=$("$PYTHON" -c "import sys; sys.exit(not float('$ratio') <= 1.5)"; verdict $?)
 			[ "$allocations" = $((threads * pairs)) ] || verdict=FAIL
 		fi
 		row "$where, $threads threads: added per pair vs 1" "${ratio}x (+$added, untraced $1)" \
