@@ -1,8 +1,9 @@
 """One figure out of a vramtrace report, for the kit's checks:
     python3 q.py REPORT EXPRESSION
 EXPRESSION is Python over `r` (the report) and `d` (device 0), with
-helpers tag(name), kind(name) (the entry, {} when absent) and
-python_line(stack) (file:line of a stack's innermost Python frame)."""
+helpers tag(name), kind(name) (the entry, {} when absent),
+python_line(stack) (file:line of a stack's innermost Python frame),
+python_frames(stack), top_stack() and top_tags() (the largest at the peak)."""
 import json
 import os
 import sys
@@ -39,7 +40,11 @@ def main():
     def top_stack():
         return max(d.get("stacks") or [], key=lambda s: s["at_peak_bytes"])
 
-    value = eval(sys.argv[2], {"r": r, "d": d, "tag": tag, "kind": kind,
+    def top_tags(count=2):
+        ranked = sorted(d.get("tags") or [], key=lambda t: -t["at_peak_bytes"])[:count]
+        return ", ".join("%s %d" % (t["tag"], t["at_peak_bytes"]) for t in ranked) or "none"
+
+    value = eval(sys.argv[2], {"r": r, "d": d, "tag": tag, "kind": kind, "top_tags": top_tags,
                                "python_line": python_line, "python_frames": python_frames,
                                "top_stack": top_stack})
     print(value)

@@ -25,7 +25,8 @@ for conf in plain expandable_segments:True; do
 	cublas=$(q "$report" "tag('cublas').get('peak_bytes', 0)")
 	row "pytorch (${conf%%:*}): pytorch at peak ~ max reserved" "$tagged (exit $status)" \
 		"$reserved +- 2 MiB" "$("$PYTHON" -c "import sys; sys.exit(not abs(int('$tagged') - int('$reserved')) <= 2 * 2**20)"; verdict $?)"
-	row "  cuBLAS workspace under cublas" "$cublas bytes" "> 0" "$([ "$cublas" -gt 0 ]; verdict $?)"
+	top=$(q "$report" "top_tags(3)")
+	row "  cuBLAS workspace under cublas" "$cublas bytes (at peak: $top)" "> 0" "$([ "$cublas" -gt 0 ]; verdict $?)"
 done
 traced_framework torch_nocache --no-framework-cache -- "$PYTHON" "$KIT/checks/torch_step.py"
 status=$?

@@ -11,7 +11,8 @@ fi
 traced_framework jax -- "$PYTHON" "$KIT/checks/jax_check.py"
 status=$?
 share=$(q "$ROW_OUT/jax.json" "round(tag('xla').get('at_peak_bytes', 0) / d['capacity_bytes'], 3)")
-row "jax (preallocation): xla's share of the device" "$share (exit $status)" "0.70 to 0.80" \
+top=$(q "$ROW_OUT/jax.json" "top_tags()")
+row "jax (preallocation): xla's share of the device" "$share (exit $status; at peak: $top)" "0.70 to 0.80" \
 	"$([ "$status" = 0 ] && "$PYTHON" -c "import sys; sys.exit(not 0.70 <= float('$share') <= 0.80)"; verdict $?)"
 traced_framework jax_nocache --no-framework-cache -- "$PYTHON" "$KIT/checks/jax_check.py"
 status=$?

@@ -35,7 +35,7 @@ for device in $devices; do
 		where="simulated device"
 	else
 		libs="$PROGRAM_PATH"
-		pairs=${VRAMTRACE_KIT_GPU_PAIRS:-5000}
+		pairs=${VRAMTRACE_KIT_GPU_PAIRS:-3000}
 		where="GPU"
 	fi
 	single=""
