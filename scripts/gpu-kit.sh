@@ -100,9 +100,8 @@ for dep in "$kit"/lib/deps/*; do
 	patchelf --set-rpath '$ORIGIN' "$dep"
 done
 patchelf --set-rpath '$ORIGIN/deps' "$kit/lib/libvramtrace.so"
-for elf in "$kit/bin/vramtrace" "$kit"/progs/*; do
-	patchelf --set-rpath '$ORIGIN/../lib/deps' "$elf"
-done
+patchelf --set-rpath '$ORIGIN/../lib/deps' "$kit/bin/vramtrace"
+# progs/ need NVIDIA's runtime (from the library path) and GCC's alone.
 
 # The newest glibc symbol version anything in the kit asks for.
 glibc=$(find "$kit" -type f -perm -u+x -o -type f -name '*.so*' | while read -r elf; do

@@ -5,7 +5,7 @@
 ROW=7
 . "$KIT/checks/common.sh"
 if [ "$MODE" = sim ]; then
-	gpu_only "jax (preallocation): xla's share of the device" "jax --no-framework-cache: the array's line"
+	gpu_only "jax (preallocation): xla's share of the device" "jax --no-framework-cache: the 1 GiB array's line"
 	exit 0
 fi
 traced_framework jax -- "$PYTHON" "$KIT/checks/jax_check.py"

@@ -5,7 +5,7 @@
 ROW=8
 . "$KIT/checks/common.sh"
 if [ "$MODE" = sim ]; then
-	gpu_only "cupy (pool): pool under cupy" "cupy (pool off): the array's line"
+	gpu_only "cupy (pool): pool under cupy" "cupy (pool off): the 1 GiB array's line"
 	exit 0
 fi
 figure() { "$PYTHON" -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])[sys.argv[2]])" "$ROW_OUT/$1.out" "$2" 2>/dev/null || echo "?"; }
