@@ -40,7 +40,9 @@ if [ "$mode" = gpu ]; then
 	case ":${LD_LIBRARY_PATH:-}:${LD_PRELOAD:-}:" in
 	*"$kit/tests/sim"*) echo "run.sh: the simulated device is on the library path" >&2; exit 1 ;;
 	esac
-	if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >"$out/nvidia-smi.txt" 2>&1; then
+	# nvidia-smi, or the driver's own list where a container has no nvidia-smi.
+	if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >"$out/nvidia-smi.txt" 2>&1; } &&
+		! ls /proc/driver/nvidia/gpus/*/information >"$out/nvidia-smi.txt" 2>/dev/null; then
 		echo "run.sh: no NVIDIA GPU answers here (nvidia-smi -L): use --simulate" >&2
 		exit 77
 	fi
@@ -54,7 +56,22 @@ if [ "$mode" = gpu ]; then
 			fi
 		done
 	done
+	if [ -z "$cuda_libdir" ]; then # the runtime's wheel, beside PyTorch's
+		wheels=$("$python" -c "import nvidia; print(nvidia.__path__[0])" 2>/dev/null)
+		found=$([ -n "$wheels" ] && find "$wheels" -name libcudart.so.13 2>/dev/null | head -n 1)
+		[ -n "$found" ] && cuda_libdir=$(dirname "$found")
+	fi
 	[ -n "$cuda_libdir" ] || { echo "run.sh: no libcudart.so.13 (set CUDA_HOME)" >&2; exit 1; }
+fi
+# A copy that lost its modes still runs.
+for program in "$kit"/bin/* "$kit"/progs/*; do
+	[ -x "$program" ] || chmod +x "$program" 2>/dev/null
+done
+# Row 0: the kit arrived as packed.
+if (cd "$kit" && grep '  \./' MANIFEST | sha256sum -c --quiet >"$out/manifest.txt" 2>&1); then
+	echo "0|kit: every file as packed|$(grep -c '  \./' "$kit/MANIFEST") files|MANIFEST|PASS" >>"$out/rows.txt"
+else
+	echo "0|kit: every file as packed|$(grep -c FAILED "$out/manifest.txt") differ (out/manifest.txt)|MANIFEST|FAIL" >>"$out/rows.txt"
 fi
 export KIT="$kit" MODE="$mode" CUDA_LIBDIR="$cuda_libdir" VRAMTRACE_KIT_PYTHON="$python"
 
