@@ -25,7 +25,10 @@ static unsigned rule_count;
 static unsigned user_rule_count; /* the first ones; the built-in ones follow */
 static unsigned user_rules_left_out;
 
-/* Substrings of a library's file name, and the owner they name. */
+/* Substrings of a library's file name, and the owner they name; one with a
+ * slash is looked for in the whole path, for libraries whose file names are
+ * plain but whose folders say whose they are (CuPy's runtime.cpython-*.so,
+ * JAX's PJRT plugin and _jax.so). */
 static const char *const built_in[][2] = {
 	{"libcublasLt", "cublas"},
 	{"libcublas", "cublas"},
@@ -40,7 +43,12 @@ static const char *const built_in[][2] = {
 	{"xla_extension", "xla"},
 	{"libxla", "xla"},
 	{"jaxlib", "xla"},
+	{"xla_cuda_plugin", "xla"},
+	{"/jax_plugins/", "xla"},
+	{"/jaxlib/", "xla"},
 	{"cupy", "cupy"},
+	{"/cupy_backends/", "cupy"},
+	{"/cupy/cuda/", "cupy"},
 	{"libtensorflow", "tensorflow"},
 	{"_pywrap_tensorflow", "tensorflow"},
 };
@@ -148,7 +156,7 @@ uint16_t vt_rules_tag_for_module(const char *path)
 {
 	const char *name = file_name(path);
 	for (unsigned i = 0; i < rule_count; i++)
-		if (strstr(name, rules[i].pattern))
+		if (strstr(strchr(rules[i].pattern, '/') ? path : name, rules[i].pattern))
 			return rules[i].tag;
 	return VT_TAG_UNTAGGED;
 }

@@ -158,6 +158,21 @@ Test(rules, built_in_and_user_rules)
 	cr_assert_str_eq(vt_tag_name(cublas), "cublas");
 	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/x/libc10_cuda.so")), "pytorch");
 	cr_assert_eq(vt_rules_tag_for_module("/usr/bin/python3"), VT_TAG_UNTAGGED);
+	/* Where CuPy and JAX make their allocations: plain file names, telling
+	 * folders. */
+	const char *const frameworks[][2] = {
+		{"/sp/cupy_backends/cuda/api/runtime.cpython-312-x86_64-linux-gnu.so", "cupy"},
+		{"/sp/cupy/cuda/memory.cpython-312-x86_64-linux-gnu.so", "cupy"},
+		{"/sp/jax_plugins/xla_cuda13/xla_cuda_plugin.so", "xla"},
+		{"/sp/jaxlib/_jax.so", "xla"},
+	};
+	for (size_t i = 0; i < sizeof(frameworks) / sizeof(frameworks[0]); i++)
+		cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module(frameworks[i][0])),
+				 frameworks[i][1], "%s", frameworks[i][0]);
+	cr_assert_eq(vt_rules_tag_for_module("/home/cupy/bin/serve"), VT_TAG_UNTAGGED,
+		     "a folder's name alone is no owner");
+	cr_assert_eq(vt_rules_tag_for_module("/sp/runtime.cpython-312-x86_64-linux-gnu.so"),
+		     VT_TAG_UNTAGGED);
 	cr_assert(vt_rules_init("libmine=mine; libcublas=blas"));
 	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/a/libmine.so")), "mine");
 	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/a/libcublas.so")), "blas",
