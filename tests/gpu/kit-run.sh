@@ -36,19 +36,26 @@ fi
 
 cuda_libdir=""
 if [ "$mode" = gpu ]; then
-	# The simulated libraries must never stand in for the GPU's.
+	# The simulated libraries, the kit's or any build's, must never stand in
+	# for the GPU's.
 	case ":${LD_LIBRARY_PATH:-}:${LD_PRELOAD:-}:" in
 	*"$kit/tests/sim"*) echo "run.sh: the simulated device is on the library path" >&2; exit 1 ;;
 	esac
+	for dir in $(echo "${LD_LIBRARY_PATH:-}" | tr ':' ' '); do
+		if grep -qs vramsim "$dir/libcuda.so.1" "$dir/libcudart.so.13"; then
+			echo "run.sh: the simulated device is on the library path ($dir)" >&2
+			exit 1
+		fi
+	done
 	# nvidia-smi, or the driver's own list where a container has no nvidia-smi.
 	if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >"$out/nvidia-smi.txt" 2>&1; } &&
 		! ls /proc/driver/nvidia/gpus/*/information >"$out/nvidia-smi.txt" 2>/dev/null; then
 		echo "run.sh: no NVIDIA GPU answers here (nvidia-smi -L): use --simulate" >&2
 		exit 77
 	fi
-	for root in "${CUDA_HOME:-}" "${CUDA_PATH:-}" \
-		"$(dirname "$(dirname "$(readlink -f "$(command -v nvcc 2>/dev/null || echo /nonexistent/bin/nvcc)")")")" \
-		/usr/local/cuda; do
+	nvcc_root=""
+	nvcc=$(command -v nvcc 2>/dev/null) && nvcc_root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+	for root in "${CUDA_HOME:-}" "${CUDA_PATH:-}" "$nvcc_root" /usr/local/cuda; do
 		for dir in "$root/lib64" "$root/targets/x86_64-linux/lib" "$root/lib"; do
 			if [ -n "$root" ] && [ -z "$cuda_libdir" ] && [ -f "$dir/libcudart.so.13" ]; then
 				cuda_libdir=$dir

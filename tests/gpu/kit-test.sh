@@ -85,13 +85,17 @@ for r in 0 1 2 3 4 5 6 7 8 9 10 11; do
 done
 [ -s "$work/out/row10/runs.txt" ] || fail "no runs logged under VRAMTRACE_KIT_OUT"
 
-# On a GPU: the simulated libraries on the path are refused, and a copy of
-# them standing in for NVIDIA's fails row 1 (the device is vramsim's).
+# On a GPU: the simulated libraries on the path are refused (the kit's, or
+# a copy), and a copy standing in for NVIDIA's past run.sh fails row 1 (the
+# device is vramsim's).
 LD_LIBRARY_PATH="$kit/tests/sim" sh "$kit/run.sh" >"$work/refused" 2>&1
 [ $? = 1 ] && grep -q "simulated device is on the library path" "$work/refused" ||
 	fail "the kit ran with the simulated device on its path: $(cat "$work/refused")"
 mkdir "$work/fake-cuda"
 cp "$kit"/tests/sim/* "$work/fake-cuda/"
+LD_LIBRARY_PATH="$work/fake-cuda" sh "$kit/run.sh" >"$work/refused" 2>&1
+[ $? = 1 ] && grep -q "simulated device is on the library path" "$work/refused" ||
+	fail "the kit ran with a copy of the simulated device on its path: $(cat "$work/refused")"
 KIT="$kit" MODE=gpu CUDA_LIBDIR="$work/fake-cuda" ROW_OUT="$work/fake" \
 	sh "$kit/checks/row01_cudart.sh" >"$work/fake.rows" 2>/dev/null
 grep -q "cudart shared.*FAIL$" "$work/fake.rows" ||
