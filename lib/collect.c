@@ -44,12 +44,14 @@ void vt_collect(struct vt_collection *c, const struct vt_collect_inputs *inputs,
 {
 	bool emergency = mode == VT_COLLECT_EMERGENCY;
 	c->run = *inputs->run;
+	c->tracker = inputs->tracker;
 	vt_run_end(&c->run, ended_by);
+	/* The snapshot and the leaks are one cut of the tracker: see
+	 * core/snapshot.c. */
 	if (emergency)
 		vt_tracker_peek(inputs->tracker, &c->snapshot);
 	else
-		vt_tracker_snapshot(inputs->tracker, &c->snapshot);
-	c->have_leaks = !emergency && vt_leaks_collect(inputs->tracker, &c->leaks);
+		c->have_leaks = vt_leaks_snapshot(inputs->tracker, &c->snapshot, &c->leaks);
 	c->report = (struct vt_report){
 		.run = &c->run,
 		.snapshot = &c->snapshot,
@@ -70,8 +72,12 @@ void vt_collect(struct vt_collection *c, const struct vt_collect_inputs *inputs,
 
 void vt_collection_release(struct vt_collection *c, enum vt_collect_mode mode)
 {
-	if (!c || mode == VT_COLLECT_EMERGENCY)
+	if (!c)
 		return;
+	if (mode == VT_COLLECT_EMERGENCY) {
+		vt_tracker_peek_end(c->tracker, &c->snapshot);
+		return;
+	}
 	if (c->report.symbolizer)
 		vt_symbolizer_close(c->report.symbolizer);
 	if (c->have_leaks)

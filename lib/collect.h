@@ -35,6 +35,7 @@ struct vt_collect_inputs {
 struct vt_collection {
 	struct vt_report report;
 	struct vt_run run; /* a copy, ended by the reason given */
+	struct vt_tracker *tracker; /* the snapshot's, for releasing an emergency's hold */
 	struct vt_snapshot snapshot;
 	struct vt_leaks leaks;
 	bool have_leaks;
@@ -51,5 +52,6 @@ struct vt_collection *vt_collection_new(enum vt_collect_mode mode);
 /* Fills collection; report is collection->report. */
 void vt_collect(struct vt_collection *collection, const struct vt_collect_inputs *inputs,
 		const char *ended_by, enum vt_collect_mode mode);
-/* Releases what vt_collection_new and vt_collect took. */
+/* Releases what vt_collection_new and vt_collect took: an emergency's
+ * snapshot holds the tracker's locks until then. */
 void vt_collection_release(struct vt_collection *collection, enum vt_collect_mode mode);

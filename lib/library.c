@@ -614,8 +614,8 @@ static void start_control(void)
 }
 
 /* The report written as from a signal handler, which may have interrupted
- * anything, malloc and every lock included: it reads the tracker without
- * locks and writes with write(2) from static memory. A final one closes the
+ * anything, malloc and every lock included: it waits only a bounded while
+ * for the tracker's locks and writes with write(2) from static memory. A final one closes the
  * report; any other (the process may yet live on) is replaced by the next. */
 static void write_unlocked(const char *ended_by, bool final)
 {
@@ -633,6 +633,9 @@ static void write_unlocked(const char *ended_by, bool final)
 	static const char failed[] = "vramtrace: ended by a signal; no report could be written\n";
 	if (!ok && final)
 		put_on_stderr(&collection->report);
+	/* The other threads wait from the snapshot until the report is
+	 * written, so that it agrees with itself. */
+	vt_collection_release(collection, VT_COLLECT_EMERGENCY);
 	if (final)
 		vt_stderr_write(ok ? done : failed, (ok ? sizeof(done) : sizeof(failed)) - 1);
 	atomic_store(&final_state, final ? REPORT_CLOSED : REPORT_OPEN);

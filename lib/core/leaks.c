@@ -79,11 +79,9 @@ static int larger_first(const void *a, const void *b)
 	return (int)x->tag - (int)y->tag;
 }
 
-bool vt_leaks_collect(struct vt_tracker *tracker, struct vt_leaks *out)
+/* Sorts the groups gathered into out. */
+static bool finish(struct grouping g, struct vt_leaks *out)
 {
-	struct grouping g = {0};
-	memset(out, 0, sizeof(*out));
-	vt_tracker_for_each_live(tracker, add, &g);
 	if (g.failed) {
 		free(g.slots);
 		return false;
@@ -100,6 +98,23 @@ bool vt_leaks_collect(struct vt_tracker *tracker, struct vt_leaks *out)
 	out->groups = g.slots;
 	out->group_count = kept;
 	return true;
+}
+
+bool vt_leaks_collect(struct vt_tracker *tracker, struct vt_leaks *out)
+{
+	struct grouping g = {0};
+	memset(out, 0, sizeof(*out));
+	vt_tracker_for_each_live(tracker, add, &g);
+	return finish(g, out);
+}
+
+bool vt_leaks_snapshot(struct vt_tracker *tracker, struct vt_snapshot *snapshot,
+		       struct vt_leaks *out)
+{
+	struct grouping g = {0};
+	memset(out, 0, sizeof(*out));
+	vt_tracker_snapshot_visiting(tracker, snapshot, add, &g);
+	return finish(g, out);
 }
 
 void vt_leaks_free(struct vt_leaks *leaks)

@@ -23,4 +23,9 @@ struct vt_leaks {
 /* Collects the groups from the live allocations. False when no host memory was left
  * (out is then empty). */
 bool vt_leaks_collect(struct vt_tracker *tracker, struct vt_leaks *out);
+/* A snapshot of the tracker and its leaks in one cut, so the leaks add up
+ * to the snapshot's live bytes; false as for vt_leaks_collect (the snapshot
+ * is taken all the same). */
+bool vt_leaks_snapshot(struct vt_tracker *tracker, struct vt_snapshot *snapshot,
+		       struct vt_leaks *out);
 void vt_leaks_free(struct vt_leaks *leaks);

@@ -5,6 +5,7 @@
  * makes the wake-up system call only when someone may be asleep. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -32,4 +33,13 @@ static inline void vt_lock_give(struct vt_lock *lock)
 {
 	if (atomic_exchange_explicit(&lock->state, 0, memory_order_release) == 2)
 		vt_lock_wake(lock);
+}
+
+/* Takes the lock if it is free now; never waits. */
+static inline bool vt_lock_try(struct vt_lock *lock)
+{
+	uint32_t free_state = 0;
+	return atomic_load_explicit(&lock->state, memory_order_relaxed) == 0 &&
+	       atomic_compare_exchange_strong_explicit(&lock->state, &free_state, 1,
+						       memory_order_acquire, memory_order_relaxed);
 }

@@ -21,7 +21,7 @@ void vt_tracker_init(struct vt_tracker *tracker, const struct vt_tracker_options
 	pthread_mutex_init(&tracker->failures_lock, NULL);
 }
 
-static void free_arrays(struct vt_device_stats *stats)
+void vt_device_stats_free(struct vt_device_stats *stats)
 {
 	free(stats->tags.items);
 	free(stats->stacks.items);
@@ -45,7 +45,7 @@ void vt_tracker_destroy(struct vt_tracker *tracker)
 {
 	for (int i = 0; i <= VT_MAX_DEVICES; i++) {
 		vt_ledger_destroy(&tracker->slots[i].ledger);
-		free_arrays(&tracker->slots[i].stats);
+		vt_device_stats_free(&tracker->slots[i].stats);
 	}
 	free_failures(tracker);
 	pthread_mutex_destroy(&tracker->failures_lock);
@@ -56,7 +56,7 @@ void vt_tracker_reset_unlocked(struct vt_tracker *tracker)
 	struct vt_tracker_options options = tracker->options;
 	for (int i = 0; i <= VT_MAX_DEVICES; i++) {
 		vt_ledger_destroy(&tracker->slots[i].ledger);
-		free_arrays(&tracker->slots[i].stats);
+		vt_device_stats_free(&tracker->slots[i].stats);
 	}
 	free_failures(tracker);
 	vt_tracker_init(tracker, &options);
@@ -167,12 +167,9 @@ static void count_down(struct vt_counter *counter, uint64_t bytes, uint32_t epoc
 /* Every event applied so far, across slots, the caller's own included:
  * the number of the event being applied. Other slots are read without
  * their locks; only a new peak asks. */
-static uint64_t events_so_far(struct vt_tracker *tracker)
+uint64_t vt_tracker_slot_events(struct vt_tracker *tracker)
 {
-	uint64_t total =
-		atomic_load_explicit(&tracker->unknown_frees, memory_order_relaxed) +
-		atomic_load_explicit(&tracker->dropped, memory_order_relaxed) +
-		atomic_load_explicit(&tracker->slots[HOST_SLOT].events, memory_order_relaxed);
+	uint64_t total = atomic_load_explicit(&tracker->slots[HOST_SLOT].events, memory_order_relaxed);
 	uint64_t used = atomic_load_explicit(&tracker->devices_used, memory_order_relaxed);
 	for (; used; used &= used - 1)
 		total += atomic_load_explicit(&tracker->slots[__builtin_ctzll(used)].events,
@@ -186,7 +183,9 @@ static void take_peak(struct vt_tracker *tracker, struct vt_device_slot *slot,
 	struct vt_device_stats *stats = &slot->stats;
 	stats->peak = stats->live;
 	stats->peak_ns = tracker->options.clock() - tracker->start_ns;
-	stats->peak_event = events_so_far(tracker);
+	stats->peak_event = vt_tracker_slot_events(tracker) +
+			    atomic_load_explicit(&tracker->unknown_frees, memory_order_relaxed) +
+			    atomic_load_explicit(&tracker->dropped, memory_order_relaxed);
 	stats->peak_api = event->api;
 	stats->peak_driver_api = event->driver_api;
 	stats->epoch++; /* every counter's live bytes are now its bytes at the peak */
@@ -205,7 +204,9 @@ static void cross_watermark(struct vt_tracker *tracker, struct vt_device_slot *s
 	struct vt_crossing crossing = {
 		.device = (int)(slot - tracker->slots),
 		.at_ns = tracker->options.clock() - tracker->start_ns,
-		.event = events_so_far(tracker),
+		.event = vt_tracker_slot_events(tracker) +
+			 atomic_load_explicit(&tracker->unknown_frees, memory_order_relaxed) +
+			 atomic_load_explicit(&tracker->dropped, memory_order_relaxed),
 		.live_bytes = stats->live,
 		.api = event->api,
 		.snapshot = vt_live_snapshot_take(&stats->tags, &stats->stacks,
@@ -337,11 +338,13 @@ static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot
 	enum vt_ledger_result result = vt_ledger_insert(&slot->ledger, &allocation);
 	if (result != VT_LEDGER_DUPLICATE)
 		count_alloc(tracker, slot, event);
-	vt_lock_give(&slot->lock);
+	/* Counted under the lock, with the event: a snapshot holds all the
+	 * slots' locks, so it sees both or neither. */
 	if (result == VT_LEDGER_DUPLICATE)
 		atomic_fetch_add(&tracker->deduplicated, 1);
 	if (result == VT_LEDGER_NO_MEMORY)
 		atomic_fetch_add(&tracker->untracked, 1);
+	vt_lock_give(&slot->lock);
 	return result != VT_LEDGER_NO_MEMORY;
 }
 
@@ -417,8 +420,10 @@ static void record_failure(struct vt_tracker *tracker, struct vt_device_slot *sl
 		.tag = event->tag,
 		.stack = event->stack,
 	};
-	atomic_fetch_add(&tracker->failures_total, 1);
+	/* All of it under the slot's lock, the list too (its lock nests inside
+	 * a slot's): a snapshot sees the failure everywhere or nowhere. */
 	vt_lock_take(&slot->lock);
+	atomic_fetch_add(&tracker->failures_total, 1);
 	count_event(slot);
 	slot->stats.seen = true;
 	slot->stats.failures++;
@@ -429,11 +434,11 @@ static void record_failure(struct vt_tracker *tracker, struct vt_device_slot *sl
 		failure.snapshot = vt_live_snapshot_take(&slot->stats.tags, &slot->stats.stacks,
 							 tracker->options.snapshot_top);
 	}
-	vt_lock_give(&slot->lock);
 	pthread_mutex_lock(&tracker->failures_lock);
 	if (tracker->failure_count < VT_MAX_FAILURES)
 		tracker->failures[tracker->failure_count++] = failure;
 	pthread_mutex_unlock(&tracker->failures_lock);
+	vt_lock_give(&slot->lock);
 }
 
 /* One side of a level's change on a counter: down from what it stood at,
@@ -506,9 +511,9 @@ static bool record_level(struct vt_tracker *tracker, struct vt_device_slot *slot
 	}
 	bool kept = !event->bytes || vt_ledger_insert(&slot->ledger, &now) == VT_LEDGER_INSERTED;
 	count_level(tracker, slot, &before, event);
-	vt_lock_give(&slot->lock);
 	if (!kept)
 		atomic_fetch_add(&tracker->untracked, 1);
+	vt_lock_give(&slot->lock);
 	return kept;
 }
 
@@ -605,56 +610,6 @@ bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint16_t tag
 	       retag_in(tracker, &tracker->slots[HOST_SLOT], &retag);
 }
 
-static struct vt_counter_array copy_array(const struct vt_counter_array *array)
-{
-	struct vt_counter_array copy = {0};
-	if (!array->size)
-		return copy;
-	copy.items = malloc(array->size * sizeof(*copy.items));
-	if (copy.items) {
-		memcpy(copy.items, array->items, array->size * sizeof(*copy.items));
-		copy.size = array->size;
-	}
-	return copy;
-}
-
-/* Read without locks: each is atomic, and a snapshot taken while events
- * run holds them as they stood at some moment of its taking. */
-static struct vt_tracer_counters read_counters(struct vt_tracker *tracker)
-{
-	return (struct vt_tracer_counters){
-		.events = events_so_far(tracker),
-		.deduplicated = atomic_load(&tracker->deduplicated),
-		.unknown_frees = atomic_load(&tracker->unknown_frees),
-		.dropped = atomic_load(&tracker->dropped),
-		.untracked = atomic_load(&tracker->untracked),
-		.failures_total = atomic_load(&tracker->failures_total),
-	};
-}
-
-static void copy_stats(struct vt_device_slot *slot, struct vt_device_stats *out)
-{
-	vt_lock_take(&slot->lock);
-	*out = slot->stats;
-	out->tags = copy_array(&slot->stats.tags);
-	out->stacks = copy_array(&slot->stats.stacks);
-	out->timeline = vt_timeline_copy(&slot->stats.timeline, slot->stats.tags.items,
-					 slot->stats.tags.size);
-	out->window = (struct vt_window){0};
-	vt_lock_give(&slot->lock);
-}
-
-void vt_tracker_for_each_live(struct vt_tracker *tracker,
-			      void (*visit)(const struct vt_allocation *, void *), void *context)
-{
-	for (int d = 0; d <= VT_MAX_DEVICES; d++) {
-		struct vt_device_slot *slot = &tracker->slots[d];
-		vt_lock_take(&slot->lock);
-		vt_ledger_for_each(&slot->ledger, visit, context);
-		vt_lock_give(&slot->lock);
-	}
-}
-
 void vt_tracker_window_begin(struct vt_tracker *tracker)
 {
 	for (int d = 0; d < VT_MAX_DEVICES; d++) {
@@ -727,58 +682,4 @@ bool vt_tracker_window_peak(struct vt_tracker *tracker, struct vt_window_peak *o
 		vt_lock_give(&slot->lock);
 	}
 	return any;
-}
-
-void vt_tracker_snapshot(struct vt_tracker *tracker, struct vt_snapshot *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->taken_ns = tracker->options.clock() - tracker->start_ns;
-	for (int d = 0; d < VT_MAX_DEVICES; d++)
-		copy_stats(&tracker->slots[d], &out->devices[d]);
-	copy_stats(&tracker->slots[HOST_SLOT], &out->host);
-	pthread_mutex_lock(&tracker->failures_lock);
-	memcpy(out->failures, tracker->failures, sizeof(out->failures));
-	out->failure_count = tracker->failure_count;
-	memcpy(out->crossings, tracker->crossings, sizeof(out->crossings));
-	out->crossing_count = tracker->crossing_count;
-	pthread_mutex_unlock(&tracker->failures_lock);
-	out->counters = read_counters(tracker);
-}
-
-void vt_snapshot_free(struct vt_snapshot *snapshot)
-{
-	for (int d = 0; d < VT_MAX_DEVICES; d++)
-		free_arrays(&snapshot->devices[d]);
-	free_arrays(&snapshot->host);
-}
-
-void vt_tracker_peek(struct vt_tracker *tracker, struct vt_snapshot *out)
-{
-	out->taken_ns = tracker->options.clock() - tracker->start_ns;
-	for (int d = 0; d < VT_MAX_DEVICES; d++)
-		out->devices[d] = tracker->slots[d].stats;
-	out->host = tracker->slots[HOST_SLOT].stats;
-	unsigned count = tracker->failure_count;
-	out->failure_count = count < VT_MAX_FAILURES ? count : VT_MAX_FAILURES;
-	for (unsigned i = 0; i < out->failure_count; i++)
-		out->failures[i] = tracker->failures[i];
-	count = tracker->crossing_count;
-	out->crossing_count = count < VT_MAX_CROSSINGS ? count : VT_MAX_CROSSINGS;
-	for (unsigned i = 0; i < out->crossing_count; i++)
-		out->crossings[i] = tracker->crossings[i];
-	out->counters = read_counters(tracker);
-}
-
-void vt_tracker_lock_all(struct vt_tracker *tracker)
-{
-	for (int d = 0; d <= VT_MAX_DEVICES; d++)
-		vt_lock_take(&tracker->slots[d].lock);
-	pthread_mutex_lock(&tracker->failures_lock);
-}
-
-void vt_tracker_unlock_all(struct vt_tracker *tracker)
-{
-	pthread_mutex_unlock(&tracker->failures_lock);
-	for (int d = VT_MAX_DEVICES; d >= 0; d--)
-		vt_lock_give(&tracker->slots[d].lock);
 }

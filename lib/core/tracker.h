@@ -113,8 +113,16 @@ struct vt_tracer_counters {
 	uint64_t failures_total; /* may exceed the failures kept */
 };
 
+/* The slots whose locks a snapshot holds: every one, but in an emergency
+ * those that did not come free in time. */
+struct vt_hold {
+	uint64_t devices; /* a bit per device slot */
+	bool host;
+};
+
 struct vt_snapshot {
 	uint64_t taken_ns;
+	struct vt_hold hold; /* an emergency's, until vt_tracker_peek_end */
 	struct vt_device_stats devices[VT_MAX_DEVICES];
 	struct vt_device_stats host;
 	struct vt_failure failures[VT_MAX_FAILURES];
@@ -171,13 +179,29 @@ void vt_tracker_destroy(struct vt_tracker *tracker);
 bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event);
 /* Moves a live allocation to another tag; false when it is not live. */
 bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint16_t tag);
-/* A shallow copy taken without locks or allocation, for a signal handler:
- * its arrays are the tracker's own (never free them), and a device being
- * changed at that moment may read half-updated. */
+/* A shallow copy taken without allocation, for a signal handler: its
+ * arrays are the tracker's own (never free them). Each slot's lock is taken
+ * if it comes free within a bounded wait, and held until vt_tracker_peek_end,
+ * so what other threads do cannot change the copy while it is written; a
+ * slot whose lock stays held (by the very thread the signal interrupted)
+ * is read as it stands, and may read half-updated. */
 void vt_tracker_peek(struct vt_tracker *tracker, struct vt_snapshot *out);
-/* A consistent copy per device; release with vt_snapshot_free. */
+/* Gives back the locks vt_tracker_peek took. */
+void vt_tracker_peek_end(struct vt_tracker *tracker, struct vt_snapshot *snapshot);
+/* One consistent cut: every slot locked at once while its figures are
+ * copied, the counters read and (when visit is not NULL) every live
+ * allocation visited, so what the copy says adds up whatever other threads
+ * do. Release with vt_snapshot_free. */
+void vt_tracker_snapshot_visiting(struct vt_tracker *tracker, struct vt_snapshot *out,
+				  void (*visit)(const struct vt_allocation *, void *),
+				  void *context);
+/* The same without visiting the live allocations. */
 void vt_tracker_snapshot(struct vt_tracker *tracker, struct vt_snapshot *out);
 void vt_snapshot_free(struct vt_snapshot *snapshot);
+/* Frees a device's arrays. */
+void vt_device_stats_free(struct vt_device_stats *stats);
+/* The events the slots applied, read without their locks. */
+uint64_t vt_tracker_slot_events(struct vt_tracker *tracker);
 /* Visits every live allocation, one device locked at a time. */
 void vt_tracker_for_each_live(struct vt_tracker *tracker,
 			      void (*visit)(const struct vt_allocation *, void *), void *context);
