@@ -34,7 +34,7 @@ struct vt_collect_inputs {
 
 struct vt_collection {
 	struct vt_report report;
-	struct vt_run run; /* a copy, ended by the reason given */
+	struct vt_run run;          /* a copy, ended by the reason given */
 	struct vt_tracker *tracker; /* the snapshot's, for releasing an emergency's hold */
 	struct vt_snapshot snapshot;
 	struct vt_leaks leaks;

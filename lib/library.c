@@ -288,7 +288,7 @@ static void vt_library_record(const struct vt_event *event)
 	vt_tracer_busy--;
 }
 
-static bool vt_library_retag(uint64_t address, uint16_t tag)
+static bool vt_library_retag(uint64_t address, uint32_t tag)
 {
 	if (!atomic_load(&library.active))
 		return false;

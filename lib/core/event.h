@@ -49,7 +49,7 @@ struct vt_event {
 	int error;              /* CUresult of a failed allocation */
 	const char *api;        /* outermost call, a string with static lifetime */
 	const char *driver_api; /* the driver entry point that did the work */
-	uint16_t tag;           /* category tag; VT_TAG_UNTAGGED when none */
+	uint32_t tag;           /* category tag; VT_TAG_UNTAGGED when none */
 	uint32_t stack;         /* interned call stack; VT_STACK_NONE when off */
 };
 

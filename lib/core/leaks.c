@@ -11,7 +11,7 @@ struct grouping {
 	bool failed;
 };
 
-static uint64_t key_of(int device, uint32_t stack, uint16_t tag)
+static uint64_t key_of(int device, uint32_t stack, uint32_t tag)
 {
 	return ((uint64_t)(uint8_t)(device + 1) << 48) | ((uint64_t)tag << 32) | stack;
 }
@@ -21,7 +21,7 @@ static uint64_t slot_of(uint64_t key, uint64_t capacity)
 	return (key * 0x9E3779B97F4A7C15ull >> 17) & (capacity - 1);
 }
 
-static uint64_t find(const struct grouping *g, int device, uint32_t stack, uint16_t tag)
+static uint64_t find(const struct grouping *g, int device, uint32_t stack, uint32_t tag)
 {
 	uint64_t key = key_of(device, stack, tag);
 	uint64_t i = slot_of(key, g->capacity);

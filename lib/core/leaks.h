@@ -8,7 +8,7 @@
 struct vt_leak {
 	int device; /* CUDA ordinal, or VT_HOST_DEVICE */
 	uint32_t stack;
-	uint16_t tag;
+	uint32_t tag;
 	uint64_t count;
 	uint64_t bytes;
 };

@@ -14,14 +14,19 @@
 
 #include "event.h"
 
+/* Packed to 24 bytes: a tag id takes 20 bits (VT_MAX_TAGS), a device 7
+ * (ordinals below VT_MAX_DEVICES, and the host's -1), a kind 5. */
 struct vt_allocation {
 	uint64_t address; /* 0 marks an empty slot; CUDA never returns 0 */
 	uint64_t bytes;
 	uint32_t stack;
-	uint16_t tag;
-	int8_t device; /* CUDA ordinal, or VT_HOST_DEVICE */
-	uint8_t kind;
+	uint32_t tag : 20;
+	int32_t device : 7; /* CUDA ordinal, or VT_HOST_DEVICE */
+	uint32_t kind : 5;
 };
+
+_Static_assert(sizeof(struct vt_allocation) == 24, "a live allocation's entry is 24 bytes");
+_Static_assert(VT_KIND_COUNT <= 32, "a kind fits in 5 bits");
 
 #define VT_LEDGER_SHARDS 64
 

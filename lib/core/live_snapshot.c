@@ -30,7 +30,7 @@ struct vt_oom_snapshot *vt_live_snapshot_take(const struct vt_counter_array *tag
 		for (uint32_t t = 0; t < tags->size; t++)
 			if (tags->items[t].live)
 				snapshot->tags[snapshot->tag_count++] =
-					(struct vt_tag_bytes){(uint16_t)t, tags->items[t].live};
+					(struct vt_tag_bytes){t, tags->items[t].live};
 	qsort(snapshot->tags, snapshot->tag_count, sizeof(*snapshot->tags), by_bytes);
 	if (indices && scratch && snapshot->stacks) {
 		snapshot->stack_count =

@@ -14,7 +14,7 @@ struct vt_counter_array {
 };
 
 struct vt_tag_bytes {
-	uint16_t tag;
+	uint32_t tag;
 	uint64_t bytes;
 };
 

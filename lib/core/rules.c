@@ -17,7 +17,7 @@
 
 struct rule {
 	char pattern[128];
-	uint16_t tag;
+	uint32_t tag;
 };
 
 static struct rule rules[MAX_RULES];
@@ -152,7 +152,7 @@ bool vt_rules_init(const char *text)
 	return ok;
 }
 
-uint16_t vt_rules_tag_for_module(const char *path)
+uint32_t vt_rules_tag_for_module(const char *path)
 {
 	const char *name = file_name(path);
 	for (unsigned i = 0; i < rule_count; i++)
@@ -181,7 +181,7 @@ static void dotted_name(const struct vt_py_code *code, char *out, size_t size)
 
 /* The user's rules against a Python frame: its file, its qualified name,
  * or both dotted ("*.attention.*"), as shell patterns. */
-static uint16_t python_rule(uintptr_t frame)
+static uint32_t python_rule(uintptr_t frame)
 {
 	struct vt_py_code code;
 	if (!vt_py_code_get(vt_py_frame_code(frame), &code))
@@ -197,12 +197,12 @@ static uint16_t python_rule(uintptr_t frame)
 	return VT_TAG_UNTAGGED;
 }
 
-uint16_t vt_rules_tag_for_stack(const uintptr_t *frames, unsigned depth)
+uint32_t vt_rules_tag_for_stack(const uintptr_t *frames, unsigned depth)
 {
 	/* The program's own Python lines, when a rule names them, come before
 	 * the libraries beneath them (PyTorch's allocator, cuBLAS). */
 	for (unsigned i = 0; i < depth && user_rule_count; i++) {
-		uint16_t tag = vt_py_is_frame(frames[i]) ? python_rule(frames[i]) : VT_TAG_UNTAGGED;
+		uint32_t tag = vt_py_is_frame(frames[i]) ? python_rule(frames[i]) : VT_TAG_UNTAGGED;
 		if (tag != VT_TAG_UNTAGGED)
 			return tag;
 	}

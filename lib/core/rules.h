@@ -15,6 +15,6 @@ bool vt_rules_init(const char *text);
 /* The user's rules past the first 1024, which are not used. */
 unsigned vt_rules_left_out(void);
 /* The tag for the module at path (matched on its file name), or 0. */
-uint16_t vt_rules_tag_for_module(const char *path);
+uint32_t vt_rules_tag_for_module(const char *path);
 /* The tag for a stack: its first frame outside CUDA and own_module. */
-uint16_t vt_rules_tag_for_stack(const uintptr_t *frames, unsigned depth);
+uint32_t vt_rules_tag_for_stack(const uintptr_t *frames, unsigned depth);

@@ -18,7 +18,7 @@ struct vt_sink {
 	bool (*active)(void);
 	void (*record)(const struct vt_event *event);
 	/* Moves a live allocation to tag; false when it is not live. */
-	bool (*retag)(uint64_t address, uint16_t tag);
+	bool (*retag)(uint64_t address, uint32_t tag);
 	/* Visits every live allocation, one device locked at a time: visit
 	 * must be quick and call nothing of CUDA's or the tracer's. */
 	void (*each_live)(void (*visit)(const struct vt_allocation *, void *), void *context);

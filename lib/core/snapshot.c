@@ -8,15 +8,16 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tracker.h"
 
 #define HOST_SLOT VT_MAX_DEVICES
-/* How often an emergency snapshot yields while a slot's lock is held by
- * another thread: an event holds one for a few dozen instructions, so only
- * a holder that will never give it back (the interrupted thread) outlasts
- * this. */
-#define EMERGENCY_TRIES 2000
+/* How long an emergency snapshot waits for a slot's lock: an event holds
+ * one for a few dozen instructions, but its thread may be preempted there
+ * on a loaded machine; only a holder that will never give it back (the
+ * interrupted thread itself) outlasts this. */
+#define EMERGENCY_WAIT_NS 200000000ull
 
 static struct vt_counter_array copy_array(const struct vt_counter_array *array)
 {
@@ -103,15 +104,30 @@ void vt_snapshot_free(struct vt_snapshot *snapshot)
 	vt_device_stats_free(&snapshot->host);
 }
 
-/* Waits a bounded while for the lock, yielding to its holder. */
+static uint64_t monotonic_ns(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
+	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+/* Waits a bounded while for the lock, yielding to its holder now and
+ * then. */
 static bool take_in_time(struct vt_lock *lock)
 {
-	for (int i = 0; i < EMERGENCY_TRIES; i++) {
+	uint64_t deadline = 0;
+	for (unsigned spin = 0;; spin++) {
 		if (vt_lock_try(lock))
 			return true;
+		if (spin % 64 != 63)
+			continue;
+		uint64_t now = monotonic_ns();
+		if (!deadline)
+			deadline = now + EMERGENCY_WAIT_NS;
+		else if (now > deadline)
+			return false;
 		sched_yield();
 	}
-	return false;
 }
 
 void vt_tracker_peek(struct vt_tracker *tracker, struct vt_snapshot *out)

@@ -204,18 +204,18 @@ uint32_t vt_stack_limit(void)
 	return atomic_load(&next_id);
 }
 
-bool vt_stack_get_note(uint32_t id, uint16_t *note)
+bool vt_stack_get_note(uint32_t id, uint32_t *note)
 {
 	struct record *record = record_of(id);
 	uint32_t value =
 		record ? atomic_load_explicit(&record->note, memory_order_acquire) : NOTE_UNSET;
 	if (value == NOTE_UNSET)
 		return false;
-	*note = (uint16_t)value;
+	*note = (uint32_t)value;
 	return true;
 }
 
-void vt_stack_set_note(uint32_t id, uint16_t note)
+void vt_stack_set_note(uint32_t id, uint32_t note)
 {
 	struct record *record = record_of(id);
 	if (record)

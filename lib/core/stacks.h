@@ -23,5 +23,5 @@ uint32_t vt_stack_limit(void);
 
 /* A per-stack value computed once by its first user (the module rule's
  * tag), kept with the record. */
-bool vt_stack_get_note(uint32_t id, uint16_t *note);
-void vt_stack_set_note(uint32_t id, uint16_t note);
+bool vt_stack_get_note(uint32_t id, uint32_t *note);
+void vt_stack_set_note(uint32_t id, uint32_t note);

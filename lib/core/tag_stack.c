@@ -4,12 +4,12 @@
 
 struct tag_stack {
 	uint32_t depth;
-	uint16_t tags[VT_TAG_STACK_DEPTH];
+	uint32_t tags[VT_TAG_STACK_DEPTH];
 };
 
 static __thread struct tag_stack stacks[VT_TAG_SOURCES] __attribute__((tls_model("initial-exec")));
 
-void vt_tag_push(enum vt_tag_source source, uint16_t tag)
+void vt_tag_push(enum vt_tag_source source, uint32_t tag)
 {
 	struct tag_stack *stack = &stacks[source];
 	if (stack->depth < VT_TAG_STACK_DEPTH)
@@ -26,7 +26,7 @@ bool vt_tag_pop(enum vt_tag_source source)
 	return true;
 }
 
-uint16_t vt_tag_top(enum vt_tag_source source)
+uint32_t vt_tag_top(enum vt_tag_source source)
 {
 	const struct tag_stack *stack = &stacks[source];
 	if (stack->depth == 0)
@@ -35,7 +35,7 @@ uint16_t vt_tag_top(enum vt_tag_source source)
 	return stack->tags[top - 1];
 }
 
-uint16_t vt_tag_current(void)
+uint32_t vt_tag_current(void)
 {
 	if (stacks[VT_TAG_FROM_API].depth)
 		return vt_tag_top(VT_TAG_FROM_API);

@@ -16,10 +16,10 @@ enum vt_tag_source {
 
 /* Deeper pushes are counted so pops still match, but keep the tag at
  * VT_TAG_STACK_DEPTH. */
-void vt_tag_push(enum vt_tag_source source, uint16_t tag);
+void vt_tag_push(enum vt_tag_source source, uint32_t tag);
 /* False when nothing was pushed on this thread from source. */
 bool vt_tag_pop(enum vt_tag_source source);
 /* The innermost tag from source, or VT_TAG_UNTAGGED. */
-uint16_t vt_tag_top(enum vt_tag_source source);
+uint32_t vt_tag_top(enum vt_tag_source source);
 /* The innermost API tag, else the innermost NVTX tag, else untagged. */
-uint16_t vt_tag_current(void);
+uint32_t vt_tag_current(void);

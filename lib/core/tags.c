@@ -6,7 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TABLE_SIZE (VT_MAX_TAGS * 2) /* open addressing, never over half full */
+/* Names live in pages that never move, so that vt_tag_name reads them
+ * without the lock while the table grows. */
+#define PAGE_BITS  12
+#define PAGE_SIZE  (1u << PAGE_BITS)
+#define PAGE_COUNT (VT_MAX_TAGS / PAGE_SIZE)
+#define FIRST_SIZE 8192 /* the index's first size; it doubles past half full */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
@@ -31,9 +36,13 @@ static void watch_fork(void)
 {
 	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
-static _Atomic(const char *) names[VT_MAX_TAGS];
-static uint16_t table[TABLE_SIZE]; /* tag ids; 0 is an empty slot */
-static _Atomic uint16_t limit = 1;
+
+static _Atomic(const char *) *_Atomic pages[PAGE_COUNT];
+/* Open addressing over tag ids (0 is an empty slot), under the lock. */
+static uint32_t *table;
+static uint32_t table_size;
+static _Atomic uint32_t limit = 1;
+static _Atomic uint64_t grouped;
 
 static uint32_t hash(const char *name, size_t length)
 {
@@ -43,48 +52,107 @@ static uint32_t hash(const char *name, size_t length)
 	return h;
 }
 
-static bool same(uint16_t id, const char *name, size_t length)
+static const char *name_of(uint32_t id)
 {
-	const char *existing = atomic_load_explicit(&names[id], memory_order_relaxed);
+	_Atomic(const char *) *page =
+		atomic_load_explicit(&pages[id >> PAGE_BITS], memory_order_acquire);
+	return page ? atomic_load_explicit(&page[id & (PAGE_SIZE - 1)], memory_order_acquire)
+		    : NULL;
+}
+
+static bool same(uint32_t id, const char *name, size_t length)
+{
+	const char *existing = name_of(id);
 	return strlen(existing) == length && memcmp(existing, name, length) == 0;
 }
 
-uint16_t vt_tag_intern(const char *name)
+/* The slot of name in table: its id's, or the empty one it would take. */
+static uint32_t slot_of(const uint32_t *in, uint32_t size, const char *name, size_t length)
+{
+	uint32_t slot = hash(name, length) & (size - 1);
+	while (in[slot] && !same(in[slot], name, length))
+		slot = (slot + 1) & (size - 1);
+	return slot;
+}
+
+/* Called with the lock held: room in the index for one more name. */
+static bool index_has_room(void)
+{
+	uint32_t count = atomic_load_explicit(&limit, memory_order_relaxed);
+	if (table && (count + 1) * 2 <= table_size)
+		return true;
+	uint32_t size = table ? table_size * 2 : FIRST_SIZE;
+	uint32_t *bigger = calloc(size, sizeof(*bigger));
+	if (!bigger)
+		return false;
+	for (uint32_t i = 0; table && i < table_size; i++)
+		if (table[i]) {
+			const char *name = name_of(table[i]);
+			bigger[slot_of(bigger, size, name, strlen(name))] = table[i];
+		}
+	free(table);
+	table = bigger;
+	table_size = size;
+	return true;
+}
+
+/* Called with the lock held: the new name's id, or VT_TAG_OTHER. */
+static uint32_t add(const char *name, size_t length)
+{
+	uint32_t id = atomic_load_explicit(&limit, memory_order_relaxed);
+	if (id >= VT_TAG_OTHER)
+		return VT_TAG_OTHER;
+	_Atomic(const char *) *page =
+		atomic_load_explicit(&pages[id >> PAGE_BITS], memory_order_relaxed);
+	if (!page) {
+		page = calloc(PAGE_SIZE, sizeof(*page));
+		if (!page)
+			return VT_TAG_OTHER;
+		atomic_store_explicit(&pages[id >> PAGE_BITS], page, memory_order_release);
+	}
+	char *copy = malloc(length + 1);
+	if (!copy)
+		return VT_TAG_OTHER;
+	memcpy(copy, name, length);
+	copy[length] = '\0';
+	atomic_store_explicit(&page[id & (PAGE_SIZE - 1)], copy, memory_order_release);
+	table[slot_of(table, table_size, name, length)] = id;
+	atomic_store(&limit, id + 1);
+	return id;
+}
+
+uint32_t vt_tag_intern(const char *name)
 {
 	if (!name || !*name)
 		return VT_TAG_UNTAGGED;
 	size_t length = strnlen(name, VT_TAG_MAX_NAME);
-	uint16_t id = VT_TAG_UNTAGGED;
+	uint32_t id = VT_TAG_OTHER;
 	pthread_once(&fork_once, watch_fork);
 	pthread_mutex_lock(&lock);
-	uint32_t slot = hash(name, length) % TABLE_SIZE;
-	while (table[slot] && !same(table[slot], name, length))
-		slot = (slot + 1) % TABLE_SIZE;
-	if (table[slot]) {
-		id = table[slot];
-	} else if (atomic_load(&limit) < VT_MAX_TAGS) {
-		char *copy = malloc(length + 1);
-		if (copy) {
-			memcpy(copy, name, length);
-			copy[length] = '\0';
-			id = atomic_load(&limit);
-			atomic_store_explicit(&names[id], copy, memory_order_release);
-			table[slot] = id;
-			atomic_store(&limit, (uint16_t)(id + 1));
-		}
+	if (index_has_room()) {
+		uint32_t slot = slot_of(table, table_size, name, length);
+		id = table[slot] ? table[slot] : add(name, length);
 	}
 	pthread_mutex_unlock(&lock);
+	if (id == VT_TAG_OTHER)
+		atomic_fetch_add(&grouped, 1);
 	return id;
 }
 
-const char *vt_tag_name(uint16_t id)
+const char *vt_tag_name(uint32_t id)
 {
-	const char *name =
-		id < VT_MAX_TAGS ? atomic_load_explicit(&names[id], memory_order_acquire) : NULL;
+	if (id == VT_TAG_OTHER)
+		return "other tags";
+	const char *name = id < VT_MAX_TAGS ? name_of(id) : NULL;
 	return name ? name : "untagged";
 }
 
-uint16_t vt_tag_limit(void)
+uint32_t vt_tag_limit(void)
 {
 	return atomic_load(&limit);
+}
+
+uint64_t vt_tag_grouped(void)
+{
+	return atomic_load(&grouped);
 }

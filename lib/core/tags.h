@@ -1,18 +1,28 @@
 /* Category tags, interned: a tag is a small number everywhere but in the
- * report. Tag 0 is "untagged". Process-wide, like the names they stand for. */
+ * report. Tag 0 is "untagged". Process-wide, like the names they stand for.
+ *
+ * There is room for VT_MAX_TAGS - 2 names (1,048,574): a program that
+ * names more (a tag per request, an NVTX range per operator with a
+ * sequence number in it) has the rest grouped under VT_TAG_OTHER, "other
+ * tags", counted by vt_tag_grouped, so no allocation is silently
+ * untagged. */
 #pragma once
 
 #include <stdint.h>
 
 #define VT_TAG_UNTAGGED 0
-#define VT_MAX_TAGS     4096
+#define VT_MAX_TAGS     (1u << 20) /* a tag id takes 20 bits in the ledger */
+#define VT_TAG_OTHER    (VT_MAX_TAGS - 1)
 #define VT_TAG_MAX_NAME 255
 
 /* The id of name (truncated to VT_TAG_MAX_NAME bytes); VT_TAG_UNTAGGED for
- * NULL, "" or once VT_MAX_TAGS names exist. Takes a lock: call it when a
- * tag is pushed, never per allocation. */
-uint16_t vt_tag_intern(const char *name);
+ * NULL or "", VT_TAG_OTHER once no room (or no host memory) is left for
+ * another name. Takes a lock: call it when a tag is pushed, never per
+ * allocation. */
+uint32_t vt_tag_intern(const char *name);
 /* The name of id; "untagged" for 0 or an id never handed out. Lock-free. */
-const char *vt_tag_name(uint16_t id);
-/* One past the largest id handed out so far. */
-uint16_t vt_tag_limit(void);
+const char *vt_tag_name(uint32_t id);
+/* One past the largest id handed out so far, VT_TAG_OTHER aside. */
+uint32_t vt_tag_limit(void);
+/* How many times a name new to the table was grouped under VT_TAG_OTHER. */
+uint64_t vt_tag_grouped(void);

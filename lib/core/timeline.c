@@ -3,14 +3,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The open row's split at its max, in a new array; NULL when there are no
- * tags or no memory. */
-static uint64_t *split_at_max(const struct vt_timeline *timeline, const struct vt_counter *tags,
-			      uint32_t tag_count)
+#include "tags.h"
+#include "top.h"
+
+struct split_source {
+	const struct vt_timeline *timeline;
+	const struct vt_counter *tags;
+};
+
+static uint64_t tag_at_max(uint32_t index, const void *context)
 {
-	uint64_t *split = tag_count ? malloc(tag_count * sizeof(*split)) : NULL;
-	for (uint32_t t = 0; split && t < tag_count; t++)
-		split[t] = vt_marks_value(&timeline->tags, t, tags[t].live);
+	const struct split_source *source = context;
+	return vt_marks_value(&source->timeline->tags, index, source->tags[index].live);
+}
+
+/* The open row's split at its max, in a new array of *count entries: the
+ * largest tags, the others' bytes under VT_TAG_OTHER. NULL when no tag
+ * holds bytes or no memory is left. */
+static struct vt_timeline_tag *split_at_max(const struct vt_timeline *timeline,
+					    const struct vt_counter *tags, uint32_t tag_count,
+					    uint32_t *count)
+{
+	struct split_source source = {timeline, tags};
+	struct vt_top_entry scratch[VT_TIMELINE_ROW_TAGS];
+	uint32_t top[VT_TIMELINE_ROW_TAGS];
+	*count = 0;
+	uint64_t total = 0;
+	for (uint32_t t = 0; t < tag_count; t++)
+		total += tag_at_max(t, &source);
+	if (!total)
+		return NULL;
+	struct vt_timeline_tag *split = malloc(VT_TIMELINE_ROW_TAGS * sizeof(*split));
+	if (!split)
+		return NULL;
+	uint32_t kept = vt_top_indices(tag_at_max, &source, tag_count, VT_TIMELINE_ROW_TAGS - 1,
+				       scratch, top);
+	uint64_t rest = total;
+	bool other_kept = false;
+	for (uint32_t i = 0; i < kept; i++) {
+		split[i] = (struct vt_timeline_tag){top[i], tag_at_max(top[i], &source)};
+		rest -= split[i].bytes;
+		other_kept |= top[i] == VT_TAG_OTHER;
+	}
+	if (rest && other_kept) {
+		for (uint32_t i = 0; i < kept; i++)
+			split[i].bytes += split[i].tag == VT_TAG_OTHER ? rest : 0;
+	} else if (rest) {
+		split[kept++] = (struct vt_timeline_tag){VT_TAG_OTHER, rest};
+	}
+	*count = kept;
 	return split;
 }
 
@@ -45,8 +86,7 @@ static void close_open_row(struct vt_timeline *timeline, const struct vt_counter
 			   uint32_t tag_count)
 {
 	struct vt_timeline_row *row = &timeline->rows[timeline->count - 1];
-	row->tags = split_at_max(timeline, tags, tag_count);
-	row->tag_count = row->tags ? tag_count : 0;
+	row->tags = split_at_max(timeline, tags, tag_count, &row->tag_count);
 }
 
 void vt_timeline_advance(struct vt_timeline *timeline, uint64_t now_ns, uint64_t (*open_ns)(void *),
@@ -104,13 +144,14 @@ struct vt_timeline vt_timeline_copy(const struct vt_timeline *timeline,
 		const struct vt_timeline_row *row = &timeline->rows[i];
 		copy.rows[i] = *row;
 		bool open = i + 1 == timeline->count;
-		copy.rows[i].tags = open ? split_at_max(timeline, tags, tag_count) : NULL;
-		copy.rows[i].tag_count = open ? tag_count : row->tag_count;
+		copy.rows[i].tags =
+			open ? split_at_max(timeline, tags, tag_count, &copy.rows[i].tag_count)
+			     : NULL;
 		if (!open && row->tag_count) {
-			copy.rows[i].tags = malloc(row->tag_count * sizeof(uint64_t));
+			copy.rows[i].tags = malloc(row->tag_count * sizeof(*row->tags));
 			if (copy.rows[i].tags)
 				memcpy(copy.rows[i].tags, row->tags,
-				       row->tag_count * sizeof(uint64_t));
+				       row->tag_count * sizeof(*row->tags));
 		}
 		if (!copy.rows[i].tags)
 			copy.rows[i].tag_count = 0;

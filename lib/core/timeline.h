@@ -19,13 +19,24 @@
 #define VT_TIMELINE_ROWS     1024
 #define VT_TIMELINE_START_NS 1000000 /* 1 ms */
 
+/* A row keeps the tags holding most at its max, the rest together under
+ * VT_TAG_OTHER: a row costs the same with 5 tags or 70,000. */
+#define VT_TIMELINE_ROW_TAGS 32
+
+struct vt_timeline_tag {
+	uint32_t tag;
+	uint64_t bytes;
+};
+
 struct vt_timeline_row {
 	uint64_t t_ns; /* when the interval opened */
 	uint64_t min;  /* the lowest live bytes in it, the level it opened at included */
 	uint64_t max;  /* the highest */
 	uint64_t end;  /* live bytes when it closed (or now, for the open row) */
 	uint32_t tag_count;
-	uint64_t *tags; /* live bytes by tag id at max; NULL while the row is open */
+	/* The tags with live bytes at max, largest first, at most
+	 * VT_TIMELINE_ROW_TAGS; NULL while the row is open. */
+	struct vt_timeline_tag *tags;
 };
 
 struct vt_timeline {

@@ -139,7 +139,7 @@ static void note_window(struct vt_device_stats *stats)
 /* The tag counter an event changes, its bytes kept aside for the timeline
  * first. */
 static inline __attribute__((always_inline)) struct vt_counter *
-changing_tag(struct vt_device_stats *stats, uint16_t tag)
+changing_tag(struct vt_device_stats *stats, uint32_t tag)
 {
 	struct vt_counter *counter = counter_at(&stats->tags, tag);
 	if (counter)
@@ -169,7 +169,8 @@ static void count_down(struct vt_counter *counter, uint64_t bytes, uint32_t epoc
  * their locks; only a new peak asks. */
 uint64_t vt_tracker_slot_events(struct vt_tracker *tracker)
 {
-	uint64_t total = atomic_load_explicit(&tracker->slots[HOST_SLOT].events, memory_order_relaxed);
+	uint64_t total =
+		atomic_load_explicit(&tracker->slots[HOST_SLOT].events, memory_order_relaxed);
 	uint64_t used = atomic_load_explicit(&tracker->devices_used, memory_order_relaxed);
 	for (; used; used &= used - 1)
 		total += atomic_load_explicit(&tracker->slots[__builtin_ctzll(used)].events,
@@ -565,12 +566,12 @@ bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event)
 
 struct retag {
 	uint64_t address;
-	uint16_t tag;
+	uint32_t tag;
 };
 
 /* Called with the device locked: bytes move from one tag's counter to
  * another's. */
-static void move_tag(struct vt_device_stats *stats, uint16_t from_tag, uint16_t to_tag,
+static void move_tag(struct vt_device_stats *stats, uint32_t from_tag, uint32_t to_tag,
 		     uint64_t bytes)
 {
 	/* Grow the array for the larger id first: growing moves it, and the
@@ -603,7 +604,7 @@ static bool retag_in(struct vt_tracker *tracker, struct vt_device_slot *slot, co
 	return entry != NULL;
 }
 
-bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint16_t tag)
+bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint32_t tag)
 {
 	struct retag retag = {address, tag};
 	return on_device_holder(tracker, retag_in, &retag) ||

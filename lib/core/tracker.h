@@ -86,7 +86,7 @@ struct vt_failure {
 	const char *driver_api;
 	uint64_t at_ns;
 	uint64_t live_bytes; /* the device's live bytes when it failed */
-	uint16_t tag;
+	uint32_t tag;
 	uint32_t stack;
 	const struct vt_oom_snapshot *snapshot; /* NULL unless one was taken */
 };
@@ -178,7 +178,7 @@ void vt_tracker_destroy(struct vt_tracker *tracker);
  * full (no host memory): counted, but its free will be unknown. */
 bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event);
 /* Moves a live allocation to another tag; false when it is not live. */
-bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint16_t tag);
+bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint32_t tag);
 /* A shallow copy taken without allocation, for a signal handler: its
  * arrays are the tracker's own (never free them). Each slot's lock is taken
  * if it comes free within a bounded wait, and held until vt_tracker_peek_end,

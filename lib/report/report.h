@@ -48,8 +48,9 @@ enum {
 #define VT_REPORT_EMERGENCY_STACKS 512
 
 /* The tags of stats that saw allocations, by bytes at the peak, then own
- * peak; returns how many were written to order (VT_MAX_TAGS entries). */
-uint32_t vt_report_tag_order(const struct vt_device_stats *stats, uint16_t *order);
+ * peak; returns how many were written to order, which holds
+ * stats->tags.size entries (VT_MAX_TAGS at most). */
+uint32_t vt_report_tag_order(const struct vt_device_stats *stats, uint32_t *order);
 /* The top stacks of stats by bytes at the peak; returns how many. order and
  * scratch hold top entries. */
 uint32_t vt_report_top_stacks(const struct vt_device_stats *stats, unsigned top, uint32_t *order,

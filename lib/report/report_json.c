@@ -166,10 +166,19 @@ static void write_kinds(struct vt_json *json, const struct vt_device_stats *stat
 	vt_json_end_array(json);
 }
 
-static void write_tags(struct vt_json *json, const struct vt_device_stats *stats)
+/* The order of an emergency report's tags: it may not allocate. Pages
+ * never touched cost nothing. */
+static uint32_t emergency_tag_order[VT_MAX_TAGS];
+
+/* Every tag, however many: "70,000 tags" means 70,000 entries. */
+static void write_tags(struct vt_json *json, const struct vt_report *report,
+		       const struct vt_device_stats *stats)
 {
-	uint16_t order[VT_MAX_TAGS];
-	uint32_t count = vt_report_tag_order(stats, order);
+	uint32_t *order =
+		report->emergency
+			? emergency_tag_order
+			: malloc((stats->tags.size ? stats->tags.size : 1) * sizeof(*order));
+	uint32_t count = order ? vt_report_tag_order(stats, order) : 0;
 	vt_json_begin_array(json, "tags");
 	for (uint32_t i = 0; i < count; i++) {
 		vt_json_begin_object(json, NULL);
@@ -178,6 +187,8 @@ static void write_tags(struct vt_json *json, const struct vt_device_stats *stats
 		vt_json_end_object(json);
 	}
 	vt_json_end_array(json);
+	if (!report->emergency)
+		free(order);
 }
 
 static void write_stacks(struct vt_json *json, const struct vt_report *report,
@@ -247,8 +258,7 @@ static void write_timeline(struct vt_json *json, const struct vt_timeline *timel
 		vt_json_u64(json, "end_bytes", row->end);
 		vt_json_begin_object(json, "by_tag");
 		for (uint32_t t = 0; t < row->tag_count; t++)
-			if (row->tags[t])
-				vt_json_u64(json, vt_tag_name((uint16_t)t), row->tags[t]);
+			vt_json_u64(json, vt_tag_name(row->tags[t].tag), row->tags[t].bytes);
 		vt_json_end_object(json);
 		vt_json_end_object(json);
 	}
@@ -347,7 +357,7 @@ static void write_totals(struct vt_json *json, const struct vt_report *report,
 	vt_json_u64(json, "failed_allocations", stats->failures);
 	vt_json_u64(json, "bytes_allocated", stats->bytes_allocated);
 	write_kinds(json, stats);
-	write_tags(json, stats);
+	write_tags(json, report, stats);
 	write_stacks(json, report, stats, set);
 	write_leaks(json, report, device, set);
 	write_failures(json, report->snapshot, device, set);

@@ -54,21 +54,35 @@ static void summarize_kinds(FILE *out, const struct vt_device_stats *stats)
 	}
 }
 
-static void summarize_tags(FILE *out, const struct vt_device_stats *stats)
+/* The top tags (VRAMTRACE_TOP), the rest on one line: a program may name
+ * a million. */
+static void summarize_tags(FILE *out, const struct vt_report *report,
+			   const struct vt_device_stats *stats)
 {
-	uint16_t order[VT_MAX_TAGS];
-	uint32_t count = vt_report_tag_order(stats, order);
-	if (count == 0 || (count == 1 && order[0] == VT_TAG_UNTAGGED))
+	uint32_t *order = malloc((stats->tags.size ? stats->tags.size : 1) * sizeof(*order));
+	uint32_t count = order ? vt_report_tag_order(stats, order) : 0;
+	if (count == 0 || (count == 1 && order[0] == VT_TAG_UNTAGGED)) {
+		free(order);
 		return;
+	}
 	char at_peak[32], peak[32];
 	fprintf(out, PREFIX "  by tag at the peak:\n");
+	uint64_t rest = 0;
 	for (uint32_t i = 0; i < count; i++) {
 		const struct vt_counter *tag = &stats->tags.items[order[i]];
 		uint64_t bytes = vt_stats_at_peak(stats, tag);
+		if (report->top && i >= report->top) {
+			rest += bytes;
+			continue;
+		}
 		fprintf(out, PREFIX "    %-20s %12s %5.1f%%  (own peak %s)\n",
 			vt_tag_name(order[i]), human(bytes, at_peak, sizeof(at_peak)),
 			percent(bytes, stats->peak), human(tag->peak, peak, sizeof(peak)));
 	}
+	if (report->top && count > report->top)
+		fprintf(out, PREFIX "    and %" PRIu32 " more tags, %s at the peak\n",
+			count - report->top, human(rest, at_peak, sizeof(at_peak)));
+	free(order);
 }
 
 /* The summary leaves out the frames that say nothing about who allocated
@@ -157,7 +171,7 @@ static void render_stack(const struct vt_report *report, uint32_t stack, char *o
 struct shown_stack {
 	uint32_t first, also; /* ids; also counts the others merged in */
 	uint64_t bytes;
-	uint16_t tag;
+	uint32_t tag;
 	char text[SUMMARY_FRAMES * 1300];
 };
 
@@ -324,7 +338,7 @@ static void summarize(FILE *out, const struct vt_report *report, const char *wha
 	summarize_peak(out, what, stats);
 	summarize_device_view(out, report, stats, device);
 	summarize_kinds(out, stats);
-	summarize_tags(out, stats);
+	summarize_tags(out, report, stats);
 	summarize_stacks(out, report, stats);
 	summarize_failures(out, report->snapshot, stats, device);
 	summarize_exit(out, report, stats, device);

@@ -110,9 +110,9 @@ static uint32_t capture_stack(unsigned depth)
 }
 
 /* The module rule's tag, decided once per distinct stack. */
-static uint16_t rule_tag(uint32_t stack)
+static uint32_t rule_tag(uint32_t stack)
 {
-	uint16_t tag;
+	uint32_t tag;
 	if (vt_stack_get_note(stack, &tag))
 		return tag;
 	const uintptr_t *frames;

@@ -21,8 +21,8 @@ VT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table
 static int push_name(const char *name)
 {
 	vt_tracer_busy++;
-	uint16_t tag = vt_tag_intern(name);
-	uint16_t outer = vt_tag_top(VT_TAG_FROM_NVTX);
+	uint32_t tag = vt_tag_intern(name);
+	uint32_t outer = vt_tag_top(VT_TAG_FROM_NVTX);
 	if (outer != VT_TAG_UNTAGGED && vt_config()->nvtx_path) {
 		char path[VT_TAG_MAX_NAME + 1];
 		snprintf(path, sizeof(path), "%s/%s", vt_tag_name(outer), name);
@@ -85,7 +85,7 @@ static int push_attributes(const nvtxEventAttributes_t *attributes)
 		return push_name(name);
 	case NVTX_MESSAGE_TYPE_REGISTERED: {
 		uintptr_t handle = (uintptr_t)attributes->message.registered;
-		return push_name(handle ? vt_tag_name((uint16_t)(handle - 1)) : "");
+		return push_name(handle ? vt_tag_name((uint32_t)(handle - 1)) : "");
 	}
 	default: return push_name("");
 	}

@@ -105,8 +105,7 @@ static unsigned run_once(const char *ending, int want_status)
 	};
 	char dumps[16];
 	snprintf(dumps, sizeof(dumps), "%d", DUMPS);
-	char *argv[] = {(char *)program_path("consistent_cut"), dumps, NULL, (char *)ending,
-			NULL};
+	char *argv[] = {(char *)program_path("consistent_cut"), dumps, NULL, (char *)ending, NULL};
 	/* The dumps go beside the report, in the run's own directory: its
 	 * name is known only once made, so the program is given it after. */
 	char dir[] = "/tmp/vramtrace-cut.XXXXXX";

@@ -26,7 +26,7 @@ static void *work(void *arg)
 	uintptr_t id = (uintptr_t)arg;
 	char name[32];
 	snprintf(name, sizeof(name), "thread%lu", (unsigned long)id);
-	uint16_t own = vt_tag_intern(name), scratch = vt_tag_intern("scratch");
+	uint32_t own = vt_tag_intern(name), scratch = vt_tag_intern("scratch");
 	uintptr_t frames[3] = {0x1000 + id % 4, 0x2000, 0x3000};
 	int device = (int)(id % 2);
 	struct vt_event kept = {VT_OP_ALLOC,
@@ -145,7 +145,7 @@ int main(void)
 	CHECK(s.counters.events == 2 * THREADS * ROUNDS + THREADS, "%llu events",
 	      (unsigned long long)s.counters.events);
 	CHECK(s.counters.unknown_frees == 0 && s.counters.deduplicated == 0, "lost events");
-	uint16_t scratch = vt_tag_intern("scratch");
+	uint32_t scratch = vt_tag_intern("scratch");
 	CHECK(s.devices[0].tags.items[scratch].live == 0, "scratch left bytes");
 	CHECK(s.devices[0].kinds[VT_KIND_ASYNC].live + s.devices[1].kinds[VT_KIND_ASYNC].live == 0,
 	      "async bytes left");

@@ -18,14 +18,15 @@
 
 Test(tags, interned_once_and_named)
 {
-	uint16_t a = vt_tag_intern("kv_cache");
-	uint16_t b = vt_tag_intern("weights");
+	uint32_t a = vt_tag_intern("kv_cache");
+	uint32_t b = vt_tag_intern("weights");
 	cr_assert_neq(a, VT_TAG_UNTAGGED);
 	cr_assert_neq(a, b);
 	cr_assert_eq(vt_tag_intern("kv_cache"), a);
 	cr_assert_str_eq(vt_tag_name(a), "kv_cache");
 	cr_assert_str_eq(vt_tag_name(VT_TAG_UNTAGGED), "untagged");
-	cr_assert_str_eq(vt_tag_name(VT_MAX_TAGS - 1), "untagged", "never handed out");
+	cr_assert_str_eq(vt_tag_name(VT_MAX_TAGS - 2), "untagged", "never handed out");
+	cr_assert_str_eq(vt_tag_name(VT_TAG_OTHER), "other tags");
 	cr_assert_eq(vt_tag_intern(""), VT_TAG_UNTAGGED);
 	cr_assert_eq(vt_tag_intern(NULL), VT_TAG_UNTAGGED);
 }
@@ -35,15 +36,25 @@ Test(tags, long_names_are_truncated_and_the_table_is_bounded)
 	char name[600];
 	memset(name, 'x', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
-	uint16_t id = vt_tag_intern(name);
+	uint32_t id = vt_tag_intern(name);
 	cr_assert_eq(strlen(vt_tag_name(id)), VT_TAG_MAX_NAME);
-	for (int i = 0; i < VT_MAX_TAGS + 10; i++) {
+	/* Every id up to the bound is a name of its own, each found again. */
+	for (unsigned i = 0; i < VT_MAX_TAGS + 10; i++) {
 		char unique[32];
-		snprintf(unique, sizeof(unique), "tag-%d", i);
-		vt_tag_intern(unique);
+		snprintf(unique, sizeof(unique), "tag-%u", i);
+		uint32_t got = vt_tag_intern(unique);
+		if (i < VT_MAX_TAGS - 3)
+			cr_assert_eq(got, i + 2, "%s got %u", unique, got);
+		else
+			cr_assert_eq(got, VT_TAG_OTHER, "%s past the bound", unique);
 	}
-	cr_assert_eq(vt_tag_limit(), VT_MAX_TAGS);
-	cr_assert_eq(vt_tag_intern("one too many"), VT_TAG_UNTAGGED);
+	cr_assert_eq(vt_tag_limit(), VT_TAG_OTHER);
+	cr_assert_eq(vt_tag_grouped(), 13, "the 13 names past the bound, counted");
+	cr_assert_eq(vt_tag_intern("one too many"), VT_TAG_OTHER);
+	cr_assert_eq(vt_tag_grouped(), 14);
+	cr_assert_eq(vt_tag_intern("tag-70000"), 70002, "a name kept is found again");
+	cr_assert_str_eq(vt_tag_name(70002), "tag-70000");
+	cr_assert_str_eq(vt_tag_name(VT_TAG_OTHER - 1), "tag-1048572");
 }
 
 Test(tag_stack, api_outranks_nvtx_and_nests)
@@ -66,7 +77,7 @@ Test(tag_stack, api_outranks_nvtx_and_nests)
 Test(tag_stack, overflow_keeps_pops_matched)
 {
 	for (int i = 0; i < VT_TAG_STACK_DEPTH + 10; i++)
-		vt_tag_push(VT_TAG_FROM_API, (uint16_t)(i + 1));
+		vt_tag_push(VT_TAG_FROM_API, (uint32_t)(i + 1));
 	cr_assert_eq(vt_tag_current(), VT_TAG_STACK_DEPTH);
 	for (int i = 0; i < 10; i++)
 		vt_tag_pop(VT_TAG_FROM_API);
@@ -77,10 +88,10 @@ Test(tag_stack, overflow_keeps_pops_matched)
 
 static void *push_own_tags(void *arg)
 {
-	uint16_t base = (uint16_t)(uintptr_t)arg;
+	uint32_t base = (uint32_t)(uintptr_t)arg;
 	for (int round = 0; round < 1000; round++) {
 		vt_tag_push(VT_TAG_FROM_API, base);
-		vt_tag_push(VT_TAG_FROM_API, (uint16_t)(base + 1));
+		vt_tag_push(VT_TAG_FROM_API, (uint32_t)(base + 1));
 		if (vt_tag_current() != base + 1)
 			return (void *)1;
 		vt_tag_pop(VT_TAG_FROM_API);
@@ -117,7 +128,7 @@ Test(stacks, same_frames_same_id)
 	cr_assert_eq(frames[2], 0x3001);
 	cr_assert_eq(vt_stack_intern(a, 0), VT_STACK_NONE);
 	cr_assert_eq(vt_stack_frames(999999, &frames), 0);
-	uint16_t note;
+	uint32_t note;
 	cr_assert_not(vt_stack_get_note(id_a, &note));
 	vt_stack_set_note(id_a, 42);
 	cr_assert(vt_stack_get_note(id_a, &note));
@@ -154,7 +165,7 @@ Test(stacks, threads_agree_on_ids)
 Test(rules, built_in_and_user_rules)
 {
 	cr_assert(vt_rules_init(NULL));
-	uint16_t cublas = vt_rules_tag_for_module("/opt/cuda/lib64/libcublasLt.so.13");
+	uint32_t cublas = vt_rules_tag_for_module("/opt/cuda/lib64/libcublasLt.so.13");
 	cr_assert_str_eq(vt_tag_name(cublas), "cublas");
 	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/x/libc10_cuda.so")), "pytorch");
 	cr_assert_eq(vt_rules_tag_for_module("/usr/bin/python3"), VT_TAG_UNTAGGED);

@@ -36,7 +36,7 @@ static void teardown(void)
 TestSuite(tracker, .init = setup, .fini = teardown);
 
 static void alloc_tagged(int device, enum vt_kind kind, uint64_t address, uint64_t bytes,
-			 uint16_t tag, uint32_t stack)
+			 uint32_t tag, uint32_t stack)
 {
 	struct vt_event event = {VT_OP_ALLOC, kind,  device,   address, bytes,
 				 0,           "api", "driver", tag,     stack};
@@ -56,7 +56,7 @@ static void release(uint64_t address, enum vt_kind family)
 	vt_tracker_record(&tracker, &event);
 }
 
-static void fail(int device, uint64_t bytes, int error, uint16_t tag)
+static void fail(int device, uint64_t bytes, int error, uint32_t tag)
 {
 	struct vt_event event = {VT_OP_ALLOC_FAILED, VT_KIND_DEVICE,  device, 0, bytes, error,
 				 "cudaMalloc",       "cuMemAlloc_v2", tag,    5};
@@ -71,7 +71,7 @@ static const struct vt_snapshot *snapshot(void)
 	return &taken;
 }
 
-static uint64_t tag_at_peak(const struct vt_device_stats *d, uint16_t tag)
+static uint64_t tag_at_peak(const struct vt_device_stats *d, uint32_t tag)
 {
 	return vt_stats_at_peak(d, &d->tags.items[tag]);
 }
@@ -176,7 +176,7 @@ Test(tracker, retag_of_memory_only_shown_moves_no_bytes)
 	cr_assert_eq(d->kinds[VT_KIND_IPC_IMPORT].live, 0);
 }
 
-static void level(int device, uint64_t bytes, uint16_t tag, uint32_t stack)
+static void level(int device, uint64_t bytes, uint32_t tag, uint32_t stack)
 {
 	struct vt_event event = {VT_OP_LEVEL,
 				 VT_KIND_GRAPH,
@@ -393,7 +393,7 @@ static void *nested_tags(void *arg)
 	uintptr_t id = (uintptr_t)arg;
 	for (uint64_t i = 0; i < 5000; i++) {
 		uint64_t address = (id << 32) + i * 16 + 16;
-		alloc_tagged((int)(id % 2), VT_KIND_DEVICE, address, 100, (uint16_t)(1 + id % 3),
+		alloc_tagged((int)(id % 2), VT_KIND_DEVICE, address, 100, (uint32_t)(1 + id % 3),
 			     0);
 		if (i % 2)
 			release(address, VT_KIND_DEVICE);
@@ -415,7 +415,7 @@ Test(tracker, threads_on_two_devices_exact)
 	cr_assert_eq(s->devices[0].allocs + s->devices[1].allocs, 8 * 5000);
 	uint64_t tagged = 0;
 	for (int d = 0; d < 2; d++)
-		for (uint16_t t = 1; t <= 3; t++)
+		for (uint32_t t = 1; t <= 3; t++)
 			tagged += s->devices[d].tags.items[t].live;
 	cr_assert_eq(tagged, 8 * 2500 * 100);
 	cr_assert_eq(s->counters.events, 8 * 7500);

@@ -20,7 +20,7 @@
 
 struct model_counter {
 	uint64_t live, peak, at_peak, allocs, frees, bytes_allocated;
-	uint16_t tag;
+	uint32_t tag;
 };
 
 struct model_slot {
@@ -32,7 +32,7 @@ struct model_allocation {
 	uint64_t address, bytes;
 	int slot;
 	enum vt_kind kind;
-	uint16_t tag;
+	uint32_t tag;
 	uint32_t stack;
 };
 
@@ -228,7 +228,7 @@ static void model_failure(const struct vt_event *event)
 
 /* A retag moves a live allocation's bytes to another tag; memory that is
  * only shown (never in the tags' totals) changes its tag alone. */
-static bool model_retag(uint64_t address, uint16_t tag)
+static bool model_retag(uint64_t address, uint32_t tag)
 {
 	for (unsigned i = 0; i < model.live_total; i++) {
 		struct model_allocation *a = &model.live[i];
@@ -281,7 +281,7 @@ static void random_alloc(void)
 		.bytes = 1 + below(1u << 20),
 		.api = "alloc",
 		.driver_api = "alloc",
-		.tag = (uint16_t)below(TAGS),
+		.tag = (uint32_t)below(TAGS),
 		.stack = below(STACKS),
 	};
 	if (model.live_total == MAX_LIVE)
@@ -331,7 +331,7 @@ static void random_duplicate(void)
 		.bytes = 1 + below(1000),
 		.api = "alloc",
 		.driver_api = "alloc",
-		.tag = (uint16_t)below(TAGS),
+		.tag = (uint32_t)below(TAGS),
 		.stack = below(STACKS),
 	};
 	apply(&event);
@@ -349,7 +349,7 @@ static void random_level(void)
 		.bytes = below(4) ? (uint64_t)below(64) << 21 : 0,
 		.api = "graph",
 		.driver_api = "graph",
-		.tag = (uint16_t)below(TAGS),
+		.tag = (uint32_t)below(TAGS),
 		.stack = below(STACKS),
 	};
 	if (model.live_total == MAX_LIVE)
@@ -368,7 +368,7 @@ static void random_failure(void)
 		.error = below(2) ? VT_ERROR_OUT_OF_MEMORY : 1,
 		.api = "alloc",
 		.driver_api = "alloc",
-		.tag = (uint16_t)below(TAGS),
+		.tag = (uint32_t)below(TAGS),
 	};
 	apply(&event);
 	model_failure(&event);
@@ -393,7 +393,7 @@ static void random_dropped(void)
 static void random_retag(void)
 {
 	uint64_t address = below(8) ? random_live_address() : address_for((int)below(SLOTS));
-	uint16_t tag = (uint16_t)below(TAGS);
+	uint32_t tag = (uint32_t)below(TAGS);
 	cr_assert_eq(vt_tracker_retag(&tracker, address, tag), model_retag(address, tag),
 		     "retag of %#llx", (unsigned long long)address);
 }

@@ -45,8 +45,9 @@ static void *work(void *arg)
 	snprintf(tag, sizeof(tag), "worker%ld", id);
 	cudaSetDevice((int)(id % 2));
 	vramtrace_push(tag);
-	atomic_fetch_add(&started, 1);
-	for (unsigned long i = 0;; i++)
+	churn(id, 0, ring);
+	atomic_fetch_add(&started, 1); /* every report sees this thread's events */
+	for (unsigned long i = 1;; i++)
 		churn(id, i, ring);
 	return NULL;
 }
