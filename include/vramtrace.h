@@ -18,7 +18,9 @@
  *
  * Every function returns 0 on success and -1 otherwise (no library loaded,
  * nothing to pop, a pointer that is not a live allocation, a report that
- * could not be written). Tags are per thread and nest; the innermost wins. */
+ * could not be written). Tags are per thread and nest; the innermost wins.
+ * A process keeps 1,048,574 distinct tag names (255 bytes each at most);
+ * names past that are grouped under "other tags", and the report says so. */
 #ifndef VRAMTRACE_H
 #define VRAMTRACE_H
 

@@ -1,7 +1,12 @@
 #include "collect.h"
 
+#include <inttypes.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/tags.h"
+#include "log.h"
 
 struct vt_collection *vt_collection_new(enum vt_collect_mode mode)
 {
@@ -39,6 +44,23 @@ static void collect_views(struct vt_collection *c, enum vt_collect_mode mode)
 	report->cupti = &c->cupti;
 }
 
+/* Names past the tag table's bound are grouped, never lost: the report
+ * says so, and the first report to hold any warns. */
+static void note_grouped_tags(struct vt_report *report, bool emergency)
+{
+	static atomic_bool warned;
+	uint64_t grouped = vt_tag_grouped();
+	if (!grouped)
+		return;
+	report->left_out |= VT_LEFT_OUT_TAGS;
+	if (!emergency)
+		vt_warn_once(&warned,
+			     "more than %u distinct tags: names past them are grouped under "
+			     "\"other tags\" (%" PRIu64 " times so far; tracer.tags_grouped "
+			     "in the report)",
+			     VT_TAG_OTHER - 1, grouped);
+}
+
 void vt_collect(struct vt_collection *c, const struct vt_collect_inputs *inputs,
 		const char *ended_by, enum vt_collect_mode mode)
 {
@@ -67,6 +89,7 @@ void vt_collect(struct vt_collection *c, const struct vt_collect_inputs *inputs,
 		c->report.left_out |= VT_LEFT_OUT_LEAKS;
 	if (emergency)
 		c->report.left_out |= VT_LEFT_OUT_SYMBOLS;
+	note_grouped_tags(&c->report, emergency);
 	collect_views(c, mode);
 }
 

@@ -42,6 +42,7 @@ enum {
 	VT_LEFT_OUT_POOLS = 1 << 3,
 	VT_LEFT_OUT_GRAPH_MEMORY = 1 << 4,
 	VT_LEFT_OUT_RESOURCES = 1 << 5,
+	VT_LEFT_OUT_TAGS = 1 << 6, /* names past VT_MAX_TAGS, under "other tags" */
 };
 
 #define VT_REPORT_EMERGENCY_TOP    32

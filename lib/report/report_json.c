@@ -512,9 +512,10 @@ static void write_tracer(struct vt_json *json, const struct vt_report *report)
 	vt_json_u64(json, "failures_kept", snapshot->failure_count);
 	vt_json_u64(json, "distinct_stacks", vt_stack_limit() - 1);
 	vt_json_u64(json, "distinct_tags", vt_tag_limit() - 1);
+	vt_json_u64(json, "tags_grouped", vt_tag_grouped());
 	vt_json_bool(json, "emergency", report->emergency);
-	static const char *const left_out_names[] = {"leaks", "symbols",      "device_view",
-						     "pools", "graph_memory", "resources"};
+	static const char *const left_out_names[] = {
+		"leaks", "symbols", "device_view", "pools", "graph_memory", "resources", "tags"};
 	vt_json_begin_array(json, "left_out");
 	for (unsigned i = 0; i < sizeof(left_out_names) / sizeof(left_out_names[0]); i++)
 		if (report->left_out & (1u << i))

@@ -254,14 +254,27 @@ static void summarize_stacks(FILE *out, const struct vt_report *report,
 	free(shown);
 }
 
+/* The tags named on an out-of-memory line; the report lists them all. */
+#define SNAPSHOT_TAGS 10
+
 static void summarize_snapshot(FILE *out, const struct vt_oom_snapshot *snapshot, uint64_t live)
 {
 	char size[32];
 	fprintf(out, PREFIX "      live then by tag:");
-	for (uint32_t i = 0; i < snapshot->tag_count; i++)
+	uint32_t shown = snapshot->tag_count < SNAPSHOT_TAGS ? snapshot->tag_count : SNAPSHOT_TAGS;
+	uint64_t rest = 0;
+	for (uint32_t i = 0; i < snapshot->tag_count; i++) {
+		if (i >= shown) {
+			rest += snapshot->tags[i].bytes;
+			continue;
+		}
 		fprintf(out, "%s %s %s (%.1f%%)", i ? "," : "", vt_tag_name(snapshot->tags[i].tag),
 			human(snapshot->tags[i].bytes, size, sizeof(size)),
 			percent(snapshot->tags[i].bytes, live));
+	}
+	if (snapshot->tag_count > shown)
+		fprintf(out, ", and %" PRIu32 " more tags %s", snapshot->tag_count - shown,
+			human(rest, size, sizeof(size)));
 	fputc('\n', out);
 }
 

@@ -304,3 +304,107 @@ Test(attribution, python_helper_without_vramtrace)
 	cr_assert_eq(run.reports, 0);
 	traced_run_free(&run);
 }
+
+/* Every one of count distinct tags comes back with its one allocation's
+ * exact bytes; the timeline keeps its bounded split exact. */
+static void check_many_tags(json_t *report, const char *prefix, long count)
+{
+	json_t *tags = report_at(report, "devices/0/tags");
+	cr_assert_eq(json_array_size(tags), (size_t)count, "%zu tags", json_array_size(tags));
+	json_t *seen = json_object();
+	size_t i;
+	json_t *entry;
+	json_array_foreach (tags, i, entry)
+		json_object_set(seen, json_string_value(json_object_get(entry, "tag")), entry);
+	for (long t = 0; t < count; t++) {
+		char name[64];
+		snprintf(name, sizeof(name), "%s%ld", prefix, t);
+		json_t *tag = json_object_get(seen, name);
+		cr_assert(tag, "no tag %s", name);
+		cr_assert_eq(json_integer_value(json_object_get(tag, "allocations")), 1, "%s",
+			     name);
+		cr_assert_eq(json_integer_value(json_object_get(tag, "bytes_allocated")),
+			     64 * (1 + t % 7), "%s", name);
+		cr_assert_eq(json_integer_value(json_object_get(tag, "peak_bytes")),
+			     64 * (1 + t % 7), "%s", name);
+	}
+	json_decref(seen);
+	/* The module rules name a few tags of their own. */
+	cr_assert_geq(report_int(report, "tracer/distinct_tags"), count);
+	cr_assert_eq(report_int(report, "tracer/tags_grouped"), 0);
+	cr_assert_eq(json_array_size(report_at(report, "tracer/left_out")), 0);
+	json_t *rows = report_at(report, "devices/0/timeline/rows");
+	json_array_foreach (rows, i, entry) {
+		json_t *by_tag = json_object_get(entry, "by_tag");
+		cr_assert_leq(json_object_size(by_tag), 32);
+		int64_t sum = 0;
+		const char *key;
+		json_t *value;
+		json_object_foreach (by_tag, key, value)
+			sum += json_integer_value(value);
+		cr_assert_eq(sum, json_integer_value(json_object_get(entry, "max_bytes")));
+	}
+}
+
+Test(attribution, seventy_thousand_tags_come_back, .timeout = 120)
+{
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	traced_run(&run, &options,
+		   (char *[]){(char *)program_path("many_tags"), "api", "70000", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(run.report, "%s", run.err);
+	check_many_tags(run.report, "request-", 70000);
+	cr_assert_eq(report_int(run.report, "devices/0/bytes_allocated"), 17920000);
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 448);
+	cr_assert_eq(strstr(run.err, "vramtrace:"), NULL, "no warning: %s", run.err);
+	traced_run_free(&run);
+}
+
+Test(attribution, six_thousand_nvtx_names_come_back, .timeout = 120)
+{
+	char injection[600];
+	snprintf(injection, sizeof(injection), "NVTX_INJECTION64_PATH=%s",
+		 build_path("VT_TEST_LIBRARY"));
+	struct run_options options = {
+		.preload = true, .simulate = true, .env = (const char *const[]){injection, NULL}};
+	struct traced_run run;
+	traced_run(&run, &options,
+		   (char *[]){(char *)program_path("many_tags"), "nvtx", "6000", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(run.report, "%s", run.err);
+	check_many_tags(run.report, "aten::mm, seq = ", 6000);
+	traced_run_free(&run);
+}
+
+/* Past the table's 1,048,574 names, a name is grouped under "other tags",
+ * said in the report and in a warning, never silently untagged. */
+static int64_t names_run(struct traced_run *run, const char *count)
+{
+	struct run_options options = {.preload = true, .simulate = true};
+	traced_run(run, &options,
+		   (char *[]){(char *)program_path("many_tags"), "names", (char *)count, NULL});
+	cr_assert_eq(run->status, 0, "%s", run->err);
+	cr_assert(run->report, "%s", run->err);
+	return report_int(run->report, "tracer/distinct_tags");
+}
+
+Test(attribution, names_past_the_bound_are_grouped_and_said, .timeout = 120)
+{
+	struct traced_run run;
+	/* The module rules' own names, beside "the last one". */
+	int64_t rules = names_run(&run, "0") - 1;
+	cr_assert_eq(report_int(run.report, "tracer/tags_grouped"), 0);
+	traced_run_free(&run);
+	cr_assert_eq(names_run(&run, "1048600"), 1048574, "the table is full");
+	json_t *tag = report_tag(run.report, "devices/0", "other tags");
+	cr_assert_eq(json_integer_value(json_object_get(tag, "bytes_allocated")), 4096);
+	/* 1,048,601 names and the rules' own, 1,048,574 kept: the rest were
+	 * grouped (a rule's name asked for again counts again). */
+	cr_assert_geq(report_int(run.report, "tracer/tags_grouped"), 1048601 + rules - 1048574);
+	json_t *left_out = report_at(run.report, "tracer/left_out");
+	cr_assert_eq(json_array_size(left_out), 1);
+	cr_assert_str_eq(json_string_value(json_array_get(left_out, 0)), "tags");
+	cr_assert(strstr(run.err, "vramtrace: more than 1048574 distinct tags"), "%s", run.err);
+	traced_run_free(&run);
+}

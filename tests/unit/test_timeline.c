@@ -1,5 +1,6 @@
 #include <criterion/criterion.h>
 
+#include "tags.h"
 #include "timeline.h"
 
 /* A device as the tracker drives a timeline: two tags, a clock. */
@@ -109,4 +110,36 @@ Test(timeline, bounded_with_no_peak_or_trough_lost)
 	cr_assert_eq(lowest, 1000);
 	cr_assert_eq(d.timeline.rows[d.timeline.count - 1].end, 5000);
 	vt_timeline_free(&d.timeline);
+}
+
+/* 100 tags live at a row's max: the 31 largest by name, the other 69
+ * together under "other tags", to the byte. */
+Test(timeline, a_rows_split_keeps_the_largest_tags_and_groups_the_rest)
+{
+	struct vt_timeline timeline = {0};
+	struct vt_counter tags[100] = {0};
+	uint64_t live = 0, now = 0;
+	struct device clock = {0};
+	vt_timeline_advance(&timeline, now, exact_now, &clock, live, tags, 100);
+	for (uint32_t t = 0; t < 100; t++) {
+		vt_timeline_tag_changing(&timeline, t, tags[t].live);
+		tags[t].live = t + 1;
+		live += t + 1;
+		vt_timeline_after(&timeline, live);
+	}
+	struct vt_timeline copy = vt_timeline_copy(&timeline, tags, 100);
+	const struct vt_timeline_row *row = &copy.rows[0];
+	cr_assert_eq(row->max, 5050);
+	cr_assert_eq(row->tag_count, VT_TIMELINE_ROW_TAGS);
+	cr_assert_eq(row->tags[0].tag, 99, "largest first");
+	cr_assert_eq(row->tags[0].bytes, 100);
+	cr_assert_eq(row->tags[30].tag, 69);
+	cr_assert_eq(row->tags[31].tag, VT_TAG_OTHER);
+	cr_assert_eq(row->tags[31].bytes, 69 * 70 / 2, "tags 0 to 68: 1 + ... + 69 bytes");
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < row->tag_count; i++)
+		sum += row->tags[i].bytes;
+	cr_assert_eq(sum, row->max);
+	vt_timeline_free(&copy);
+	vt_timeline_free(&timeline);
 }
