@@ -27,10 +27,30 @@ static inline void vt_counter_refresh(struct vt_counter *counter, uint32_t epoch
 	}
 }
 
+/* Sums of bytes saturate at 2^64 - 1 rather than wrap: a driver that
+ * grants absurd sizes (a simulated or broken one) must not make a total
+ * small. Past saturation the figures are a bound, no longer exact. */
+static inline uint64_t vt_add_bytes(uint64_t a, uint64_t b)
+{
+	uint64_t sum;
+	return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
+static inline uint64_t vt_mul_bytes(uint64_t a, uint64_t b)
+{
+	uint64_t product;
+	return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
+}
+
+static inline uint64_t vt_sub_bytes(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
 static inline void vt_counter_grow(struct vt_counter *counter, uint64_t bytes, uint32_t epoch)
 {
 	vt_counter_refresh(counter, epoch);
-	counter->live += bytes;
+	counter->live = vt_add_bytes(counter->live, bytes);
 	if (counter->live > counter->peak)
 		counter->peak = counter->live;
 }
@@ -38,7 +58,7 @@ static inline void vt_counter_grow(struct vt_counter *counter, uint64_t bytes, u
 static inline void vt_counter_shrink(struct vt_counter *counter, uint64_t bytes, uint32_t epoch)
 {
 	vt_counter_refresh(counter, epoch);
-	counter->live -= bytes;
+	counter->live = vt_sub_bytes(counter->live, bytes);
 }
 
 static inline uint64_t vt_counter_at_peak(const struct vt_counter *counter, uint32_t epoch)

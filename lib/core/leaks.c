@@ -64,7 +64,7 @@ static void add(const struct vt_allocation *allocation, void *context)
 		g->count++;
 	}
 	leak->count++;
-	leak->bytes += allocation->bytes;
+	leak->bytes = vt_add_bytes(leak->bytes, allocation->bytes);
 }
 
 static int larger_first(const void *a, const void *b)
@@ -91,7 +91,7 @@ static bool finish(struct grouping g, struct vt_leaks *out)
 		if (!g.slots[i].count)
 			continue;
 		out->allocations += g.slots[i].count;
-		out->bytes += g.slots[i].bytes;
+		out->bytes = vt_add_bytes(out->bytes, g.slots[i].bytes);
 		g.slots[kept++] = g.slots[i];
 	}
 	qsort(g.slots, kept, sizeof(*g.slots), larger_first);

@@ -30,7 +30,7 @@ static struct vt_timeline_tag *split_at_max(const struct vt_timeline *timeline,
 	*count = 0;
 	uint64_t total = 0;
 	for (uint32_t t = 0; t < tag_count; t++)
-		total += tag_at_max(t, &source);
+		total = vt_add_bytes(total, tag_at_max(t, &source));
 	if (!total)
 		return NULL;
 	struct vt_timeline_tag *split = malloc(VT_TIMELINE_ROW_TAGS * sizeof(*split));
@@ -42,7 +42,7 @@ static struct vt_timeline_tag *split_at_max(const struct vt_timeline *timeline,
 	bool other_kept = false;
 	for (uint32_t i = 0; i < kept; i++) {
 		split[i] = (struct vt_timeline_tag){top[i], tag_at_max(top[i], &source)};
-		rest -= split[i].bytes;
+		rest = vt_sub_bytes(rest, split[i].bytes);
 		other_kept |= top[i] == VT_TAG_OTHER;
 	}
 	if (rest && other_kept) {

@@ -153,7 +153,7 @@ static void count_up(struct vt_counter *counter, uint64_t bytes, uint32_t epoch)
 		return;
 	vt_counter_grow(counter, bytes, epoch);
 	counter->allocs++;
-	counter->bytes_allocated += bytes;
+	counter->bytes_allocated = vt_add_bytes(counter->bytes_allocated, bytes);
 }
 
 static void count_down(struct vt_counter *counter, uint64_t bytes, uint32_t epoch)
@@ -281,10 +281,10 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
 		if (stack)
 			stack->tag = event->tag;
 	}
-	stats->live += event->bytes;
+	stats->live = vt_add_bytes(stats->live, event->bytes);
 	stats->live_count++;
 	stats->allocs++;
-	stats->bytes_allocated += event->bytes;
+	stats->bytes_allocated = vt_add_bytes(stats->bytes_allocated, event->bytes);
 	after_growth(tracker, slot, event);
 }
 
@@ -300,7 +300,7 @@ static void count_free(struct vt_tracker *tracker, struct vt_device_stats *stats
 	count_down(changing_tag(stats, allocation->tag), allocation->bytes, epoch);
 	if (allocation->stack)
 		count_down(changing_stack(stats, allocation->stack), allocation->bytes, epoch);
-	stats->live -= allocation->bytes;
+	stats->live = vt_sub_bytes(stats->live, allocation->bytes);
 	stats->live_count--;
 	stats->frees++;
 	if (stats->live < stats->rearm_below) {
@@ -455,7 +455,8 @@ static void level_counter(struct vt_counter *counter, uint64_t before, uint64_t 
 		vt_counter_grow(counter, after, epoch);
 	counter->allocs += !before && after;
 	counter->frees += before && !after;
-	counter->bytes_allocated += after > before ? after - before : 0;
+	counter->bytes_allocated =
+		vt_add_bytes(counter->bytes_allocated, vt_sub_bytes(after, before));
 }
 
 /* Called with the device locked. The change is applied at once, so no
@@ -487,12 +488,13 @@ static void count_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
 		if (stack && after)
 			stack->tag = event->tag;
 	}
-	stats->live = stats->live - before->bytes + after;
+	stats->live = vt_add_bytes(vt_sub_bytes(stats->live, before->bytes), after);
 	stats->live_count +=
 		(uint64_t)(!before->bytes && after) - (uint64_t)(before->bytes && !after);
 	stats->allocs += !before->bytes && after;
 	stats->frees += before->bytes && !after;
-	stats->bytes_allocated += after > before->bytes ? after - before->bytes : 0;
+	stats->bytes_allocated =
+		vt_add_bytes(stats->bytes_allocated, vt_sub_bytes(after, before->bytes));
 	after_growth(tracker, slot, event);
 }
 

@@ -2,6 +2,7 @@
  * behind an opaque handle, which stands in for the address. The size is
  * the driver's own (cuArrayGetMemoryRequirements), or, where the driver
  * cannot say, computed from the descriptor without any padding. */
+#include "../core/counter.h"
 #include "driver_query.h"
 #include "call.h"
 #include "observer.h"
@@ -31,8 +32,11 @@ static uint64_t computed_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned lev
 	bool layered = desc->Flags & CUDA_ARRAY3D_LAYERED;
 	for (unsigned level = 0; level < levels && level < 64; level++) {
 		uint64_t depth = layered ? desc->Depth : desc->Depth >> level;
-		bytes += element * at_least_one(desc->Width >> level) *
-			 at_least_one(desc->Height >> level) * at_least_one(depth);
+		uint64_t level_bytes = vt_mul_bytes(
+			vt_mul_bytes(vt_mul_bytes(element, at_least_one(desc->Width >> level)),
+				     at_least_one(desc->Height >> level)),
+			at_least_one(depth));
+		bytes = vt_add_bytes(bytes, level_bytes);
 	}
 	return bytes;
 }

@@ -2,6 +2,7 @@
  * records (interpose/wrappers.c forwards the call between its halves). A
  * free is recorded before it is forwarded, an allocation only after it
  * succeeded. */
+#include "../core/counter.h"
 #include "driver_query.h"
 #include "graphs.h"
 #include "call.h"
@@ -39,7 +40,7 @@ static void after_mem_alloc_pitch(const struct vt_observer *self, const void *ar
 	const cuMemAllocPitch_v2_params *p = args;
 	bool ok = rc == CUDA_SUCCESS;
 	uint64_t row = ok ? *p->pPitch : p->WidthInBytes;
-	record_alloc(self, rc, VT_KIND_DEVICE, ok ? *p->dptr : 0, row * p->Height);
+	record_alloc(self, rc, VT_KIND_DEVICE, ok ? *p->dptr : 0, vt_mul_bytes(row, p->Height));
 }
 VT_OBSERVER(cuMemAllocPitch_v2, NULL, after_mem_alloc_pitch);
 

@@ -139,3 +139,72 @@ Test(consistency, a_signal_report_agrees_with_itself_while_threads_allocate, .ti
 		checked += run_once("signal", 143);
 	cr_assert_eq(checked, RUNS / 2 * (1 + DUMPS));
 }
+
+static unsigned occurrences(const char *text, const char *needle)
+{
+	unsigned count = 0;
+	for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle))
+		count++;
+	return count;
+}
+
+static double number_at(json_t *report, const char *path)
+{
+	json_t *node = report_at(report, path);
+	cr_assert(json_is_number(node), "%s is not a number", path);
+	return json_number_value(node);
+}
+
+/* SIZE_MAX, (size_t)-4, 2^62 and 81 GiB through all 20 allocation entry
+ * points: the simulated device refuses each with out of memory, as a real
+ * one does (it granted 14 of them), with vramtrace as without, and the
+ * report records 20 failures of the exact sizes asked and no byte
+ * allocated. */
+Test(consistency, sizes_no_gpu_has_are_refused_and_recorded_exactly)
+{
+	struct traced_run run;
+	struct run_options bare = {.simulate = true};
+	char *argv[] = {(char *)program_path("huge_sizes"), NULL};
+	traced_run(&run, &bare, argv);
+	cr_assert_eq(run.status, 0, "%s", run.out);
+	const char *line = "huge_sizes: 20 refused, 0 wrong";
+	cr_assert(strstr(run.out, line), "%s", run.out);
+	traced_run_free(&run);
+
+	/* Not named report*: the harness would read it as a plain report. */
+	struct run_options traced = {.preload = true, .simulate = true, .output_name = "huge.json"};
+	traced_run(&run, &traced, argv);
+	cr_assert_eq(run.status, 0, "%s", run.out);
+	cr_assert(strstr(run.out, line), "%s", run.out);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/huge.json", run.dir);
+	FILE *file = fopen(path, "r");
+	cr_assert(file, "no report: %s", run.err);
+	static char text[1 << 20];
+	size_t length = fread(text, 1, sizeof(text) - 1, file);
+	fclose(file);
+	text[length] = '\0';
+	cr_assert_eq(occurrences(text, "\"bytes\": 18446744073709551615"), 12);
+	cr_assert_eq(occurrences(text, "\"bytes\": 18446744073709551612"), 4);
+	cr_assert_eq(occurrences(text, "\"bytes\": 4611686018427387904"), 3);
+	cr_assert_eq(occurrences(text, "\"bytes\": 86973087744"), 1);
+	json_error_t error;
+	json_t *report = json_loads(text, JSON_DECODE_INT_AS_REAL, &error);
+	cr_assert(report, "%s", error.text);
+	cr_assert_eq(number_at(report, "devices/0/failed_allocations"), 16);
+	cr_assert_eq(number_at(report, "host/failed_allocations"), 4);
+	cr_assert_eq(number_at(report, "tracer/failures_total"), 20);
+	cr_assert_eq(number_at(report, "tracer/events"), 20);
+	const char *owners[] = {"devices/0", "host"};
+	for (int i = 0; i < 2; i++) {
+		char field[64];
+		const char *fields[] = {"allocations", "bytes_allocated", "live_at_exit_bytes",
+					"peak/bytes"};
+		for (int f = 0; f < 4; f++) {
+			snprintf(field, sizeof(field), "%s/%s", owners[i], fields[f]);
+			cr_assert_eq(number_at(report, field), 0, "%s", field);
+		}
+	}
+	json_decref(report);
+	traced_run_free(&run);
+}

@@ -82,9 +82,8 @@ static uint64_t level_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned level)
 	uint64_t height = at_least_one(desc->Height >> level);
 	uint64_t depth = desc->Flags & CUDA_ARRAY3D_LAYERED ? at_least_one(desc->Depth)
 							    : at_least_one(desc->Depth >> level);
-	uint64_t row = (width * element + SIM_ARRAY_ROW_ALIGNMENT - 1) / SIM_ARRAY_ROW_ALIGNMENT *
-		       SIM_ARRAY_ROW_ALIGNMENT;
-	return row * height * depth;
+	uint64_t row = sim_round_up(sim_multiply(width, element), SIM_ARRAY_ROW_ALIGNMENT);
+	return sim_multiply(sim_multiply(row, height), depth);
 }
 
 static bool valid(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
@@ -106,9 +105,10 @@ CUresult sim_array_create(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *desc, un
 		return CUDA_ERROR_INVALID_VALUE;
 	uint64_t bytes = 0;
 	for (unsigned level = 0; level < levels; level++)
-		bytes += level_bytes(desc, level);
-	uint64_t granularity = sim_config()->granularity;
-	uint64_t charge = charged ? (bytes + granularity - 1) / granularity * granularity : 0;
+		bytes = sim_add(bytes, level_bytes(desc, level));
+	if (bytes > SIM_MAX_BYTES)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	uint64_t charge = charged ? sim_round_up(bytes, sim_config()->granularity) : 0;
 	struct sim_array *array = malloc(sizeof(*array));
 	if (!array)
 		return CUDA_ERROR_OUT_OF_MEMORY;

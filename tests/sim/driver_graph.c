@@ -129,6 +129,8 @@ static CUresult untraced_cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph handl
 	int device = params->poolProps.location.id;
 	if (!sim_valid_device(device))
 		return CUDA_ERROR_INVALID_DEVICE;
+	if (params->bytesize > SIM_MAX_BYTES)
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	struct sim_graph_allocation *allocation = calloc(1, sizeof(*allocation));
 	void *at = mmap(NULL, params->bytesize, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -136,11 +138,10 @@ static CUresult untraced_cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph handl
 		free(allocation);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	uint64_t granularity = sim_config()->granularity;
 	*allocation = (struct sim_graph_allocation){
 		.address = (uintptr_t)at,
 		.bytes = params->bytesize,
-		.charge = (params->bytesize + granularity - 1) / granularity * granularity,
+		.charge = sim_round_up(params->bytesize, sim_config()->granularity),
 		.device = device,
 	};
 	rc = add_node((struct sim_graph *)handle,

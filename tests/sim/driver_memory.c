@@ -28,8 +28,7 @@ static struct sim_allocation *allocations;
 
 static uint64_t round_up(uint64_t value, uint64_t multiple)
 {
-	uint64_t rest = value % multiple;
-	return rest ? value + (multiple - rest) : value;
+	return sim_round_up(value, multiple);
 }
 
 static struct sim_allocation *find_locked(uintptr_t address)
@@ -101,6 +100,8 @@ static CUresult allocate_in(void **out, size_t bytes, int device, enum sim_memor
 {
 	if (!out || bytes == 0)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (bytes > SIM_MAX_BYTES)
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	/* Host memory is not the device's; an import is charged to the
 	 * process that exported it. */
 	bool charged = memory != SIM_MEMORY_HOST && memory != SIM_MEMORY_IMPORTED &&

@@ -14,6 +14,32 @@
 #define SIM_EXPORT      __attribute__((visibility("default")))
 #define SIM_MAX_DEVICES 16
 
+/* Sizes no GPU and no process has: a request past this (a (size_t)-4 size
+ * bug, say) fails with out of memory, whatever its kind, as the real
+ * driver's does; 2^47 bytes is all the address space a process has. */
+#define SIM_MAX_BYTES (1ull << 47)
+
+/* Size arithmetic that saturates rather than wraps, so an absurd request
+ * stays absurd and is refused. */
+static inline uint64_t sim_round_up(uint64_t value, uint64_t multiple)
+{
+	uint64_t rest = value % multiple;
+	if (!rest)
+		return value;
+	return value > UINT64_MAX - (multiple - rest) ? UINT64_MAX : value + (multiple - rest);
+}
+
+static inline uint64_t sim_multiply(uint64_t a, uint64_t b)
+{
+	uint64_t product;
+	return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
+}
+
+static inline uint64_t sim_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* What every simulated device (a Hopper GPU, compute capability 9.0) can
  * run at once, as the real one reports it. */
 #define SIM_MULTIPROCESSORS            132

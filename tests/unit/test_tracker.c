@@ -456,3 +456,29 @@ Test(tracker, retag_to_a_new_large_tag)
 	cr_assert_eq(d->tags.items[TAG_A].live, 0);
 	cr_assert_eq(d->tags.items[4000].live, GiB);
 }
+
+/* A driver that grants sizes no GPU has (2^63 twice) must not make the
+ * totals small: they stop at 2^64 - 1, and frees never take them below 0. */
+Test(tracker, sums_saturate_instead_of_wrapping)
+{
+	const uint64_t half = 1ull << 63;
+	alloc_tagged(0, VT_KIND_DEVICE, 0x1000, half, 1, 2);
+	alloc_tagged(0, VT_KIND_DEVICE, 0x2000, half + 5, 1, 2);
+	const struct vt_device_stats *d = &snapshot()->devices[0];
+	cr_assert_eq(d->live, UINT64_MAX);
+	cr_assert_eq(d->peak, UINT64_MAX);
+	cr_assert_eq(d->bytes_allocated, UINT64_MAX);
+	cr_assert_eq(d->kinds[VT_KIND_DEVICE].live, UINT64_MAX);
+	cr_assert_eq(d->kinds[VT_KIND_DEVICE].bytes_allocated, UINT64_MAX);
+	cr_assert_eq(d->tags.items[1].live, UINT64_MAX);
+	cr_assert_eq(d->stacks.items[2].peak, UINT64_MAX);
+	release(0x1000, VT_KIND_DEVICE);
+	d = &snapshot()->devices[0];
+	cr_assert_eq(d->live, UINT64_MAX - half, "a bound once saturated, never wrapped");
+	release(0x2000, VT_KIND_DEVICE);
+	d = &snapshot()->devices[0];
+	cr_assert_eq(d->live, 0);
+	cr_assert_eq(d->tags.items[1].live, 0);
+	cr_assert_eq(d->live_count, 0);
+	cr_assert_eq(d->peak, UINT64_MAX);
+}
