@@ -69,8 +69,15 @@ static inline int vramtrace_tag_pointer(const void *ptr, const char *tag)
 	return fn ? fn(ptr, tag) : -1;
 }
 
-/* path takes %p, %h and %r like VRAMTRACE_OUTPUT; a null path writes to
- * VRAMTRACE_OUTPUT's place, as at exit. */
+/* path takes %p, %h and %r like VRAMTRACE_OUTPUT. A null or empty path
+ * writes beside the report, as VRAMTRACE_OUTPUT's name with ".dumpN"
+ * before its extension; a path ending in '/' or naming a directory writes
+ * that default name (vramtrace.PID.dumpN.json) inside it. An existing file
+ * is never replaced: "-1", "-2"... go before the extension. A character
+ * device or a FIFO is written in place (/dev/null discards the report, a
+ * FIFO streams it to its reader; with no reader the dump fails, -1, rather
+ * than wait); a block device or a socket is refused. A failure warns once
+ * on stderr and returns -1. */
 static inline int vramtrace_dump(const char *path)
 {
 	int (*fn)(const char *) = 0;

@@ -50,6 +50,7 @@ static struct {
 	struct vt_run run;
 	char output_path[4096];
 	bool output_ok;
+	int output_errno; /* why output_path is not usable */
 	pthread_mutex_t describe_lock;
 	atomic_bool described[VT_MAX_DEVICES];
 	struct vt_device_info devices[VT_MAX_DEVICES];
@@ -68,7 +69,7 @@ static struct {
 
 static void vt_library_activate(void);
 
-static atomic_bool warned_output, warned_rules, warned_untracked, warned_unwinder,
+static atomic_bool warned_dump, warned_output, warned_rules, warned_untracked, warned_unwinder,
 	warned_checkpoint, warned_checkpoint_write;
 
 /* fork: every tracker lock is held across it so the child's copy is in a
@@ -161,6 +162,66 @@ static uint64_t tracked_live(int device)
 		       : 0;
 }
 
+/* Where the report goes, said once when it cannot go where asked. With the
+ * working directory removed before the first CUDA call, a relative
+ * template has no place: it goes to $TMPDIR (or /tmp) instead. */
+static const char *fallback_directory(void)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	return tmpdir && tmpdir[0] == '/' ? tmpdir : "/tmp";
+}
+
+/* template, expanded against directory (NULL: the working one); one that
+ * names a directory takes default_name inside it. */
+static bool expand_in(const char *directory, const char *template_path,
+		      const char *default_template, char *out, size_t size)
+{
+	char default_name[256];
+	return vt_output_expand_from(directory, template_path, library.run.pid, library.run.host,
+				     library.run.rank, out, size) &&
+	       vt_output_expand_from("/", default_template, library.run.pid, library.run.host,
+				     library.run.rank, default_name, sizeof(default_name)) &&
+	       vt_output_in_directory(out, size, default_name);
+}
+
+static bool expand_output(const char *directory)
+{
+	bool ok = expand_in(directory, library.config.output, VT_CONFIG_DEFAULT_OUTPUT,
+			    library.output_path, sizeof(library.output_path));
+	library.output_errno = ok ? 0 : errno;
+	return ok;
+}
+
+static void resolve_output(void)
+{
+	library.output_ok = expand_output(NULL);
+	if (library.output_ok)
+		return;
+	if (library.output_errno == ENAMETOOLONG) {
+		vt_warn_once(&warned_output,
+			     "VRAMTRACE_OUTPUT '%s' expands to a path longer than %zu bytes; the "
+			     "report goes to standard error",
+			     library.config.output, sizeof(library.output_path) - 1);
+		return;
+	}
+	int cwd_errno = library.output_errno;
+	library.output_ok = expand_output(fallback_directory());
+	if (library.output_ok)
+		vt_warn_once(&warned_output,
+			     "the working directory is gone (%s), so the relative VRAMTRACE_OUTPUT "
+			     "'%s' has no place there; the report goes to %s instead",
+			     strerror(cwd_errno), library.config.output, library.output_path);
+	else
+		vt_warn_once(&warned_output,
+			     "the working directory is gone (%s), so the relative VRAMTRACE_OUTPUT "
+			     "'%s' has no place there, nor in %s (%s); the report goes to standard "
+			     "error",
+			     strerror(cwd_errno), library.config.output, fallback_directory(),
+			     strerror(library.output_errno));
+	if (!library.output_ok)
+		library.output_errno = cwd_errno;
+}
+
 static void activate(void)
 {
 	/* What activation opens and keeps (libunwind's pipe, NVML's and
@@ -188,14 +249,7 @@ static void activate(void)
 		if (atomic_load(&library.described[device]))
 			set_watermark(device);
 	vt_run_start(&library.run, library.config.labels, library.config.redact_args);
-	library.output_ok = vt_output_expand(library.config.output, library.run.pid,
-					     library.run.host, library.run.rank,
-					     library.output_path, sizeof(library.output_path));
-	if (!library.output_ok)
-		vt_warn_once(&warned_output,
-			     "VRAMTRACE_OUTPUT '%s' expands to a path too long; the report goes to "
-			     "standard error",
-			     library.config.output);
+	resolve_output();
 	vt_signals_install();
 	atomic_store(&library.active, true);
 	vt_dlopen_warn_deepbind();
@@ -333,8 +387,12 @@ static bool put_file(vt_output_writer writer, void *context)
 {
 	if (atomic_load(&library.have_written))
 		return vt_output_replace(library.written, writer, context);
-	if (!library.output_ok || !vt_output_write(library.output_path, writer, context,
-						   library.written, sizeof(library.written)))
+	if (!library.output_ok) {
+		errno = library.output_errno;
+		return false;
+	}
+	if (!vt_output_write(library.output_path, writer, context, library.written,
+			     sizeof(library.written)))
 		return false;
 	atomic_store(&library.have_written, true);
 	note_written(library.written);
@@ -358,8 +416,9 @@ static bool put_report(struct vt_report *report, bool final)
 	if (put_file(write_report_json, report))
 		return true;
 	int error = errno;
-	const char *path =
-		atomic_load(&library.have_written) ? library.written : library.output_path;
+	const char *path = atomic_load(&library.have_written) ? library.written
+			   : library.output_ok                ? library.output_path
+							      : library.config.output;
 	if (final) {
 		vt_warn("cannot write the report to %s: %s; writing it to standard error instead",
 			path, strerror(error));
@@ -484,20 +543,39 @@ static void write_final(const char *ended_by)
 }
 
 /* "vramtrace.%p.json" dumps to "vramtrace.%p.dump1.json", then dump2...:
- * never the name the final report takes. */
-static bool dump_path(const char *template_path, char *out, size_t size)
+ * never the name the final report takes. expanded is a path already
+ * expanded. */
+static bool dump_name(const char *expanded, char *out, size_t size)
 {
 	static atomic_uint dumps;
-	char expanded[4096];
-	if (!vt_output_expand(template_path, library.run.pid, library.run.host, library.run.rank,
-			      expanded, sizeof(expanded)))
-		return false;
 	const char *slash = strrchr(expanded, '/');
 	const char *dot = strrchr(expanded, '.');
 	size_t stem =
 		dot && (!slash || dot > slash + 1) ? (size_t)(dot - expanded) : strlen(expanded);
-	return (size_t)snprintf(out, size, "%.*s.dump%u%s", (int)stem, expanded,
-				atomic_fetch_add(&dumps, 1) + 1, expanded + stem) < size;
+	if ((size_t)snprintf(out, size, "%.*s.dump%u%s", (int)stem, expanded,
+			     atomic_fetch_add(&dumps, 1) + 1, expanded + stem) < size)
+		return true;
+	errno = ENAMETOOLONG;
+	return false;
+}
+
+/* A dump's file: NULL or "" is the default dump name beside the report; a
+ * path that ends in '/' or names a directory takes that name inside it. */
+static bool dump_target(const char *path, char *out, size_t size)
+{
+	if (!path || !*path) {
+		errno = library.output_errno;
+		return library.output_ok && dump_name(library.output_path, out, size);
+	}
+	char name[4096], base[256];
+	if (!vt_output_expand_from("/", VT_CONFIG_DEFAULT_OUTPUT, library.run.pid, library.run.host,
+				   library.run.rank, base, sizeof(base)) ||
+	    !dump_name(base, name, sizeof(name)))
+		return false;
+	const char *slash = strrchr(name, '/');
+	return vt_output_expand(path, library.run.pid, library.run.host, library.run.rank, out,
+				size) &&
+	       vt_output_in_directory(out, size, slash ? slash + 1 : name);
 }
 
 static bool vt_library_dump(const char *path)
@@ -506,11 +584,14 @@ static bool vt_library_dump(const char *path)
 	if (!atomic_load(&library.active))
 		return false;
 	char expanded[4096], written[4096];
-	bool named = path ? vt_output_expand(path, library.run.pid, library.run.host,
-					     library.run.rank, expanded, sizeof(expanded))
-			  : dump_path(library.config.output, expanded, sizeof(expanded));
-	if (!named)
+	if (!dump_target(path, expanded, sizeof(expanded))) {
+		vt_warn_once(&warned_dump, "vramtrace_dump(\"%s\"): %s; no report written",
+			     path ? path : "NULL",
+			     errno == ENOENT ? "the working directory is gone, and the path is "
+					       "relative to it"
+					     : strerror(errno));
 		return false;
+	}
 	vt_tracer_busy++;
 	bool ok = false;
 	struct vt_collection *collection = vt_collection_new(VT_COLLECT_FULL);
@@ -519,6 +600,13 @@ static bool vt_library_dump(const char *path)
 		vt_collect(collection, &inputs, "running", VT_COLLECT_FULL);
 		ok = vt_output_write(expanded, write_report_json, &collection->report, written,
 				     sizeof(written));
+		if (!ok)
+			vt_warn_once(&warned_dump,
+				     "vramtrace_dump: cannot write the report to %s: %s", expanded,
+				     errno == ENXIO ? "a FIFO no process has open for reading"
+				     : errno == ENOTSUP
+					     ? "a block device or a socket, never written to"
+					     : strerror(errno));
 		vt_collection_release(collection, VT_COLLECT_FULL);
 	}
 	vt_tracer_busy--;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static bool append(char *out, size_t size, size_t *used, const char *text)
@@ -45,19 +46,59 @@ static bool expand_into(const char *template_path, int pid, const char *host, co
 	return true;
 }
 
-bool vt_output_expand(const char *template_path, int pid, const char *host, const char *rank,
-		      char *out, size_t size)
+bool vt_output_expand_from(const char *directory, const char *template_path, int pid,
+			   const char *host, const char *rank, char *out, size_t size)
 {
 	size_t used = 0;
 	out[0] = '\0';
 	if (template_path[0] != '/') {
-		if (!getcwd(out, size))
+		if (directory && !append(out, size, &used, directory)) {
+			errno = ENAMETOOLONG;
 			return false;
+		}
+		if (!directory && !getcwd(out, size)) {
+			if (errno == ERANGE)
+				errno = ENAMETOOLONG;
+			out[0] = '\0';
+			return false; /* ENOENT: the working directory was removed */
+		}
 		used = strlen(out);
-		if (!append(out, size, &used, "/"))
+		if ((used == 0 || out[used - 1] != '/') && !append(out, size, &used, "/")) {
+			errno = ENAMETOOLONG;
 			return false;
+		}
 	}
-	return expand_into(template_path, pid, host, rank, out, size, &used);
+	if (!expand_into(template_path, pid, host, rank, out, size, &used)) {
+		errno = ENAMETOOLONG;
+		return false;
+	}
+	return true;
+}
+
+bool vt_output_expand(const char *template_path, int pid, const char *host, const char *rank,
+		      char *out, size_t size)
+{
+	return vt_output_expand_from(NULL, template_path, pid, host, rank, out, size);
+}
+
+bool vt_output_in_directory(char *path, size_t size, const char *name)
+{
+	size_t length = strlen(path);
+	struct stat status;
+	bool directory = length && (path[length - 1] == '/' ||
+				    (stat(path, &status) == 0 && S_ISDIR(status.st_mode)));
+	if (!directory)
+		return true;
+	const char *slash = strrchr(name, '/');
+	const char *base = slash ? slash + 1 : name;
+	const char *separator = path[length - 1] == '/' ? "" : "/";
+	if ((size_t)snprintf(path + length, size - length, "%s%s", separator, base) >=
+	    size - length) {
+		path[length] = '\0';
+		errno = ENAMETOOLONG;
+		return false;
+	}
+	return true;
 }
 
 /* "dir/name.json" with n > 0 becomes "dir/name-n.json". */
@@ -116,9 +157,68 @@ static bool publish(const char *temporary, const char *path, char *written, size
 	return false;
 }
 
+/* What an existing name is: a character device (/dev/null, a terminal) or
+ * a FIFO is written to in place, as the user asked, even through a symlink
+ * (/dev/stdout): no file can be overwritten that way. A block device or a
+ * socket never is. */
+enum target { TARGET_FILE, TARGET_SPECIAL, TARGET_REFUSED };
+
+static enum target target_of(const char *path)
+{
+	struct stat status;
+	if (stat(path, &status) != 0)
+		return TARGET_FILE;
+	if (S_ISCHR(status.st_mode) || S_ISFIFO(status.st_mode))
+		return TARGET_SPECIAL;
+	return S_ISBLK(status.st_mode) || S_ISSOCK(status.st_mode) ? TARGET_REFUSED : TARGET_FILE;
+}
+
+/* Opened without blocking (a FIFO with no reader fails with ENXIO rather
+ * than hang the program) and never creating; checked again once open, then
+ * written as any file is, but in place and without fsync. */
+static bool write_special(const char *path, vt_output_writer writer, void *context)
+{
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat status;
+	int flags = fcntl(fd, F_GETFL);
+	bool special = fstat(fd, &status) == 0 && !S_ISREG(status.st_mode) &&
+		       !S_ISDIR(status.st_mode) && !S_ISBLK(status.st_mode);
+	if (!special)
+		errno = EEXIST; /* it changed under us: never written over */
+	bool ok = special && flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 &&
+		  writer(fd, context);
+	int saved_errno = errno;
+	bool closed = close(fd) == 0;
+	if (ok && !closed)
+		saved_errno = errno;
+	errno = saved_errno;
+	return ok && closed;
+}
+
+/* Special files are written in place; false with errno ENOTSUP for a
+ * block device or a socket. */
+static bool special_write(enum target target, const char *path, vt_output_writer writer,
+			  void *context)
+{
+	if (target == TARGET_REFUSED) {
+		errno = ENOTSUP;
+		return false;
+	}
+	return write_special(path, writer, context);
+}
+
 bool vt_output_write(const char *path, vt_output_writer writer, void *context, char *written,
 		     size_t written_size)
 {
+	enum target target = target_of(path);
+	if (target != TARGET_FILE) {
+		bool ok = special_write(target, path, writer, context);
+		if (ok)
+			snprintf(written, written_size, "%s", path);
+		return ok;
+	}
 	char temporary[4096];
 	int fd = create_temporary(path, temporary, sizeof(temporary));
 	if (fd < 0)
@@ -132,6 +232,10 @@ bool vt_output_write(const char *path, vt_output_writer writer, void *context, c
 
 bool vt_output_replace(const char *previous, vt_output_writer writer, void *context)
 {
+	/* Never a temporary renamed over /dev/null. */
+	enum target target = target_of(previous);
+	if (target != TARGET_FILE)
+		return special_write(target, previous, writer, context);
 	char temporary[4096];
 	int fd = create_temporary(previous, temporary, sizeof(temporary));
 	if (fd < 0)

@@ -6,6 +6,8 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -207,4 +209,109 @@ Test(consistency, sizes_no_gpu_has_are_refused_and_recorded_exactly)
 	}
 	json_decref(report);
 	traced_run_free(&run);
+}
+
+static void make_temporary_dir(char *dir, size_t size, const char *name)
+{
+	snprintf(dir, size, "/tmp/vramtrace-%s.XXXXXX", name);
+	cr_assert(mkdtemp(dir));
+}
+
+static void remove_tree(const char *dir)
+{
+	char command[600];
+	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+	cr_assert_eq(system(command), 0);
+}
+
+static unsigned files_in(const char *dir, const char *suffix)
+{
+	unsigned count = 0;
+	DIR *listing = opendir(dir);
+	cr_assert(listing, "%s", dir);
+	for (struct dirent *entry; (entry = readdir(listing));) {
+		size_t length = strlen(entry->d_name), tail = strlen(suffix);
+		if (entry->d_name[0] != '.' && length >= tail &&
+		    strcmp(entry->d_name + length - tail, suffix) == 0)
+			count++;
+	}
+	closedir(listing);
+	return count;
+}
+
+/* The working directory removed before the first CUDA call: a relative
+ * VRAMTRACE_OUTPUT has no place, so the report goes to $TMPDIR, and the
+ * warning says why in words (it said "expands to a path too long" and
+ * "cannot write the report to : Success"). */
+Test(consistency, a_removed_working_directory_sends_the_report_to_tmpdir)
+{
+	char tmpdir[64], gone[64], env_tmpdir[128];
+	make_temporary_dir(tmpdir, sizeof(tmpdir), "tmpdir");
+	make_temporary_dir(gone, sizeof(gone), "gone");
+	snprintf(env_tmpdir, sizeof(env_tmpdir), "TMPDIR=%s", tmpdir);
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMTRACE_OUTPUT=moved.%p.json", env_tmpdir, NULL}};
+	struct traced_run run;
+	traced_run(&run, &options,
+		   (char *[]){(char *)program_path("odd_names"), "gone", gone, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.err, "vramtrace: the working directory is gone (No such file or "
+				  "directory), so the relative VRAMTRACE_OUTPUT 'moved.%p.json' "
+				  "has no place there; the report goes to "),
+		  "%s", run.err);
+	cr_assert(strstr(run.err, tmpdir), "%s", run.err);
+	cr_assert_not(strstr(run.err, "too long"), "%s", run.err);
+	cr_assert_not(strstr(run.err, "Success"), "%s", run.err);
+	cr_assert_eq(files_in(tmpdir, ".json"), 1, "the report in %s", tmpdir);
+	char command[256];
+	snprintf(command, sizeof(command),
+		 "grep -q '\"live_at_exit_bytes\": 3145728' %s/moved.*.json", tmpdir);
+	cr_assert_eq(system(command), 0, "the report holds the 3 MiB allocation");
+	traced_run_free(&run);
+	remove_tree(tmpdir);
+}
+
+/* vramtrace_dump("") is the default dump beside the report; a directory,
+ * with or without its '/', takes the default name inside; /dev/null is
+ * written to (the report discarded, as asked); a FIFO with no reader and a
+ * missing directory fail with -1 and a warning. No file named "-1",
+ * "sub/-1" or "/dev/null-1" appears. */
+Test(consistency, dump_paths_that_name_a_directory_or_a_device)
+{
+	char dir[64], sub[128], sub_slash[128], fifo[128], missing[128];
+	make_temporary_dir(dir, sizeof(dir), "dumps");
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	snprintf(sub_slash, sizeof(sub_slash), "%s/sub/", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(missing, sizeof(missing), "%s/none/x.json", dir);
+	cr_assert_eq(mkdir(sub, 0700), 0);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	struct run_options options = {.preload = true, .simulate = true};
+	struct traced_run run;
+	traced_run(&run, &options,
+		   (char *[]){(char *)program_path("odd_names"), "dump", "", sub_slash, sub,
+			      "/dev/null", fifo, missing, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char want[1024];
+	snprintf(want, sizeof(want),
+		 "dump : 0\ndump %s: 0\ndump %s: 0\ndump /dev/null: 0\ndump %s: -1\ndump %s: -1\n",
+		 sub_slash, sub, fifo, missing);
+	cr_assert_str_eq(run.out, want);
+	char beside[512];
+	snprintf(beside, sizeof(beside), "%s/report.dump1.json", run.dir);
+	cr_assert_eq(access(beside, F_OK), 0, "the default dump beside the report");
+	cr_assert_eq(files_in(sub, ".json"), 2, "both dumps inside sub");
+	cr_assert_eq(files_in(sub, "-1"), 0);
+	cr_assert_eq(files_in(dir, "-1"), 0);
+	cr_assert_neq(access("/dev/null-1", F_OK), 0, "nothing beside /dev/null");
+	char fifo_warning[256];
+	snprintf(fifo_warning, sizeof(fifo_warning),
+		 "vramtrace: vramtrace_dump: cannot write the report to %s: a FIFO no process has "
+		 "open for reading",
+		 fifo);
+	cr_assert(strstr(run.err, fifo_warning), "%s", run.err);
+	traced_run_free(&run);
+	remove_tree(dir);
 }
