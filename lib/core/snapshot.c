@@ -13,11 +13,12 @@
 #include "tracker.h"
 
 #define HOST_SLOT VT_MAX_DEVICES
-/* How long an emergency snapshot waits for a slot's lock: an event holds
- * one for a few dozen instructions, but its thread may be preempted there
- * on a loaded machine; only a holder that will never give it back (the
- * interrupted thread itself) outlasts this. */
-#define EMERGENCY_WAIT_NS 200000000ull
+/* How long an emergency snapshot waits for the slots' locks, all of them
+ * together: an event holds one for a few dozen instructions, but its thread
+ * may be preempted there on a loaded machine; only a holder that will never
+ * give it back (the interrupted thread itself, even in the middle of a
+ * snapshot of its own) outlasts this, and past it the rest are only tried. */
+#define EMERGENCY_WAIT_NS 250000000ull
 
 static struct vt_counter_array copy_array(const struct vt_counter_array *array)
 {
@@ -111,20 +112,19 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 }
 
-/* Waits a bounded while for the lock, yielding to its holder now and
- * then. */
-static bool take_in_time(struct vt_lock *lock)
+/* Waits for the lock until deadline (set on the first wait), yielding to
+ * its holder now and then. */
+static bool take_in_time(struct vt_lock *lock, uint64_t *deadline)
 {
-	uint64_t deadline = 0;
 	for (unsigned spin = 0;; spin++) {
 		if (vt_lock_try(lock))
 			return true;
 		if (spin % 64 != 63)
 			continue;
 		uint64_t now = monotonic_ns();
-		if (!deadline)
-			deadline = now + EMERGENCY_WAIT_NS;
-		else if (now > deadline)
+		if (!*deadline)
+			*deadline = now + EMERGENCY_WAIT_NS;
+		else if (now > *deadline)
 			return false;
 		sched_yield();
 	}
@@ -132,11 +132,12 @@ static bool take_in_time(struct vt_lock *lock)
 
 void vt_tracker_peek(struct vt_tracker *tracker, struct vt_snapshot *out)
 {
+	uint64_t deadline = 0;
 	out->hold = (struct vt_hold){0};
 	for (int d = 0; d < VT_MAX_DEVICES; d++)
-		if (take_in_time(&tracker->slots[d].lock))
+		if (take_in_time(&tracker->slots[d].lock, &deadline))
 			out->hold.devices |= 1ull << d;
-	out->hold.host = take_in_time(&tracker->slots[HOST_SLOT].lock);
+	out->hold.host = take_in_time(&tracker->slots[HOST_SLOT].lock, &deadline);
 	out->taken_ns = tracker->options.clock() - tracker->start_ns;
 	for (int d = 0; d < VT_MAX_DEVICES; d++)
 		out->devices[d] = tracker->slots[d].stats;

@@ -5,10 +5,12 @@
 #include <pthread.h>
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "clock.h"
+#include "leaks.h"
 #include "lock.h"
 #include "stacks.h"
 #include "tag_stack.h"
@@ -64,13 +66,44 @@ static void *work(void *arg)
 	return NULL;
 }
 
+static atomic_uint cuts, contradictions;
+
+/* Whether a snapshot agrees with itself: events with counts, and (when
+ * leaks is given) the leaks with the live bytes. */
+static bool agrees(const struct vt_snapshot *s, const struct vt_leaks *leaks)
+{
+	uint64_t counted =
+		s->counters.deduplicated + s->counters.unknown_frees + s->counters.dropped;
+	uint64_t live = s->host.live, count = s->host.live_count;
+	counted += s->host.allocs + s->host.frees + s->host.failures;
+	for (int d = 0; d < VT_MAX_DEVICES; d++) {
+		const struct vt_device_stats *stats = &s->devices[d];
+		counted += stats->allocs + stats->frees + stats->failures;
+		live += stats->live;
+		count += stats->live_count;
+	}
+	return counted == s->counters.events &&
+	       (!leaks || (leaks->bytes == live && leaks->allocations == count));
+}
+
+/* What a dump, the control endpoint and a signal's handler do, over and
+ * over while the threads allocate: each must be one consistent cut. */
 static void *snapshots(void *arg)
 {
 	(void)arg;
 	static struct vt_snapshot snapshot;
+	struct vt_leaks leaks;
 	while (!atomic_load(&done)) {
-		vt_tracker_snapshot(&tracker, &snapshot);
+		vt_leaks_snapshot(&tracker, &snapshot, &leaks);
+		if (!agrees(&snapshot, &leaks))
+			atomic_fetch_add(&contradictions, 1);
+		vt_leaks_free(&leaks);
 		vt_snapshot_free(&snapshot);
+		vt_tracker_peek(&tracker, &snapshot);
+		if (!agrees(&snapshot, NULL))
+			atomic_fetch_add(&contradictions, 1);
+		vt_tracker_peek_end(&tracker, &snapshot);
+		atomic_fetch_add(&cuts, 2);
 	}
 	return NULL;
 }
@@ -133,6 +166,8 @@ int main(void)
 		pthread_join(threads[t], NULL);
 	atomic_store(&done, 1);
 	pthread_join(reader, NULL);
+	CHECK(atomic_load(&contradictions) == 0, "%u of %u snapshots contradict themselves",
+	      atomic_load(&contradictions), atomic_load(&cuts));
 	static struct vt_snapshot s;
 	vt_tracker_snapshot(&tracker, &s);
 	uint64_t allocations = s.devices[0].allocs + s.devices[1].allocs;
@@ -152,6 +187,8 @@ int main(void)
 	CHECK(vt_stack_limit() - 1 == 4 * 3, "%u stacks", vt_stack_limit() - 1);
 	vt_snapshot_free(&s);
 	vt_tracker_destroy(&tracker);
-	printf("concurrency: %d threads x %d rounds on 2 devices: exact\n", THREADS, ROUNDS);
+	printf("concurrency: %d threads x %d rounds on 2 devices: exact, %u snapshots taken "
+	       "meanwhile all consistent\n",
+	       THREADS, ROUNDS, atomic_load(&cuts));
 	return 0;
 }
