@@ -11,9 +11,10 @@ struct grouping {
 	bool failed;
 };
 
+/* A stack id takes 32 bits, a tag 20 (VT_MAX_TAGS), a device 8 above them. */
 static uint64_t key_of(int device, uint32_t stack, uint32_t tag)
 {
-	return ((uint64_t)(uint8_t)(device + 1) << 48) | ((uint64_t)tag << 32) | stack;
+	return ((uint64_t)(uint8_t)(device + 1) << 52) | ((uint64_t)tag << 32) | stack;
 }
 
 static uint64_t slot_of(uint64_t key, uint64_t capacity)

@@ -293,3 +293,34 @@ Test(leaks, grouped_by_device_stack_and_tag)
 	vt_leaks_free(&leaks);
 	vt_tracker_destroy(&tracker);
 }
+
+/* Tags past 65,535 and large device ordinals stay apart in the groups: the
+ * host's tag 65536 is not device 0's untagged, nor tag 2^20 - 1 device 15's. */
+Test(leaks, wide_tags_and_devices_never_share_a_group)
+{
+	static struct vt_tracker tracker;
+	struct vt_tracker_options options = {.clock = vt_clock_ns};
+	vt_tracker_init(&tracker, &options);
+	struct vt_event a[] = {
+		{VT_OP_ALLOC, VT_KIND_DEVICE, 0, 0x1000, 100, 0, "a", "a", 0, 3},
+		{VT_OP_ALLOC, VT_KIND_PINNED_HOST, 0, 0x2000, 200, 0, "a", "a", 65536, 3},
+		{VT_OP_ALLOC, VT_KIND_DEVICE, 15, 0x3000, 300, 0, "a", "a", 0, 3},
+		{VT_OP_ALLOC, VT_KIND_DEVICE, 0, 0x4000, 400, 0, "a", "a", VT_TAG_OTHER, 3},
+		{VT_OP_ALLOC, VT_KIND_DEVICE, 63, 0x5000, 500, 0, "a", "a", VT_TAG_OTHER, 3},
+	};
+	for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+		vt_tracker_record(&tracker, &a[i]);
+	struct vt_leaks leaks;
+	cr_assert(vt_leaks_collect(&tracker, &leaks));
+	cr_assert_eq(leaks.group_count, 5);
+	cr_assert_eq(leaks.bytes, 1500);
+	cr_assert_eq(leaks.groups[0].device, 63);
+	cr_assert_eq(leaks.groups[0].tag, VT_TAG_OTHER);
+	cr_assert_eq(leaks.groups[2].device, 15);
+	cr_assert_eq(leaks.groups[3].device, -1);
+	cr_assert_eq(leaks.groups[3].tag, 65536);
+	cr_assert_eq(leaks.groups[4].device, 0);
+	cr_assert_eq(leaks.groups[4].tag, 0);
+	vt_leaks_free(&leaks);
+	vt_tracker_destroy(&tracker);
+}
