@@ -65,7 +65,7 @@ def socket_dir(runtime_dir):
     return os.path.join(runtime_dir, "vramtrace")
 
 
-def traced_pids(runtime_dir, known=(), wait_s=10):
+def traced_pids(runtime_dir, known=(), wait_s=60):
     """The pids with a socket other than those known, once there is one."""
     deadline = time.time() + wait_s
     while time.time() < deadline:
@@ -412,7 +412,8 @@ class ControlTest(unittest.TestCase):
         self.assertEqual(device0(snapshot(self.runtime, child))["live_at_exit_bytes"], MiB)
         self.assertEqual(device0(snapshot(self.runtime, target.pid))["live_at_exit_bytes"],
                          2 * MiB)
-        deadline = time.time() + 20
+        open(os.path.join(target.dir, "fork.release"), "w").close()
+        deadline = time.time() + 60
         while os.path.exists(os.path.join(socket_dir(self.runtime), f"{child}.sock")):
             self.assertLess(time.time(), deadline, "the child's socket stayed")
             time.sleep(0.05)
@@ -424,7 +425,7 @@ class ControlTest(unittest.TestCase):
         self.assertEqual(target.step("closefds"), "fd 3 ok\n")
         with open(os.path.join(target.dir, "closefds.txt")) as f:
             self.assertEqual(f.read(), "daemon")
-        deadline = time.time() + 20
+        deadline = time.time() + 60
         while os.listdir(socket_dir(self.runtime)):
             self.assertLess(time.time(), deadline, "the socket stayed")
             time.sleep(0.05)

@@ -5,7 +5,8 @@
  *   free INDEX        cudaFree of that allocation
  *   exit CODE         returns CODE from main
  *   exec              replaces itself with /bin/true
- *   fork              a child that allocates 1 MiB, waits a second, exits
+ *   fork              a child that allocates 1 MiB and exits once the file
+ *                     fork.release exists (60 s at most)
  *   closefds          closes every descriptor from 3 up, then writes a
  *                     file of its own, closefds.txt, and reads it back */
 #include <cuda_runtime_api.h>
@@ -24,7 +25,8 @@ static void forked_child(void)
 {
 	void *memory;
 	cudaMalloc(&memory, 1 << 20);
-	sleep(1);
+	for (int i = 0; i < 6000 && access("fork.release", F_OK) != 0; i++)
+		usleep(10000);
 	exit(cudaFree(memory) == cudaSuccess ? 0 : 1);
 }
 
