@@ -9,8 +9,7 @@
 # adds the same CPU time per call but shares nothing between threads
 # (control_preload.c) shows what the workload makes of 8 threads against 1
 # for any added work, and perf's samples give the CPU time in vramtrace's
-# own code at 1 and 8 threads. Then callgrind's instruction counts at depth
-# 30, the stable figure; then one report with 1,000,000 live allocations
+# own code at 1 and 8 threads. Then one report with 1,000,000 live allocations
 # from 100,000 distinct stacks.
 #
 # bench_attribution.sh BENCH_DEPTH BENCH_REPORT LIBRARY SIM_DIR CONTROL [PAIRS] [RUNS]
@@ -136,48 +135,8 @@ else
 	echo "perf: not installed or not permitted, the own-code CPU time is left out"
 fi
 
-# Instructions are repeatable where nanoseconds are not: what one pair adds
-# at depth 30, the difference of two run lengths cancelling start and exit.
-# Two figures: the instructions run in vramtrace's own code, and those the
-# whole process added. The second also holds what the library calls (the
-# clock, the driver) and what its own heap use changes in the program's
-# malloc, which moves with the heap's layout by a few hundred per pair; the
-# first moves by a few dozen at most, as the report at exit holds as many
-# timeline rows as the slowed run lasted. The NVML sampler is off here: it
-# wakes on a timer, and under valgrind's slowdown it would wake fifty times
-# or more as often per pair as in a real run.
-if command -v valgrind >/dev/null 2>&1; then
-	# count ARGS...: "TOTAL OWN", the instructions the run took in all and
-	# those it took in the traced library's code.
-	count() {
-		VRAMTRACE_SAMPLE_MS=0 valgrind --tool=callgrind --compress-strings=no \
-			--compress-pos=no --callgrind-out-file="$out/callgrind.out" "$@" \
-			>/dev/null 2>&1
-		awk -v library="ob=$library" '
-			/^ob=/ { in_library = $0 == library }
-			/^calls=/ { call = 1; next }
-			/^[0-9]/ {
-				if (!call) { total += $2; if (in_library) own += $2 }
-				call = 0
-			}
-			END { printf "%.0f %.0f\n", total, own }' "$out/callgrind.out"
-	}
-	set -- $(LD_LIBRARY_PATH="$simdir" count "$depth_bench" cuda 30 10000) \
-		$(LD_LIBRARY_PATH="$simdir" count "$depth_bench" cuda 30 30000)
-	b1=$1 b2=$3
-	for stack_depth in 0 32; do
-		set -- $(VRAMTRACE_STACK_DEPTH=$stack_depth LD_LIBRARY_PATH="$simdir" \
-			LD_PRELOAD="$library" count "$depth_bench" cuda 30 10000) \
-			$(VRAMTRACE_STACK_DEPTH=$stack_depth LD_LIBRARY_PATH="$simdir" \
-				LD_PRELOAD="$library" count "$depth_bench" cuda 30 30000)
-		awk -v d="$stack_depth" -v b1="$b1" -v b2="$b2" -v t1="$1" -v o1="$2" -v t2="$3" \
-			-v o2="$4" 'BEGIN {
-			printf "instructions per pair at depth 30, %s-frame stacks: %.0f in vramtrace, %.0f added in all (untraced %.0f)\n",
-				d, (o2 - o1) / 20000, ((t2 - t1) - (b2 - b1)) / 20000, (b2 - b1) / 20000 }'
-	done
-else
-	echo "valgrind: not installed, instruction counts left out"
-fi
+# Instructions per pair, the stable figure, are the own_cost benchmark's
+# (bench_own_cost.sh): both loop shapes, vramtrace and heaptrack.
 
 # 256-byte granularity, so a million small allocations fit the device.
 seconds=$(VRAMSIM_GRANULARITY=256 LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$library" \
