@@ -33,41 +33,65 @@ static bool stderr_is_original(void)
 	       status.st_dev == original_stderr.device && status.st_ino == original_stderr.inode;
 }
 
-static sigset_t just_sigpipe(void)
+/* What writing may raise: SIGPIPE on a closed pipe, SIGXFSZ past
+ * RLIMIT_FSIZE. Both are sent to the writing thread, so holding them back
+ * here keeps them from the program; the write only fails. */
+static sigset_t write_signals(void)
 {
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
+	sigaddset(&set, SIGXFSZ);
 	return set;
+}
+
+void vt_quiet_begin(struct vt_stderr_guard *guard)
+{
+	int saved_errno = errno;
+	sigset_t held = write_signals(), pending;
+	pthread_sigmask(SIG_BLOCK, &held, &guard->mask);
+	sigpending(&pending);
+	guard->sigpipe_pending = sigismember(&pending, SIGPIPE);
+	guard->sigxfsz_pending = sigismember(&pending, SIGXFSZ);
+	errno = saved_errno;
+}
+
+static void take_back(int signal_number)
+{
+	sigset_t just;
+	sigemptyset(&just);
+	sigaddset(&just, signal_number);
+	struct timespec none = {0, 0};
+	sigtimedwait(&just, NULL, &none);
+}
+
+void vt_quiet_end(const struct vt_stderr_guard *guard)
+{
+	int saved_errno = errno;
+	sigset_t pending;
+	sigpending(&pending);
+	/* One raised by our own write is taken back unseen. */
+	if (sigismember(&pending, SIGPIPE) && !guard->sigpipe_pending)
+		take_back(SIGPIPE);
+	if (sigismember(&pending, SIGXFSZ) && !guard->sigxfsz_pending)
+		take_back(SIGXFSZ);
+	pthread_sigmask(SIG_SETMASK, &guard->mask, NULL);
+	errno = saved_errno;
 }
 
 bool vt_stderr_begin(struct vt_stderr_guard *guard)
 {
 	int saved_errno = errno;
 	bool usable = stderr_is_original();
-	if (usable) {
-		sigset_t pipe_only = just_sigpipe(), pending;
-		pthread_sigmask(SIG_BLOCK, &pipe_only, &guard->mask);
-		sigpending(&pending);
-		guard->sigpipe_pending = sigismember(&pending, SIGPIPE);
-	}
+	if (usable)
+		vt_quiet_begin(guard);
 	errno = saved_errno;
 	return usable;
 }
 
 void vt_stderr_end(const struct vt_stderr_guard *guard)
 {
-	int saved_errno = errno;
-	sigset_t pending;
-	sigpending(&pending);
-	/* One raised by our write to a closed pipe is taken back unseen. */
-	if (sigismember(&pending, SIGPIPE) && !guard->sigpipe_pending) {
-		sigset_t pipe_only = just_sigpipe();
-		struct timespec none = {0, 0};
-		sigtimedwait(&pipe_only, NULL, &none);
-	}
-	pthread_sigmask(SIG_SETMASK, &guard->mask, NULL);
-	errno = saved_errno;
+	vt_quiet_end(guard);
 }
 
 void vt_stderr_write(const char *text, size_t length)

@@ -199,8 +199,8 @@ static void resolve_output(void)
 		return;
 	if (library.output_errno == ENAMETOOLONG) {
 		vt_warn_once(&warned_output,
-			     "VRAMTRACE_OUTPUT '%s' expands to a path longer than %zu bytes; the "
-			     "report goes to standard error",
+			     "VRAMTRACE_OUTPUT '%s' expands to a path longer than %zu bytes; no "
+			     "report will be written",
 			     library.config.output, sizeof(library.output_path) - 1);
 		return;
 	}
@@ -214,8 +214,8 @@ static void resolve_output(void)
 	else
 		vt_warn_once(&warned_output,
 			     "the working directory is gone (%s), so the relative VRAMTRACE_OUTPUT "
-			     "'%s' has no place there, nor in %s (%s); the report goes to standard "
-			     "error",
+			     "'%s' has no place there, nor in %s (%s); no report will be "
+			     "written",
 			     strerror(cwd_errno), library.config.output, fallback_directory(),
 			     strerror(library.output_errno));
 	if (!library.output_ok)
@@ -224,13 +224,13 @@ static void resolve_output(void)
 
 static void activate(void)
 {
-	/* What activation opens and keeps (libunwind's pipe, NVML's and
+	/* What activation opens and keeps (NVML's and
 	 * CUPTI's files) stays off descriptors 0-2 a program closed. */
 	unsigned filled = vt_low_fds_fill();
 	register_fork_handlers();
 	load_configuration();
 	if (library.config.stack_depth && !vt_stack_capture_init((const void *)vt_library_activate))
-		vt_warn_once(&warned_unwinder, "cannot load libunwind.so.8: allocations are "
+		vt_warn_once(&warned_unwinder, "cannot find glibc's backtrace: allocations are "
 					       "recorded without call stacks");
 	if (library.config.stack_depth && library.config.python &&
 	    vt_python_init(library.config.python_depth))
@@ -382,58 +382,56 @@ static void note_written(const char *path)
 }
 
 /* This process's file: a new one the first time, the same one replaced
- * after that. Safe in a signal handler when writer is. */
+ * after that. A file past RLIMIT_FSIZE or a closed pipe fails the write
+ * and raises nothing. Safe in a signal handler when writer is. */
 static bool put_file(vt_output_writer writer, void *context)
 {
-	if (atomic_load(&library.have_written))
-		return vt_output_replace(library.written, writer, context);
-	if (!library.output_ok) {
+	struct vt_stderr_guard quiet;
+	vt_quiet_begin(&quiet);
+	bool ok;
+	if (atomic_load(&library.have_written)) {
+		ok = vt_output_replace(library.written, writer, context);
+	} else if (!library.output_ok) {
 		errno = library.output_errno;
-		return false;
+		ok = false;
+	} else {
+		ok = vt_output_write(library.output_path, writer, context, library.written,
+				     sizeof(library.written));
+		if (ok) {
+			atomic_store(&library.have_written, true);
+			note_written(library.written);
+		}
 	}
-	if (!vt_output_write(library.output_path, writer, context, library.written,
-			     sizeof(library.written)))
-		return false;
-	atomic_store(&library.have_written, true);
-	note_written(library.written);
-	return true;
+	int error = errno;
+	vt_quiet_end(&quiet);
+	errno = error;
+	return ok;
 }
 
-/* The report on standard error, when no file would take it: only the final
- * one, so a checkpoint that cannot be written does not flood the log. */
-static void put_on_stderr(const struct vt_report *report)
-{
-	struct vt_stderr_guard guard;
-	if (!vt_stderr_begin(&guard))
-		return;
-	if (vt_report_write_json(report, STDERR_FILENO))
-		note_written("(standard error)");
-	vt_stderr_end(&guard);
-}
-
+/* A report that cannot be written is said in one line: the program's
+ * standard error is its own, not the place for a whole document. */
 static bool put_report(struct vt_report *report, bool final)
 {
 	if (put_file(write_report_json, report))
 		return true;
 	int error = errno;
-	const char *path = atomic_load(&library.have_written) ? library.written
-			   : library.output_ok                ? library.output_path
-							      : library.config.output;
-	if (final) {
-		vt_warn("cannot write the report to %s: %s; writing it to standard error instead",
-			path, strerror(error));
-		put_on_stderr(report);
-	} else {
+	if (!atomic_load(&library.have_written) && !library.output_ok)
+		return false; /* said once already, on activation */
+	const char *path =
+		atomic_load(&library.have_written) ? library.written : library.output_path;
+	if (final)
+		vt_warn("cannot write the report to %s: %s; no report written", path,
+			strerror(error));
+	else
 		vt_warn_once(&warned_checkpoint_write,
-			     "cannot write a checkpoint to %s: %s; the final report will go to "
-			     "standard error if the file still cannot be written",
+			     "cannot write a checkpoint to %s: %s; the final report will be tried "
+			     "there again",
 			     path, strerror(error));
-	}
 	return false;
 }
 
 /* The summary, rendered in memory and written by the one guarded path. */
-static void print_summary(const struct vt_report *report, bool written)
+static void print_summary(const struct vt_report *report, bool written, bool flush_program)
 {
 	char *text = NULL;
 	size_t length = 0;
@@ -446,8 +444,10 @@ static void print_summary(const struct vt_report *report, bool written)
 	/* What the program printed comes first, as it would without us: a
 	 * reader such as `head` may stop at our lines, and the program's own
 	 * flush at exit must not be the write that meets a closed pipe. Every
-	 * open stream: a stream the program closed is no longer listed. */
-	fflush(NULL);
+	 * open stream: a stream the program closed is no longer listed. Not
+	 * before exec, which drops what the program left in its buffers. */
+	if (flush_program)
+		fflush(NULL);
 	if (fclose(out) == 0)
 		vt_stderr_write(text, length);
 	free(text);
@@ -474,7 +474,7 @@ static bool write_report(const char *ended_by, bool final, enum vt_collect_mode 
 		vt_warn("out of host memory: the report lists no leaks");
 	bool ok = put_report(&collection->report, final);
 	if (final && library.config.summary)
-		print_summary(&collection->report, ok);
+		print_summary(&collection->report, ok, strcmp(ended_by, "exec") != 0);
 	vt_collection_release(collection, mode);
 	return ok;
 }
@@ -598,15 +598,19 @@ static bool vt_library_dump(const char *path)
 	if (collection) {
 		struct vt_collect_inputs inputs = collect_inputs();
 		vt_collect(collection, &inputs, "running", VT_COLLECT_FULL);
+		struct vt_stderr_guard quiet;
+		vt_quiet_begin(&quiet);
 		ok = vt_output_write(expanded, write_report_json, &collection->report, written,
 				     sizeof(written));
+		int error = errno;
+		vt_quiet_end(&quiet);
 		if (!ok)
 			vt_warn_once(&warned_dump,
 				     "vramtrace_dump: cannot write the report to %s: %s", expanded,
-				     errno == ENXIO ? "a FIFO no process has open for reading"
-				     : errno == ENOTSUP
+				     error == ENXIO ? "a FIFO no process has open for reading"
+				     : error == ENOTSUP
 					     ? "a block device or a socket, never written to"
-					     : strerror(errno));
+					     : strerror(error));
 		vt_collection_release(collection, VT_COLLECT_FULL);
 	}
 	vt_tracer_busy--;
@@ -719,8 +723,6 @@ static void write_unlocked(const char *ended_by, bool final)
 	bool ok = put_file(write_report_json, &collection->report);
 	static const char done[] = "vramtrace: ended by a signal; report written\n";
 	static const char failed[] = "vramtrace: ended by a signal; no report could be written\n";
-	if (!ok && final)
-		put_on_stderr(&collection->report);
 	/* The other threads wait from the snapshot until the report is
 	 * written, so that it agrees with itself. */
 	vt_collection_release(collection, VT_COLLECT_EMERGENCY);

@@ -2,7 +2,6 @@
 #include "stack_capture.h"
 
 #include <dlfcn.h>
-#include <libunwind.h>
 #include <link.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -10,14 +9,13 @@
 
 #include "stacks.h"
 
-/* libunwind is opened here, privately, instead of linked: it exports
- * backtrace and _Unwind_Backtrace, which must not interpose on the
- * program's, and a process that never uses CUDA should not load it. */
-#define STRINGIFY(x)        #x
-#define SYMBOL_NAME(symbol) STRINGIFY(symbol)
-
+/* The walk is glibc's backtrace (libgcc's unwinder over the frames' unwind
+ * tables), which opens nothing and keeps nothing open. libunwind is not
+ * used: on the local address space it validates addresses through a pipe
+ * it opens once, on whatever descriptors are lowest then, and reads and
+ * writes those numbers on later walks, when a program that closed them
+ * may have opened its own files there. */
 typedef int (*backtrace_fn)(void **, int);
-typedef int (*set_caching_policy_fn)(unw_addr_space_t, unw_caching_policy_t);
 
 static backtrace_fn backtrace_frames;
 
@@ -55,37 +53,19 @@ static void find_own_text(const void *own_function)
 	}
 }
 
-/* ThreadSanitizer tears a thread's state down before the thread's
- * destructors run, and libunwind's per-thread cache has one that locks a
- * mutex: under TSan, glibc's backtrace (libgcc's unwinder) walks instead. */
-static bool under_thread_sanitizer(void)
-{
-	return dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
-}
-
 bool vt_stack_capture_init(const void *own_function)
 {
-	if (under_thread_sanitizer()) {
-		/* libc's own, not TSan's interceptor, which shows as a frame. */
-		void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
-		backtrace_frames = libc ? (backtrace_fn)dlsym(libc, "backtrace") : NULL;
-		find_own_text(own_function);
-		return backtrace_frames != NULL;
-	}
-	void *unwind = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-	if (!unwind)
-		return false;
-	set_caching_policy_fn set_caching_policy =
-		(set_caching_policy_fn)dlsym(unwind, SYMBOL_NAME(unw_set_caching_policy));
-	unw_addr_space_t *local = dlsym(unwind, SYMBOL_NAME(unw_local_addr_space));
-	if (set_caching_policy && local)
-		set_caching_policy(*local, UNW_CACHE_PER_THREAD);
+	/* libc's own, not an interposer's (ThreadSanitizer's shows as a
+	 * frame). */
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	backtrace_frames = libc ? (backtrace_fn)dlsym(libc, "backtrace") : NULL;
+	if (libc)
+		dlclose(libc);
 	find_own_text(own_function);
-	backtrace_frames = (backtrace_fn)dlsym(unwind, "unw_backtrace");
 	if (!backtrace_frames)
 		return false;
-	/* libunwind opens what it keeps open on its first walk: let that be
-	 * now, while the caller holds the low descriptors. */
+	/* glibc loads libgcc's unwinder on the first walk: let that be now,
+	 * while the caller holds the low descriptors. */
 	void *first[4];
 	backtrace_frames(first, 4);
 	return true;

@@ -3,6 +3,7 @@
  * where vramtrace gets between the program and the driver. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,13 +15,74 @@
 #include "hooks.h"
 #include "../sources/real.h"
 
-/* Called by the dlsym entry for every handle but RTLD_NEXT. Names that are
- * not the driver's take the fast path: no lock, no allocation. */
-__attribute__((visibility("hidden"))) void *vt_dlsym_hook(void *handle, const char *name)
+/* vramtrace's own exports are found first by any lookup that reaches the
+ * global scope; they are only a way into the real library, so they count as
+ * found where that library is loaded. */
+static bool is_own(const void *address)
+{
+	static _Atomic(void *) own_base;
+	Dl_info info;
+	void *base = atomic_load_explicit(&own_base, memory_order_relaxed);
+	if (!base && dladdr((const void *)vt_dlsym_hook, &info)) {
+		base = info.dli_fbase;
+		atomic_store_explicit(&own_base, base, memory_order_relaxed);
+	}
+	return base && dladdr(address, &info) && info.dli_fbase == base;
+}
+
+/* What RTLD_DEFAULT sees beyond the global scope when the caller was
+ * loaded RTLD_LOCAL: the caller itself and what it was loaded with.
+ * dlopen of a loaded object hands out its handle, whose lookup searches
+ * exactly that. */
+static void *in_callers_scope(const void *caller, const char *name)
+{
+	Dl_info info;
+	struct link_map *map = NULL;
+	if (!caller || !dladdr1(caller, &info, (void **)&map, RTLD_DL_LINKMAP) || !map ||
+	    !map->l_name || !map->l_name[0] || is_own(caller))
+		return NULL;
+	void *handle = dlopen(map->l_name, RTLD_LAZY | RTLD_NOLOAD);
+	if (!handle)
+		return NULL;
+	void *found = vt_real_dlsym(handle, name);
+	dlclose(handle);
+	return found;
+}
+
+/* Whether a CUDA library of the process, not vramtrace, defines name: the
+ * driver, the runtime, or one the caller reaches. */
+static bool really_defined(const char *name, const void *caller)
+{
+	if (vt_real_next(name))
+		return true;
+	void *runtime = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
+	bool found = runtime && vt_real_dlsym(runtime, name);
+	if (runtime)
+		dlclose(runtime);
+	if (found)
+		return true;
+	void *reached = in_callers_scope(caller, name);
+	return reached && !is_own(reached);
+}
+
+/* A CUDA name, looked up as the caller would have without vramtrace:
+ * RTLD_DEFAULT in the caller's scope, and absent where no CUDA library
+ * defines it (programs probe dlsym(RTLD_DEFAULT, "cuInit") to learn whether
+ * CUDA is there). */
+__attribute__((visibility("hidden"))) void *vt_dlsym_hook(void *handle, const char *name,
+							  const void *caller)
 {
 	void *found = vt_real_dlsym(handle, name);
-	if (!found || !name || name[0] != 'c' || name[1] != 'u')
-		return found;
+	if (!found && handle == RTLD_DEFAULT)
+		found = in_callers_scope(caller, name);
+	if (found && is_own(found) && !really_defined(name, caller)) {
+		vt_real_dlsym(RTLD_NEXT, name); /* leaves dlerror() its message */
+		return NULL;
+	}
+	if (!found) {
+		vt_real_dlsym(handle, name); /* dlclose cleared dlerror() */
+		return NULL;
+	}
 	return vt_hooks_wrap_symbol(name, found);
 }
 

@@ -1,9 +1,11 @@
 /* The exported dlsym and dlopen. dlsym(RTLD_NEXT, name) searches the objects
- * after the one that called it, and dlopen resolves a bare name with its
- * caller's RUNPATH, so both must reach the real function as a tail call with
- * the caller's return address untouched. dlsym's other handles go to
- * vt_dlsym_hook in dlsym.c; dlopen first lets vt_dlopen_prepare look at its
- * flags. */
+ * after the one that called it, dlsym(RTLD_DEFAULT, name) the caller's own
+ * scope (its local dependencies too), and dlopen resolves a bare name with
+ * its caller's RUNPATH, so all reach the real function as a tail call with
+ * the caller's return address untouched. Only a CUDA name ("cu...") looked
+ * up through another handle, or RTLD_DEFAULT, goes to vt_dlsym_hook in
+ * dlsym.c, with the caller's address as its third argument; dlopen first
+ * lets vt_dlopen_prepare look at its flags. */
 
 #if defined(__x86_64__)
 	.text
@@ -12,7 +14,16 @@
 dlsym:
 	.cfi_startproc
 	cmpq	$-1, %rdi		/* RTLD_NEXT is ((void *) -1l) */
-	jne	vt_dlsym_hook
+	je	1f
+	testq	%rsi, %rsi
+	jz	1f
+	cmpb	$'c', (%rsi)
+	jne	1f
+	cmpb	$'u', 1(%rsi)
+	jne	1f
+	movq	(%rsp), %rdx		/* the caller */
+	jmp	vt_dlsym_hook
+1:
 	pushq	%rdi
 	.cfi_adjust_cfa_offset 8
 	pushq	%rsi
@@ -58,7 +69,17 @@ dlopen:
 dlsym:
 	.cfi_startproc
 	cmn	x0, #1			/* RTLD_NEXT is ((void *) -1l) */
-	b.ne	vt_dlsym_hook
+	b.eq	1f
+	cbz	x1, 1f
+	ldrb	w9, [x1]
+	cmp	w9, #'c'
+	b.ne	1f
+	ldrb	w9, [x1, #1]
+	cmp	w9, #'u'
+	b.ne	1f
+	mov	x2, x30			/* the caller */
+	b	vt_dlsym_hook
+1:
 	stp	x0, x1, [sp, #-32]!
 	.cfi_adjust_cfa_offset 32
 	str	x30, [sp, #16]

@@ -18,8 +18,6 @@ typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 
-#define MAX_ARGUMENTS 4096
-
 static void *real_function(const char *name)
 {
 	return vt_real_dlsym(RTLD_NEXT, name);
@@ -60,50 +58,52 @@ VT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	return real ? real(fd, argv, envp) : (errno = ENOSYS, -1);
 }
 
-/* The list forms gather their arguments, then go through the vector forms. */
-static int gather(const char *first, va_list *args, char **argv, char ***envp)
+/* The list forms gather their arguments, as many as there are (glibc's own
+ * take any number, on the stack), then go through the vector forms. */
+static size_t count_arguments(va_list *args)
 {
-	int count = 0;
-	argv[count++] = (char *)first;
-	while (argv[count - 1]) {
-		if (count == MAX_ARGUMENTS) {
-			errno = E2BIG;
-			return -1;
-		}
-		argv[count++] = va_arg(*args, char *);
-	}
+	size_t count = 1; /* the first, named (never NULL, as for glibc) */
+	while (va_arg(*args, char *))
+		count++;
+	return count;
+}
+
+static void gather(const char *first, va_list *args, char **argv, size_t count, char ***envp)
+{
+	argv[0] = (char *)first;
+	for (size_t i = 1; i <= count; i++)
+		argv[i] = va_arg(*args, char *); /* the last is the NULL */
 	if (envp)
 		*envp = va_arg(*args, char **);
-	return 0;
 }
+
+/* argv on the caller's stack, sized by a first pass over the list. */
+#define GATHERED(first, argv, envp)                \
+	va_list counting;                          \
+	va_start(counting, first);                 \
+	size_t count = count_arguments(&counting); \
+	va_end(counting);                          \
+	char *argv[count + 1];                     \
+	va_list args;                              \
+	va_start(args, first);                     \
+	gather(first, &args, argv, count, envp);   \
+	va_end(args)
 
 VT_EXPORT int execl(const char *path, const char *arg, ...)
 {
-	char *argv[MAX_ARGUMENTS];
-	va_list args;
-	va_start(args, arg);
-	int rc = gather(arg, &args, argv, NULL);
-	va_end(args);
-	return rc ? rc : execv(path, argv);
+	GATHERED(arg, argv, NULL);
+	return execv(path, argv);
 }
 
 VT_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	char *argv[MAX_ARGUMENTS];
-	va_list args;
-	va_start(args, arg);
-	int rc = gather(arg, &args, argv, NULL);
-	va_end(args);
-	return rc ? rc : execvp(file, argv);
+	GATHERED(arg, argv, NULL);
+	return execvp(file, argv);
 }
 
 VT_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char *argv[MAX_ARGUMENTS];
 	char **envp = NULL;
-	va_list args;
-	va_start(args, arg);
-	int rc = gather(arg, &args, argv, &envp);
-	va_end(args);
-	return rc ? rc : execve(path, argv, envp);
+	GATHERED(arg, argv, &envp);
+	return execve(path, argv, envp);
 }

@@ -1,0 +1,174 @@
+/* What a program does with its descriptors, limits, threads and exec that a
+ * preloaded tracer must leave as they are, chosen by argv[1]. Its files go
+ * beside the report (the directory of VRAMTRACE_OUTPUT), so a run with and
+ * one without vramtrace can be compared byte for byte. */
+#define _GNU_SOURCE
+#include <cuda_runtime_api.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define MiB (1ull << 20)
+
+static const char *in_run_dir(const char *name)
+{
+	static char path[8][512];
+	static unsigned next;
+	const char *output = getenv("VRAMTRACE_OUTPUT");
+	const char *slash = output ? strrchr(output, '/') : NULL;
+	char *out = path[next++ % 8];
+	snprintf(out, sizeof(path[0]), "%.*s/%s", slash ? (int)(slash - output) : 1,
+		 slash ? output : ".", name);
+	return out;
+}
+
+static void *allocate(size_t bytes)
+{
+	void *p = NULL;
+	cudaError_t rc = cudaMalloc(&p, bytes);
+	if (rc != cudaSuccess)
+		printf("cudaMalloc(%zu) = %d\n", bytes, (int)rc);
+	return p;
+}
+
+static void *allocate_and_free(void *arg)
+{
+	(void)arg;
+	cudaFree(allocate(MiB));
+	return NULL;
+}
+
+/* The tracer is started, then the program closes every descriptor past
+ * standard error (as daemons and close_fds do) and opens its own, which it
+ * reads and writes while allocating. */
+static int closed_descriptors(void)
+{
+	void *first = allocate(MiB);
+	FILE *input = fopen(in_run_dir("input"), "we");
+	for (int i = 0; i < 64; i++)
+		fputc('a' + i % 26, input);
+	fclose(input);
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	int in = open(in_run_dir("input"), O_RDONLY);
+	int out = open(in_run_dir("output"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int log = open(in_run_dir("log"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	printf("descriptors %d %d %d\n", in, out, log);
+	for (int i = 0; i < 32; i++) {
+		/* Every other step on a new thread: a stack the tracer's walks
+		 * have not seen yet. */
+		pthread_t thread;
+		if (i % 2 && pthread_create(&thread, NULL, allocate_and_free, NULL) == 0)
+			pthread_join(thread, NULL);
+		else
+			allocate_and_free(NULL);
+		char pair[2];
+		ssize_t got = read(in, pair, sizeof(pair));
+		ssize_t put = got > 0 ? write(out, pair, (size_t)got) : 0;
+		ssize_t logged = write(log, "line\n", 5);
+		if (got != 2 || put != 2 || logged != 5)
+			printf("step %d: read %zd, wrote %zd, logged %zd (%s)\n", i, got, put,
+			       logged, strerror(errno));
+	}
+	cudaFree(first);
+	return 0;
+}
+
+/* RLIMIT_NOFILE leaves the program two descriptors past standard error,
+ * both its own. */
+static int few_descriptors(void)
+{
+	void *first = allocate(MiB);
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	struct rlimit limit = {5, 5};
+	setrlimit(RLIMIT_NOFILE, &limit);
+	int a = open(in_run_dir("first"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int b = open(in_run_dir("second"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	printf("opened %d %d (%s)\n", a, b, b < 0 ? strerror(errno) : "ok");
+	void *more = allocate(2 * MiB);
+	if (b >= 0 && write(b, "second\n", 7) != 7)
+		printf("write: %s\n", strerror(errno));
+	cudaFree(more);
+	cudaFree(first);
+	return 0;
+}
+
+/* RLIMIT_FSIZE lets the program write its small file, not the report. */
+static int small_files(void)
+{
+	struct rlimit limit = {1000, 1000};
+	setrlimit(RLIMIT_FSIZE, &limit);
+	void *p = allocate(MiB), *q = allocate(3 * MiB);
+	FILE *data = fopen(in_run_dir("data"), "we");
+	fprintf(data, "%d bytes of the program's own\n", 32);
+	fclose(data);
+	cudaFree(q);
+	(void)p;
+	printf("done\n");
+	return 0;
+}
+
+#define ARG10   "x", "x", "x", "x", "x", "x", "x", "x", "x", "x"
+#define ARG100  ARG10, ARG10, ARG10, ARG10, ARG10, ARG10, ARG10, ARG10, ARG10, ARG10
+#define ARG1000 ARG100, ARG100, ARG100, ARG100, ARG100, ARG100, ARG100, ARG100, ARG100, ARG100
+
+/* 5,002 arguments through each list form of exec. */
+static int many_arguments(const char *self, const char *form)
+{
+	allocate(MiB);
+	char *environment[] = {"LIMITS_FROM=execle", NULL};
+	if (strcmp(form, "execl") == 0)
+		execl(self, self, "count", ARG1000, ARG1000, ARG1000, ARG1000, ARG1000, "last",
+		      (char *)NULL);
+	else if (strcmp(form, "execlp") == 0)
+		execlp(self, self, "count", ARG1000, ARG1000, ARG1000, ARG1000, ARG1000, "last",
+		       (char *)NULL);
+	else
+		execle(self, self, "count", ARG1000, ARG1000, ARG1000, ARG1000, ARG1000, "last",
+		       (char *)NULL, environment);
+	printf("%s failed: %s\n", form, strerror(errno));
+	return 1;
+}
+
+static int count(int argc, char **argv)
+{
+	const char *from = getenv("LIMITS_FROM");
+	printf("%d arguments, the last '%s', from %s\n", argc, argv[argc - 1],
+	       from ? from : "a plain exec");
+	return 0;
+}
+
+/* What the program printed but never flushed is lost at exec, as it would
+ * be without vramtrace. */
+static int exec_unflushed(const char *self)
+{
+	allocate(MiB);
+	printf("left in the buffer\n");
+	execl(self, self, "count", (char *)NULL);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	if (strcmp(mode, "closed_descriptors") == 0)
+		return closed_descriptors();
+	if (strcmp(mode, "few_descriptors") == 0)
+		return few_descriptors();
+	if (strcmp(mode, "small_files") == 0)
+		return small_files();
+	if (strcmp(mode, "many_arguments") == 0 && argc > 2)
+		return many_arguments(argv[0], argv[2]);
+	if (strcmp(mode, "count") == 0)
+		return count(argc, argv);
+	if (strcmp(mode, "exec_unflushed") == 0)
+		return exec_unflushed(argv[0]);
+	fprintf(stderr, "limits: unknown mode '%s'\n", mode);
+	return 2;
+}
