@@ -1,4 +1,5 @@
 #include "stacks.h"
+#include "thread_space.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,7 +36,9 @@ struct cache_slot {
 	uint64_t hash;
 	uint32_t id;
 };
-static __thread struct cache_slot cache[CACHE_SLOTS] __attribute__((tls_model("initial-exec")));
+/* Per thread, in the thread's space (thread_space.h), not in static TLS. */
+_Static_assert(sizeof(struct cache_slot) * CACHE_SLOTS <= VT_CACHE_STACKS_BYTES,
+	       "the stack cache fits its per-thread space");
 
 /* Every shard lock is held across fork, so a child never inherits one
  * taken. */
@@ -183,11 +186,12 @@ uint32_t vt_stack_intern(const uintptr_t *frames, unsigned depth)
 	if (depth > VT_MAX_STACK_FRAMES)
 		depth = VT_MAX_STACK_FRAMES;
 	uint64_t hash = hash_frames(frames, depth);
-	struct cache_slot *slot = &cache[hash % CACHE_SLOTS];
-	if (slot->hash == hash && matches(slot->id, hash, frames, depth))
+	struct cache_slot *cache = vt_thread_cache(VT_CACHE_STACKS);
+	struct cache_slot *slot = cache ? &cache[hash % CACHE_SLOTS] : NULL;
+	if (slot && slot->hash == hash && matches(slot->id, hash, frames, depth))
 		return slot->id;
 	uint32_t id = find_or_add(hash, frames, depth);
-	if (id)
+	if (id && slot)
 		*slot = (struct cache_slot){hash, id};
 	return id;
 }

@@ -7,6 +7,7 @@
 #include "../core/stacks.h"
 #include "../core/tag_stack.h"
 #include "../core/tags.h"
+#include "../core/thread_space.h"
 #include "../config.h"
 #include "../core/sink.h"
 #include "driver_query.h"
@@ -122,14 +123,24 @@ static uint32_t rule_tag(uint32_t stack)
 	return tag;
 }
 
-/* Precedence: explicit API tag, NVTX range, module rule, untagged. */
-static void attribute(struct vt_event *event)
+static void attribute_with_stack(void *argument)
 {
-	unsigned depth = vt_config()->stack_depth;
-	event->stack = depth ? capture_stack(depth) : VT_STACK_NONE;
-	event->tag = vt_tag_current();
+	struct vt_event *event = argument;
+	event->stack = capture_stack(vt_config()->stack_depth);
 	if (event->tag == VT_TAG_UNTAGGED && event->stack != VT_STACK_NONE)
 		event->tag = rule_tag(event->stack);
+}
+
+/* Precedence: explicit API tag, NVTX range, module rule, untagged. The
+ * walk, the Python frames and the rules run on the tracer's own stack: on
+ * the program's, a hook takes little more than its frame, whatever size
+ * the program gave its thread. Without that stack, no call stack. */
+static void attribute(struct vt_event *event)
+{
+	event->stack = VT_STACK_NONE;
+	event->tag = vt_tag_current();
+	if (vt_config()->stack_depth)
+		vt_thread_run_on_own_stack(attribute_with_stack, event);
 }
 
 /* VT_UNKNOWN_DEVICE - 1: the current context's device, asked of the driver. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../core/python_code.h"
+#include "../core/thread_space.h"
 #include "../log.h"
 
 /* Where each version keeps what is read, from CPython's headers. */
@@ -223,7 +224,8 @@ struct code_seen {
 	uint32_t id;
 };
 #define CODES_SEEN 512
-static __thread struct code_seen seen[CODES_SEEN] __attribute__((tls_model("initial-exec")));
+_Static_assert(sizeof(struct code_seen) * CODES_SEEN <= VT_CACHE_PYTHON_CODE_BYTES,
+	       "the code cache fits its per-thread space");
 
 static __attribute__((noinline)) uint32_t copy_into_seen(const void *code, struct code_seen *slot,
 							 const void *filename, int first_line)
@@ -239,6 +241,9 @@ static inline uint32_t code_id(const void *code)
 	const struct layout *l = py.layout;
 	const void *filename = field(code, l->code_filename);
 	int first_line = *(const int *)((const char *)code + l->code_first_line);
+	struct code_seen *seen = vt_thread_cache(VT_CACHE_PYTHON_CODE);
+	if (!seen)
+		return copy_code(code);
 	struct code_seen *slot = &seen[((uintptr_t)code >> 4) % CODES_SEEN];
 	if (__builtin_expect(slot->code == code && slot->filename == filename &&
 				     slot->first_line == first_line,

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,5 +186,57 @@ Test(limits, dlsym_looks_up_in_the_callers_scope_and_cuda_is_absent_until_loaded
 	cr_assert(strstr(out, "with the runtime: cudaMalloc found"));
 	cr_assert(!strstr(out, "no dlerror"), "every NULL comes with its dlerror");
 	cr_assert_eq(runs.with.reports, 0, "no CUDA call was made");
+	free_both(&runs);
+}
+
+/* The static TLS vramtrace adds to every thread of the program: its
+ * PT_TLS segment, read from the library file. */
+static size_t static_tls_bytes(void)
+{
+	FILE *file = fopen(build_path("VT_TEST_LIBRARY"), "rb");
+	cr_assert(file);
+	Elf64_Ehdr header;
+	cr_assert_eq(fread(&header, sizeof(header), 1, file), 1);
+	size_t bytes = 0;
+	for (unsigned i = 0; i < header.e_phnum; i++) {
+		Elf64_Phdr segment;
+		fseek(file, (long)(header.e_phoff + i * header.e_phentsize), SEEK_SET);
+		cr_assert_eq(fread(&segment, sizeof(segment), 1, file), 1);
+		if (segment.p_type == PT_TLS)
+			bytes = segment.p_memsz;
+	}
+	fclose(file);
+	return bytes;
+}
+
+static long stack_used(const struct traced_run *run)
+{
+	const char *line = strstr(run->err, "limits: round 1 used ");
+	cr_assert(line, "%s", run->err);
+	return strtol(line + strlen("limits: round 1 used "), NULL, 10);
+}
+
+Test(limits, a_thread_pays_little_static_tls_and_a_hook_little_stack)
+{
+	size_t tls = static_tls_bytes();
+	cr_assert_lt(tls, 1024, "%zu bytes of static TLS", tls);
+	struct both runs;
+	run_both(&runs, "limits", "stack_use", NULL, NULL);
+	same_behaviour(&runs);
+	/* glibc carves a thread's static TLS out of the stack it is given. */
+	long hook = stack_used(&runs.with) - stack_used(&runs.without) - (long)tls;
+	cr_assert_lt(hook, 2048, "an allocation and a free took %ld bytes more stack", hook);
+	cr_assert_eq(report_int(runs.with.report, "devices/0/allocations"), 3);
+	free_both(&runs);
+}
+
+Test(limits, small_thread_stacks_work_as_without)
+{
+	struct both runs;
+	run_both(&runs, "limits", "small_stacks", NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_str_eq(runs.with.out,
+			 "16 KiB thread: ran\n24 KiB thread: ran\n32 KiB thread: ran\n");
+	cr_assert_eq(report_int(runs.with.report, "devices/0/allocations"), 3);
 	free_both(&runs);
 }

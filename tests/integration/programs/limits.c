@@ -154,6 +154,74 @@ static int exec_unflushed(const char *self)
 	return 1;
 }
 
+/* How much of a thread's stack an allocation and a free take: the thread
+ * runs on a stack filled with a pattern, and what is left of it untouched
+ * is counted from the bottom. */
+enum { MEASURED_STACK = 256 * 1024, PATTERN = 0xa5 };
+
+static void *allocate_on_measured(void *arg)
+{
+	(void)arg;
+	void *p = NULL;
+	cudaMalloc(&p, MiB);
+	cudaFree(p);
+	return NULL;
+}
+
+static int stack_use(void)
+{
+	cudaFree(allocate(MiB)); /* the process's first call, on the main thread */
+	for (int round = 0; round < 2; round++) {
+		unsigned char *stack = aligned_alloc(4096, MEASURED_STACK);
+		memset(stack, PATTERN, MEASURED_STACK);
+		pthread_attr_t attributes;
+		pthread_attr_init(&attributes);
+		pthread_attr_setstack(&attributes, stack, MEASURED_STACK);
+		pthread_t thread;
+		if (pthread_create(&thread, &attributes, allocate_on_measured, NULL) != 0)
+			return 1;
+		pthread_join(thread, NULL);
+		size_t untouched = 0;
+		while (untouched < MEASURED_STACK && stack[untouched] == PATTERN)
+			untouched++;
+		/* The first round also pays for the thread's first call. */
+		fprintf(stderr, "limits: round %d used %zu bytes of stack\n", round,
+			MEASURED_STACK - untouched);
+		pthread_attr_destroy(&attributes);
+		free(stack);
+	}
+	return 0;
+}
+
+/* Threads with small stacks, as a program sizes them: creating one must
+ * work as without vramtrace, and allocating on one must not crash. */
+static void *small_worker(void *arg)
+{
+	if (arg)
+		cudaFree(allocate(MiB));
+	return NULL;
+}
+
+static int small_stacks(void)
+{
+	static const size_t sizes[] = {16 * 1024, 24 * 1024, 32 * 1024};
+	cudaFree(allocate(MiB));
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		pthread_attr_t attributes;
+		pthread_attr_init(&attributes);
+		pthread_attr_setstacksize(&attributes, sizes[i]);
+		pthread_t thread;
+		/* 16 KiB only made; 24 and 32 KiB allocate too. */
+		int rc = pthread_create(&thread, &attributes, small_worker,
+					sizes[i] > 16 * 1024 ? (void *)1 : NULL);
+		printf("%zu KiB thread: %s\n", sizes[i] / 1024, rc ? strerror(rc) : "ran");
+		if (rc == 0)
+			pthread_join(thread, NULL);
+		pthread_attr_destroy(&attributes);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -167,6 +235,10 @@ int main(int argc, char **argv)
 		return many_arguments(argv[0], argv[2]);
 	if (strcmp(mode, "count") == 0)
 		return count(argc, argv);
+	if (strcmp(mode, "stack_use") == 0)
+		return stack_use();
+	if (strcmp(mode, "small_stacks") == 0)
+		return small_stacks();
 	if (strcmp(mode, "exec_unflushed") == 0)
 		return exec_unflushed(argv[0]);
 	fprintf(stderr, "limits: unknown mode '%s'\n", mode);

@@ -1,0 +1,125 @@
+#define _GNU_SOURCE
+#include "thread_space.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* [guard page][stack, growing down][caches]: an overflow meets the guard,
+ * never the caches. */
+struct space {
+	size_t mapped;
+	void **owner; /* the thread's pointer, cleared as the thread exits */
+};
+
+static const size_t cache_bytes[VT_CACHE_COUNT] = {VT_CACHE_STACKS_BYTES,
+						   VT_CACHE_PYTHON_CODE_BYTES};
+
+/* NULL: not mapped yet; GONE: the thread is exiting, or mapping failed. */
+#define GONE ((void *)1)
+static __thread void *mine __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t exit_key;
+static atomic_int key_state; /* 0 none, 1 made, -1 failed */
+static pthread_mutex_t key_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t page_size(void)
+{
+	long size = sysconf(_SC_PAGESIZE);
+	return size > 0 ? (size_t)size : 4096;
+}
+
+static void release(void *space)
+{
+	struct space *s = space;
+	*s->owner = GONE;
+	size_t guard = page_size();
+	munmap((char *)s - guard - VT_THREAD_STACK_BYTES, s->mapped);
+}
+
+static bool make_key(void)
+{
+	int state = atomic_load_explicit(&key_state, memory_order_acquire);
+	if (state)
+		return state > 0;
+	pthread_mutex_lock(&key_lock);
+	if (!atomic_load(&key_state))
+		atomic_store(&key_state, pthread_key_create(&exit_key, release) == 0 ? 1 : -1);
+	pthread_mutex_unlock(&key_lock);
+	return atomic_load(&key_state) > 0;
+}
+
+static size_t caches_bytes(void)
+{
+	size_t total = sizeof(struct space);
+	for (int i = 0; i < VT_CACHE_COUNT; i++)
+		total += cache_bytes[i];
+	return total;
+}
+
+static struct space *map_space(void)
+{
+	size_t guard = page_size();
+	size_t length = guard + VT_THREAD_STACK_BYTES + caches_bytes();
+	length = (length + guard - 1) / guard * guard;
+	int saved_errno = errno;
+	char *base = mmap(NULL, length, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED) {
+		errno = saved_errno;
+		return NULL;
+	}
+	mprotect(base, guard, PROT_NONE);
+	struct space *s = (struct space *)(base + guard + VT_THREAD_STACK_BYTES);
+	*s = (struct space){length, &mine};
+	if (pthread_setspecific(exit_key, s) != 0) {
+		munmap(base, length);
+		s = NULL;
+	}
+	errno = saved_errno;
+	return s;
+}
+
+static struct space *space(void)
+{
+	void *current = mine;
+	if (current == GONE)
+		return NULL;
+	if (current)
+		return current;
+	struct space *s = make_key() ? map_space() : NULL;
+	mine = s ? (void *)s : GONE;
+	return s;
+}
+
+void *vt_thread_cache(enum vt_thread_cache which)
+{
+	char *at = (char *)space();
+	if (!at)
+		return NULL;
+	at += sizeof(struct space);
+	for (int i = 0; i < (int)which; i++)
+		at += cache_bytes[i];
+	return at;
+}
+
+void vt_stack_switch(void (*fn)(void *), void *arg, void *top);
+
+bool vt_thread_run_on_own_stack(void (*fn)(void *), void *arg)
+{
+	struct space *s = space();
+	if (!s)
+		return false;
+	sigset_t all, previous;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &previous);
+	/* The top, 16-byte aligned: just below the caches. */
+	void *top = (void *)((uintptr_t)s & ~(uintptr_t)15);
+	vt_stack_switch(fn, arg, top);
+	pthread_sigmask(SIG_SETMASK, &previous, NULL);
+	return true;
+}

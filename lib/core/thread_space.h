@@ -1,0 +1,33 @@
+/* The tracer's per-thread memory, mapped on a thread's first event instead
+ * of held in static TLS (which every thread of the program pays for, and
+ * which glibc takes out of each thread's stack): a stack of the tracer's own
+ * for the deep part of an event (unwinding, Python frames, rules), with a
+ * guard page below it, and the per-thread caches. Static TLS keeps only a
+ * pointer to it. A thread that cannot get its space records without a
+ * stack and without caches; the program's call is never failed. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The caches each module keeps per thread, in bytes. */
+enum vt_thread_cache {
+	VT_CACHE_STACKS,      /* core/stacks.c: stack hash to id */
+	VT_CACHE_PYTHON_CODE, /* sources/python.c: code object to id */
+	VT_CACHE_COUNT,
+};
+#define VT_CACHE_STACKS_BYTES      4096
+#define VT_CACHE_PYTHON_CODE_BYTES 12288
+
+/* This thread's cache, zeroed when first handed out; NULL when the thread
+ * has no space (or is past its exit). Never allocates after the first
+ * call on a thread. */
+void *vt_thread_cache(enum vt_thread_cache which);
+
+/* Runs fn(arg) on this thread's tracer stack with the program's signals
+ * held back, so that no handler of the program runs on the tracer's stack.
+ * False, without running it, when the thread has no space. */
+bool vt_thread_run_on_own_stack(void (*fn)(void *), void *arg);
+
+/* Bytes of the tracer stack fn may use (for the tests' measure). */
+#define VT_THREAD_STACK_BYTES (128 * 1024)
