@@ -114,9 +114,14 @@ bool vt_thread_run_on_own_stack(void (*fn)(void *), void *arg)
 	struct space *s = space();
 	if (!s)
 		return false;
-	sigset_t all, previous;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &previous);
+	/* A fault is still delivered: blocked, it would kill the process
+	 * without its handlers. */
+	sigset_t held, previous;
+	sigfillset(&held);
+	static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT};
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		sigdelset(&held, faults[i]);
+	pthread_sigmask(SIG_BLOCK, &held, &previous);
 	/* The top, 16-byte aligned: just below the caches. */
 	void *top = (void *)((uintptr_t)s & ~(uintptr_t)15);
 	vt_stack_switch(fn, arg, top);
