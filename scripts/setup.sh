@@ -8,7 +8,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
 packages="gcc g++ meson ninja-build pkg-config uthash-dev libcriterion-dev libjansson-dev binutils
-	clang-format git libunwind-dev libdw-dev python3 patchelf"
+	clang-format git libdw-dev python3 patchelf"
 # python3-numba: a library driving the driver through ctypes (test_python.c).
 [ "${1:-}" = "--tests" ] && packages="$packages chromium bsdutils valgrind python3-pytest python3-selenium
 	chromium-driver python3-prometheus-client python3-numba"
