@@ -24,6 +24,7 @@
 #include "log.h"
 #include "report/output.h"
 #include "report/report.h"
+#include "report/symbolize.h"
 #include "sources/background.h"
 #include "sources/call.h"
 #include "interpose/cupti.h"
@@ -232,6 +233,8 @@ static void activate(void)
 	if (library.config.stack_depth && !vt_stack_capture_init((const void *)vt_library_activate))
 		vt_warn_once(&warned_unwinder, "cannot find glibc's backtrace: allocations are "
 					       "recorded without call stacks");
+	if (library.config.stack_depth)
+		vt_symbolizer_prepare();
 	if (library.config.stack_depth && library.config.python &&
 	    vt_python_init(library.config.python_depth))
 		vt_call_enable_python();

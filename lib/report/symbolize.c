@@ -2,6 +2,8 @@
 #include "symbolize.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "../core/python_code.h"
+#include "libdw_guard.h"
 
 /* libdw is opened at report time, privately, so that loading vramtrace
  * costs nothing and its symbols never meet the program's. */
@@ -36,12 +39,48 @@ struct vt_symbolizer {
 	char *debuginfo_path;
 	Dwfl *dwfl;
 	demangle_fn demangle;
-	bool owned; /* false for the fallback used when calloc failed */
+	bool owned;    /* false for the fallback used when calloc failed */
+	sigset_t mask; /* the thread's, before libdw_guard.h's */
 };
+
+/* libdw is loaded once and kept: its thread-local data then lives as long
+ * as it does. A copy the program did not load itself gets the guard. */
+static void *open_libdw(void)
+{
+	static void *kept;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&lock);
+	if (!kept) {
+		void *had_libdw = dlopen("libdw.so.1", RTLD_NOW | RTLD_NOLOAD);
+		void *had_libelf = dlopen("libelf.so.1", RTLD_NOW | RTLD_NOLOAD);
+		kept = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+		if (kept && !had_libdw) {
+			void *libelf =
+				had_libelf ? NULL : dlopen("libelf.so.1", RTLD_NOW | RTLD_NOLOAD);
+			vt_libdw_guard_install(kept, libelf);
+			if (libelf)
+				dlclose(libelf);
+		}
+		if (had_libdw)
+			dlclose(had_libdw);
+		if (had_libelf)
+			dlclose(had_libelf);
+	}
+	pthread_mutex_unlock(&lock);
+	return kept;
+}
+
+/* libdw ran out of memory: its state is left as it is, never freed nor
+ * unloaded, and frames are named without it. */
+static void abandon_libdw(struct vt_symbolizer *s)
+{
+	vt_libdw_guard_leave();
+	s->dwfl = NULL;
+}
 
 static bool load_libdw(struct vt_symbolizer *s)
 {
-	s->handle = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+	s->handle = open_libdw();
 	if (!s->handle)
 		return false;
 	void **slots[] = {
@@ -88,7 +127,7 @@ static int find_debuginfo(Dwfl_Module *module, void **userdata, const char *name
 	return standard_find_debuginfo(module, userdata, name, base, file, debuglink, crc, found);
 }
 
-static bool start_dwfl(struct vt_symbolizer *s)
+static bool start_dwfl_unguarded(struct vt_symbolizer *s)
 {
 	s->callbacks.find_elf = s->dw.find_elf;
 	standard_find_debuginfo = s->dw.find_debuginfo;
@@ -114,14 +153,29 @@ static bool start_dwfl(struct vt_symbolizer *s)
  * is used when it has one; the library is opened once and kept. */
 static demangle_fn find_demangler(void)
 {
-	demangle_fn found = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	static _Atomic(demangle_fn) kept;
+	demangle_fn found = atomic_load(&kept);
 	if (found)
 		return found;
-	static void *libstdcxx;
-	if (!libstdcxx)
-		libstdcxx = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
-	return libstdcxx ? (demangle_fn)dlsym(libstdcxx, "__cxa_demangle") : NULL;
+	found = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (!found) {
+		void *libstdcxx = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+		found = libstdcxx ? (demangle_fn)dlsym(libstdcxx, "__cxa_demangle") : NULL;
+	}
+	atomic_store(&kept, found);
+	return found;
 }
+
+/* Loading a library when the host is out of memory can end the process in
+ * ld.so itself (libstdc++'s unique symbols): both are loaded while the
+ * tracer starts, not at the report. */
+void vt_symbolizer_prepare(void)
+{
+	open_libdw();
+	find_demangler();
+}
+
+static bool start_dwfl(struct vt_symbolizer *s);
 
 struct vt_symbolizer *vt_symbolizer_open(void)
 {
@@ -130,6 +184,7 @@ struct vt_symbolizer *vt_symbolizer_open(void)
 	if (!s)
 		return &fallback;
 	s->owned = true;
+	vt_libdw_guard_faults_begin(&s->mask);
 	if (load_libdw(s))
 		start_dwfl(s);
 	s->demangle = find_demangler();
@@ -155,9 +210,22 @@ static void set_function(struct vt_symbolizer *s, const char *name, struct vt_fr
 		*version = '\0';
 }
 
-static bool symbolize_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
+static bool start_dwfl(struct vt_symbolizer *s)
 {
-	Dwfl_Module *module = s->dwfl ? s->dw.addrmodule(s->dwfl, pc) : NULL;
+	sigjmp_buf escape;
+	if (sigsetjmp(escape, 1)) {
+		abandon_libdw(s);
+		return false;
+	}
+	vt_libdw_guard_enter(&escape);
+	bool started = start_dwfl_unguarded(s);
+	vt_libdw_guard_leave();
+	return started;
+}
+
+static bool lookup_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
+{
+	Dwfl_Module *module = s->dw.addrmodule(s->dwfl, pc);
 	if (!module)
 		return false;
 	Dwarf_Addr start = 0;
@@ -173,6 +241,36 @@ static bool symbolize_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_fram
 	copy(out->file, sizeof(out->file), file);
 	out->line = file ? line_number : 0;
 	return true;
+}
+
+static bool symbolize_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
+{
+	if (!s->dwfl)
+		return false;
+	sigjmp_buf escape;
+	if (sigsetjmp(escape, 1)) {
+		abandon_libdw(s);
+		uintptr_t pc_kept = out->pc;
+		memset(out, 0, sizeof(*out));
+		out->pc = pc_kept;
+		return false;
+	}
+	vt_libdw_guard_enter(&escape);
+	bool found = lookup_dwfl(s, pc, out);
+	vt_libdw_guard_leave();
+	return found;
+}
+
+static void end_dwfl(struct vt_symbolizer *s)
+{
+	sigjmp_buf escape;
+	if (sigsetjmp(escape, 1)) {
+		abandon_libdw(s);
+		return;
+	}
+	vt_libdw_guard_enter(&escape);
+	s->dw.end(s->dwfl);
+	vt_libdw_guard_leave();
 }
 
 static void symbolize_dladdr(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
@@ -216,9 +314,9 @@ void vt_symbolize(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
 void vt_symbolizer_close(struct vt_symbolizer *s)
 {
 	if (s->dwfl)
-		s->dw.end(s->dwfl);
-	if (s->handle)
-		dlclose(s->handle);
+		end_dwfl(s);
+	if (s->owned)
+		vt_libdw_guard_faults_end(&s->mask);
 	bool owned = s->owned;
 	memset(s, 0, sizeof(*s));
 	if (owned)

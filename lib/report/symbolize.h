@@ -21,5 +21,7 @@ struct vt_symbolizer;
 /* Opens libdw on this process; falls back to the dynamic symbol table
  * (dladdr) when libdw is missing. Never NULL. */
 struct vt_symbolizer *vt_symbolizer_open(void);
+/* Loads what symbolizing needs ahead of time; done as the tracer starts. */
+void vt_symbolizer_prepare(void);
 void vt_symbolize(struct vt_symbolizer *symbolizer, uintptr_t pc, struct vt_frame *out);
 void vt_symbolizer_close(struct vt_symbolizer *symbolizer);

@@ -240,3 +240,36 @@ Test(limits, small_thread_stacks_work_as_without)
 	cr_assert_eq(report_int(runs.with.report, "devices/0/allocations"), 3);
 	free_both(&runs);
 }
+
+static unsigned count_lines(const char *text)
+{
+	unsigned lines = 0;
+	for (const char *c = text; *c; c++)
+		lines += *c == '\n';
+	return lines;
+}
+
+/* malloc fails after N more calls once main returns, for N across every
+ * allocation the exit report makes (libdw's and ld.so's included): the
+ * program's status and output stay its own, a report is whole or absent,
+ * and the tracer says so in one line at most. */
+Test(limits, host_memory_running_out_at_exit_is_the_tracers_failure, .timeout = 240)
+{
+	for (int after = 0; after <= 600; after += 3) {
+		char text[16];
+		snprintf(text, sizeof(text), "%d", after);
+		struct both runs;
+		run_both(&runs, "malloc_fails", text, "5", NULL);
+		same_behaviour(&runs);
+		cr_assert_eq(runs.with.status, 5, "after %d: %s", after, runs.with.err);
+		cr_assert_str_eq(runs.with.out, "leaving with 5\n");
+		cr_assert_leq(count_lines(runs.with.err), 1, "after %d: %s", after, runs.with.err);
+		cr_assert(!runs.with.err[0] || strncmp(runs.with.err, "vramtrace: ", 11) == 0,
+			  "after %d: %s", after, runs.with.err);
+		no_leftovers(&runs.with);
+		if (runs.with.reports)
+			cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"),
+				     10 * MiB);
+		free_both(&runs);
+	}
+}
