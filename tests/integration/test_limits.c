@@ -112,7 +112,16 @@ Test(limits, under_rlimit_nofile_the_tracer_gives_way)
 		 "vramtrace: cannot write the report to %s/report.json: Too many open files; no "
 		 "report written\n",
 		 runs.with.dir);
-	cr_assert_str_eq(runs.with.err, expected);
+	/* The control endpoint, whose socket the program closed with the rest,
+	 * may say so too. */
+	const char *line = strstr(runs.with.err, expected);
+	cr_assert(line && strcmp(line, expected) == 0, "%s", runs.with.err);
+	static const char control[] = "vramtrace: the program closed the control socket's "
+				      "descriptor; the control endpoint is off\n";
+	size_t before = (size_t)(line - runs.with.err);
+	cr_assert(before == 0 || (before == strlen(control) &&
+				  strncmp(runs.with.err, control, before) == 0),
+		  "%s", runs.with.err);
 	cr_assert_eq(runs.with.reports, 0);
 	no_leftovers(&runs.with);
 	free_both(&runs);
