@@ -14,6 +14,7 @@
 struct space {
 	size_t mapped;
 	void **owner; /* the thread's pointer, cleared as the thread exits */
+	bool running; /* on the tracer's stack now: a nested run stays there */
 };
 
 static const size_t cache_bytes[VT_CACHE_COUNT] = {VT_CACHE_STACKS_BYTES,
@@ -75,7 +76,7 @@ static struct space *map_space(void)
 	}
 	mprotect(base, guard, PROT_NONE);
 	struct space *s = (struct space *)(base + guard + VT_THREAD_STACK_BYTES);
-	*s = (struct space){length, &mine};
+	*s = (struct space){length, &mine, false};
 	if (pthread_setspecific(exit_key, s) != 0) {
 		munmap(base, length);
 		s = NULL;
@@ -114,6 +115,10 @@ bool vt_thread_run_on_own_stack(void (*fn)(void *), void *arg)
 	struct space *s = space();
 	if (!s)
 		return false;
+	if (s->running) {
+		fn(arg);
+		return true;
+	}
 	/* A fault is still delivered: blocked, it would kill the process
 	 * without its handlers. */
 	sigset_t held, previous;
@@ -124,7 +129,9 @@ bool vt_thread_run_on_own_stack(void (*fn)(void *), void *arg)
 	pthread_sigmask(SIG_BLOCK, &held, &previous);
 	/* The top, 16-byte aligned: just below the caches. */
 	void *top = (void *)((uintptr_t)s & ~(uintptr_t)15);
+	s->running = true;
 	vt_stack_switch(fn, arg, top);
+	s->running = false;
 	pthread_sigmask(SIG_SETMASK, &previous, NULL);
 	return true;
 }
