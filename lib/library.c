@@ -405,9 +405,7 @@ static bool put_file(vt_output_writer writer, void *context)
 			note_written(library.written);
 		}
 	}
-	int error = errno;
-	vt_quiet_end(&quiet);
-	errno = error;
+	vt_quiet_end(&quiet); /* errno as the write left it */
 	return ok;
 }
 
@@ -418,10 +416,10 @@ static bool put_report(struct vt_report *report, bool final)
 	if (put_file(write_report_json, report))
 		return true;
 	int error = errno;
-	if (!atomic_load(&library.have_written) && !library.output_ok)
+	bool have_written = atomic_load(&library.have_written);
+	if (!have_written && !library.output_ok)
 		return false; /* said once already, on activation */
-	const char *path =
-		atomic_load(&library.have_written) ? library.written : library.output_path;
+	const char *path = have_written ? library.written : library.output_path;
 	if (final)
 		vt_warn("cannot write the report to %s: %s; no report written", path,
 			strerror(error));
@@ -446,9 +444,8 @@ static void print_summary(const struct vt_report *report, bool written, bool flu
 	vt_report_write_summary(report, out);
 	/* What the program printed comes first, as it would without us: a
 	 * reader such as `head` may stop at our lines, and the program's own
-	 * flush at exit must not be the write that meets a closed pipe. Every
-	 * open stream: a stream the program closed is no longer listed. Not
-	 * before exec, which drops what the program left in its buffers. */
+	 * flush at exit must not be the write that meets a closed pipe (not
+	 * before exec, which drops what the program's buffers hold). */
 	if (flush_program)
 		fflush(NULL);
 	if (fclose(out) == 0)
@@ -605,15 +602,14 @@ static bool vt_library_dump(const char *path)
 		vt_quiet_begin(&quiet);
 		ok = vt_output_write(expanded, write_report_json, &collection->report, written,
 				     sizeof(written));
-		int error = errno;
 		vt_quiet_end(&quiet);
 		if (!ok)
 			vt_warn_once(&warned_dump,
 				     "vramtrace_dump: cannot write the report to %s: %s", expanded,
-				     error == ENXIO ? "a FIFO no process has open for reading"
-				     : error == ENOTSUP
+				     errno == ENXIO ? "a FIFO no process has open for reading"
+				     : errno == ENOTSUP
 					     ? "a block device or a socket, never written to"
-					     : strerror(error));
+					     : strerror(errno));
 		vt_collection_release(collection, VT_COLLECT_FULL);
 	}
 	vt_tracer_busy--;

@@ -55,10 +55,10 @@ for check in "$root"/tests/gpu/row*.sh "$root"/tests/gpu/*.py "$root/tests/gpu/c
 done
 chmod +x "$kit/run.sh"
 
-# What libvramtrace.so opens itself at run time (core/stack_capture.c,
-# report/symbolize.c): ldd cannot see these.
+# What libvramtrace.so opens itself at run time
+# (report/symbolize.c): ldd cannot see it.
 # (libstdc++, for demangling, is GCC's, on the machine.)
-opened="libunwind.so.8 libdw.so.1"
+opened="libdw.so.1"
 # Never carried: glibc's own; GCC's runtime, which the GPU machine has with
 # its gcc (and Debian's copy would ask for a newer glibc than the rest);
 # NVIDIA's, which must be the machine's.

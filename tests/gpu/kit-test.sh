@@ -49,7 +49,7 @@ env -i PATH=/usr/bin:/bin LD_DEBUG=libs LD_DEBUG_OUTPUT="$work/ld" VRAMTRACE_SUM
 	"$kit/bin/vramtrace" run --simulate --output "$work/loads.json" -- \
 	"$kit/progs/llm_serving_shared" >/dev/null 2>&1 || fail "the traced run failed"
 cat "$work"/ld.* | sed -n 's/.*calling init: //p' | sort -u >"$work/loaded"
-grep -q "^$kit/lib/deps/libunwind.so.8$" "$work/loaded" || fail "libunwind not loaded from the kit"
+grep -q "^$kit/lib/deps/libdw.so.1$" "$work/loaded" || fail "libdw not loaded from the kit"
 grep -q "libjansson.so.4$" "$work/loaded" || fail "the tool loaded no libjansson"
 # libdw opens elfutils' debuginfod client where one is installed, and does
 # without it (a bare machine has none): that and what it loads may be the
