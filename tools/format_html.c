@@ -2,7 +2,7 @@
  * style inlined (tools/html, embedded at build time) and its data as JSON
  * in the page; nothing is fetched. The script draws the report (timeline
  * with each interval's lowest and highest, the moment of the peak, a flame
- * graph, sortable tables, the device view) and the diff. */
+ * graph, sortable tables, the device view), the diff and the fit. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +14,7 @@ void vt_html_begin(FILE *out)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width\">\n"
+	      "<meta name=\"color-scheme\" content=\"light dark\">\n"
 	      "<title>vramtrace</title>\n<style>\n",
 	      out);
 	fputs(vt_page_css, out);
@@ -22,25 +23,20 @@ void vt_html_begin(FILE *out)
 	fputs("</script></head><body>\n<h1>vramtrace</h1>\n", out);
 }
 
-/* The one list of frames to leave out (core/plumbing.h), for the script. */
-static json_t *plumbing(void)
-{
-	json_t *modules = json_array(), *functions = json_array();
-	for (const char *const *name = vt_plumbing_modules; *name; name++)
-		json_array_append_new(modules, json_string(*name));
-	for (const char *const *name = vt_plumbing_functions; *name; name++)
-		json_array_append_new(functions, json_string(*name));
-	return json_pack("{s:o, s:o}", "modules", modules, "functions", functions);
-}
-
-/* JSON inside a script element: "</" would end the element early. */
+/* JSON inside a script element. Any string of a report may hold "</script>"
+ * or "<!--<script>" (which makes the parser skip the real end tag and the
+ * page draws nothing), so no '<', '>' or '&' reaches the page raw: they
+ * only occur inside JSON strings, where \u escapes mean the same. U+2028
+ * and U+2029 are escaped too, for readers that take the data as script. */
 static void put_data(FILE *out, json_t *data)
 {
 	char *text = json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	fputs("<script type=\"application/json\" class=\"vt-data\">", out);
-	for (const char *c = text ? text : "null"; *c; c++) {
-		if (c[0] == '<' && c[1] == '/')
-			fputs("<\\", out);
+	for (const unsigned char *c = (const unsigned char *)(text ? text : "null"); *c; c++) {
+		if (*c == '<' || *c == '>' || *c == '&')
+			fprintf(out, "\\u%04x", *c);
+		else if (c[0] == 0xe2 && c[1] == 0x80 && (c[2] == 0xa8 || c[2] == 0xa9))
+			fprintf(out, "\\u%04x", 0x2000 | (c[2] - 0x80)), c += 2;
 		else
 			fputc(*c, out);
 	}
@@ -48,10 +44,39 @@ static void put_data(FILE *out, json_t *data)
 	free(text);
 }
 
+/* Marks each frame object the C side hides (core/plumbing.h), so that the
+ * page hides exactly what the summary hides, and shows it on request. */
+static void mark_frame(json_t *frame)
+{
+	if (!json_is_object(frame))
+		return;
+	const char *module = json_string_value(json_object_get(frame, "module"));
+	const char *function = json_string_value(json_object_get(frame, "function"));
+	if (vt_plumbing_frame(module ? module : "", function))
+		json_object_set_new(frame, "plumbing", json_true());
+}
+
+static void mark_plumbing(json_t *document)
+{
+	size_t i, j;
+	json_t *frame, *stack;
+	json_array_foreach (json_object_get(document, "frames"), i, frame)
+		mark_frame(frame);
+	json_array_foreach (json_object_get(document, "stack_frames"), i, stack)
+		json_array_foreach (json_object_get(stack, "frames"), j, frame)
+			mark_frame(frame);
+}
+
+static void prepare(json_t *document)
+{
+	mark_plumbing(document);
+}
+
 void vt_html_body(const struct vt_report *report, const struct vt_format_options *options,
 		  FILE *out)
 {
 	json_t *shown = vt_selected_document(report, options);
+	prepare(shown);
 	char title[160] = "";
 	if (options->rank)
 		snprintf(title, sizeof(title), "rank %s", options->rank);
@@ -63,13 +88,38 @@ void vt_html_body(const struct vt_report *report, const struct vt_format_options
 	json_decref(data);
 }
 
+/* What the diff page draws of one report: its run and, per device and the
+ * host, the figures and the timeline; not its stacks (the diff has them),
+ * so that a diff of two 16k-stack reports stays small. */
+static json_t *owner_outline(json_t *owner)
+{
+	static const char *const keys[] = {"ordinal",  "name",     "capacity_bytes",
+					   "peak",     "timeline", "live_at_exit_bytes",
+					   "failures", NULL};
+	json_t *outline = json_object();
+	for (const char *const *key = keys; *key; key++)
+		if (json_object_get(owner, *key))
+			json_object_set(outline, *key, json_object_get(owner, *key));
+	return outline;
+}
+
+static json_t *outline(json_t *report)
+{
+	json_t *devices = json_array(), *device;
+	size_t i;
+	json_array_foreach (json_object_get(report, "devices"), i, device)
+		json_array_append_new(devices, owner_outline(device));
+	json_t *host = json_object_get(report, "host");
+	return json_pack("{s:O?, s:o, s:o}", "run", json_object_get(report, "run"), "devices",
+			 devices, "host", json_is_object(host) ? owner_outline(host) : json_null());
+}
+
 void vt_html_diff(json_t *a, json_t *b, const char *a_path, const char *b_path, json_t *diff,
 		  FILE *out)
 {
 	vt_html_begin(out);
-	json_t *data =
-		json_pack("{s:s, s:O, s:O, s:s, s:s, s:O, s:o}", "page", "diff", "a", a, "b", b,
-			  "a_path", a_path, "b_path", b_path, "diff", diff, "plumbing", plumbing());
+	json_t *data = json_pack("{s:s, s:o, s:o, s:s, s:s, s:O}", "page", "diff", "a", outline(a),
+				 "b", outline(b), "a_path", a_path, "b_path", b_path, "diff", diff);
 	put_data(out, data);
 	json_decref(data);
 	vt_html_end(out);

@@ -1,0 +1,146 @@
+/* vramtrace pages: what every page shares: numbers in words, round axis
+ * ticks, elements, the tooltip, charts that follow the window. No request
+ * leaves the page. */
+
+/* The SVG namespace: a name, not an address; written so that no URL
+ * appears in the page. */
+const NS = ['http:', '', 'www.w3.org', '2000', 'svg'].join('/');
+/* Series colours: mid-lightness hues that hold contrast on the light and
+ * the dark background alike; the chart fills are these colours unmixed,
+ * so the legend's swatch is the chart's colour. */
+const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#b07aa1', '#9c755f',
+	'#17becf', '#edc948', '#76b7b2', '#ff9da7', '#7f7f7f', '#bcbd22'];
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
+
+function human(bytes) {
+	let value = Math.abs(bytes), unit = 0;
+	while (value >= 1024 && unit < UNITS.length - 1) { value /= 1024; unit++; }
+	const text = unit === 0 ? value.toFixed(0) + ' B' : value.toFixed(2) + ' ' + UNITS[unit];
+	return (bytes < 0 ? '-' : '') + text;
+}
+/* A signed size: "+1.00 GiB", "-512 B", "0 B". */
+function signed(bytes) { return (bytes > 0 ? '+' : '') + human(bytes); }
+function count(n) { return Number(n).toLocaleString('en-US'); }
+function seconds(ns) { return (ns / 1e9).toFixed(3) + ' s'; }
+function base(path) { return path ? path.slice(path.lastIndexOf('/') + 1) : ''; }
+/* A number with no trailing zeros: 2.50 -> "2.5", 3.00 -> "3". */
+function trim(value, digits) { return String(+value.toFixed(digits)); }
+
+/* Round steps, 1, 2 or 5 times a power of ten, in the unit of the span. */
+function roundStep(span, want) {
+	const raw = span / Math.max(want, 1);
+	const power = Math.pow(10, Math.floor(Math.log10(raw)));
+	for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power;
+	return 10 * power;
+}
+function stepTicks(low, high, step) {
+	const ticks = [];
+	for (let v = Math.ceil(low / step - 1e-9) * step; v <= high + step * 1e-9; v += step) ticks.push(v);
+	return ticks;
+}
+/* Byte ticks in the binary unit of the top (0, 5 GiB, 10 GiB, ...), each
+ * labelled without trailing zeros. */
+function byteTicks(top, want) {
+	let unit = 0;
+	while (unit < UNITS.length - 1 && top / Math.pow(1024, unit + 1) >= 1) unit++;
+	const scale = Math.pow(1024, unit);
+	const step = roundStep(top / scale, want);
+	const digits = Math.max(0, -Math.floor(Math.log10(step)));
+	return stepTicks(0, top / scale, step).map(v => ({value: v * scale, text: trim(v, digits) + ' ' + UNITS[unit]}));
+}
+/* Time ticks (nanoseconds) at round times in the unit the span wants. */
+function timeTicks(low, high, want) {
+	const span = high - low;
+	const [scale, unit] = span >= 2e9 ? [1e9, 's'] : span >= 2e6 ? [1e6, 'ms'] : span >= 2e3 ? [1e3, '\u00b5s'] : [1, 'ns'];
+	const step = roundStep(span / scale, want);
+	const digits = Math.max(0, -Math.floor(Math.log10(step)));
+	return stepTicks(low / scale, high / scale, step).map(v => ({value: v * scale, text: trim(v, digits) + ' ' + unit}));
+}
+function timeText(ns, span) {
+	if (span < 2e6) return trim(ns / 1e3, 1) + ' \u00b5s';
+	if (span < 2e9) return trim(ns / 1e6, 3) + ' ms';
+	return trim(ns / 1e9, 3) + ' s';
+}
+/* Whole-numbered ticks for a setting (batch 1, 2, 4...): never 9.5. */
+function valueTicks(low, high, want, whole) {
+	let step = roundStep(high - low || 1, want);
+	if (whole) step = Math.max(1, Math.round(step));
+	const digits = Math.max(0, -Math.floor(Math.log10(step)));
+	return stepTicks(low, high, step).map(v => ({value: v, text: trim(v, digits)}));
+}
+
+function el(tag, attrs, children) {
+	const node = document.createElement(tag);
+	for (const key in attrs || {}) {
+		if (key === 'text') node.textContent = attrs[key];
+		else node.setAttribute(key, attrs[key]);
+	}
+	for (const child of children || []) node.append(child);
+	return node;
+}
+function svg(tag, attrs, parent) {
+	const node = document.createElementNS(NS, tag);
+	for (const key in attrs || {}) {
+		if (key === 'text') node.textContent = attrs[key];
+		else node.setAttribute(key, attrs[key]);
+	}
+	if (parent) parent.append(node);
+	return node;
+}
+function swatch(color, label, dashed) {
+	return el('span', {}, [el('span', {'class': 'swatch' + (dashed ? ' dashed' : ''), style: 'background:' + color}), label]);
+}
+/* A name cut to fit, with the whole name on hover. */
+function ellipsis(text, cls) {
+	return el('span', {'class': 'ellipsis' + (cls ? ' ' + cls : ''), title: text, text: text});
+}
+/* A coloured signed delta: growth red, shrinkage green. */
+function delta(bytes) {
+	return el('span', {'class': bytes > 0 ? 'grew' : bytes < 0 ? 'shrank' : '', text: signed(bytes)});
+}
+
+/* The one tooltip of the page. */
+let TOOLTIP = null;
+function showTip(event, lines) {
+	TOOLTIP.replaceChildren(...lines.map(line => el('div', {text: line})));
+	TOOLTIP.style.display = 'block';
+	const right = event.clientX + 14 + TOOLTIP.offsetWidth > window.innerWidth;
+	TOOLTIP.style.left = (right ? event.clientX - 14 - TOOLTIP.offsetWidth : event.clientX + 14) + 'px';
+	const below = event.clientY + 14 + TOOLTIP.offsetHeight > window.innerHeight;
+	TOOLTIP.style.top = (below ? event.clientY - 14 - TOOLTIP.offsetHeight : event.clientY + 14) + 'px';
+}
+function hideTip() { TOOLTIP.style.display = 'none'; }
+
+/* A chart drawn at its box's width, and drawn again when the width
+ * changes: charts follow the window, nothing is cut. */
+function responsive(box, draw) {
+	let width = 0;
+	const redraw = () => {
+		const now = Math.max(320, Math.floor(box.clientWidth));
+		if (now === width) return;
+		width = now;
+		draw(width);
+	};
+	new ResizeObserver(redraw).observe(box);
+	requestAnimationFrame(redraw);
+	box.__redraw = () => { width = 0; redraw(); };
+	return box;
+}
+
+/* Labels that never overprint: each takes the first of its candidate
+ * places that overlaps no label placed before. */
+function labelPlacer() {
+	const placed = [];
+	const overlaps = (a, b) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+	return function place(text, candidates, attrs, parent) {
+		const width = text.length * 6.4 + 4;
+		for (const c of candidates) {
+			const x0 = c.anchor === 'end' ? c.x - width : c.x;
+			const box = {x0, x1: x0 + width, y0: c.y - 11, y1: c.y + 2};
+			if (placed.some(p => overlaps(p, box))) continue;
+			placed.push(box);
+			return svg('text', Object.assign({x: c.x, y: c.y, 'text-anchor': c.anchor || 'start', text}, attrs), parent);
+		}
+		return null;
+	};
+}

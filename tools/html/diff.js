@@ -1,0 +1,131 @@
+/* ---- a diff: the change stated first, then where it came from ---- */
+function percent(relative) {
+	if (relative === null || relative === undefined || !isFinite(relative)) return 'new';
+	return (relative > 0 ? '+' : '') + (100 * relative).toFixed(1) + '%';
+}
+function headline(row) {
+	return el('p', {'class': 'headline'}, [row.key + ': peak ' + human(row.a_bytes) + ' \u2192 ' + human(row.b_bytes) + ' (',
+		delta(row.delta_bytes), ', ' + percent(row.relative) + (row.ratio ? ', \u00d7' + row.ratio.toFixed(2) : '') + ')']);
+}
+
+function bars(rows, title) {
+	const box = el('div');
+	box.append(el('h3', {text: title}));
+	if (!rows.length) { box.append(el('p', {'class': 'note', text: 'nothing to compare'})); return box; }
+	const max = Math.max(1, ...rows.map(r => Math.max(r.a_bytes, r.b_bytes)));
+	const chartBox = el('div', {'class': 'chart-box'});
+	box.append(chartBox, el('p', {'class': 'legend'}, [swatch(PALETTE[0], 'A'), swatch(PALETTE[1], 'B')]));
+	responsive(chartBox, W => {
+		const NAME = Math.min(260, W * 0.3), VALUES = 190, barW = Math.max(40, W - NAME - VALUES - 10);
+		const chart = svg('svg', {width: W, height: rows.length * 36 + 4, role: 'img', 'aria-label': title});
+		rows.forEach((row, i) => {
+			const y = i * 36 + 4, chars = Math.floor(NAME / 6.6);
+			const name = svg('text', {x: 0, y: y + 17, text: row.key.length > chars ? row.key.slice(0, chars - 1) + '\u2026' : row.key}, chart);
+			svg('title', {text: row.key}, name);
+			[['a_bytes', 0, 'A'], ['b_bytes', 1, 'B']].forEach(([side, k, label]) => {
+				const w = barW * row[side] / max;
+				svg('rect', {x: NAME, y: y + k * 14, width: Math.max(w, 0.5), height: 12, fill: PALETTE[k], 'class': 'bar'}, chart);
+				svg('text', {x: NAME + w + 4, y: y + k * 14 + 10, text: label + ' ' + human(row[side])}, chart);
+			});
+			const d = row.b_bytes - row.a_bytes;
+			svg('text', {x: W - 4, y: y + 17, 'text-anchor': 'end', 'class': d > 0 ? 'grew' : d < 0 ? 'shrank' : '',
+				text: signed(d) + ' ' + percent(row.relative)}, chart);
+		});
+		chartBox.replaceChildren(chart);
+	});
+	return box;
+}
+
+function diffTimelines(a, b) {
+	const lines = [];
+	[a, b].forEach((report, side) => (report.devices || []).forEach(device => {
+		if (device.timeline && (device.timeline.rows || []).length) lines.push({side, device, end: timelineEnd(device)});
+	}));
+	const box = el('div', {'class': 'chart-box'});
+	if (!lines.length) return el('p', {'class': 'note', text: 'neither run has a timeline'});
+	const end = Math.max(...lines.map(l => l.end));
+	const top = Math.max(1, ...lines.map(l => l.device.peak.bytes)) * 1.12;
+	responsive(box, W => {
+		const {H, LEFT, RIGHT, TOP, BOTTOM} = TL;
+		const x = t => LEFT + t / end * (W - LEFT - RIGHT), y = v => H - BOTTOM - v / top * (H - BOTTOM - TOP);
+		const chart = svg('svg', {width: W, height: H, role: 'img', tabindex: 0, 'aria-label': 'both runs\' device memory on one time axis'});
+		const axis = svg('g', {'class': 'axis'}, chart);
+		for (const tick of byteTicks(top, 4)) {
+			svg('line', {x1: LEFT, x2: W - RIGHT, y1: y(tick.value), y2: y(tick.value), 'class': 'grid'}, axis);
+			svg('text', {x: LEFT - 6, y: y(tick.value) + 4, 'text-anchor': 'end', text: tick.text}, axis);
+		}
+		for (const tick of timeTicks(0, end, Math.max(2, Math.floor((W - LEFT) / 110))))
+			svg('text', {x: x(tick.value), y: H - BOTTOM + 16, 'text-anchor': 'middle', text: tick.text}, axis);
+		svg('line', {x1: LEFT, y1: H - BOTTOM, x2: W - RIGHT, y2: H - BOTTOM}, axis);
+		svg('text', {x: (LEFT + W) / 2, y: H - 4, 'text-anchor': 'middle', text: 'time since the first CUDA call'}, axis);
+		const place = labelPlacer();
+		for (const {side, device, end: lineEnd} of lines) {
+			const rows = device.timeline.rows, points = [];
+			rows.forEach((row, i) => {
+				const t1 = i + 1 < rows.length ? rows[i + 1].t_ns : lineEnd;
+				points.push(x(row.t_ns).toFixed(1) + ',' + y(rowMax(row)).toFixed(1), x(t1).toFixed(1) + ',' + y(rowMax(row)).toFixed(1));
+			});
+			svg('polyline', {points: points.join(' '), fill: 'none', stroke: PALETTE[side], 'stroke-width': 2,
+				'stroke-dasharray': side ? '6 3' : ''}, chart);
+			const px = x(device.peak.at_ns), py = y(device.peak.bytes);
+			svg('circle', {cx: px, cy: py, r: 4, fill: PALETTE[side], 'class': 'peak-dot'}, chart);
+			const text = (side ? 'B' : 'A') + ' peak ' + human(device.peak.bytes);
+			place(text, [{x: px + 6, y: py - 4}, {x: px - 6, y: py - 4, anchor: 'end'}, {x: px + 6, y: py + 14}, {x: px - 6, y: py + 14, anchor: 'end'}],
+				{'class': 'peak-label'}, chart);
+		}
+		const cursor = svg('line', {y1: TOP, y2: H - BOTTOM, 'class': 'cursor', visibility: 'hidden'}, chart);
+		chart.addEventListener('pointermove', event => {
+			const bounds = chart.getBoundingClientRect();
+			const px = (event.clientX - bounds.left) * W / bounds.width;
+			const t = Math.max(0, (px - LEFT) / (W - LEFT - RIGHT) * end);
+			const tips = [timeText(t, end)];
+			for (const {side, device, end: lineEnd} of lines) {
+				const rows = device.timeline.rows;
+				const value = t > lineEnd ? 'ended' : t < rows[0].t_ns ? human(0) : human(rowMax(rows[rowAt(rows, t)]));
+				tips.push((side ? 'B' : 'A') + ' device ' + device.ordinal + ': ' + value);
+			}
+			cursor.setAttribute('x1', px); cursor.setAttribute('x2', px); cursor.setAttribute('visibility', 'visible');
+			showTip(event, tips);
+		});
+		chart.addEventListener('pointerleave', () => { hideTip(); cursor.setAttribute('visibility', 'hidden'); });
+		box.replaceChildren(chart);
+	});
+	return el('div', {}, [box, el('p', {'class': 'legend'}, [swatch(PALETTE[0], 'A (solid)'), swatch(PALETTE[1], 'B (dashed)', true)])]);
+}
+
+function renderDiff(data, container) {
+	const label = report => Object.entries((report.run || {}).labels || {}).map(([k, v]) => k + '=' + v).join(', ');
+	container.append(el('table', {'class': 'meta'}, [
+		el('tr', {}, [el('td', {text: 'A'}), el('td', {}, [el('code', {text: data.a_path}), ' ' + label(data.a)])]),
+		el('tr', {}, [el('td', {text: 'B'}), el('td', {}, [el('code', {text: data.b_path}), ' ' + label(data.b)])])]));
+	const sections = data.diff.sections || {};
+	const rows = section => (sections[section] || {}).rows || [];
+	const devices = rows('device');
+	if (!devices.length) container.append(el('p', {'class': 'empty', text: 'neither run allocated GPU memory'}));
+	devices.forEach(row => container.append(headline(row)));
+	container.append(el('h2', {text: 'device memory over time'}), diffTimelines(data.a, data.b));
+	container.append(bars(rows('tag'), 'by tag (bytes at the peak), A against B'));
+	container.append(bars(rows('kind'), 'by kind (bytes at the peak), A against B'));
+	const stacks = rows('stack').map(r => [r.key, r.a_bytes, r.b_bytes, r.b_bytes - r.a_bytes]).sort((x, y) => y[3] - x[3]);
+	const hidden = (sections.stack || {}).hidden;
+	container.append(el('h3', {text: 'stacks ranked by growth'}), sortableTable([{name: 'stack', render: key => ellipsis(key, 'wide')},
+		{name: 'A', numeric: true, bytes: true}, {name: 'B', numeric: true, bytes: true},
+		{name: 'growth', numeric: true, signed: true}], stacks));
+	if (hidden) container.append(el('p', {'class': 'note', text: hidden + ' stacks changed by less than the least delta shown (' +
+		human(data.diff.min_delta_bytes || 0) + ')'}));
+}
+
+function render() {
+	TOOLTIP = el('div', {'class': 'tooltip', role: 'tooltip'});
+	document.body.append(TOOLTIP);
+	document.querySelectorAll('script.vt-data').forEach(script => {
+		const data = JSON.parse(script.textContent);
+		const container = el('div', {'class': 'vt-page'});
+		script.after(container);
+		if (data.page === 'diff') renderDiff(data, container);
+		else if (data.page === 'fit') renderFit(data.fit, container);
+		else renderReport(data.report, container, data.budget, data.title);
+	});
+}
+window.vramtrace = {render, human};
+document.addEventListener('DOMContentLoaded', render);

@@ -1,0 +1,1 @@
+function renderFit(fit, container) { container.append(el('p', {text: 'fit'})); }

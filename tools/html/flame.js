@@ -1,0 +1,123 @@
+/* ---- the flame graph of the peak (an icicle: the root on top) ----
+ * Its root is the whole peak: under each tag, the listed stacks and, for
+ * what they do not cover, an explicit "[other stacks, not listed]" block,
+ * so widths and searches are shares of the peak itself. */
+const FLAME_COLORS = {root: 'var(--flame-root)', tag: 'var(--flame-tag)', python: 'var(--flame-python)',
+	native: 'var(--flame-native)', rest: 'var(--flame-rest)'};
+const ROW = 18;
+
+function treeNode(name, kind, parent) {
+	return {name, kind, value: 0, children: new Map(), parent};
+}
+function addPath(root, path, bytes) {
+	let node = root;
+	node.value += bytes;
+	for (const step of path) {
+		let child = node.children.get(step.name);
+		if (!child) { child = treeNode(step.name, step.kind, node); node.children.set(step.name, child); }
+		child.value += bytes;
+		node = child;
+	}
+}
+/* What the listed stacks leave out, per tag: the tag's bytes at the peak
+ * less its listed stacks' (the folded format's "[other stacks]"). */
+function remainders(owner) {
+	const listed = new Map();
+	for (const stack of owner.stacks || [])
+		listed.set(stack.tag, (listed.get(stack.tag) || 0) + Math.max(0, stack.at_peak_bytes));
+	const rest = [];
+	for (const tag of owner.tags || []) {
+		const bytes = tag.at_peak_bytes - (listed.get(tag.tag) || 0);
+		if (bytes > 0) rest.push({tag: tag.tag, bytes});
+	}
+	return rest;
+}
+function buildTree(report, owner) {
+	const root = treeNode('all of the peak', 'root', null);
+	for (const stack of owner.stacks || []) {
+		if (stack.at_peak_bytes <= 0) continue;
+		const frames = shownFrames(report, stack.id).slice().reverse();
+		addPath(root, [{name: '[' + stack.tag + ']', kind: 'tag'}].concat(frames.map(f =>
+			({name: frameLabel(f), kind: f.python ? 'python' : 'native'}))), stack.at_peak_bytes);
+	}
+	for (const {tag, bytes} of remainders(owner))
+		addPath(root, [{name: '[' + tag + ']', kind: 'tag'}, {name: '[other stacks, not listed]', kind: 'rest'}], bytes);
+	return root;
+}
+
+function flame(report, owner) {
+	const root = buildTree(report, owner);
+	const box = el('div', {'class': 'flame-box'});
+	if (!root.value) return box;
+	const search = el('input', {type: 'search', placeholder: 'function or file', 'aria-label': 'search frames'});
+	const found = el('span', {'class': 'note'});
+	const reset = el('button', {type: 'button', text: 'reset zoom'});
+	const chartBox = el('div', {'class': 'chart-box'});
+	box.append(el('p', {'class': 'controls'}, [el('label', {text: 'search'}), search, reset, found]), chartBox,
+		el('p', {'class': 'legend'}, [swatch(FLAME_COLORS.python, 'Python frame'), swatch(FLAME_COLORS.native, 'native frame'),
+			swatch(FLAME_COLORS.tag, 'tag'), swatch(FLAME_COLORS.rest, 'stacks the report does not list')]));
+	let focus = root, width = 960;
+	const share = node => human(node.value) + ' (' + (100 * node.value / root.value).toFixed(1) + '% of the peak)';
+	const chart = svg('svg', {'class': 'flame', role: 'img', 'aria-label': 'flame graph of the stacks at the peak'});
+	chartBox.append(chart);
+	function rect(node, x, w, row, faded) {
+		const r = svg('rect', {x, y: row * ROW, width: w, height: ROW - 1, fill: FLAME_COLORS[node.kind]}, chart);
+		if (faded) r.setAttribute('opacity', 0.6);
+		r.__node = node;
+		if (w >= 3) { r.setAttribute('tabindex', 0); r.setAttribute('aria-label', node.name + ': ' + share(node)); }
+		const chars = Math.floor((w - 6) / 6.5);
+		if (chars >= 4)
+			svg('text', {x: x + 3, y: row * ROW + 13, text: node.name.length > chars ? node.name.slice(0, chars - 1) + '\u2026' : node.name}, chart);
+	}
+	function draw() {
+		chart.replaceChildren();
+		chart.setAttribute('width', width);
+		let depth = 0;
+		const ancestors = [];
+		for (let node = focus; node; node = node.parent) ancestors.unshift(node);
+		function place(node, x, w, row) {
+			if (w < 0.5) return;
+			depth = Math.max(depth, row + 1);
+			rect(node, x, w, row, false);
+			let offset = x;
+			for (const child of [...node.children.values()].sort((a, b) => b.value - a.value)) {
+				const cw = w * child.value / node.value;
+				place(child, offset, cw, row + 1);
+				offset += cw;
+			}
+		}
+		ancestors.slice(0, -1).forEach((node, row) => { depth = row + 1; rect(node, 0, width, row, true); });
+		place(focus, 0, width, ancestors.length - 1);
+		chart.setAttribute('height', depth * ROW);
+		highlight();
+	}
+	function highlight() {
+		const text = search.value.trim().toLowerCase();
+		chart.querySelectorAll('rect').forEach(r => r.classList.toggle('match', !!text && r.__node.name.toLowerCase().includes(text)));
+		if (!text) { found.textContent = ''; return; }
+		let bytes = 0;
+		const visit = node => {
+			if (node.name.toLowerCase().includes(text)) { bytes += node.value; return; }
+			node.children.forEach(visit);
+		};
+		visit(root);
+		found.textContent = 'matches hold ' + human(bytes) + ' (' + (100 * bytes / root.value).toFixed(1) + '% of the peak)';
+	}
+	function zoomTo(node) {
+		focus = node === focus && node.parent ? node.parent : node;
+		draw();
+	}
+	chart.addEventListener('click', event => { if (event.target.__node) zoomTo(event.target.__node); });
+	chart.addEventListener('keydown', event => {
+		if ((event.key === 'Enter' || event.key === ' ') && event.target.__node) { event.preventDefault(); zoomTo(event.target.__node); }
+	});
+	chart.addEventListener('mousemove', event => {
+		const node = event.target.__node;
+		if (node) showTip(event, [node.name, share(node)]); else hideTip();
+	});
+	chart.addEventListener('mouseleave', hideTip);
+	reset.addEventListener('click', () => { focus = root; draw(); });
+	search.addEventListener('input', highlight);
+	responsive(chartBox, w => { width = w; draw(); });
+	return box;
+}

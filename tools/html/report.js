@@ -1,0 +1,131 @@
+/* ---- a report ---- */
+function runTable(run) {
+	const rows = [['command', (run.command || []).join(' ')]];
+	for (const [key, value] of Object.entries(run.labels || {})) rows.push(['label ' + key, value]);
+	rows.push(['process', run.pid + ' on ' + run.host], ['time', run.start + ' to ' + run.end + ', ended by ' + run.ended_by]);
+	return el('table', {'class': 'meta'}, rows.map(([k, v]) => el('tr', {}, [el('td', {text: k}), el('td', {}, [el('code', {text: String(v)})])])));
+}
+
+const COUNTER_COLUMNS = name => [{name}, {name: 'at the peak', numeric: true, bytes: true},
+	{name: 'own peak', numeric: true, bytes: true}, {name: 'live at exit', numeric: true, bytes: true},
+	{name: 'allocations over the run', numeric: true}];
+function counterRows(list, key) {
+	return (list || []).map(item => [item[key], item.at_peak_bytes, item.peak_bytes, item.live_at_exit_bytes, item.allocations]);
+}
+function whereColumn(report) {
+	return {name: 'where', render: id => id === null || id === undefined ? '' : stackNode(report, id),
+		key: id => id === null || id === undefined ? '' : stackKey(report, id)};
+}
+/* Stacks the report does not list: how many, when the report says, and
+ * the bytes they hold at the peak. */
+function unlisted(report, owner) {
+	const rest = remainders(owner).reduce((s, r) => s + r.bytes, 0);
+	const owners = (report.devices || []).concat(report.host ? [report.host] : []).filter(o => (o.stacks || []).length);
+	const ids = new Set();
+	owners.forEach(o => o.stacks.forEach(s => ids.add(s.id)));
+	const distinct = (report.tracer || {}).distinct_stacks;
+	const more = owners.length <= 1 && distinct > ids.size ? distinct - ids.size : null;
+	return {bytes: rest, more};
+}
+function stackTable(report, owner) {
+	const rows = (owner.stacks || []).map(s => [s.id, s.id, s.tag, s.at_peak_bytes, s.peak_bytes, s.allocations]);
+	const rest = unlisted(report, owner);
+	const footer = rest.bytes > 0 ? ['', (rest.more !== null ? count(rest.more) + ' more stacks' : 'the other stacks') +
+		', not listed', '', human(rest.bytes), '', ''] : null;
+	return sortableTable([{name: 'stack', numeric: true}, whereColumn(report), {name: 'tag'},
+		{name: 'at the peak', numeric: true, bytes: true}, {name: 'own peak', numeric: true, bytes: true},
+		{name: 'allocations', numeric: true}], rows, 'by stack', footer);
+}
+
+/* What was live at a moment the timeline pins: the interval's split by tag
+ * at its highest and, where the report holds them, its largest stacks
+ * (each interval's own, or the peak's stacks for the interval of the peak). */
+function momentPanel(report, owner, panel, row, end) {
+	const span = end - row.t_ns;
+	panel.replaceChildren(el('h4', {text: 'live from ' + timeText(row.t_ns, span) + ' to ' + timeText(end, span) +
+		': ' + human(rowMax(row)) + ' at the highest, ' + human(rowMin(row)) + ' at the lowest'}));
+	const tags = Object.entries(row.by_tag || {}).map(([tag, bytes]) => [tag, bytes]);
+	if (tags.length)
+		panel.append(sortableTable([{name: 'tag'}, {name: 'bytes at the interval\'s highest', numeric: true, bytes: true}],
+			tags.sort((a, b) => b[1] - a[1]), 'by tag'));
+	const peak = owner.peak || {};
+	const stacks = row.top_stacks ? row.top_stacks.map(s => [s.stack, s.stack, s.bytes])
+		: peak.at_ns >= row.t_ns && peak.at_ns < end ? (owner.stacks || []).filter(s => s.at_peak_bytes > 0)
+			.map(s => [s.id, s.id, s.at_peak_bytes]) : null;
+	if (stacks) {
+		const caption = row.top_stacks ? 'largest stacks at the interval\'s highest' : 'stacks live at the peak, ' + seconds(peak.at_ns);
+		panel.append(sortableTable([{name: 'stack', numeric: true}, whereColumn(report), {name: 'bytes', numeric: true, bytes: true}],
+			stacks.sort((a, b) => b[2] - a[2]), caption));
+	} else {
+		panel.append(el('p', {'class': 'note', text: 'this report holds stacks for the moment of the peak only (' +
+			seconds(peak.at_ns || 0) + '); press Enter on the chart, or click the peak\'s interval, to list them'}));
+	}
+}
+
+function owner(report, item, name, budget, host) {
+	const section = el('section', {'class': 'owner'});
+	section.append(el('h2', {text: name}));
+	const peak = item.peak || {};
+	if (!peak.bytes && !item.allocations && !(item.failures || []).length) {
+		section.append(el('p', {'class': 'empty', text: 'no ' + (host ? 'pinned host' : 'GPU') + ' memory was allocated on it' +
+			(item.allocations === 0 ? ' (0 allocations)' : '')}));
+		return section;
+	}
+	section.append(el('p', {'class': 'headline', text: 'peak ' + human(peak.bytes) + ' (' + peak.bytes + ' bytes) at ' + seconds(peak.at_ns || 0) +
+		(peak.api ? ' by ' + peak.api : '') + '; live at exit ' + human(item.live_at_exit_bytes)}));
+	const panel = el('div', {'class': 'moment', 'aria-live': 'polite'});
+	section.append(el('h3', {text: 'live bytes over time'}),
+		timeline(item, {budget, what: host ? 'host memory (pinned)' : 'device memory',
+			onMoment: (row, end) => momentPanel(report, item, panel, row, end)}), panel);
+	section.append(el('h3', {text: 'the moment of the peak'}));
+	section.append(sortableTable(COUNTER_COLUMNS('tag'), counterRows(item.tags, 'tag'), 'by tag'));
+	section.append(sortableTable(COUNTER_COLUMNS('kind'), counterRows(item.kinds, 'kind'), 'by kind'));
+	section.append(stackTable(report, item));
+	section.append(el('h3', {text: 'flame graph of the stacks at the peak'}), flame(report, item));
+	const failures = (item.failures || []).map(f => [f.bytes, f.api || '?', f.error_name || String(f.error), seconds(f.at_ns), f.live_bytes,
+		el('span', {}, [f.snapshot ? Object.entries(f.snapshot.live_by_tag || {}).map(([t, b]) => t + ' ' + human(b)).join(', ') : '',
+			f.stack !== null && f.stack !== undefined ? stackNode(report, f.stack) : ''])]);
+	if (failures.length)
+		section.append(el('h3', {'class': 'fail', text: 'failed allocations'}),
+			sortableTable([{name: 'requested', numeric: true, bytes: true}, {name: 'call'}, {name: 'error'},
+				{name: 'when'}, {name: 'live then', numeric: true, bytes: true}, {name: 'what was live (out-of-memory snapshot)'}], failures));
+	const leaks = (item.leaks || []).map(l => [l.bytes, l.count, l.tag, l.stack]);
+	if (leaks.length)
+		section.append(el('h3', {text: 'live at exit'}),
+			sortableTable([{name: 'bytes', numeric: true, bytes: true}, {name: 'allocations', numeric: true}, {name: 'tag'}, whereColumn(report)], leaks));
+	const view = item.device_view;
+	if (view)
+		section.append(el('h3', {text: 'device view (NVML)'}), el('table', {'class': 'meta'}, [
+			['used at the tracked peak', human(view.used_at_tracked_peak_bytes)],
+			['tracked then', human(view.tracked_at_sample_bytes)],
+			['unexplained (context, modules, rounding)', human(view.unexplained_at_peak_bytes)],
+			['peak used', human(view.peak_used_bytes)],
+			['read at the peak itself', view.sampled_at_peak === false ? 'no: the nearest reading' : 'yes']].map(([k, v]) =>
+			el('tr', {}, [el('td', {text: k}), el('td', {'class': 'n', text: v})]))));
+	return section;
+}
+
+function renderReport(report, container, budget, title) {
+	if (title) container.append(el('h2', {text: title}));
+	container.append(runTable(report.run || {}));
+	const toggle = el('input', {type: 'checkbox', id: 'vt-plumbing-' + Math.random().toString(36).slice(2)});
+	toggle.checked = SHOW_PLUMBING;
+	toggle.addEventListener('change', () => {
+		SHOW_PLUMBING = toggle.checked;
+		container.replaceChildren();
+		renderReport(report, container, budget, title);
+		container.querySelector('input[type=checkbox]').focus();
+	});
+	container.append(el('p', {'class': 'controls'}, [toggle, el('label', {'for': toggle.id,
+		text: 'show the CUDA runtime\'s, vramtrace\'s and start-up frames'})]));
+	const devices = report.devices || [];
+	const host = report.host;
+	const hostUsed = host && ((host.peak || {}).bytes > 0 || host.allocations > 0);
+	if (!devices.length || devices.every(d => !(d.peak || {}).bytes && !d.allocations))
+		container.append(el('p', {'class': 'empty', text: 'no GPU memory was allocated' +
+			(hostUsed ? '; the program allocated pinned host memory only, shown below' : ' in this run')}));
+	for (const device of devices)
+		container.append(owner(report, device, 'device ' + device.ordinal + ' (' + (device.name || 'unknown') + ', ' +
+			(device.capacity_bytes ? human(device.capacity_bytes) : '?') + ')', budget, false));
+	if (hostUsed) container.append(owner(report, host, 'host (pinned memory)', null, true));
+}

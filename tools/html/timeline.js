@@ -1,0 +1,257 @@
+/* ---- the timeline: live bytes over time, to explore ----
+ * Each interval's bytes at its highest, split by tag (stacked areas in the
+ * legend's colours), its highest (solid) and lowest (dashed) line; the peak,
+ * failures, capacity and budget marked with labels that never overprint.
+ * Drag to zoom into a range, the wheel or the buttons or keys (+ - arrows
+ * Home) to zoom and pan, a click pins a moment and shows what was live. */
+const TL = {H: 260, LEFT: 72, RIGHT: 12, TOP: 20, BOTTOM: 38};
+
+function rowMax(row) { return row.max_bytes !== undefined ? row.max_bytes : row.live_bytes; }
+function rowMin(row) { return row.min_bytes !== undefined ? row.min_bytes : rowMax(row); }
+
+/* The tags drawn as their own series, the rest as "other". */
+function seriesOf(owner) {
+	const names = (owner.tags || []).map(t => t.tag);
+	const shown = names.slice(0, PALETTE.length - 1);
+	return {shown, other: names.length > shown.length, color: i => PALETTE[i % PALETTE.length]};
+}
+/* An interval's bytes at its highest, per drawn series; what the split does
+ * not name goes to the last ("other"), so the stack reaches the highest. */
+function rowSplit(row, series) {
+	const byTag = row.by_tag || {};
+	const values = series.shown.map(name => byTag[name] || 0);
+	const named = values.reduce((s, v) => s + v, 0);
+	values.push(Math.max(0, rowMax(row) - named));
+	return values;
+}
+function timelineEnd(owner) {
+	const tl = owner.timeline, rows = tl.rows;
+	const last = rows[rows.length - 1].t_ns;
+	return tl.end_ns && tl.end_ns > last ? tl.end_ns : last + (tl.interval_ns || 1);
+}
+function rowAt(rows, t) {
+	let lo = 0, hi = rows.length - 1;
+	while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (rows[mid].t_ns <= t) lo = mid; else hi = mid - 1; }
+	return lo;
+}
+
+function timeline(owner, options) {
+	const box = el('div', {'class': 'timeline'});
+	const rows = (owner.timeline && owner.timeline.rows) || [];
+	if (!rows.length) return box;
+	const end = timelineEnd(owner), full = [0, end];
+	const next = i => i + 1 < rows.length ? rows[i + 1].t_ns : end;
+	const series = seriesOf(owner);
+	let view = full.slice(), pinned = -1;
+	const status = el('span', {'class': 'note', 'aria-live': 'polite'});
+	const button = (text, label, action) => {
+		const b = el('button', {type: 'button', text, 'aria-label': label, title: label});
+		b.addEventListener('click', action);
+		return b;
+	};
+	const chartBox = el('div', {'class': 'chart-box'});
+	box.append(el('p', {'class': 'controls'}, [
+		button('+', 'zoom in', () => zoom(0.5)), button('\u2212', 'zoom out', () => zoom(2)),
+		button('\u2190', 'pan left', () => pan(-0.25)), button('\u2192', 'pan right', () => pan(0.25)),
+		button('reset', 'show the whole run', () => setView(full)), status]), chartBox);
+	let draw = () => {};
+	function setView(range) {
+		const span = Math.max(range[1] - range[0], Math.min(end, 1000));
+		let t0 = Math.max(0, Math.min(range[0], end - span));
+		view = [t0, Math.min(end, t0 + span)];
+		draw();
+	}
+	function zoom(factor, at) {
+		const center = at !== undefined ? at : (view[0] + view[1]) / 2;
+		setView([center - (center - view[0]) * factor, center + (view[1] - center) * factor]);
+	}
+	function pan(fraction) {
+		const shift = (view[1] - view[0]) * fraction;
+		setView([view[0] + shift, view[1] + shift]);
+	}
+
+	responsive(chartBox, width => {
+		const W = width, {H, LEFT, RIGHT, TOP, BOTTOM} = TL;
+		const chart = svg('svg', {width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, tabindex: 0,
+			role: 'img', 'class': 'tl', 'aria-label': (options.what || 'device memory') +
+			' over time, by tag; drag or use + and - to zoom, arrows to pan, Home to reset, Enter to show the peak\'s moment'});
+		chartBox.replaceChildren(chart);
+		const plot = svg('g', {}, chart);
+		const overlay = svg('g', {}, chart);
+		draw = () => {
+			plot.replaceChildren();
+			overlay.replaceChildren();
+			const [t0, t1] = view;
+			const x = t => LEFT + (t - t0) / (t1 - t0) * (W - LEFT - RIGHT);
+			const first = rowAt(rows, t0), last = rowAt(rows, t1);
+			let high = 1;
+			for (let i = first; i <= last; i++) high = Math.max(high, rowMax(rows[i]));
+			const top = high * 1.12;
+			const y = b => H - BOTTOM - b / top * (H - BOTTOM - TOP);
+			const clipId = 'clip' + Math.random().toString(36).slice(2);
+			const clip = svg('clipPath', {id: clipId}, plot);
+			svg('rect', {x: LEFT, y: 0, width: W - LEFT - RIGHT, height: H - BOTTOM}, clip);
+			const area = svg('g', {'clip-path': 'url(#' + clipId + ')'}, plot);
+			/* Grid and axes at round values. */
+			const axis = svg('g', {'class': 'axis'}, plot);
+			for (const tick of byteTicks(top, 4)) {
+				svg('line', {x1: LEFT, x2: W - RIGHT, y1: y(tick.value), y2: y(tick.value), 'class': 'grid'}, axis);
+				svg('text', {x: LEFT - 6, y: y(tick.value) + 4, 'text-anchor': 'end', text: tick.text}, axis);
+			}
+			for (const tick of timeTicks(t0, t1, Math.max(2, Math.floor((W - LEFT) / 110)))) {
+				svg('line', {x1: x(tick.value), x2: x(tick.value), y1: H - BOTTOM, y2: H - BOTTOM + 4}, axis);
+				svg('text', {x: x(tick.value), y: H - BOTTOM + 16, 'text-anchor': 'middle', text: tick.text}, axis);
+			}
+			svg('line', {x1: LEFT, y1: H - BOTTOM, x2: W - RIGHT, y2: H - BOTTOM}, axis);
+			svg('text', {x: (LEFT + W) / 2, y: H - 4, 'text-anchor': 'middle', text: 'time since the first CUDA call'}, axis);
+			svg('text', {x: 12, y: (TOP + H - BOTTOM) / 2, 'text-anchor': 'middle',
+				transform: 'rotate(-90 12 ' + (TOP + H - BOTTOM) / 2 + ')', text: options.what || 'device memory'}, axis);
+			/* One path per series: no seams between intervals. */
+			const from = Math.max(0, first - 1), to = Math.min(rows.length - 1, last + 1);
+			const base = new Array(to - from + 1).fill(0);
+			const splits = [];
+			for (let i = from; i <= to; i++) splits.push(rowSplit(rows[i], series));
+			for (let s = 0; s <= series.shown.length; s++) {
+				if (!splits.some(v => v[s] > 0)) continue;
+				const upper = [], lower = [];
+				for (let i = from; i <= to; i++) {
+					const k = i - from, x0 = x(rows[i].t_ns).toFixed(1), x1 = x(next(i)).toFixed(1);
+					const b = base[k], u = b + splits[k][s];
+					upper.push(x0 + ',' + y(u).toFixed(1), x1 + ',' + y(u).toFixed(1));
+					lower.unshift(x1 + ',' + y(b).toFixed(1), x0 + ',' + y(b).toFixed(1));
+					base[k] = u;
+				}
+				svg('polygon', {points: upper.concat(lower).join(' '), fill: series.color(s), 'class': 'series'}, area);
+			}
+			const line = pick => {
+				const points = [];
+				for (let i = from; i <= to; i++) {
+					const v = y(pick(rows[i])).toFixed(1);
+					points.push(x(rows[i].t_ns).toFixed(1) + ',' + v, x(next(i)).toFixed(1) + ',' + v);
+				}
+				return points.join(' ');
+			};
+			svg('polyline', {points: line(rowMax), 'class': 'max-line'}, area);
+			svg('polyline', {points: line(rowMin), 'class': 'min-line'}, area);
+			marks(overlay, x, y, top, t0, t1, W);
+			if (pinned >= 0) {
+				const px = x(rows[pinned].t_ns), qx = x(next(pinned));
+				if (qx >= LEFT && px <= W - RIGHT)
+					svg('rect', {x: Math.max(px, LEFT), y: TOP, width: Math.max(2, Math.min(qx, W - RIGHT) - Math.max(px, LEFT)),
+						height: H - BOTTOM - TOP, 'class': 'pinned'}, overlay);
+			}
+			status.textContent = t0 <= 0 && t1 >= end ? 'the whole run, ' + timeText(end, end) + '; drag to zoom'
+				: 'showing ' + timeText(t0, t1 - t0) + ' to ' + timeText(t1, t1 - t0) + ' of ' + timeText(end, end);
+			chart.__x = x;
+			chart.__t = px => t0 + (px - LEFT) / (W - LEFT - RIGHT) * (t1 - t0);
+		};
+		interact(chart, W);
+		draw();
+	});
+
+	function marks(group, x, y, top, t0, t1, W) {
+		const {H, LEFT, RIGHT, TOP, BOTTOM} = TL;
+		const place = labelPlacer();
+		const peak = owner.peak || {};
+		if (peak.at_ns >= t0 && peak.at_ns <= t1) {
+			const px = x(peak.at_ns);
+			svg('line', {x1: px, x2: px, y1: TOP, y2: H - BOTTOM, 'class': 'peak-line'}, group);
+			const text = 'peak ' + human(peak.bytes);
+			place(text, [{x: px + 4, y: TOP - 6}, {x: px - 4, y: TOP - 6, anchor: 'end'}], {'class': 'peak-label'}, group);
+		}
+		let above = [];
+		for (const [bytes, label, cls] of [[options.budget, 'budget', 'budget'], [owner.capacity_bytes, 'capacity', 'capacity']]) {
+			if (!bytes) continue;
+			if (bytes > top) { above.push(label + ' ' + human(bytes)); continue; }
+			const ly = y(bytes);
+			svg('line', {x1: LEFT, x2: W - RIGHT, y1: ly, y2: ly, 'class': cls + '-line'}, group);
+			const text = label + ' ' + human(bytes);
+			place(text, [{x: W - RIGHT - 4, y: ly - 4, anchor: 'end'}, {x: W - RIGHT - 4, y: ly + 13, anchor: 'end'},
+				{x: LEFT + 4, y: ly - 4}, {x: LEFT + 4, y: ly + 13}], {'class': cls + '-label'}, group);
+		}
+		if (above.length)
+			place(above.join(', ') + ' (above the chart)', [{x: W - RIGHT, y: TOP - 6, anchor: 'end'}, {x: W - RIGHT, y: TOP + 8, anchor: 'end'}],
+				{'class': 'note-label'}, group);
+		for (const failure of owner.failures || []) {
+			if (failure.at_ns < t0 || failure.at_ns > t1) continue;
+			const fx = x(failure.at_ns), by = H - BOTTOM;
+			const mark = svg('path', {d: 'M' + fx + ',' + (by - 10) + 'l-5,10h10z', 'class': 'failure-mark'}, group);
+			const name = failure.error_name || ('error ' + failure.error);
+			svg('title', {text: 'failed: ' + (failure.api || '?') + ' of ' + human(failure.bytes) + ', ' + name}, mark);
+			place('\u2715 ' + name, [{x: fx + 6, y: by - 12}, {x: fx - 6, y: by - 12, anchor: 'end'}, {x: fx + 6, y: by - 26}], {'class': 'failure-label'}, group);
+		}
+	}
+
+	function tip(event, i) {
+		const row = rows[i], span = view[1] - view[0];
+		const lines = [timeText(row.t_ns, span) + ' to ' + timeText(next(i), span),
+			'total ' + human(rowMax(row)) + ' at the highest',
+			'lowest ' + human(rowMin(row)) + (row.end_bytes !== undefined ? ', at the close ' + human(row.end_bytes) : '')];
+		const split = Object.entries(row.by_tag || {}).sort((a, b) => b[1] - a[1]);
+		for (const [tag, bytes] of split.slice(0, 12)) lines.push(tag + ' ' + human(bytes));
+		if (split.length > 12) lines.push(split.length - 12 + ' more tags');
+		lines.push('click to see what was live');
+		showTip(event, lines);
+	}
+
+	function interact(chart, W) {
+		const {H, LEFT, RIGHT, TOP, BOTTOM} = TL;
+		const cursor = svg('line', {y1: TOP, y2: H - BOTTOM, 'class': 'cursor', visibility: 'hidden'}, chart);
+		const brush = svg('rect', {y: TOP, height: H - BOTTOM - TOP, 'class': 'brush', visibility: 'hidden'}, chart);
+		const local = event => {
+			const bounds = chart.getBoundingClientRect();
+			return Math.max(LEFT, Math.min(W - RIGHT, (event.clientX - bounds.left) * W / bounds.width));
+		};
+		let start = null;
+		chart.addEventListener('pointerdown', event => {
+			if (event.button !== 0) return;
+			start = local(event);
+			chart.setPointerCapture(event.pointerId);
+		});
+		chart.addEventListener('pointermove', event => {
+			const px = local(event), i = rowAt(rows, chart.__t(px));
+			if (start !== null && Math.abs(px - start) > 4) {
+				brush.setAttribute('x', Math.min(px, start));
+				brush.setAttribute('width', Math.abs(px - start));
+				brush.setAttribute('visibility', 'visible');
+			}
+			cursor.setAttribute('x1', px);
+			cursor.setAttribute('x2', px);
+			cursor.setAttribute('visibility', 'visible');
+			tip(event, i);
+		});
+		chart.addEventListener('pointerup', event => {
+			if (start === null) return;
+			const px = local(event);
+			brush.setAttribute('visibility', 'hidden');
+			if (Math.abs(px - start) > 4) setView([chart.__t(Math.min(px, start)), chart.__t(Math.max(px, start))]);
+			else pin(rowAt(rows, chart.__t(px)));
+			start = null;
+		});
+		chart.addEventListener('pointerleave', () => { hideTip(); cursor.setAttribute('visibility', 'hidden'); });
+		chart.addEventListener('wheel', event => {
+			event.preventDefault();
+			zoom(event.deltaY > 0 ? 1.25 : 0.8, chart.__t(local(event)));
+		}, {passive: false});
+		chart.addEventListener('keydown', event => {
+			const keys = {'+': () => zoom(0.5), '=': () => zoom(0.5), '-': () => zoom(2), ArrowLeft: () => pan(-0.25),
+				ArrowRight: () => pan(0.25), Home: () => setView(full), Enter: () => pin(rowAt(rows, (owner.peak || {}).at_ns || 0))};
+			if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
+		});
+	}
+	function pin(i) {
+		pinned = i;
+		draw();
+		if (options.onMoment) options.onMoment(rows[i], next(i), i);
+	}
+	box.__pin = pin;
+	box.__rows = rows;
+	const legend = el('p', {'class': 'legend'});
+	series.shown.forEach((name, s) => legend.append(swatch(series.color(s), name)));
+	if (rows.some(row => rowSplit(row, series)[series.shown.length] > 0))
+		legend.append(swatch(series.color(series.shown.length), series.other ? 'other tags' : 'not split by tag'));
+	legend.append(el('span', {}, [el('span', {'class': 'line-key'}), 'each interval\'s highest']),
+		el('span', {}, [el('span', {'class': 'line-key dashed'}), 'its lowest']));
+	box.append(legend);
+	return box;
+}
