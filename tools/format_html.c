@@ -28,7 +28,7 @@ void vt_html_begin(FILE *out)
  * page draws nothing), so no '<', '>' or '&' reaches the page raw: they
  * only occur inside JSON strings, where \u escapes mean the same. U+2028
  * and U+2029 are escaped too, for readers that take the data as script. */
-static void put_data(FILE *out, json_t *data)
+void vt_html_data(FILE *out, json_t *data)
 {
 	char *text = json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	fputs("<script type=\"application/json\" class=\"vt-data\">", out);
@@ -84,7 +84,7 @@ void vt_html_body(const struct vt_report *report, const struct vt_format_options
 		json_pack("{s:s, s:o, s:s, s:o}", "page", "report", "budget",
 			  options->budget ? json_integer((json_int_t)options->budget) : json_null(),
 			  "title", title, "report", shown);
-	put_data(out, data);
+	vt_html_data(out, data);
 	json_decref(data);
 }
 
@@ -120,7 +120,7 @@ void vt_html_diff(json_t *a, json_t *b, const char *a_path, const char *b_path, 
 	vt_html_begin(out);
 	json_t *data = json_pack("{s:s, s:o, s:o, s:s, s:s, s:O}", "page", "diff", "a", outline(a),
 				 "b", outline(b), "a_path", a_path, "b_path", b_path, "diff", diff);
-	put_data(out, data);
+	vt_html_data(out, data);
 	json_decref(data);
 	vt_html_end(out);
 }

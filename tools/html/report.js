@@ -54,8 +54,8 @@ function momentPanel(report, owner, panel, row, end) {
 			.map(s => [s.id, s.id, s.at_peak_bytes]) : null;
 	if (stacks) {
 		const caption = row.top_stacks ? 'largest stacks at the interval\'s highest' : 'stacks live at the peak, ' + seconds(peak.at_ns);
-		panel.append(sortableTable([{name: 'stack', numeric: true}, whereColumn(report), {name: 'bytes', numeric: true, bytes: true}],
-			stacks.sort((a, b) => b[2] - a[2]), caption));
+		panel.append(sortableTable([{name: 'stack', numeric: true}, whereColumn(report), {name: 'bytes', numeric: true, bytes: true},
+			{name: 'exact bytes', numeric: true}], stacks.sort((a, b) => b[2] - a[2]).map(r => r.concat([r[2]])), caption));
 	} else {
 		panel.append(el('p', {'class': 'note', text: 'this report holds stacks for the moment of the peak only (' +
 			seconds(peak.at_ns || 0) + '); press Enter on the chart, or click the peak\'s interval, to list them'}));

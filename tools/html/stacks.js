@@ -41,6 +41,12 @@ function library(frame) {
 /* A stack in brief: from the program's own innermost frame outwards (Python
  * frames first when there are any), and what it passed through. */
 function stackBrief(report, id) {
+	const cache = report.__briefs || (report.__briefs = new Map());
+	const key = id + (SHOW_PLUMBING ? '+' : '');
+	if (!cache.has(key)) cache.set(key, briefOf(report, id));
+	return cache.get(key);
+}
+function briefOf(report, id) {
 	let frames = shownFrames(report, id);
 	const python = frames.filter(f => f.python);
 	if (python.length) frames = python;

@@ -4,12 +4,19 @@
  * only the rows it shows (200 until asked for all); a sort computes each
  * row's key once and orders indices, so 16k rows sort and show in well
  * under a second. Headers sort by click, Enter or Space. */
+/* Rows of a table showing all of a long list: a window of them drawn in a
+ * scrolling box at a fixed height, so that showing and sorting 16k rows
+ * lays out a few dozen. */
+const ROW_HEIGHT = 24, WINDOW_AFTER = 400;
+
 function sortableTable(columns, rows, caption, footer) {
 	const table = el('table', {'class': 'sortable'});
 	if (caption) table.append(el('caption', {text: caption}));
 	const head = el('tr');
 	const body = el('tbody');
-	let order = rows.map((_, i) => i), sortedBy = -1, down = true, limit = 200;
+	const box = el('div', {'class': 'table-box'}, [table]);
+	let order = rows.map((_, i) => i), sortedBy = -1, down = true, limit = 200, windowed = false;
+	const keyCache = new Map();
 	function cell(column, value) {
 		const td = document.createElement('td');
 		if (column.numeric) td.className = 'n';
@@ -19,39 +26,66 @@ function sortableTable(columns, rows, caption, footer) {
 		else td.textContent = column.bytes && typeof value === 'number' ? human(value) : String(value);
 		return td;
 	}
+	function rowNode(r) {
+		const tr = document.createElement('tr');
+		const row = rows[order[r]];
+		for (let i = 0; i < columns.length; i++) tr.append(cell(columns[i], row[i]));
+		return tr;
+	}
+	function spacer(height) {
+		const tr = el('tr', {'class': 'spacer', 'aria-hidden': 'true'});
+		tr.style.height = height + 'px';
+		return tr;
+	}
 	function fill() {
 		const fragment = document.createDocumentFragment();
-		const shown = Math.min(limit, order.length);
-		for (let r = 0; r < shown; r++) {
-			const tr = document.createElement('tr');
-			const row = rows[order[r]];
-			for (let i = 0; i < columns.length; i++) tr.append(cell(columns[i], row[i]));
-			fragment.append(tr);
+		if (windowed) {
+			const first = Math.max(0, Math.floor(box.scrollTop / ROW_HEIGHT) - 10);
+			const last = Math.min(order.length, first + Math.ceil((box.clientHeight || 800) / ROW_HEIGHT) + 20);
+			fragment.append(spacer(first * ROW_HEIGHT));
+			for (let r = first; r < last; r++) fragment.append(rowNode(r));
+			fragment.append(spacer((order.length - last) * ROW_HEIGHT));
+			body.replaceChildren(fragment);
+			return;
 		}
+		const shown = Math.min(limit, order.length);
+		for (let r = 0; r < shown; r++) fragment.append(rowNode(r));
 		if (order.length > limit) {
 			const more = el('button', {type: 'button', text: 'show all ' + order.length + ' rows'});
-			more.addEventListener('click', () => { limit = order.length; fill(); });
+			more.addEventListener('click', () => {
+				limit = order.length;
+				windowed = order.length > WINDOW_AFTER;
+				box.classList.toggle('windowed', windowed);
+				fill();
+			});
 			fragment.append(el('tr', {}, [el('td', {colspan: columns.length}, [more])]));
 		}
 		body.replaceChildren(fragment);
 	}
-	function sort(i, th) {
-		down = sortedBy === i ? !down : true;
-		sortedBy = i;
+	box.addEventListener('scroll', () => { if (windowed) requestAnimationFrame(fill); });
+	function keys(i) {
+		if (keyCache.has(i)) return keyCache.get(i);
 		const column = columns[i];
-		const keys = rows.map(row => {
+		const list = rows.map(row => {
 			const v = column.key ? column.key(row[i]) : row[i];
 			return v instanceof Node ? v.textContent : v;
 		});
-		const numeric = keys.every(k => typeof k === 'number');
+		const numeric = list.every(k => typeof k === 'number');
+		const result = {list: numeric ? list : list.map(String), numeric};
+		keyCache.set(i, result);
+		return result;
+	}
+	function sort(i, th) {
+		down = sortedBy === i ? !down : true;
+		sortedBy = i;
+		const {list, numeric} = keys(i);
 		order.sort((a, b) => {
-			let d;
-			if (numeric) d = keys[a] - keys[b];
-			else { const x = String(keys[a]), y = String(keys[b]); d = x < y ? -1 : x > y ? 1 : 0; }
+			const x = list[a], y = list[b];
+			const d = numeric ? x - y : x < y ? -1 : x > y ? 1 : 0;
 			return (down ? -d : d) || a - b;
 		});
-		head.querySelectorAll('th').forEach(h => { h.className = ''; h.setAttribute('aria-sort', 'none'); });
-		th.className = down ? 'sorted-down' : 'sorted-up';
+		head.querySelectorAll('th').forEach(h => { h.classList.remove('sorted-down', 'sorted-up'); h.setAttribute('aria-sort', 'none'); });
+		th.classList.add(down ? 'sorted-down' : 'sorted-up');
 		th.setAttribute('aria-sort', down ? 'descending' : 'ascending');
 		fill();
 	}
@@ -71,7 +105,5 @@ function sortableTable(columns, rows, caption, footer) {
 		table.append(el('tfoot', {}, [tr]));
 	}
 	fill();
-	table.__rows = rows;
-	table.__refill = fill;
-	return el('div', {'class': 'table-box'}, [table]);
+	return box;
 }
