@@ -17,7 +17,12 @@
 #include "marks.h"
 
 #define VT_TIMELINE_ROWS     1024
-#define VT_TIMELINE_START_NS 1000000 /* 1 ms */
+#define VT_TIMELINE_START_NS 10000 /* 10 us: a short run still shows its build-up */
+/* Below this interval rows are timed by the exact clock: the coarse one
+ * ticks every 1 to 4 ms (HZ 1000 to 250) and would put a short run's whole
+ * build-up in one row. Only the run's first rows pay for it: the interval
+ * passes this after a few thousand of them. */
+#define VT_TIMELINE_EXACT_BELOW_NS 4000000
 
 /* A row keeps the tags holding most at its max, the rest together under
  * VT_TAG_OTHER: a row costs the same with 5 tags or 70,000. */

@@ -43,6 +43,19 @@ function timeline(owner, options) {
 	const next = i => i + 1 < rows.length ? rows[i + 1].t_ns : end;
 	const series = seriesOf(owner);
 	let view = full.slice(), pinned = -1;
+	/* What to draw: each row over its interval at its highest, split by tag;
+	 * where no event came for longer (the row stays open until one does), the
+	 * rest of it at its closing bytes, split by tag where they equal the
+	 * highest and unsplit otherwise. */
+	const interval = owner.timeline.interval_ns || 1, segments = [];
+	rows.forEach((row, i) => {
+		const t1 = next(i), split = rowSplit(row, series), busy = Math.min(t1, row.t_ns + interval);
+		const idle = row.end_bytes !== undefined && t1 > busy;
+		segments.push({t_ns: row.t_ns, t1: idle ? busy : t1, split, max: rowMax(row), min: rowMin(row), row: i});
+		if (idle)
+			segments.push({t_ns: busy, t1, max: row.end_bytes, min: row.end_bytes, row: i, idle: true,
+				split: row.end_bytes === rowMax(row) ? split : series.shown.map(() => 0).concat([row.end_bytes])});
+	});
 	const status = el('span', {'class': 'note', 'aria-live': 'polite'});
 	const button = (text, label, action) => {
 		const b = el('button', {type: 'button', text, 'aria-label': label, title: label});
@@ -107,32 +120,30 @@ function timeline(owner, options) {
 			svg('text', {x: 12, y: (TOP + H - BOTTOM) / 2, 'text-anchor': 'middle',
 				transform: 'rotate(-90 12 ' + (TOP + H - BOTTOM) / 2 + ')', text: options.what || 'device memory'}, axis);
 			/* One path per series: no seams between intervals. */
-			const from = Math.max(0, first - 1), to = Math.min(rows.length - 1, last + 1);
+			const from = Math.max(0, rowAt(segments, t0) - 1), to = Math.min(segments.length - 1, rowAt(segments, t1) + 1);
 			const base = new Array(to - from + 1).fill(0);
-			const splits = [];
-			for (let i = from; i <= to; i++) splits.push(rowSplit(rows[i], series));
 			for (let s = 0; s <= series.shown.length; s++) {
-				if (!splits.some(v => v[s] > 0)) continue;
+				if (!segments.slice(from, to + 1).some(g => g.split[s] > 0)) continue;
 				const upper = [], lower = [];
 				for (let i = from; i <= to; i++) {
-					const k = i - from, x0 = x(rows[i].t_ns).toFixed(1), x1 = x(next(i)).toFixed(1);
-					const b = base[k], u = b + splits[k][s];
+					const g = segments[i], k = i - from, x0 = x(g.t_ns).toFixed(1), x1 = x(g.t1).toFixed(1);
+					const b = base[k], u = b + g.split[s];
 					upper.push(x0 + ',' + y(u).toFixed(1), x1 + ',' + y(u).toFixed(1));
 					lower.unshift(x1 + ',' + y(b).toFixed(1), x0 + ',' + y(b).toFixed(1));
 					base[k] = u;
 				}
 				svg('polygon', {points: upper.concat(lower).join(' '), fill: series.color(s), 'class': 'series'}, area);
 			}
-			const line = pick => {
+			const line = key => {
 				const points = [];
 				for (let i = from; i <= to; i++) {
-					const v = y(pick(rows[i])).toFixed(1);
-					points.push(x(rows[i].t_ns).toFixed(1) + ',' + v, x(next(i)).toFixed(1) + ',' + v);
+					const g = segments[i], v = y(g[key]).toFixed(1);
+					points.push(x(g.t_ns).toFixed(1) + ',' + v, x(g.t1).toFixed(1) + ',' + v);
 				}
 				return points.join(' ');
 			};
-			svg('polyline', {points: line(rowMax), 'class': 'max-line'}, area);
-			svg('polyline', {points: line(rowMin), 'class': 'min-line'}, area);
+			svg('polyline', {points: line('max'), 'class': 'max-line'}, area);
+			svg('polyline', {points: line('min'), 'class': 'min-line'}, area);
 			marks(overlay, x, y, top, t0, t1, W);
 			if (pinned >= 0) {
 				const px = x(rows[pinned].t_ns), qx = x(next(pinned));
@@ -182,8 +193,13 @@ function timeline(owner, options) {
 		}
 	}
 
-	function tip(event, i) {
-		const row = rows[i], span = view[1] - view[0];
+	function tip(event, t) {
+		const g = segments[rowAt(segments, t)], i = g.row, row = rows[i], span = view[1] - view[0];
+		if (g.idle) {
+			showTip(event, [timeText(g.t_ns, span) + ' to ' + timeText(g.t1, span) + ': no event',
+				'live ' + human(g.max) + ' throughout', 'click to see what was live']);
+			return;
+		}
 		const lines = [timeText(row.t_ns, span) + ' to ' + timeText(next(i), span),
 			'total ' + human(rowMax(row)) + ' at the highest',
 			'lowest ' + human(rowMin(row)) + (row.end_bytes !== undefined ? ', at the close ' + human(row.end_bytes) : '')];
@@ -209,7 +225,7 @@ function timeline(owner, options) {
 			chart.setPointerCapture(event.pointerId);
 		});
 		chart.addEventListener('pointermove', event => {
-			const px = local(event), i = rowAt(rows, chart.__t(px));
+			const px = local(event);
 			if (start !== null && Math.abs(px - start) > 4) {
 				brush.setAttribute('x', Math.min(px, start));
 				brush.setAttribute('width', Math.abs(px - start));
@@ -218,7 +234,7 @@ function timeline(owner, options) {
 			cursor.setAttribute('x1', px);
 			cursor.setAttribute('x2', px);
 			cursor.setAttribute('visibility', 'visible');
-			tip(event, i);
+			tip(event, chart.__t(px));
 		});
 		chart.addEventListener('pointerup', event => {
 			if (start === null) return;
@@ -248,8 +264,8 @@ function timeline(owner, options) {
 	box.__rows = rows;
 	const legend = el('p', {'class': 'legend'});
 	series.shown.forEach((name, s) => legend.append(swatch(series.color(s), name)));
-	if (rows.some(row => rowSplit(row, series)[series.shown.length] > 0))
-		legend.append(swatch(series.color(series.shown.length), series.other ? 'other tags' : 'not split by tag'));
+	if (segments.some(g => g.split[series.shown.length] > 0))
+		legend.append(swatch(series.color(series.shown.length), series.other ? 'other tags, or not split' : 'not split by tag'));
 	legend.append(el('span', {}, [el('span', {'class': 'line-key'}), 'each interval\'s highest']),
 		el('span', {}, [el('span', {'class': 'line-key dashed'}), 'its lowest']));
 	box.append(legend);
