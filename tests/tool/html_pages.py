@@ -350,6 +350,29 @@ def big_page(driver):
     check(show < 1000 and sort < 1000, "big: all rows shown and sorted within 1 s")
 
 
+def remainder_page(driver):
+    """20 stacks of 4,096 kept: the table and the flame graph show the other
+    4,076 as one remainder, so both add up to the peak."""
+    source = os.path.join(out, "top20.json")
+    report = json.load(open(source))
+    device = report["devices"][0]
+    listed = sum(s["at_peak_bytes"] for s in device["stacks"])
+    rest = device["peak"]["bytes"] - listed
+    page = os.path.join(out, "top20.html")
+    vramtrace("report", source, "--format", "html", "-o", page)
+    load(driver, page, "top20")
+    more = report["tracer"]["distinct_stacks"] - len(device["stacks"])
+    footer = driver.find_element(By.CSS_SELECTOR, "tfoot").text
+    check(more == 4076 and f"{more:,} more stacks, not listed" in footer,
+          f"top20: the table's remainder row ({footer!r})")
+    values = driver.execute_script(
+        "const v = {}; for (const r of document.querySelectorAll('svg.flame rect'))"
+        " v[r.__node.name] = r.__node.value; return v;")
+    check(values.get("all of the peak") == device["peak"]["bytes"]
+          and values.get(f"[{more:,} more stacks, not listed]") == rest,
+          f"top20: the flame graph's root is the peak, the remainder {rest} bytes")
+
+
 driver = browser()
 try:
     report_page(driver)
@@ -358,6 +381,7 @@ try:
     fit_page(driver)
     hostile_pages(driver)
     empty_pages(driver)
+    remainder_page(driver)
     if big:
         big_page(driver)
 finally:

@@ -32,7 +32,7 @@ function remainders(owner) {
 	}
 	return rest;
 }
-function buildTree(report, owner) {
+function buildTree(report, owner, more) {
 	const root = treeNode('all of the peak', 'root', null);
 	for (const stack of owner.stacks || []) {
 		if (stack.at_peak_bytes <= 0) continue;
@@ -40,13 +40,15 @@ function buildTree(report, owner) {
 		addPath(root, [{name: '[' + stack.tag + ']', kind: 'tag'}].concat(frames.map(f =>
 			({name: frameLabel(f), kind: f.python ? 'python' : 'native'}))), stack.at_peak_bytes);
 	}
-	for (const {tag, bytes} of remainders(owner))
-		addPath(root, [{name: '[' + tag + ']', kind: 'tag'}, {name: '[other stacks, not listed]', kind: 'rest'}], bytes);
+	const rest = remainders(owner);
+	const name = rest.length === 1 && more ? '[' + count(more) + ' more stacks, not listed]' : '[other stacks, not listed]';
+	for (const {tag, bytes} of rest)
+		addPath(root, [{name: '[' + tag + ']', kind: 'tag'}, {name, kind: 'rest'}], bytes);
 	return root;
 }
 
 function flame(report, owner) {
-	const root = buildTree(report, owner);
+	const root = buildTree(report, owner, unlisted(report, owner).more);
 	const box = el('div', {'class': 'flame-box'});
 	if (!root.value) return box;
 	const search = el('input', {type: 'search', placeholder: 'function or file', 'aria-label': 'search frames'});
