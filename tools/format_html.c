@@ -3,6 +3,7 @@
  * in the page; nothing is fetched. The script draws the report (timeline
  * with each interval's lowest and highest, the moment of the peak, a flame
  * graph, sortable tables, the device view), the diff and the fit. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,12 +115,69 @@ static json_t *outline(json_t *report)
 			 devices, "host", json_is_object(host) ? owner_outline(host) : json_null());
 }
 
+static int64_t magnitude(json_t *row)
+{
+	int64_t delta = json_integer_value(json_object_get(row, "delta_bytes"));
+	return delta < 0 ? -(delta + 1) : delta; /* no overflow at INT64_MIN */
+}
+
+static int by_change(const void *x, const void *y)
+{
+	int64_t a = magnitude(*(json_t *const *)x), b = magnitude(*(json_t *const *)y);
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int64_t add(int64_t sum, json_t *row, const char *key)
+{
+	int64_t result;
+	if (__builtin_add_overflow(sum, json_integer_value(json_object_get(row, key)), &result))
+		return sum < 0 ? INT64_MIN : INT64_MAX;
+	return result;
+}
+
+/* The page lists the stacks that changed most; the rest, summed, as one
+ * row ("--format json" lists them all): a diff of two reports of 32k
+ * stacks of 800-character names is 35 MB in full. */
+#define PAGE_STACK_ROWS 1000
+
+static json_t *page_diff(json_t *diff)
+{
+	json_t *shown = json_deep_copy(diff);
+	json_t *section = json_object_get(json_object_get(shown, "sections"), "stack");
+	json_t *rows = json_object_get(section, "rows");
+	size_t count = json_array_size(rows);
+	json_t **sorted = count > PAGE_STACK_ROWS ? malloc(count * sizeof(*sorted)) : NULL;
+	if (!sorted)
+		return shown;
+	for (size_t i = 0; i < count; i++)
+		sorted[i] = json_array_get(rows, i);
+	qsort(sorted, count, sizeof(*sorted), by_change);
+	json_t *kept = json_array();
+	int64_t a = 0, b = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (i < PAGE_STACK_ROWS) {
+			json_array_append(kept, sorted[i]);
+		} else {
+			a = add(a, sorted[i], "a_bytes");
+			b = add(b, sorted[i], "b_bytes");
+		}
+	}
+	free(sorted);
+	json_object_set_new(section, "rows", kept);
+	json_object_set_new(section, "rest",
+			    json_pack("{s:I, s:I, s:I}", "count",
+				      (json_int_t)(count - PAGE_STACK_ROWS), "a_bytes",
+				      (json_int_t)a, "b_bytes", (json_int_t)b));
+	return shown;
+}
+
 void vt_html_diff(json_t *a, json_t *b, const char *a_path, const char *b_path, json_t *diff,
 		  FILE *out)
 {
 	vt_html_begin(out);
-	json_t *data = json_pack("{s:s, s:o, s:o, s:s, s:s, s:O}", "page", "diff", "a", outline(a),
-				 "b", outline(b), "a_path", a_path, "b_path", b_path, "diff", diff);
+	json_t *data =
+		json_pack("{s:s, s:o, s:o, s:s, s:s, s:o}", "page", "diff", "a", outline(a), "b",
+			  outline(b), "a_path", a_path, "b_path", b_path, "diff", page_diff(diff));
 	vt_html_data(out, data);
 	json_decref(data);
 	vt_html_end(out);

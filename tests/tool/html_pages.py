@@ -348,6 +348,17 @@ def big_page(driver):
     # has become pathologically slow, whatever else the machine is doing.
     check(elapsed < 20, "big: renders within 20 s")
     check(show < 1000 and sort < 1000, "big: all rows shown and sorted within 1 s")
+    # A diff of 4,096 against 32,768 stacks: the stacks that changed most,
+    # the rest summed, in a page of a few MB.
+    page = os.path.join(out, "big-diff.html")
+    vramtrace("diff", os.path.join(out, "top20.json"), big, "--format", "html", "-o", page)
+    size = os.path.getsize(page)
+    load(driver, page, "big-diff")
+    footer = driver.find_element(By.CSS_SELECTOR, "tfoot").text
+    rows = len(json.load(open(big))["devices"][0]["stacks"])
+    print(f"big-diff: {size} bytes")
+    check(size < 3 << 20 and f"{rows + 20 - 1000:,} more stacks that changed less" in footer,
+          f"big-diff: {size} bytes, the rest summed ({footer!r})")
 
 
 def remainder_page(driver):

@@ -107,10 +107,12 @@ function renderDiff(data, container) {
 	container.append(bars(rows('tag'), 'by tag (bytes at the peak), A against B'));
 	container.append(bars(rows('kind'), 'by kind (bytes at the peak), A against B'));
 	const stacks = rows('stack').map(r => [r.key, r.a_bytes, r.b_bytes, r.b_bytes - r.a_bytes]).sort((x, y) => y[3] - x[3]);
-	const hidden = (sections.stack || {}).hidden;
+	const hidden = (sections.stack || {}).hidden, rest = (sections.stack || {}).rest;
+	const footer = rest ? [count(rest.count) + ' more stacks that changed less (vramtrace diff --format json lists them)',
+		human(rest.a_bytes), human(rest.b_bytes), signed(rest.b_bytes - rest.a_bytes)] : null;
 	container.append(el('h3', {text: 'stacks ranked by growth'}), sortableTable([{name: 'stack', render: key => ellipsis(key, 'wide')},
 		{name: 'A', numeric: true, bytes: true}, {name: 'B', numeric: true, bytes: true},
-		{name: 'growth', numeric: true, signed: true}], stacks));
+		{name: 'growth', numeric: true, signed: true}], stacks, null, footer));
 	if (hidden) container.append(el('p', {'class': 'note', text: hidden + ' stacks changed by less than the least delta shown (' +
 		human(data.diff.min_delta_bytes || 0) + ')'}));
 }
