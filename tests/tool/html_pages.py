@@ -53,6 +53,26 @@ def browser():
         sys.exit(77)
 
 
+OVERLAP = """
+const bad = [];
+for (const chart of document.querySelectorAll('svg:not(.flame)')) {
+    const boxes = [...chart.querySelectorAll('text')].map(t => [t.textContent, t.getBoundingClientRect()])
+        .filter(([, b]) => b.width > 0);
+    for (let i = 0; i < boxes.length; i++)
+        for (let j = i + 1; j < boxes.length; j++) {
+            const [ta, a] = boxes[i], [tb, b] = boxes[j];
+            if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1)
+                bad.push(ta + ' / ' + tb);
+        }
+}
+return bad;"""
+
+
+def no_overlap(driver, name):
+    bad = driver.execute_script(OVERLAP)
+    check(not bad, f"{name}: no chart text overprints another {bad[:3]}")
+
+
 def load(driver, page, name):
     started = time.monotonic()
     driver.get("file://" + page)
@@ -63,6 +83,7 @@ def load(driver, page, name):
     check(not errors, f"{name}: no console error {errors[:2]}")
     source = open(page, encoding="utf-8").read()
     check("http://" not in source and "https://" not in source, f"{name}: nothing fetched")
+    no_overlap(driver, name)
     driver.save_screenshot(os.path.join(out, name + ".png"))
     return elapsed
 
@@ -191,6 +212,7 @@ def narrow(driver, page, name):
         "return [document.documentElement.scrollWidth, document.documentElement.clientWidth,"
         " Math.max(0, ...[...document.querySelectorAll('svg')].map(s => s.getBoundingClientRect().right))]")
     check(widths[0] <= widths[1] and widths[2] <= widths[1], f"{name}: fits 800 px ({widths})")
+    no_overlap(driver, name + " at 800 px")
     driver.save_screenshot(os.path.join(out, name + "-800.png"))
     driver.set_window_size(1200, 1600)
 
