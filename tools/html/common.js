@@ -129,16 +129,17 @@ function responsive(box, draw) {
 }
 
 /* Labels that never overprint: each takes the first of its candidate
- * places that overlaps no label placed before. */
-function labelPlacer() {
+ * places that overlaps no label placed before and stays inside the
+ * chart's width (when given); a label with no such place is left out. */
+function labelPlacer(width) {
 	const placed = [];
 	const overlaps = (a, b) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 	return function place(text, candidates, attrs, parent) {
-		const width = text.length * 6.4 + 4;
+		const textWidth = text.length * 6.4 + 4;
 		for (const c of candidates) {
-			const x0 = c.anchor === 'end' ? c.x - width : c.x;
-			const box = {x0, x1: x0 + width, y0: c.y - 11, y1: c.y + 2};
-			if (placed.some(p => overlaps(p, box))) continue;
+			const x0 = c.anchor === 'end' ? c.x - textWidth : c.x;
+			const box = {x0, x1: x0 + textWidth, y0: c.y - 11, y1: c.y + 2};
+			if ((width && (box.x0 < 0 || box.x1 > width)) || placed.some(p => overlaps(p, box))) continue;
 			placed.push(box);
 			return svg('text', Object.assign({x: c.x, y: c.y, 'text-anchor': c.anchor || 'start', text}, attrs), parent);
 		}

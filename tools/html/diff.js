@@ -58,7 +58,7 @@ function diffTimelines(a, b) {
 			svg('text', {x: x(tick.value), y: H - BOTTOM + 16, 'text-anchor': 'middle', text: tick.text}, axis);
 		svg('line', {x1: LEFT, y1: H - BOTTOM, x2: W - RIGHT, y2: H - BOTTOM}, axis);
 		svg('text', {x: (LEFT + W) / 2, y: H - 4, 'text-anchor': 'middle', text: 'time since the first CUDA call'}, axis);
-		const place = labelPlacer();
+		const place = labelPlacer(W);
 		for (const {side, device, end: lineEnd} of lines) {
 			const rows = device.timeline.rows, points = [];
 			rows.forEach((row, i) => {

@@ -101,7 +101,7 @@ function fitChart(fit, group, variable, name, model) {
 		svg('text', {x: (LEFT + W) / 2, y: H - 6, 'text-anchor': 'middle', text: variable}, axis);
 		const mlow = Math.min(...xs), mhigh = Math.max(...xs);
 		svg('rect', {x: x(mlow), y: TOP, width: Math.max(1, x(mhigh) - x(mlow)), height: H - BOTTOM - TOP, 'class': 'pinned'}, chart);
-		const place = labelPlacer();
+		const place = labelPlacer(W);
 		place('measured range', [{x: x(mlow) + 3, y: TOP + 10}, {x: x(mhigh) - 3, y: TOP + 10, anchor: 'end'}], {'class': 'note-label'}, chart);
 		[...others.values()].forEach((rest, s) => {
 			const points = [];
@@ -122,7 +122,7 @@ function fitChart(fit, group, variable, name, model) {
 				const fx = x(largest.value);
 				svg('line', {x1: fx, x2: fx, y1: TOP, y2: H - BOTTOM, 'class': 'peak-line'}, chart);
 				svg('circle', {cx: fx, cy: y(largest.peak_bytes), r: 5, 'class': 'fit-largest'}, chart);
-				place('largest fit ' + variable + '=' + largest.value, [{x: fx - 4, y: TOP + 24, anchor: 'end'}, {x: fx + 4, y: TOP + 24}, {x: fx - 4, y: TOP + 38, anchor: 'end'}], {'class': 'peak-label'}, chart);
+				place('largest fit ' + variable + '=' + largest.value, [24, 38, 52, 66].flatMap(dy => [{x: fx - 4, y: TOP + dy, anchor: 'end'}, {x: fx + 4, y: TOP + dy}]), {'class': 'peak-label'}, chart);
 			}
 		}
 		group.runs.forEach(r => {

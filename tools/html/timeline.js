@@ -162,7 +162,7 @@ function timeline(owner, options) {
 
 	function marks(group, x, y, top, t0, t1, W) {
 		const {H, LEFT, RIGHT, TOP, BOTTOM} = TL;
-		const place = labelPlacer();
+		const place = labelPlacer(W);
 		const peak = owner.peak || {};
 		if (peak.at_ns >= t0 && peak.at_ns <= t1) {
 			const px = x(peak.at_ns);
@@ -240,8 +240,13 @@ function timeline(owner, options) {
 			if (start === null) return;
 			const px = local(event);
 			brush.setAttribute('visibility', 'hidden');
-			if (Math.abs(px - start) > 4) setView([chart.__t(Math.min(px, start)), chart.__t(Math.max(px, start))]);
-			else pin(rowAt(rows, chart.__t(px)));
+			if (Math.abs(px - start) > 4) {
+				const range = [chart.__t(Math.min(px, start)), chart.__t(Math.max(px, start))];
+				setView(range);
+				pin(highest(range));
+			} else {
+				pin(rowAt(rows, chart.__t(px)));
+			}
 			start = null;
 		});
 		chart.addEventListener('pointerleave', () => { hideTip(); cursor.setAttribute('visibility', 'hidden'); });
@@ -254,6 +259,13 @@ function timeline(owner, options) {
 				ArrowRight: () => pan(0.25), Home: () => setView(full), Enter: () => pin(rowAt(rows, (owner.peak || {}).at_ns || 0))};
 			if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
 		});
+	}
+	/* The row of a range's highest point: what a selected range shows. */
+	function highest(range) {
+		let best = rowAt(rows, range[0]);
+		for (let i = best; i < rows.length && rows[i].t_ns <= range[1]; i++)
+			if (rowMax(rows[i]) > rowMax(rows[best])) best = i;
+		return best;
 	}
 	function pin(i) {
 		pinned = i;
