@@ -13,7 +13,9 @@ function rowMin(row) { return row.min_bytes !== undefined ? row.min_bytes : rowM
 function seriesOf(owner) {
 	const names = (owner.tags || []).map(t => t.tag);
 	const shown = names.slice(0, PALETTE.length - 1);
-	return {shown, other: names.length > shown.length, color: i => PALETTE[i % PALETTE.length]};
+	/* The last series, past "other", is bytes whose split is unknown. */
+	return {shown, other: names.length > shown.length,
+		color: i => i > shown.length ? 'var(--unsplit)' : PALETTE[i % PALETTE.length]};
 }
 /* An interval's bytes at its highest, per drawn series; what the split does
  * not name goes to the last ("other"), so the stack reaches the highest. */
@@ -54,7 +56,7 @@ function timeline(owner, options) {
 		segments.push({t_ns: row.t_ns, t1: idle ? busy : t1, split, max: rowMax(row), min: rowMin(row), row: i});
 		if (idle)
 			segments.push({t_ns: busy, t1, max: row.end_bytes, min: row.end_bytes, row: i, idle: true,
-				split: row.end_bytes === rowMax(row) ? split : series.shown.map(() => 0).concat([row.end_bytes])});
+				split: row.end_bytes === rowMax(row) ? split : series.shown.map(() => 0).concat([0, row.end_bytes])});
 	});
 	const status = el('span', {'class': 'note', 'aria-live': 'polite'});
 	const button = (text, label, action) => {
@@ -122,12 +124,12 @@ function timeline(owner, options) {
 			/* One path per series: no seams between intervals. */
 			const from = Math.max(0, rowAt(segments, t0) - 1), to = Math.min(segments.length - 1, rowAt(segments, t1) + 1);
 			const base = new Array(to - from + 1).fill(0);
-			for (let s = 0; s <= series.shown.length; s++) {
+			for (let s = 0; s <= series.shown.length + 1; s++) {
 				if (!segments.slice(from, to + 1).some(g => g.split[s] > 0)) continue;
 				const upper = [], lower = [];
 				for (let i = from; i <= to; i++) {
 					const g = segments[i], k = i - from, x0 = x(g.t_ns).toFixed(1), x1 = x(g.t1).toFixed(1);
-					const b = base[k], u = b + g.split[s];
+					const b = base[k], u = b + (g.split[s] || 0);
 					upper.push(x0 + ',' + y(u).toFixed(1), x1 + ',' + y(u).toFixed(1));
 					lower.unshift(x1 + ',' + y(b).toFixed(1), x0 + ',' + y(b).toFixed(1));
 					base[k] = u;
@@ -277,7 +279,9 @@ function timeline(owner, options) {
 	const legend = el('p', {'class': 'legend'});
 	series.shown.forEach((name, s) => legend.append(swatch(series.color(s), name)));
 	if (segments.some(g => g.split[series.shown.length] > 0))
-		legend.append(swatch(series.color(series.shown.length), series.other ? 'other tags, or not split' : 'not split by tag'));
+		legend.append(swatch(series.color(series.shown.length), series.other ? 'other tags' : 'not split by tag'));
+	if (segments.some(g => g.split[series.shown.length + 1] > 0))
+		legend.append(swatch(series.color(series.shown.length + 1), 'after an interval\'s last event, split unknown'));
 	legend.append(el('span', {}, [el('span', {'class': 'line-key'}), 'each interval\'s highest']),
 		el('span', {}, [el('span', {'class': 'line-key dashed'}), 'its lowest']));
 	box.append(legend);
