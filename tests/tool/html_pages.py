@@ -406,6 +406,58 @@ def remainder_page(driver):
           f"top20: the flame graph's root is the peak, the remainder {rest} bytes")
 
 
+def python_library_page(driver):
+    """A Python program allocating through a library: the where column leads
+    with the program's own line and names what it passed through."""
+    report = json.load(open(os.path.join(fixtures, "llm_bf16.json")))
+    site = "/usr/lib/python3/dist-packages/numba/cuda/cudadrv/driver.py"
+    python = [{"function": "safe_cuda_api_call", "file": site, "line": 319},
+              {"function": "memalloc.<locals>.allocator", "file": site, "line": 1051},
+              {"function": "load_weights", "file": "/home/me/alloc.py", "line": 5},
+              {"function": "<module>", "file": "/home/me/alloc.py", "line": 9}]
+    for frame in python:
+        frame.update({"python": True, "module": None, "offset": 0})
+    stack = report["stack_frames"][1]
+    stack["frames"] = stack["frames"][:1] + python + stack["frames"][1:]
+    path = os.path.join(out, "python.json")
+    json.dump(report, open(path, "w"))
+    page = os.path.join(out, "python.html")
+    vramtrace("report", path, "--format", "html", "-o", page)
+    load(driver, page, "python")
+    where = driver.execute_script(
+        "for (const row of document.querySelectorAll('section.owner > .table-box table.sortable tbody tr'))"
+        " if (row.cells.length > 2 && row.cells[0].textContent === '2') return row.cells[1].innerText;")
+    check(where and where.startswith("load_weights (alloc.py:5)") and "via numba, 2 frames" in where,
+          f"python: the program's own line first, the library folded ({where!r})")
+
+
+def themes(driver):
+    """Under a dark colour-scheme preference the page is dark; text, muted
+    notes and signed deltas keep a contrast of 4.5 or more in both."""
+    page = os.path.join(out, "diff.html")
+    contrast = """
+const rgb = c => c.match(/[0-9.]+/g).slice(0, 3).map(Number).map(v => v / 255)
+    .map(v => v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4));
+const lum = c => { const [r, g, b] = rgb(c); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+const bg = getComputedStyle(document.body).backgroundColor;
+const worst = {};
+for (const sel of ['body', '.note', '.grew', 'caption', 'th']) {
+    const e = document.querySelector(sel);
+    if (e) worst[sel] = ratio(getComputedStyle(e).color, sel === 'th' ? getComputedStyle(e).backgroundColor : bg);
+}
+return [lum(bg), worst];"""
+    for scheme in ("light", "dark"):
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                               {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        driver.get("file://" + page)
+        background, ratios = driver.execute_script(contrast)
+        dark = background < 0.1
+        check(dark == (scheme == "dark") and all(r >= 4.5 for r in ratios.values()),
+              f"{scheme}: background {'dark' if dark else 'light'}, contrast {ratios}")
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
 driver = browser()
 try:
     report_page(driver)
@@ -415,6 +467,8 @@ try:
     hostile_pages(driver)
     empty_pages(driver)
     remainder_page(driver)
+    python_library_page(driver)
+    themes(driver)
     if big:
         big_page(driver)
 finally:

@@ -129,5 +129,5 @@ function render() {
 		else renderReport(data.report, container, data.budget, data.title);
 	});
 }
-window.vramtrace = {render, human, stackNode};
+window.vramtrace = {render, human, stackNode, renderReport};
 document.addEventListener('DOMContentLoaded', render);

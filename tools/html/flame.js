@@ -48,9 +48,11 @@ function buildTree(report, owner, more) {
 }
 
 function flame(report, owner) {
-	const root = buildTree(report, owner, unlisted(report, owner).more);
 	const box = el('div', {'class': 'flame-box'});
-	if (!root.value) return box;
+	if (!((owner.peak || {}).bytes > 0)) return box;
+	/* Built at the first drawing, after the page shows: 32k stacks of 25
+	 * frames take a few hundred milliseconds. */
+	let root = null;
 	const search = el('input', {type: 'search', placeholder: 'function or file', 'aria-label': 'search frames'});
 	const found = el('span', {'class': 'note'});
 	const reset = el('button', {type: 'button', text: 'reset zoom'});
@@ -58,7 +60,7 @@ function flame(report, owner) {
 	box.append(el('p', {'class': 'controls'}, [el('label', {text: 'search'}), search, reset, found]), chartBox,
 		el('p', {'class': 'legend'}, [swatch(FLAME_COLORS.python, 'Python frame'), swatch(FLAME_COLORS.native, 'native frame'),
 			swatch(FLAME_COLORS.tag, 'tag'), swatch(FLAME_COLORS.rest, 'stacks the report does not list')]));
-	let focus = root, width = 960;
+	let focus = null, width = 960;
 	const share = node => human(node.value) + ' (' + (100 * node.value / root.value).toFixed(1) + '% of the peak)';
 	const chart = svg('svg', {'class': 'flame', role: 'img', 'aria-label': 'flame graph of the stacks at the peak'});
 	chartBox.append(chart);
@@ -118,8 +120,12 @@ function flame(report, owner) {
 		if (node) showTip(event, [node.name, share(node)]); else hideTip();
 	});
 	chart.addEventListener('mouseleave', hideTip);
-	reset.addEventListener('click', () => { focus = root; draw(); });
-	search.addEventListener('input', highlight);
-	responsive(chartBox, w => { width = w; draw(); });
+	reset.addEventListener('click', () => { if (root) { focus = root; draw(); } });
+	search.addEventListener('input', () => { if (root) highlight(); });
+	responsive(chartBox, w => {
+		if (!root) focus = root = buildTree(report, owner, unlisted(report, owner).more);
+		width = w;
+		draw();
+	});
 	return box;
 }
