@@ -98,6 +98,7 @@ void vt_timeline_advance(struct vt_timeline *timeline, uint64_t now_ns, uint64_t
 	if (!timeline->rows) {
 		timeline->rows = calloc(VT_TIMELINE_ROWS, sizeof(*timeline->rows));
 		timeline->interval_ns = VT_TIMELINE_START_NS;
+		timeline->exact_until_ns = now_ns + VT_TIMELINE_EXACT_NS;
 		if (!timeline->rows)
 			return;
 	}

@@ -18,11 +18,11 @@
 
 #define VT_TIMELINE_ROWS     1024
 #define VT_TIMELINE_START_NS 10000 /* 10 us: a short run still shows its build-up */
-/* Below this interval rows are timed by the exact clock: the coarse one
- * ticks every 1 to 4 ms (HZ 1000 to 250) and would put a short run's whole
- * build-up in one row. Only the run's first rows pay for it: the interval
- * passes this after a few thousand of them. */
-#define VT_TIMELINE_EXACT_BELOW_NS 4000000
+/* The first 4 ms of a device's timeline are timed by the exact clock: the
+ * coarse one ticks every 1 to 4 ms (HZ 1000 to 250) and would put a short
+ * run's whole build-up in one row. Only those first milliseconds pay for
+ * the exact clock. */
+#define VT_TIMELINE_EXACT_NS 4000000
 
 /* A row keeps the tags holding most at its max, the rest together under
  * VT_TAG_OTHER: a row costs the same with 5 tags or 70,000. */
@@ -48,8 +48,9 @@ struct vt_timeline {
 	struct vt_timeline_row *rows; /* VT_TIMELINE_ROWS, allocated on first use */
 	uint32_t count;               /* the last row is the open one */
 	uint64_t interval_ns;
-	uint64_t opened_ns;   /* the open row's start on the cheap clock */
-	struct vt_marks tags; /* the split at the open row's max */
+	uint64_t opened_ns;      /* the open row's start on the cheap clock */
+	uint64_t exact_until_ns; /* rows open on the exact clock before this */
+	struct vt_marks tags;    /* the split at the open row's max */
 };
 
 /* Whether the open row still runs at now_ns, so that an event has no row

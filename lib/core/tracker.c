@@ -104,15 +104,18 @@ static uint64_t since_start(void *context)
 }
 
 /* Called with the device locked, before an event changes its bytes: the
- * cheap clock decides when a row closes (the exact one while rows are
- * shorter than its tick); the exact one, read only then, dates the next.
- * Inline, as is the tag's counter below: every event passes both. */
+ * cheap clock decides when a row closes (the exact one in the timeline's
+ * first milliseconds, shorter than the cheap one's tick); the exact one,
+ * read only then, dates the next. Inline, as is the tag's counter below:
+ * every event passes both. */
 static inline __attribute__((always_inline)) void advance_timeline(struct vt_tracker *tracker,
 								   struct vt_device_stats *stats)
 {
-	bool coarse = tracker->options.coarse_clock &&
-		      stats->timeline.interval_ns >= VT_TIMELINE_EXACT_BELOW_NS;
-	uint64_t now = coarse ? tracker->options.coarse_clock() : tracker->options.clock();
+	uint64_t now = tracker->options.coarse_clock ? tracker->options.coarse_clock()
+						     : tracker->options.clock();
+	if (tracker->options.coarse_clock &&
+	    (!stats->timeline.rows || now < stats->timeline.exact_until_ns))
+		now = tracker->options.clock();
 	if (!vt_timeline_row_runs(&stats->timeline, now))
 		vt_timeline_advance(&stats->timeline, now, since_start, tracker, stats->live,
 				    stats->tags.items, stats->tags.size);
