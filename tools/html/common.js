@@ -49,11 +49,11 @@ function byteTicks(top, want) {
 	const digits = Math.max(0, -Math.floor(Math.log10(step)));
 	return stepTicks(0, top / scale, step).map(v => ({value: v * scale, text: trim(v, digits) + ' ' + UNITS[unit]}));
 }
-/* Time ticks (nanoseconds) at round times in the unit the span wants. */
+/* Time ticks (nanoseconds) at round times, in the unit of the latest time
+ * shown (a zoom at 10 ms reads 10.15 ms, not 10150 us). */
 function timeTicks(low, high, want) {
-	const span = high - low;
-	const [scale, unit] = span >= 2e9 ? [1e9, 's'] : span >= 2e6 ? [1e6, 'ms'] : span >= 2e3 ? [1e3, '\u00b5s'] : [1, 'ns'];
-	const step = roundStep(span / scale, want);
+	const [scale, unit] = high >= 2e9 ? [1e9, 's'] : high >= 2e6 ? [1e6, 'ms'] : high >= 2e3 ? [1e3, '\u00b5s'] : [1, 'ns'];
+	const step = roundStep((high - low) / scale, want);
 	const digits = Math.max(0, -Math.floor(Math.log10(step)));
 	return stepTicks(low / scale, high / scale, step).map(v => ({value: v * scale, text: trim(v, digits) + ' ' + unit}));
 }

@@ -154,7 +154,7 @@ function timeline(owner, options) {
 						height: H - BOTTOM - TOP, 'class': 'pinned'}, overlay);
 			}
 			status.textContent = t0 <= 0 && t1 >= end ? 'the whole run, ' + timeText(end, end) + '; drag to zoom'
-				: 'showing ' + timeText(t0, t1 - t0) + ' to ' + timeText(t1, t1 - t0) + ' of ' + timeText(end, end);
+				: 'showing ' + timeText(t0, t1) + ' to ' + timeText(t1, t1) + ' of ' + timeText(end, end);
 			chart.__x = x;
 			chart.__t = px => t0 + (px - LEFT) / (W - LEFT - RIGHT) * (t1 - t0);
 		};
