@@ -43,39 +43,40 @@ static struct diff_row *row_for(struct diff_table *table, const char *key)
 
 /* Sums over devices and ranks are checked: past 2^63-1 bytes the diff
  * names the row and stops rather than print a wrapped number. */
-static void add(struct diff *d, enum diff_section section, const char *key, bool side_b,
-		int64_t at_peak, int64_t peak)
+static struct diff_row *add(struct diff *d, enum diff_section section, const char *key, bool side_b,
+			    int64_t at_peak, int64_t peak)
 {
 	struct diff_row *row = d->by[section] ? row_for(&d->tables[section], key) : NULL;
 	if (!row)
-		return;
+		return NULL;
 	int64_t *sum = side_b ? &row->b : &row->a, *peak_sum = side_b ? &row->b_peak : &row->a_peak;
 	if ((__builtin_add_overflow(*sum, at_peak, sum) ||
 	     __builtin_add_overflow(*peak_sum, peak, peak_sum)) &&
 	    !d->overflow[0])
 		snprintf(d->overflow, sizeof(d->overflow), "the %s row '%.100s' of %s",
 			 vt_diff_section_names[section], key, side_b ? "B" : "A");
+	/* Several stacks at one place: their peaks need not have coincided. */
+	int64_t *low = side_b ? &row->b_peak_low : &row->a_peak_low;
+	if (peak > *low)
+		*low = peak;
+	if (*sum > *low)
+		*low = *sum;
+	return row;
 }
 
-/* A stack's identity across runs: its interesting frames as symbolized,
- * "function (file:line)", or "module+0xoffset" without symbols. */
-static void stack_key(const struct vt_report *report, int64_t id, char *key, size_t size)
+/* A stack's row: matched across runs by its place (stack_view.h), shown
+ * by its brief line. */
+static void add_stack(struct diff *d, const struct vt_report *report,
+		      const struct vt_stack_row *stack, bool side_b)
 {
-	char label[1200];
-	size_t used = 0;
-	key[0] = '\0';
-	const struct vt_stack_frames *stack = vt_report_stack(report, id);
-	for (size_t i = 0; stack && i < stack->count; i++) {
-		if (vt_frame_is_plumbing(stack->frames[i]))
-			continue;
-		vt_frame_label(stack->frames[i], label, sizeof(label));
-		int wrote = snprintf(key + used, size - used, "%s%s", used ? " < " : "", label);
-		if (wrote < 0 || (size_t)wrote >= size - used)
-			break;
-		used += (size_t)wrote;
-	}
-	if (!key[0])
-		snprintf(key, size, "(no frames)");
+	char key[4096], label[1024];
+	vt_stack_place(report, stack->id, key, sizeof(key));
+	struct diff_row *row = add(d, BY_STACK, key, side_b, stack->counters.at_peak_bytes,
+				   stack->counters.peak_bytes);
+	if (row && !row->label)
+		row->label = strdup(vt_stack_line(report, stack->id, &d->view,
+						  d->format == FORMAT_TEXT ? 42 : 0, label,
+						  sizeof(label)));
 }
 
 static void add_report(struct diff *d, const struct vt_report *report, const char *rank,
@@ -97,13 +98,8 @@ static void add_report(struct diff *d, const struct vt_report *report, const cha
 			add(d, BY_TAG, device->tags[t].tag, side_b,
 			    device->tags[t].counters.at_peak_bytes,
 			    device->tags[t].counters.peak_bytes);
-		for (size_t s = 0; s < device->stack_count; s++) {
-			const struct vt_stack_row *stack = &device->stacks[s];
-			char key[4096];
-			stack_key(report, stack->id, key, sizeof(key));
-			add(d, BY_STACK, key, side_b, stack->counters.at_peak_bytes,
-			    stack->counters.peak_bytes);
-		}
+		for (size_t s = 0; s < device->stack_count; s++)
+			add_stack(d, report, &device->stacks[s], side_b);
 	}
 }
 
@@ -152,6 +148,7 @@ static void finish(struct diff *d, enum diff_section section)
 			table->rows[kept++] = table->rows[i];
 		} else {
 			free(table->rows[i].key);
+			free(table->rows[i].label);
 			table->hidden++;
 		}
 	}
@@ -212,6 +209,9 @@ static void usage(FILE *out)
 		"  --min-delta SIZE          hide rows changing less than SIZE, e.g. 1MiB\n"
 		"                            (default 0: every row, unchanged ones as x1.00)\n"
 		"  --device N                only device N\n"
+		"  --frames N                stack rows: frames from the program's own line\n"
+		"                            (default 4)\n"
+		"  --all-frames              stack rows: every frame, library frames unfolded\n"
 		"  --fail-if-peak-grows PCT  exit 1 when a device's peak grew by more than PCT\n"
 		"  -o, --output OUT          write to OUT instead of standard output\n"
 		"  -h, --help                show this help\n\n"
@@ -254,6 +254,8 @@ static const struct vt_option diff_options[] = {
 	{"device", 0, VT_OPTION_VALUE, 'd', "N, a device ordinal", NULL},
 	{"fail-if-peak-grows", 0, VT_OPTION_VALUE, 'g', "PCT, e.g. 5%", NULL},
 	{"output", 'o', VT_OPTION_VALUE, 'o', "OUT, a file (- for standard output)", NULL},
+	{"frames", 0, VT_OPTION_VALUE, 'F', "N, lines of each stack", NULL},
+	{"all-frames", 0, VT_OPTION_FLAG, 'A', NULL, NULL},
 	{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
 };
 
@@ -275,6 +277,8 @@ static bool diff_option(int id, const char *value, struct diff *d, const char **
 		break;
 	case 'm': return vt_parse_size_option("diff", "--min-delta", value, &d->min_delta);
 	case 'd': return vt_parse_count_option("diff", "--device", value, 0, 1023, &d->device);
+	case 'F': return vt_parse_count_option("diff", "--frames", value, 1, 64, &d->view.frames);
+	case 'A': d->view.all_frames = true; return true;
 	case 'g':
 		if (!(ok = d->fail_if_grows = vt_parse_percent(value, &d->grow_limit)))
 			fprintf(stderr,
@@ -342,8 +346,10 @@ static bool load_both(struct diff *d, const char **files)
 static void free_diff(struct diff *d)
 {
 	for (int s = 0; s < SECTIONS; s++) {
-		for (size_t i = 0; i < d->tables[s].count; i++)
+		for (size_t i = 0; i < d->tables[s].count; i++) {
 			free(d->tables[s].rows[i].key);
+			free(d->tables[s].rows[i].label);
+		}
 		free(d->tables[s].rows);
 	}
 	vt_report_close(&d->a);

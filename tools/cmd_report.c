@@ -23,6 +23,9 @@ static void usage(FILE *out)
 		"                   html: one self-contained page with charts\n"
 		"  --device N       only device N\n"
 		"  --top N          rows of stacks, tags and leaks to show (default 20)\n"
+		"  --frames N       text: lines of each stack, from the program's own line "
+		"(default 4)\n"
+		"  --all-frames     text: every frame of each stack, library frames unfolded\n"
 		"  --budget SIZE    html: a budget line on the timelines, e.g. 80GiB\n"
 		"  -o, --output OUT write to OUT instead of standard output\n"
 		"  -h, --help       show this help\n\n"
@@ -113,6 +116,8 @@ static const struct vt_option report_options[] = {
 	{"top", 0, VT_OPTION_VALUE, 't', "N, rows to show", NULL},
 	{"output", 'o', VT_OPTION_VALUE, 'o', "OUT, a file (- for standard output)", NULL},
 	{"budget", 0, VT_OPTION_VALUE, 'b', "SIZE, e.g. 80GiB", NULL},
+	{"frames", 0, VT_OPTION_VALUE, 'F', "N, lines of each stack", NULL},
+	{"all-frames", 0, VT_OPTION_FLAG, 'A', NULL, NULL},
 	{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
 };
 
@@ -138,6 +143,10 @@ static bool report_option(int id, const char *value, struct report_request *r)
 	case 't':
 		return vt_parse_count_option("report", "--top", value, 1, 100000, &r->options.top);
 	case 'b': return vt_parse_size_option("report", "--budget", value, &r->options.budget);
+	case 'F':
+		return vt_parse_count_option("report", "--frames", value, 1, 64,
+					     &r->options.view.frames);
+	case 'A': r->options.view.all_frames = true; return true;
 	default: r->output = value; return true;
 	}
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "report_file.h"
+#include "stack_view.h"
 
 enum diff_section { BY_DEVICE, BY_KIND, BY_TAG, BY_STACK, SECTIONS };
 extern const char *const vt_diff_section_names[SECTIONS];
@@ -16,9 +17,12 @@ extern const char *const vt_diff_section_titles[SECTIONS];
 enum diff_format { FORMAT_TEXT, FORMAT_MARKDOWN, FORMAT_JSON, FORMAT_HTML };
 
 struct diff_row {
-	char *key;
-	int64_t a, b;           /* bytes at the peak (devices: the peak) */
-	int64_t a_peak, b_peak; /* own peaks */
+	char *key;                      /* what matches rows across runs */
+	char *label;                    /* how a stack row is shown (stack_view.h); NULL: the key */
+	int64_t a, b;                   /* bytes at the peak (devices: the peak) */
+	int64_t a_peak, b_peak;         /* own peaks; for several stacks at one place, the most
+					   they can have held together (their peaks added) */
+	int64_t a_peak_low, b_peak_low; /* the least that peak can be; equal when exact */
 };
 
 struct diff_table {
@@ -36,6 +40,7 @@ struct diff {
 	bool fail_if_grows;
 	uint32_t grow_limit; /* hundredths of a percent */
 	struct vt_report_file a, b;
+	struct vt_view_options view;
 	struct diff_table tables[SECTIONS];
 	char overflow[160]; /* a row whose sum passed 2^63-1 bytes, "" when none */
 };

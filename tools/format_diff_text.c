@@ -50,20 +50,29 @@ static void print_header(enum diff_section section, bool markdown, FILE *out)
 			peaks ? "   own peak A   own peak B" : "");
 }
 
+/* An own peak, "<=" before it where it is a bound (several stacks at one
+ * place whose peaks may not have coincided). */
+static void peak_text(int64_t high, int64_t low, char *buf, size_t size)
+{
+	char text[32];
+	snprintf(buf, size, "%s%s", low < high ? "<=" : "", vt_human(high, text, sizeof(text)));
+}
+
 static void print_row(const struct diff_row *row, bool peaks, bool markdown, FILE *out)
 {
-	char a[32], b[32], delta[40], relative[32], ratio[32], a_peak[32], b_peak[32];
+	char a[32], b[32], delta[40], relative[32], ratio[32], a_peak[40], b_peak[40];
 	vt_human(row->a, a, sizeof(a));
 	vt_human(row->b, b, sizeof(b));
-	vt_human(row->a_peak, a_peak, sizeof(a_peak));
-	vt_human(row->b_peak, b_peak, sizeof(b_peak));
+	peak_text(row->a_peak, row->a_peak_low, a_peak, sizeof(a_peak));
+	peak_text(row->b_peak, row->b_peak_low, b_peak, sizeof(b_peak));
+	const char *shown = row->label ? row->label : row->key;
 	signed_size(row->b - row->a, delta, sizeof(delta));
 	vt_diff_change_texts(row, relative, ratio, sizeof(relative));
 	if (markdown)
-		fprintf(out, "| `%s` | %s | %s | %s | %s | %s |", row->key, a, b, delta, relative,
+		fprintf(out, "| `%s` | %s | %s | %s | %s | %s |", shown, a, b, delta, relative,
 			ratio);
 	else
-		fprintf(out, "  %-42.42s %12s %12s %13s %9s %7s", row->key, a, b, delta, relative,
+		fprintf(out, "  %-42.42s %12s %12s %13s %9s %7s", shown, a, b, delta, relative,
 			ratio);
 	if (peaks)
 		fprintf(out, markdown ? " %s | %s |" : " %12s %12s", a_peak, b_peak);

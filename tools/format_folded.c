@@ -1,12 +1,14 @@
 /* Bytes live at the peak as folded stacks, "root;...;leaf bytes", the
  * input of flamegraph.pl, speedscope and inferno. The tag is the root
- * frame (under "device N" when there are several devices); what the listed
- * stacks do not cover is "[other stacks]" under its tag, so every device's
- * lines add up to its peak. */
+ * frame (under "device N" when there are several devices); stacks at the
+ * same place are one line (stack_view.h); what the listed stacks do not cover is "[other stacks]"
+ * under its tag, so every device's lines add up to its peak. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "formats.h"
+#include "stack_view.h"
 
 /* Folded frames are separated by ';' and end at a space-then-number; keep
  * both out of names. */
@@ -25,6 +27,8 @@ static void put_stack(FILE *out, const struct vt_report *report, int64_t id)
 			continue;
 		fputc(';', out);
 		put_frame(out, vt_frame_label(stack->frames[i], label, sizeof(label)));
+		if (stack->frames[i]->inlined)
+			fputs(" [inlined]", out);
 	}
 }
 
@@ -57,14 +61,17 @@ static void put_root(FILE *out, const char *device_root, const char *tag)
 static void fold_device(FILE *out, const struct vt_report *report, const struct vt_owner *device,
 			const char *device_root)
 {
-	for (size_t i = 0; i < device->stack_count; i++) {
-		const struct vt_stack_row *row = &device->stacks[i];
-		if (row->counters.at_peak_bytes <= 0)
+	struct vt_stack_group *groups;
+	size_t count = vt_stack_groups(report, device, &groups);
+	for (size_t i = 0; i < count; i++) {
+		const struct vt_stack_group *group = &groups[i];
+		if (group->sum.at_peak_bytes <= 0)
 			continue;
-		put_root(out, device_root, row->tag);
-		put_stack(out, report, row->id);
-		fprintf(out, " %" PRId64 "\n", row->counters.at_peak_bytes);
+		put_root(out, device_root, group->tag);
+		put_stack(out, report, group->id);
+		fprintf(out, " %" PRId64 "\n", group->sum.at_peak_bytes);
 	}
+	free(groups);
 	json_t *listed = listed_by_tag(device);
 	for (size_t i = 0; i < device->tag_count; i++) {
 		const struct vt_tag_row *row = &device->tags[i];

@@ -1,8 +1,10 @@
 /* The full human report. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "formats.h"
+#include "stack_view.h"
 
 struct text {
 	FILE *out;
@@ -71,6 +73,11 @@ static void run_section(const struct text *t)
 			run->cuda_runtime, run->cuda_driver, run->cuda_device_count);
 }
 
+static const char *plural(int64_t count)
+{
+	return count == 1 ? "" : "s";
+}
+
 static void counter_row(const struct text *t, const char *name, const struct vt_counters *row,
 			int64_t peak)
 {
@@ -78,40 +85,69 @@ static void counter_row(const struct text *t, const char *name, const struct vt_
 	fputs("    ", t->out);
 	vt_print_safe(t->out, name);
 	int width = (int)strlen(name);
-	fprintf(t->out, "%*s %12s %5.1f%%   own peak %s, %" PRId64 " allocations over the run\n",
+	fprintf(t->out, "%*s %12s %5.1f%%   own peak %s, %" PRId64 " allocation%s over the run\n",
 		width < 24 ? 24 - width : 0, "", vt_human(row->at_peak_bytes, at, sizeof(at)),
 		percent(row->at_peak_bytes, peak), vt_human(row->peak_bytes, own, sizeof(own)),
-		row->allocations);
+		row->allocations, plural(row->allocations));
 }
 
 static void frames(const struct text *t, int64_t stack, const char *indent)
 {
-	char label[1200];
-	const struct vt_stack_frames *found = vt_report_stack(t->report, stack);
-	bool first = true;
-	for (size_t i = 0; found && i < found->count; i++) {
-		if (vt_frame_is_plumbing(found->frames[i]))
-			continue;
-		fprintf(t->out, "%s%s %s\n", indent, first ? "at" : "  ",
-			vt_frame_label(found->frames[i], label, sizeof(label)));
-		first = false;
-	}
+	vt_stack_print(t->out, t->report, stack, indent, &t->options->view);
 }
 
+/* A group's own peak: exact, or the bounds the report allows when several
+ * stacks' peaks may not have coincided. */
+static void group_peak(const struct text *t, const struct vt_stack_group *group)
+{
+	char low[32], high[32];
+	if (vt_stack_group_peak_exact(group))
+		fprintf(t->out, "own peak %s", vt_human(group->sum.peak_bytes, high, sizeof(high)));
+	else
+		fprintf(t->out, "own peak %s to %s", vt_human(group->peak_low, low, sizeof(low)),
+			vt_human(group->sum.peak_bytes, high, sizeof(high)));
+}
+
+static void stack_group(const struct text *t, const struct vt_owner *owner,
+			const struct vt_stack_group *group, size_t rank)
+{
+	char at[32];
+	int64_t bytes = group->sum.at_peak_bytes;
+	fprintf(t->out, "    #%zu %s %.1f%% [", rank, vt_human(bytes, at, sizeof(at)),
+		percent(bytes, owner->peak.bytes));
+	vt_print_safe(t->out, group->tag);
+	fprintf(t->out, "], %" PRId64 " allocation%s, ", group->sum.allocations,
+		plural(group->sum.allocations));
+	group_peak(t, group);
+	if (group->members > 1)
+		fprintf(t->out, "; %zu stacks at these lines", group->members);
+	fputc('\n', t->out);
+	frames(t, group->id, "        ");
+}
+
+/* One row per place, ranked; then what the rows leave out of the peak, so
+ * the listing adds up to it. */
 static void stacks(const struct text *t, const struct vt_owner *owner)
 {
-	if (!owner->stack_count)
+	struct vt_stack_rest rest;
+	vt_stack_rest(owner, &rest);
+	char rest_text[160];
+	if (!owner->stack_count && !vt_stack_rest_text(&rest, rest_text, sizeof(rest_text))[0])
 		return;
-	char at[32];
+	struct vt_stack_group *groups;
+	size_t count = vt_stack_groups(t->report, owner, &groups);
 	fprintf(t->out, "  %stop stacks at the peak:%s\n", bold(t), plain(t));
-	for (size_t i = 0; i < owner->stack_count && (long)i < t->options->top; i++) {
-		const struct vt_stack_row *row = &owner->stacks[i];
-		int64_t bytes = row->counters.at_peak_bytes;
-		fprintf(t->out, "    #%" PRId64 " %s %.1f%% [%s], %" PRId64 " allocations\n",
-			row->id, vt_human(bytes, at, sizeof(at)), percent(bytes, owner->peak.bytes),
-			row->tag, row->counters.allocations);
-		frames(t, row->id, "        ");
+	size_t shown = 0;
+	for (; shown < count && (long)shown < t->options->top; shown++)
+		stack_group(t, owner, &groups[shown], shown + 1);
+	for (size_t i = shown; i < count; i++) {
+		rest.bytes += groups[i].sum.at_peak_bytes;
+		if (rest.stacks.has)
+			rest.stacks.value += (int64_t)groups[i].members;
 	}
+	free(groups);
+	if (vt_stack_rest_text(&rest, rest_text, sizeof(rest_text))[0])
+		fprintf(t->out, "    and %s\n", rest_text);
 }
 
 static void device_view(const struct text *t, const struct vt_owner *device)
@@ -187,17 +223,19 @@ static void snapshot(const struct text *t, const struct vt_failure *failure)
 	if (!failure->has_snapshot)
 		return;
 	char size[32];
-	fprintf(t->out, "      live then:");
+	if (failure->live_by_tag_count)
+		fprintf(t->out, "      live then:");
 	for (size_t i = 0; i < failure->live_by_tag_count; i++) {
 		const struct vt_tag_bytes *tag = &failure->live_by_tag[i];
 		fprintf(t->out, "%s %s %s (%.1f%%)", i ? "," : "", tag->tag,
 			vt_human(tag->bytes, size, sizeof(size)),
 			percent(tag->bytes, failure->live_bytes));
 	}
-	fputc('\n', t->out);
+	if (failure->live_by_tag_count)
+		fputc('\n', t->out);
 	for (size_t i = 0; i < failure->top_stack_count && (long)i < t->options->top; i++) {
 		const struct vt_top_stack *row = &failure->top_stacks[i];
-		fprintf(t->out, "      #%" PRId64 " held %s\n", row->stack,
+		fprintf(t->out, "      #%zu held %s\n", i + 1,
 			vt_human(row->bytes, size, sizeof(size)));
 		frames(t, row->stack, "          ");
 	}
@@ -212,35 +250,83 @@ static void failures(const struct text *t, const struct vt_owner *owner)
 	char size[32], live[32];
 	for (size_t i = 0; i < owner->failure_count; i++) {
 		const struct vt_failure *failure = &owner->failures[i];
-		fprintf(t->out,
-			"    %s requested by %s [%s] at %.3f s: error %" PRId64 " %s, %s live\n",
+		fprintf(t->out, "    %s requested by %s [%s] at %.3f s: ",
 			vt_bytes_text(failure->bytes, size, sizeof(size)), or (failure->api, "?"),
-			or (failure->tag, "untagged"), (double)failure->at_ns / 1e9, failure->error,
-			or (failure->error_name, ""),
-			vt_human(failure->live_bytes, live, sizeof(live)));
+			or (failure->tag, "untagged"), (double)failure->at_ns / 1e9);
+		if (failure->error_name)
+			fprintf(t->out, "%s (%" PRId64 ")", failure->error_name, failure->error);
+		else
+			fprintf(t->out, "error %" PRId64, failure->error);
+		fprintf(t->out, ", %s live\n", vt_human(failure->live_bytes, live, sizeof(live)));
 		if (failure->stack.has)
 			frames(t, failure->stack.value, "        ");
 		snapshot(t, failure);
 	}
 }
 
+/* Leaks at one place with one tag are one row, as stacks are: rows[i]
+ * is the first leak of its row, with the row's bytes and allocations. */
+struct leak_row {
+	const struct vt_leak *first;
+	int64_t bytes, allocations;
+};
+
+static size_t leak_rows(const struct text *t, const struct vt_owner *owner, struct leak_row *rows)
+{
+	json_t *positions = json_object();
+	size_t count = 0;
+	char key[8192];
+	for (size_t i = 0; positions && i < owner->leak_count; i++) {
+		const struct vt_leak *leak = &owner->leaks[i];
+		int used = snprintf(key, sizeof(key), "%s\n", leak->tag ? leak->tag : "");
+		if (leak->stack.has)
+			vt_stack_place(t->report, leak->stack.value, key + used,
+				       sizeof(key) - used);
+		else
+			snprintf(key + used, sizeof(key) - used, "(no stack)");
+		json_t *position = json_object_get(positions, key);
+		struct leak_row *row =
+			position ? &rows[json_integer_value(position)] : &rows[count];
+		if (!position) {
+			*row = (struct leak_row){leak, 0, 0};
+			json_object_set_new(positions, key, json_integer((json_int_t)count++));
+		}
+		row->bytes += leak->bytes;
+		row->allocations += leak->count;
+	}
+	json_decref(positions);
+	return count;
+}
+
 static void leaks(const struct text *t, const struct vt_owner *owner)
 {
 	char size[32];
-	fprintf(t->out, "  live at exit: %s in %" PRId64 " allocations\n",
+	fprintf(t->out, "  live at exit: %s in %" PRId64 " allocation%s\n",
 		vt_human(owner->live_at_exit_bytes, size, sizeof(size)),
-		owner->live_at_exit_allocations);
-	for (size_t i = 0; i < owner->leak_count && (long)i < t->options->top; i++) {
-		const struct vt_leak *leak = &owner->leaks[i];
-		fprintf(t->out, "    %s in %" PRId64 " allocations [%s]",
-			vt_human(leak->bytes, size, sizeof(size)), leak->count, leak->tag);
-		if (leak->stack.has) {
-			fprintf(t->out, " from stack #%" PRId64 "\n", leak->stack.value);
-			frames(t, leak->stack.value, "        ");
-		} else {
-			fputc('\n', t->out);
-		}
+		owner->live_at_exit_allocations, plural(owner->live_at_exit_allocations));
+	struct leak_row *rows = malloc((owner->leak_count ? owner->leak_count : 1) * sizeof(*rows));
+	size_t count = rows ? leak_rows(t, owner, rows) : 0;
+	struct vt_stack_group *groups;
+	size_t group_count = vt_stack_groups(t->report, owner, &groups);
+	if (group_count > (size_t)t->options->top)
+		group_count = (size_t)t->options->top; /* only the listed ones */
+	for (size_t i = 0; i < count && (long)i < t->options->top; i++) {
+		const struct leak_row *row = &rows[i];
+		fprintf(t->out, "    %s in %" PRId64 " allocation%s [%s]",
+			vt_human(row->bytes, size, sizeof(size)), row->allocations,
+			plural(row->allocations), row->first->tag);
+		const struct vt_maybe *stack = &row->first->stack;
+		size_t rank = stack->has ? vt_stack_group_rank(t->report, groups, group_count,
+							       stack->value)
+					 : 0;
+		if (rank)
+			fprintf(t->out, ", stack #%zu above", rank);
+		fputc('\n', t->out);
+		if (stack->has)
+			frames(t, stack->value, "        ");
 	}
+	free(groups);
+	free(rows);
 }
 
 static void totals(const struct text *t, const struct vt_owner *owner, bool is_device)

@@ -7,13 +7,15 @@
 
 #include "report_file.h"
 #include "report_model.h"
+#include "view_options.h"
 
 struct vt_format_options {
 	long device; /* -1 for every device */
 	long top;    /* rows of stacks, leaks and tags */
 	bool color;
-	const char *rank; /* in a merged report: the rank being drawn, else NULL */
-	uint64_t budget;  /* a budget line on the page's timelines; 0 for none */
+	const char *rank;            /* in a merged report: the rank being drawn, else NULL */
+	uint64_t budget;             /* a budget line on the page's timelines; 0 for none */
+	struct vt_view_options view; /* how much of each stack to show */
 };
 
 void vt_format_text(const struct vt_report *report, const struct vt_format_options *options,

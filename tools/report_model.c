@@ -215,6 +215,8 @@ static void fill_owner(json_t *owner, struct vt_owner *out, bool *ok)
 		.allocations = count(owner, "allocations"),
 		.frees = count(owner, "frees"),
 		.failed_allocations = count(owner, "failed_allocations"),
+		.stacks_at_peak = maybe(owner, "stacks_at_peak"),
+		.stacks_at_peak_bytes = maybe(owner, "stacks_at_peak_bytes"),
 		.bytes_allocated = count(owner, "bytes_allocated"),
 	};
 	FILL_ARRAY(owner, "kinds", &out->kinds, &out->kind_count, ok, KIND_ROW);
@@ -244,10 +246,12 @@ static void free_owner(struct vt_owner *owner)
 	free(owner->watermark.crossings);
 }
 
-#define FRAME(item, frame)                                                          \
-	(*(frame) = (struct vt_frame){text(item, "function"), text(item, "module"), \
-				      text(item, "file"), count(item, "line"),      \
-				      count(item, "offset")})
+#define FRAME(item, frame)                                                                         \
+	(*(frame) =                                                                                \
+		 (struct vt_frame){text(item, "function"), text(item, "module"),                   \
+				   text(item, "file"), count(item, "line"), count(item, "offset"), \
+				   json_is_true(json_object_get(item, "python")),                  \
+				   json_is_true(json_object_get(item, "inlined"))})
 
 static void fill_run(json_t *run, struct vt_run *out, bool *ok)
 {
@@ -310,6 +314,9 @@ static void fill_stacks(json_t *root, struct vt_report *out, bool *ok)
 		json_t *frames = json_object_get(item, "frames");
 		struct vt_stack_frames *stack = &out->stacks[i];
 		stack->id = count(item, "id");
+		stack->group = json_is_integer(json_object_get(item, "group"))
+				       ? count(item, "group")
+				       : stack->id;
 		stack->count = json_array_size(frames);
 		stack->frames = elements(stack->count, sizeof(*stack->frames), ok);
 		if (!stack->frames)

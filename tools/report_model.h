@@ -138,6 +138,8 @@ struct vt_owner {
 	size_t tag_count;
 	struct vt_stack_row *stacks;
 	size_t stack_count;
+	/* Every stack holding bytes at the peak, listed or not (newer reports). */
+	struct vt_maybe stacks_at_peak, stacks_at_peak_bytes;
 	struct vt_leak *leaks;
 	size_t leak_count;
 	struct vt_failure *failures;
@@ -155,11 +157,14 @@ struct vt_owner {
 struct vt_frame {
 	const char *function, *module, *file; /* NULL when absent */
 	int64_t line, offset;
+	bool python;  /* a Python frame */
+	bool inlined; /* compiled into the next frame's function, at its line */
 };
 
 /* A stack's frames, innermost first, resolved through the frame table. */
 struct vt_stack_frames {
 	int64_t id;
+	int64_t group; /* the smallest id of the stacks at its place; its own id in older reports */
 	const struct vt_frame **frames;
 	size_t count;
 };

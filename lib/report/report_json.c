@@ -191,6 +191,21 @@ static void write_tags(struct vt_json *json, const struct vt_report *report,
 		free(order);
 }
 
+/* Every stack that held bytes at the peak, listed or not: what a picture
+ * of the peak leaves out is these less the listed ones, and the peak less
+ * these is what was allocated with no stack. */
+static void write_stacks_at_peak(struct vt_json *json, const struct vt_device_stats *stats)
+{
+	uint64_t count = 0, bytes = 0;
+	for (uint32_t i = 0; i < stats->stacks.size; i++) {
+		uint64_t at_peak = vt_stats_at_peak(stats, &stats->stacks.items[i]);
+		count += at_peak > 0;
+		bytes += at_peak;
+	}
+	vt_json_u64(json, "stacks_at_peak", count);
+	vt_json_u64(json, "stacks_at_peak_bytes", bytes);
+}
+
 static void write_stacks(struct vt_json *json, const struct vt_report *report,
 			 const struct vt_device_stats *stats, struct vt_stack_ids *set)
 {
@@ -217,6 +232,7 @@ static void write_stacks(struct vt_json *json, const struct vt_report *report,
 		free(order);
 		free(scratch);
 	}
+	write_stacks_at_peak(json, stats);
 }
 
 static void write_leaks(struct vt_json *json, const struct vt_report *report, int device,

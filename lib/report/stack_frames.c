@@ -1,7 +1,11 @@
 #include "stack_frames.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "../core/plumbing.h"
 #include "../core/stacks.h"
 
 void vt_stack_ids_mention(struct vt_stack_ids *set, uint32_t id)
@@ -32,7 +36,42 @@ static void write_frame(struct vt_json *json, const struct vt_frame *frame)
 		vt_json_null(json, "line");
 	if (frame->python)
 		vt_json_bool(json, "python", true);
+	if (frame->inlined)
+		vt_json_bool(json, "inlined", true);
 	vt_json_end_object(json);
+}
+
+const char *vt_frame_place(const struct vt_frame *frame, char *out, size_t size)
+{
+	const char *module = strrchr(frame->module, '/');
+	module = module ? module + 1 : frame->module;
+	const char *file = strrchr(frame->file, '/');
+	file = file ? file + 1 : frame->file;
+	if (frame->function[0] && frame->file[0])
+		snprintf(out, size, "%s (%s:%d)", frame->function, file, frame->line);
+	else if (frame->function[0])
+		snprintf(out, size, "%s (%s)", frame->function, module[0] ? module : "?");
+	else
+		snprintf(out, size, "%s+0x%" PRIx64, module[0] ? module : "?", frame->offset);
+	return out;
+}
+
+/* FNV-1a, continued from hash. */
+static uint64_t hash_text(uint64_t hash, const char *text)
+{
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		hash = (hash ^ *c) * 0x100000001b3ull;
+	return (hash ^ 0xff) * 0x100000001b3ull; /* the end of one frame */
+}
+
+/* A frame's part in its stack's place: nothing for plumbing, else its
+ * place's hash. */
+static uint64_t place_hash(const struct vt_frame *frame)
+{
+	if (vt_plumbing_frame(frame->module, frame->function))
+		return 0;
+	char place[1600];
+	return hash_text(0xcbf29ce484222325ull, vt_frame_place(frame, place, sizeof(place)));
 }
 
 /* An insertion sort: the emergency report's ids are few, and it allocates
@@ -103,55 +142,158 @@ static uintptr_t *distinct_pcs(const struct vt_stack_ids *set, size_t *count)
 	return pcs;
 }
 
+/* The table of distinct pcs, symbolized: each pc's frames (more than one
+ * where the compiler inlined functions at it). */
+struct pc_table {
+	const uintptr_t *pcs;
+	size_t count;
+	uint32_t *first;  /* pc i's frames are first[i] .. first[i + 1] - 1 */
+	uint64_t *places; /* pc i's place hash: its frames' together */
+};
+
 static void write_table(struct vt_json *json, struct vt_symbolizer *symbolizer,
-			const uintptr_t *pcs, size_t count)
+			struct pc_table *table)
 {
 	vt_json_begin_array(json, "frames");
-	for (size_t i = 0; i < count; i++) {
-		struct vt_frame frame = {.pc = pcs[i], .offset = pcs[i]};
-		if (symbolizer)
-			vt_symbolize(symbolizer, pcs[i], &frame);
-		if (frame.python)
-			frame.offset = 0;
-		write_frame(json, &frame);
+	uint32_t written = 0;
+	for (size_t i = 0; i < table->count; i++) {
+		struct vt_frame frames[VT_INLINE_MAX] = {
+			{.pc = table->pcs[i], .offset = table->pcs[i]}};
+		unsigned chain = symbolizer ? vt_symbolize_chain(symbolizer, table->pcs[i], frames,
+								 VT_INLINE_MAX)
+					    : 1;
+		table->first[i] = written;
+		table->places[i] = 0;
+		for (unsigned f = 0; f < chain; f++) {
+			if (frames[f].python)
+				frames[f].offset = 0;
+			write_frame(json, &frames[f]);
+			uint64_t place = place_hash(&frames[f]);
+			if (place)
+				table->places[i] =
+					(table->places[i] ^ place) * 0x100000001b3ull + f;
+		}
+		written += chain;
 	}
+	table->first[table->count] = written;
 	vt_json_end_array(json);
 }
 
-/* One stack: its frames as indices into pcs, or in place without them. */
-static void write_stack(struct vt_json *json, uint32_t id, const uintptr_t *pcs, size_t count)
+static size_t pc_index(const struct pc_table *table, uintptr_t pc)
+{
+	const uintptr_t *at = bsearch(&pc, table->pcs, table->count, sizeof(pc), compare_pcs);
+	return (size_t)(at - table->pcs);
+}
+
+/* A stack's place: the frames it shows (plumbing left out), as one hash;
+ * stacks at the same place are one group. */
+static uint64_t stack_place(const struct pc_table *table, uint32_t id)
+{
+	const uintptr_t *frames;
+	unsigned depth = vt_stack_frames(id, &frames);
+	uint64_t hash = 0xcbf29ce484222325ull;
+	for (unsigned f = 0; f < depth; f++) {
+		uint64_t place = table->places[pc_index(table, frames[f])];
+		if (place)
+			hash = (hash ^ place) * 0x100000001b3ull;
+	}
+	return hash;
+}
+
+/* One stack: its frames as indices into the table, or in place without
+ * it; and its group, the smallest id of the stacks at its place. */
+static void write_stack(struct vt_json *json, uint32_t id, const struct pc_table *table,
+			uint32_t group)
 {
 	const uintptr_t *frames;
 	unsigned depth = vt_stack_frames(id, &frames);
 	vt_json_begin_object(json, NULL);
 	vt_json_u64(json, "id", id);
-	if (pcs)
+	if (table)
+		vt_json_u64(json, "group", group);
+	if (table)
 		vt_json_begin_line_array(json, "frames");
 	else
 		vt_json_begin_array(json, "frames");
 	for (unsigned f = 0; f < depth; f++) {
-		if (!pcs) {
+		if (!table) {
 			write_frame(json, &(struct vt_frame){.pc = frames[f], .offset = frames[f]});
 			continue;
 		}
-		const uintptr_t *at = bsearch(&frames[f], pcs, count, sizeof(*pcs), compare_pcs);
-		vt_json_u64(json, NULL, (uint64_t)(at - pcs));
+		size_t at = pc_index(table, frames[f]);
+		for (uint32_t index = table->first[at]; index < table->first[at + 1]; index++)
+			vt_json_u64(json, NULL, index);
 	}
 	vt_json_end_array(json);
 	vt_json_end_object(json);
+}
+
+struct placed {
+	uint64_t place;
+	uint32_t id;
+	uint32_t group;
+};
+
+static int by_place(const void *x, const void *y)
+{
+	const struct placed *a = x, *b = y;
+	if (a->place != b->place)
+		return a->place < b->place ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+static int by_id(const void *x, const void *y)
+{
+	const struct placed *a = x, *b = y;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Each mentioned stack's group, in the order of set's (sorted) ids. */
+static struct placed *group_stacks(const struct pc_table *table, const struct vt_stack_ids *set)
+{
+	struct placed *placed = malloc((set->count ? set->count : 1) * sizeof(*placed));
+	if (!placed)
+		return NULL;
+	for (size_t i = 0; i < set->count; i++)
+		placed[i] = (struct placed){stack_place(table, set->ids[i]), set->ids[i], 0};
+	qsort(placed, set->count, sizeof(*placed), by_place);
+	for (size_t i = 0; i < set->count; i++)
+		placed[i].group = i && placed[i - 1].place == placed[i].place ? placed[i - 1].group
+									      : placed[i].id;
+	qsort(placed, set->count, sizeof(*placed), by_id);
+	return placed;
+}
+
+static void write_symbolized(struct vt_json *json, struct vt_symbolizer *symbolizer,
+			     const struct vt_stack_ids *set, struct pc_table *table)
+{
+	write_table(json, symbolizer, table);
+	struct placed *placed = group_stacks(table, set);
+	vt_json_begin_array(json, "stack_frames");
+	for (size_t i = 0; i < set->count; i++)
+		write_stack(json, set->ids[i], table, placed ? placed[i].group : set->ids[i]);
+	vt_json_end_array(json);
+	free(placed);
 }
 
 void vt_stack_frames_write(struct vt_json *json, struct vt_symbolizer *symbolizer,
 			   struct vt_stack_ids *set)
 {
 	distinct_ids(set);
-	size_t pc_count = 0;
-	uintptr_t *pcs = set->fixed ? NULL : distinct_pcs(set, &pc_count);
-	if (pcs)
-		write_table(json, symbolizer, pcs, pc_count);
-	vt_json_begin_array(json, "stack_frames");
-	for (size_t i = 0; i < set->count; i++)
-		write_stack(json, set->ids[i], pcs, pc_count);
-	vt_json_end_array(json);
+	struct pc_table table = {0};
+	uintptr_t *pcs = set->fixed ? NULL : distinct_pcs(set, &table.count);
+	table.pcs = pcs;
+	table.first = pcs ? malloc((table.count + 1) * sizeof(*table.first)) : NULL;
+	table.places = pcs ? malloc((table.count + 1) * sizeof(*table.places)) : NULL;
+	if (table.first && table.places) {
+		write_symbolized(json, symbolizer, set, &table);
+	} else {
+		vt_json_begin_array(json, "stack_frames");
+		for (size_t i = 0; i < set->count; i++)
+			write_stack(json, set->ids[i], NULL, set->ids[i]);
+		vt_json_end_array(json);
+	}
+	free(table.first);
+	free(table.places);
 	free(pcs);
 }

@@ -22,6 +22,12 @@ struct vt_stack_ids {
 
 void vt_stack_ids_mention(struct vt_stack_ids *set, uint32_t id);
 
+/* A frame's place as every output names it: "function (file:line)",
+ * "function (module)" without line information, "module+0xoffset" without
+ * a name. Stacks whose frames (plumbing left out) are at the same places
+ * are one group. */
+const char *vt_frame_place(const struct vt_frame *frame, char *out, size_t size);
+
 /* "frames" and "stack_frames", symbolized now and only now. A fixed set
  * (the emergency report, which may not allocate) writes each stack's
  * frames in place instead, unsymbolized. */

@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,18 @@ struct libdw {
 	__typeof__(&dwfl_lineinfo) lineinfo;
 	__typeof__(&dwfl_linux_proc_find_elf) find_elf;
 	__typeof__(&dwfl_standard_find_debuginfo) find_debuginfo;
+	/* For inlined functions: the scopes at a pc, and where each was
+	 * inlined. */
+	__typeof__(&dwfl_module_addrdie) addrdie;
+	__typeof__(&dwarf_getscopes) getscopes;
+	__typeof__(&dwarf_tag) tag;
+	__typeof__(&dwarf_diename) diename;
+	__typeof__(&dwarf_attr) attr;
+	__typeof__(&dwarf_attr_integrate) attr_integrate;
+	__typeof__(&dwarf_formudata) formudata;
+	__typeof__(&dwarf_formstring) formstring;
+	__typeof__(&dwarf_getsrcfiles) getsrcfiles;
+	__typeof__(&dwarf_filesrc) filesrc;
 };
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
@@ -89,7 +103,12 @@ static bool load_libdw(struct vt_symbolizer *s)
 		(void **)&s->dw.addrmodule,     (void **)&s->dw.addrname,
 		(void **)&s->dw.module_info,    (void **)&s->dw.getsrc,
 		(void **)&s->dw.lineinfo,       (void **)&s->dw.find_elf,
-		(void **)&s->dw.find_debuginfo,
+		(void **)&s->dw.find_debuginfo, (void **)&s->dw.addrdie,
+		(void **)&s->dw.getscopes,      (void **)&s->dw.tag,
+		(void **)&s->dw.diename,        (void **)&s->dw.attr,
+		(void **)&s->dw.attr_integrate, (void **)&s->dw.formudata,
+		(void **)&s->dw.formstring,     (void **)&s->dw.getsrcfiles,
+		(void **)&s->dw.filesrc,
 	};
 	static const char *const names[] = {
 		"dwfl_begin",
@@ -103,6 +122,16 @@ static bool load_libdw(struct vt_symbolizer *s)
 		"dwfl_lineinfo",
 		"dwfl_linux_proc_find_elf",
 		"dwfl_standard_find_debuginfo",
+		"dwfl_module_addrdie",
+		"dwarf_getscopes",
+		"dwarf_tag",
+		"dwarf_diename",
+		"dwarf_attr",
+		"dwarf_attr_integrate",
+		"dwarf_formudata",
+		"dwarf_formstring",
+		"dwarf_getsrcfiles",
+		"dwarf_filesrc",
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		*slots[i] = dlsym(s->handle, names[i]);
@@ -223,11 +252,11 @@ static bool start_dwfl(struct vt_symbolizer *s)
 	return started;
 }
 
-static bool lookup_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
+static Dwfl_Module *lookup_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
 {
 	Dwfl_Module *module = s->dw.addrmodule(s->dwfl, pc);
 	if (!module)
-		return false;
+		return NULL;
 	Dwarf_Addr start = 0;
 	/* For a live process the module's name is its path in /proc/PID/maps. */
 	const char *module_name =
@@ -240,25 +269,85 @@ static bool lookup_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *
 	const char *file = line ? s->dw.lineinfo(line, NULL, &line_number, NULL, NULL, NULL) : NULL;
 	copy(out->file, sizeof(out->file), file);
 	out->line = file ? line_number : 0;
-	return true;
+	return module;
 }
 
-static bool symbolize_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
+/* An inlined function's name: its linkage name (demangled) where it has
+ * one, as the symbol table would give, else its plain name. */
+static void inlined_name(struct vt_symbolizer *s, Dwarf_Die *scope, struct vt_frame *out)
+{
+	Dwarf_Attribute attribute;
+	const char *linkage =
+		s->dw.formstring(s->dw.attr_integrate(scope, DW_AT_linkage_name, &attribute));
+	const char *name = linkage ? linkage : s->dw.diename(scope);
+	if (name)
+		set_function(s, name, out);
+}
+
+/* Where an inlined function was called, in the function it was inlined
+ * into. */
+static void call_site(struct vt_symbolizer *s, Dwarf_Die *cu, Dwarf_Die *scope,
+		      struct vt_frame *out)
+{
+	Dwarf_Attribute attribute;
+	Dwarf_Word file_index = 0, line = 0;
+	Dwarf_Files *files = NULL;
+	size_t file_count = 0;
+	out->file[0] = '\0';
+	out->line = 0;
+	if (s->dw.formudata(s->dw.attr(scope, DW_AT_call_file, &attribute), &file_index) != 0 ||
+	    s->dw.getsrcfiles(cu, &files, &file_count) != 0 || file_index >= file_count)
+		return;
+	copy(out->file, sizeof(out->file), s->dw.filesrc(files, file_index, NULL, NULL));
+	if (s->dw.formudata(s->dw.attr(scope, DW_AT_call_line, &attribute), &line) == 0)
+		out->line = (int)line;
+}
+
+/* out[0] holds the pc's function (from the symbol table) at its line. When
+ * the compiler inlined functions there, out[0] becomes the innermost of
+ * them and each caller follows, at the line of its call, down to the
+ * function the code lives in. Returns the frames now in out. */
+static unsigned inline_chain(struct vt_symbolizer *s, Dwfl_Module *module, uintptr_t call,
+			     struct vt_frame *out, unsigned max)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = s->dw.addrdie(module, call, &bias), *scopes = NULL;
+	int scope_count = cu ? s->dw.getscopes(cu, call - bias, &scopes) : 0;
+	unsigned count = 1;
+	for (int i = 0; i < scope_count && count < max; i++) {
+		if (s->dw.tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		out[count] = out[count - 1];
+		out[count - 1].inlined = true;
+		inlined_name(s, &scopes[i], &out[count - 1]);
+		call_site(s, cu, &scopes[i], &out[count]);
+		count++;
+	}
+	free(scopes);
+	return count;
+}
+
+/* The frames pc stands for through libdw, its inline chain included:
+ * their count, or 0 when libdw does not know pc or failed (then out is
+ * left as it was given). */
+static unsigned symbolize_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out,
+			       unsigned max)
 {
 	if (!s->dwfl)
-		return false;
+		return 0;
 	sigjmp_buf escape;
 	if (sigsetjmp(escape, 1)) {
 		abandon_libdw(s);
 		uintptr_t pc_kept = out->pc;
 		memset(out, 0, sizeof(*out));
 		out->pc = pc_kept;
-		return false;
+		return 0;
 	}
 	vt_libdw_guard_enter(&escape);
-	bool found = lookup_dwfl(s, pc, out);
+	Dwfl_Module *module = lookup_dwfl(s, pc, out);
+	unsigned count = !module ? 0 : max > 1 ? inline_chain(s, module, pc, out, max) : 1;
 	vt_libdw_guard_leave();
-	return found;
+	return count;
 }
 
 static void end_dwfl(struct vt_symbolizer *s)
@@ -297,18 +386,28 @@ static bool symbolize_python(uintptr_t frame, struct vt_frame *out)
 	return true;
 }
 
-void vt_symbolize(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
+unsigned vt_symbolize_chain(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out,
+			    unsigned max)
 {
 	memset(out, 0, sizeof(*out));
 	out->pc = pc;
 	if (vt_py_is_frame(pc)) {
 		symbolize_python(pc, out);
-		return;
+		return 1;
 	}
 	/* A return address points after its call; look up the call itself. */
 	uintptr_t call = pc ? pc - 1 : pc;
-	if (!symbolize_dwfl(s, call, out))
+	unsigned count = symbolize_dwfl(s, call, out, max);
+	if (!count) {
 		symbolize_dladdr(s, call, out);
+		return 1;
+	}
+	return count;
+}
+
+void vt_symbolize(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
+{
+	vt_symbolize_chain(s, pc, out, 1);
 }
 
 void vt_symbolizer_close(struct vt_symbolizer *s)

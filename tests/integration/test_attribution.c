@@ -216,8 +216,10 @@ Test(attribution, deep_stacks_keep_their_depth)
 	json_t *stack, *frame;
 	json_array_foreach (stacks, s, stack) {
 		json_t *frames = frames_of(run.report, report_int(stack, "id"));
-		cr_assert_eq(json_array_size(frames), 16, "stack %zu has %zu frames", s,
-			     json_array_size(frames));
+		size_t calls = 0; /* inlined functions are frames of their own, not calls */
+		json_array_foreach (frames, f, frame)
+			calls += !json_is_true(json_object_get(frame, "inlined"));
+		cr_assert_eq(calls, 16, "stack %zu has %zu frames", s, calls);
 		unsigned descend_frames = 0;
 		json_array_foreach (frames, f, frame) {
 			const char *module = json_string_value(json_object_get(frame, "module"));

@@ -1,0 +1,314 @@
+#include "stack_view.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/core/plumbing.h"
+#include "formats.h"
+
+size_t vt_stack_shown(const struct vt_report *report, int64_t id, const struct vt_frame **out,
+		      size_t max)
+{
+	const struct vt_stack_frames *stack = vt_report_stack(report, id);
+	size_t count = 0;
+	for (size_t i = 0; stack && i < stack->count; i++) {
+		if (vt_frame_is_plumbing(stack->frames[i]))
+			continue;
+		if (count < max)
+			out[count] = stack->frames[i];
+		count++;
+	}
+	return count;
+}
+
+static bool own(const struct vt_frame *frame, char *library, size_t size)
+{
+	library[0] = '\0';
+	return vt_frame_own(frame->module, frame->file, frame->python, library, size);
+}
+
+/* The libraries of the folded frames, in order, each once, at most two. */
+static void name_libraries(const struct vt_frame *const *shown, size_t lead, char *via, size_t size)
+{
+	size_t used = 0, named = 0;
+	via[0] = '\0';
+	for (size_t i = 0; i < lead; i++) {
+		char library[64];
+		own(shown[i], library, sizeof(library));
+		if (!library[0] || strstr(via, library))
+			continue;
+		int wrote = snprintf(via + used, size - used, "%s%s", named ? ", " : "",
+				     named == 2 ? "..." : library);
+		if (wrote < 0 || (size_t)wrote >= size - used || ++named > 2)
+			break;
+		used += (size_t)wrote;
+	}
+}
+
+void vt_stack_brief(const struct vt_frame *const *shown, size_t count, struct vt_stack_brief *out)
+{
+	char library[64];
+	out->lead = count;
+	for (size_t i = 0; i < count && out->lead == count; i++)
+		if (own(shown[i], library, sizeof(library)))
+			out->lead = i;
+	/* None is the program's: its Python lines, where it has them, else
+	 * the innermost frame. */
+	for (size_t i = 0; i < count && out->lead == count; i++)
+		if (shown[i]->python)
+			out->lead = i;
+	if (out->lead == count)
+		out->lead = 0;
+	name_libraries(shown, out->lead, out->via, sizeof(out->via));
+}
+
+const char *vt_stack_place(const struct vt_report *report, int64_t id, char *key, size_t size)
+{
+	const struct vt_stack_frames *stack = vt_report_stack(report, id);
+	char label[1200];
+	size_t used = 0;
+	key[0] = '\0';
+	for (size_t i = 0; stack && i < stack->count; i++) {
+		if (vt_frame_is_plumbing(stack->frames[i]))
+			continue;
+		vt_frame_label(stack->frames[i], label, sizeof(label));
+		int wrote = snprintf(key + used, size - used, "%s%s", used ? " < " : "", label);
+		if (wrote < 0 || (size_t)wrote >= size - used)
+			break;
+		used += (size_t)wrote;
+	}
+	if (!key[0])
+		snprintf(key, size, "(no frames)");
+	return key;
+}
+
+/* The frames a view shows, as indices into shown: the lead, then the
+ * callers that are the program's own (all frames for a stack with none of
+ * its own, or when every frame is asked for), at most max. Returns how many
+ * it picked; *left is the shown frames after the lead it did not pick. */
+struct picked {
+	size_t index[64];
+	size_t count, left;
+	struct vt_stack_brief brief;
+};
+
+static void pick(const struct vt_frame *const *shown, size_t count,
+		 const struct vt_view_options *options, struct picked *out)
+{
+	size_t limit = options->all_frames   ? 64
+		       : options->frames > 0 ? (size_t)options->frames
+					     : VT_VIEW_FRAMES;
+	limit = limit > 64 ? 64 : limit;
+	char library[64];
+	vt_stack_brief(shown, count, &out->brief);
+	if (options->all_frames)
+		out->brief = (struct vt_stack_brief){0};
+	bool any_own = own(shown[out->brief.lead], library, sizeof(library));
+	out->count = 0;
+	for (size_t i = out->brief.lead; i < count && out->count < limit; i++)
+		if (i == out->brief.lead || options->all_frames || !any_own ||
+		    own(shown[i], library, sizeof(library)))
+			out->index[out->count++] = i;
+	out->left = count - out->brief.lead - out->count;
+}
+
+static const char *plural(size_t count)
+{
+	return count == 1 ? "" : "s";
+}
+
+enum { MAX_SHOWN = 256 };
+
+void vt_stack_print(FILE *out, const struct vt_report *report, int64_t id, const char *indent,
+		    const struct vt_view_options *options)
+{
+	const struct vt_frame *shown[MAX_SHOWN];
+	size_t count = vt_stack_shown(report, id, shown, MAX_SHOWN);
+	count = count > MAX_SHOWN ? MAX_SHOWN : count;
+	if (!count)
+		return;
+	struct picked picked;
+	pick(shown, count, options, &picked);
+	char label[1200];
+	for (size_t p = 0; p < picked.count; p++) {
+		size_t i = picked.index[p];
+		bool inlined_in = p > 0 && picked.index[p - 1] == i - 1 && shown[i - 1]->inlined;
+		fprintf(out, "%s%s%s", indent, p == 0 ? "at " : "   ",
+			inlined_in ? "inlined in " : "");
+		vt_print_safe(out, vt_frame_label(shown[i], label, sizeof(label)));
+		if (p == 0 && picked.brief.lead)
+			fprintf(out, ", via %s, %zu frame%s", picked.brief.via, picked.brief.lead,
+				plural(picked.brief.lead));
+		fputc('\n', out);
+	}
+	if (picked.left)
+		fprintf(out, "%s   ... %zu more frame%s\n", indent, picked.left,
+			plural(picked.left));
+}
+
+static void append(char *out, size_t size, size_t *used, const char *text)
+{
+	int wrote = snprintf(out + *used, size - *used, "%s", text);
+	if (wrote > 0)
+		*used = (size_t)wrote >= size - *used ? size - 1 : *used + (size_t)wrote;
+}
+
+const char *vt_stack_line(const struct vt_report *report, int64_t id,
+			  const struct vt_view_options *options, size_t width, char *out,
+			  size_t size)
+{
+	const struct vt_frame *shown[MAX_SHOWN];
+	size_t count = vt_stack_shown(report, id, shown, MAX_SHOWN), used = 0;
+	count = count > MAX_SHOWN ? MAX_SHOWN : count;
+	out[0] = '\0';
+	if (!count)
+		return snprintf(out, size, "(no frames)"), out;
+	struct picked picked;
+	pick(shown, count, options, &picked);
+	char label[1200];
+	for (size_t p = 0; p < picked.count; p++) {
+		size_t i = picked.index[p];
+		bool inlined_in = p > 0 && picked.index[p - 1] == i - 1 && shown[i - 1]->inlined;
+		append(out, size, &used, p == 0 ? "" : inlined_in ? " inlined in " : " < ");
+		append(out, size, &used, vt_frame_label(shown[i], label, sizeof(label)));
+	}
+	if (picked.left)
+		append(out, size, &used, " < ...");
+	if (picked.brief.lead) {
+		snprintf(label, sizeof(label), ", via %s, %zu frame%s", picked.brief.via,
+			 picked.brief.lead, plural(picked.brief.lead));
+		append(out, size, &used, label);
+	}
+	if (width >= 4 && used > width && width < size)
+		memcpy(out + width - 3, "...", 4);
+	return out;
+}
+
+size_t vt_stack_group_rank(const struct vt_report *report, const struct vt_stack_group *groups,
+			   size_t count, int64_t id)
+{
+	char place[4096], other[4096];
+	vt_stack_place(report, id, place, sizeof(place));
+	for (size_t i = 0; i < count; i++)
+		if (strcmp(vt_stack_place(report, groups[i].id, other, sizeof(other)), place) == 0)
+			return i + 1;
+	return 0;
+}
+
+bool vt_stack_group_peak_exact(const struct vt_stack_group *group)
+{
+	return group->peak_low == group->sum.peak_bytes;
+}
+
+static void add_member(struct vt_stack_group *group, const struct vt_stack_row *row)
+{
+	const struct vt_counters *c = &row->counters;
+	group->members++;
+	group->sum.peak_bytes += c->peak_bytes;
+	group->sum.at_peak_bytes += c->at_peak_bytes;
+	group->sum.live_at_exit_bytes += c->live_at_exit_bytes;
+	group->sum.allocations += c->allocations;
+	group->sum.frees += c->frees;
+	group->sum.bytes_allocated += c->bytes_allocated;
+	if (c->peak_bytes > group->peak_low)
+		group->peak_low = c->peak_bytes;
+	if (group->sum.at_peak_bytes > group->peak_low)
+		group->peak_low = group->sum.at_peak_bytes;
+}
+
+static int by_bytes(const void *x, const void *y)
+{
+	const struct vt_stack_group *a = x, *b = y;
+	if (a->sum.at_peak_bytes != b->sum.at_peak_bytes)
+		return a->sum.at_peak_bytes < b->sum.at_peak_bytes ? 1 : -1;
+	if (a->sum.peak_bytes != b->sum.peak_bytes)
+		return a->sum.peak_bytes < b->sum.peak_bytes ? 1 : -1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+size_t vt_stack_groups(const struct vt_report *report, const struct vt_owner *owner,
+		       struct vt_stack_group **out)
+{
+	*out = NULL;
+	struct vt_stack_group *groups =
+		calloc(owner->stack_count ? owner->stack_count : 1, sizeof(*groups));
+	json_t *positions = json_object();
+	size_t count = 0;
+	char key[8192];
+	for (size_t i = 0; groups && positions && i < owner->stack_count; i++) {
+		const struct vt_stack_row *row = &owner->stacks[i];
+		size_t tag_length = strlen(row->tag ? row->tag : "");
+		snprintf(key, sizeof(key), "%s\n", row->tag ? row->tag : "");
+		vt_stack_place(report, row->id, key + tag_length + 1, sizeof(key) - tag_length - 1);
+		json_t *position = json_object_get(positions, key);
+		struct vt_stack_group *group =
+			position ? &groups[json_integer_value(position)] : &groups[count];
+		if (!position) {
+			*group = (struct vt_stack_group){.id = row->id, .tag = row->tag};
+			json_object_set_new(positions, key, json_integer((json_int_t)count++));
+		}
+		add_member(group, row);
+	}
+	json_decref(positions);
+	if (!count) {
+		free(groups);
+		return 0;
+	}
+	qsort(groups, count, sizeof(*groups), by_bytes);
+	*out = groups;
+	return count;
+}
+
+void vt_stack_rest(const struct vt_owner *owner, struct vt_stack_rest *out)
+{
+	int64_t listed = 0, listed_stacks = 0;
+	for (size_t i = 0; i < owner->stack_count; i++) {
+		listed += owner->stacks[i].counters.at_peak_bytes;
+		listed_stacks += owner->stacks[i].counters.at_peak_bytes > 0;
+	}
+	*out = (struct vt_stack_rest){0};
+	if (owner->stacks_at_peak.has && owner->stacks_at_peak_bytes.has) {
+		out->stacks = (struct vt_maybe){true, owner->stacks_at_peak.value - listed_stacks};
+		out->bytes = owner->stacks_at_peak_bytes.value - listed;
+		out->no_stack_bytes = owner->peak.bytes - owner->stacks_at_peak_bytes.value;
+	} else {
+		out->bytes = owner->peak.bytes - listed;
+	}
+}
+
+/* 4076 as "4,076". */
+static const char *grouped(int64_t value, char *buf, size_t size)
+{
+	char digits[32];
+	int length = snprintf(digits, sizeof(digits), "%" PRId64, value);
+	size_t used = 0;
+	for (int i = 0; i < length && used + 2 < size; i++) {
+		if (i && digits[i - 1] != '-' && (length - i) % 3 == 0)
+			buf[used++] = ',';
+		buf[used++] = digits[i];
+	}
+	buf[used] = '\0';
+	return buf;
+}
+
+const char *vt_stack_rest_text(const struct vt_stack_rest *rest, char *buf, size_t size)
+{
+	char count[32], bytes[32], no_stack[32];
+	buf[0] = '\0';
+	int used = 0;
+	if (rest->bytes > 0 || (rest->stacks.has && rest->stacks.value > 0)) {
+		if (rest->stacks.has)
+			used = snprintf(buf, size, "%s more stack%s, %s",
+					grouped(rest->stacks.value, count, sizeof(count)),
+					rest->stacks.value == 1 ? "" : "s",
+					vt_human(rest->bytes, bytes, sizeof(bytes)));
+		else
+			used = snprintf(buf, size, "more stacks, %s",
+					vt_human(rest->bytes, bytes, sizeof(bytes)));
+	}
+	if (rest->no_stack_bytes > 0 && used >= 0 && (size_t)used < size)
+		snprintf(buf + used, size - (size_t)used, "%s%s with no stack", used ? "; " : "",
+			 vt_human(rest->no_stack_bytes, no_stack, sizeof(no_stack)));
+	return buf;
+}

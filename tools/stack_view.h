@@ -1,0 +1,87 @@
+/* How every listing shows a stack, and which stacks are one row: the one
+ * place this knowledge lives, for the text formats, folded, diff and the
+ * HTML pages alike.
+ *
+ * A stack's shown frames are its frames less plumbing (core/plumbing.h),
+ * inlined functions as frames of their own. Stacks whose shown frames are
+ * at the same places (function, file and line) and that carry the same tag
+ * are one group: one row, their figures combined. A brief view leads with
+ * the innermost frame of the program's own code, the library frames inside
+ * it folded into one mention ("via numba, 14 frames"). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report_model.h"
+#include "view_options.h"
+
+/* A stack's shown frames, innermost first, into out (at most max); returns
+ * how many it has, which may exceed max. */
+size_t vt_stack_shown(const struct vt_report *report, int64_t id, const struct vt_frame **out,
+		      size_t max);
+
+/* Where a brief view of shown frames starts: lead is the index of the
+ * program's own innermost frame (0 when none is the program's), and the
+ * lead frames before it are folded as "via <via>". */
+struct vt_stack_brief {
+	size_t lead;
+	char via[160];
+};
+void vt_stack_brief(const struct vt_frame *const *shown, size_t count, struct vt_stack_brief *out);
+
+/* A stack's place, the identity of its group and of its row in diff:
+ * "function (file:line) < caller (file:line) ...", "(no frames)" without
+ * any. */
+const char *vt_stack_place(const struct vt_report *report, int64_t id, char *key, size_t size);
+
+/* The stack as a listing shows it, one frame a line after indent:
+ * "at lead, via numba, 14 frames", its callers, "inlined in" for an
+ * inlined function's caller, and "... N more frames" where it is cut. */
+void vt_stack_print(FILE *out, const struct vt_report *report, int64_t id, const char *indent,
+		    const struct vt_view_options *options);
+/* The same in one line of at most width bytes ("a < b < c"), ending in
+ * "..." where it is cut. */
+const char *vt_stack_line(const struct vt_report *report, int64_t id,
+			  const struct vt_view_options *options, size_t width, char *out,
+			  size_t size);
+
+/* One row of a listing: the stacks at one place with one tag. */
+struct vt_stack_group {
+	int64_t id;      /* the member with the most bytes at the peak */
+	const char *tag; /* the members' tag */
+	size_t members;
+	struct vt_counters sum; /* members' figures added; peak_bytes: the most the
+				   group can have held at once (their own peaks added) */
+	int64_t peak_low;       /* the least it held at its own high point: the larger of
+				   a member's own peak and the group's bytes at the
+				   device's peak; equal to sum.peak_bytes when exact */
+};
+
+/* The owner's listed stacks as groups, most bytes at the peak first (then
+ * the larger own peak, then the smaller id); *out is the caller's to free.
+ * Returns how many, 0 (and *out NULL) for none or out of memory. */
+size_t vt_stack_groups(const struct vt_report *report, const struct vt_owner *owner,
+		       struct vt_stack_group **out);
+
+/* The rank (from 1) of the group at the place of stack id, 0 for none. */
+size_t vt_stack_group_rank(const struct vt_report *report, const struct vt_stack_group *groups,
+			   size_t count, int64_t id);
+
+/* Whether a group's own peak is exact (one member, or bounds that meet). */
+bool vt_stack_group_peak_exact(const struct vt_stack_group *group);
+
+/* What a listing of the owner's stacks leaves out of its peak: stacks not
+ * listed (their count, where the report says it) and their bytes, and bytes
+ * allocated where no stack was taken. Listed bytes plus these are the
+ * peak. */
+struct vt_stack_rest {
+	struct vt_maybe stacks;
+	int64_t bytes, no_stack_bytes;
+};
+void vt_stack_rest(const struct vt_owner *owner, struct vt_stack_rest *out);
+/* "4,076 more stacks, 128.75 GiB" (and "; 1.00 MiB with no stack"), into
+ * buf; "" when nothing is left out. */
+const char *vt_stack_rest_text(const struct vt_stack_rest *rest, char *buf, size_t size);
