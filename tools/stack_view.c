@@ -28,21 +28,29 @@ static bool own(const struct vt_frame *frame, char *library, size_t size)
 	return vt_frame_own(frame->module, frame->file, frame->python, library, size);
 }
 
-/* The libraries of the folded frames, in order, each once, at most two. */
+/* The libraries of the folded frames, in order, each once, at most two:
+ * for a Python stack its packages (the interpreter's own frames between
+ * them say nothing), else the native libraries. */
 static void name_libraries(const struct vt_frame *const *shown, size_t lead, char *via, size_t size)
 {
+	bool python = false;
+	for (size_t i = 0; i < lead; i++)
+		python = python || shown[i]->python;
 	size_t used = 0, named = 0;
 	via[0] = '\0';
-	for (size_t i = 0; i < lead; i++) {
+	for (size_t i = 0; i < lead && named < 3; i++) {
 		char library[64];
+		if (shown[i]->python != python)
+			continue;
 		own(shown[i], library, sizeof(library));
 		if (!library[0] || strstr(via, library))
 			continue;
 		int wrote = snprintf(via + used, size - used, "%s%s", named ? ", " : "",
 				     named == 2 ? "..." : library);
-		if (wrote < 0 || (size_t)wrote >= size - used || ++named > 2)
+		if (wrote < 0 || (size_t)wrote >= size - used)
 			break;
 		used += (size_t)wrote;
+		named++;
 	}
 }
 

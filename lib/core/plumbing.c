@@ -78,8 +78,9 @@ static bool cuda_library(const char *path, const char *name)
 
 static bool system_module(const char *path)
 {
-	static const char *const prefixes[] = {"/lib/", "/lib32/", "/lib64/", "/usr/lib",
-					       "/usr/bin/", "/bin/", "/usr/sbin/", "/usr/libexec/"};
+	static const char *const prefixes[] = {"/lib/",      "/lib32/",      "/lib64/",
+					       "/usr/lib",   "/usr/bin/",    "/bin/",
+					       "/usr/sbin/", "/usr/libexec/"};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0)
 			return true;
@@ -93,6 +94,13 @@ bool vt_frame_own(const char *module, const char *file, bool python, char *libra
 	if (python)
 		return !python_library(file, library, size);
 	const char *name = file_name(module);
+	/* Python's own: the interpreter, libpython, and its extension modules
+	 * (lib/python3.12/lib-dynload), wherever Python is installed. */
+	if (strncmp(name, "python", 6) == 0 || strncmp(name, "libpython", 9) == 0 ||
+	    strstr(module, "/lib/python")) {
+		snprintf(library, size, "python");
+		return false;
+	}
 	if (!cuda_library(module, name) && !system_module(module) && module[0])
 		return true;
 	/* "libffi.so.8.1.2" is libffi.so: versions say nothing here. */

@@ -53,6 +53,13 @@ static const char *const built_in[][2] = {
 	{"_pywrap_tensorflow", "tensorflow"},
 };
 
+/* Python packages that allocate device memory themselves, by the files
+ * of their CUDA parts (substrings of the path), and the owner they name. */
+static const char *const built_in_python[][2] = {
+	{"/numba/cuda/", "numba"},
+};
+static uint32_t built_in_python_tags[sizeof(built_in_python) / sizeof(built_in_python[0])];
+
 static const char *file_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -149,6 +156,8 @@ bool vt_rules_init(const char *text)
 	for (size_t i = 0; i < sizeof(built_in) / sizeof(built_in[0]); i++)
 		add_rule(built_in[i][0], strlen(built_in[i][0]), built_in[i][1],
 			 strlen(built_in[i][1]));
+	for (size_t i = 0; i < sizeof(built_in_python) / sizeof(built_in_python[0]); i++)
+		built_in_python_tags[i] = vt_tag_intern(built_in_python[i][1]);
 	return ok;
 }
 
@@ -197,12 +206,33 @@ static uint32_t python_rule(uintptr_t frame)
 	return VT_TAG_UNTAGGED;
 }
 
+/* The built-in Python rules against a frame's file. */
+static uint32_t built_in_python_rule(uintptr_t frame)
+{
+	struct vt_py_code code;
+	if (!vt_py_code_get(vt_py_frame_code(frame), &code))
+		return VT_TAG_UNTAGGED;
+	for (size_t i = 0; i < sizeof(built_in_python) / sizeof(built_in_python[0]); i++)
+		if (built_in_python_tags[i] != VT_TAG_UNTAGGED &&
+		    strstr(code.filename, built_in_python[i][0]))
+			return built_in_python_tags[i];
+	return VT_TAG_UNTAGGED;
+}
+
 uint32_t vt_rules_tag_for_stack(const uintptr_t *frames, unsigned depth)
 {
 	/* The program's own Python lines, when a rule names them, come before
 	 * the libraries beneath them (PyTorch's allocator, cuBLAS). */
 	for (unsigned i = 0; i < depth && user_rule_count; i++) {
 		uint32_t tag = vt_py_is_frame(frames[i]) ? python_rule(frames[i]) : VT_TAG_UNTAGGED;
+		if (tag != VT_TAG_UNTAGGED)
+			return tag;
+	}
+	/* A package that allocates for the program (numba.cuda), before the
+	 * native libraries it calls through. */
+	for (unsigned i = 0; i < depth; i++) {
+		uint32_t tag = vt_py_is_frame(frames[i]) ? built_in_python_rule(frames[i])
+							 : VT_TAG_UNTAGGED;
 		if (tag != VT_TAG_UNTAGGED)
 			return tag;
 	}

@@ -10,10 +10,9 @@
 #include "../core/tags.h"
 #include "cuda_errors.h"
 #include "report.h"
+#include "summary_stacks.h"
 
-#define PREFIX         "vramtrace: "
-#define SUMMARY_STACKS 5
-#define SUMMARY_FRAMES 4
+#define PREFIX "vramtrace: "
 
 static const char *human(uint64_t bytes, char *buf, unsigned size)
 {
@@ -85,181 +84,14 @@ static void summarize_tags(FILE *out, const struct vt_report *report,
 	free(order);
 }
 
-/* The summary leaves out the frames that say nothing about who allocated
- * (core/plumbing.h). */
-static bool interesting(const struct vt_frame *frame)
-{
-	return !vt_plumbing_frame(frame->module, frame->function);
-}
-
-static void describe_frame(const struct vt_frame *frame, char *out, size_t size)
-{
-	const char *module = strrchr(frame->module, '/');
-	module = module ? module + 1 : frame->module;
-	if (frame->file[0]) {
-		const char *file = strrchr(frame->file, '/');
-		snprintf(out, size, "%s (%s:%d)", frame->function[0] ? frame->function : "?",
-			 file ? file + 1 : frame->file, frame->line);
-	} else {
-		snprintf(out, size, "%s (%s+0x%" PRIx64 ")",
-			 frame->function[0] ? frame->function : "?", module, frame->offset);
-	}
-}
-
-static bool has_python(const uintptr_t *frames, unsigned depth)
-{
-	for (unsigned f = 0; f < depth; f++)
-		if (vt_py_is_frame(frames[f]))
-			return true;
-	return false;
-}
-
-/* The next frame of a stack the summary shows, from *at on: not plumbing,
- * and one of its Python frames where it has them (the program's own
- * lines). */
-static bool next_shown(struct vt_symbolizer *symbolizer, const uintptr_t *frames, unsigned depth,
-		       bool python, unsigned *at, struct vt_frame *frame)
-{
-	for (; *at < depth; (*at)++) {
-		if (python && !vt_py_is_frame(frames[*at]))
-			continue;
-		vt_symbolize(symbolizer, frames[*at], frame);
-		if (interesting(frame)) {
-			(*at)++;
-			return true;
-		}
-	}
-	return false;
-}
-
-void vt_report_describe_stack(struct vt_symbolizer *symbolizer, uint32_t stack, char *out,
-			      size_t size)
-{
-	const uintptr_t *frames;
-	unsigned depth = vt_stack_frames(stack, &frames), at = 0;
-	struct vt_frame frame;
-	out[0] = '\0';
-	if (next_shown(symbolizer, frames, depth, has_python(frames, depth), &at, &frame))
-		describe_frame(&frame, out, size);
-}
-
-/* A stack as the summary shows it: its first shown frames, one per line,
- * at the level of source lines. */
-static void render_stack(const struct vt_report *report, uint32_t stack, char *out, size_t size)
-{
-	const uintptr_t *frames;
-	unsigned depth = vt_stack_frames(stack, &frames), at = 0;
-	bool python = has_python(frames, depth);
-	size_t used = 0;
-	struct vt_frame frame;
-	out[0] = '\0';
-	for (unsigned shown = 0; shown < SUMMARY_FRAMES &&
-				 next_shown(report->symbolizer, frames, depth, python, &at, &frame);
-	     shown++) {
-		char text[1200];
-		describe_frame(&frame, text, sizeof(text));
-		int wrote = snprintf(out + used, size - used, PREFIX "        %s %s\n",
-				     shown ? "  " : "at", text);
-		if (wrote < 0 || (size_t)wrote >= size - used)
-			break;
-		used += (size_t)wrote;
-	}
-}
-
-/* Stacks that differ only below the source line (two calls on one line,
- * say) look the same here: they are shown once, their bytes together. */
-struct shown_stack {
-	uint32_t first, also; /* ids; also counts the others merged in */
-	uint64_t bytes;
-	uint32_t tag;
-	char text[SUMMARY_FRAMES * 1300];
-};
-
-static int more_bytes(const void *x, const void *y)
-{
-	const struct shown_stack *a = x, *b = y;
-	return a->bytes != b->bytes ? (a->bytes < b->bytes ? 1 : -1)
-				    : (int)a->first - (int)b->first;
-}
-
-static size_t merge_shown(const struct vt_report *report, const struct vt_device_stats *stats,
-			  const uint32_t *order, uint32_t count, struct shown_stack *shown)
-{
-	size_t groups = 0;
-	for (uint32_t i = 0; i < count; i++) {
-		const struct vt_counter *counter = &stats->stacks.items[order[i]];
-		struct shown_stack *entry = &shown[groups];
-		render_stack(report, order[i], entry->text, sizeof(entry->text));
-		size_t g = 0;
-		while (g < groups && strcmp(shown[g].text, entry->text) != 0)
-			g++;
-		if (g < groups) {
-			shown[g].bytes += vt_stats_at_peak(stats, counter);
-			shown[g].also++;
-			continue;
-		}
-		entry->first = order[i];
-		entry->also = 0;
-		entry->bytes = vt_stats_at_peak(stats, counter);
-		entry->tag = counter->tag;
-		groups++;
-	}
-	qsort(shown, groups, sizeof(*shown), more_bytes);
-	return groups;
-}
-
-/* Python lines under a framework's caching allocator (PyTorch, XLA, CuPy)
- * name the tensor that made the cache grow, not each tensor. */
-static bool framework_cache_grew(const struct vt_report *report, const struct shown_stack *shown,
-				 size_t groups)
-{
-	static const char *const frameworks[] = {"pytorch", "xla", "cupy", "tensorflow"};
-	for (size_t i = 0; i < groups && i < SUMMARY_STACKS; i++) {
-		const uintptr_t *frames;
-		unsigned depth = vt_stack_frames(shown[i].first, &frames);
-		for (size_t f = 0; f < sizeof(frameworks) / sizeof(frameworks[0]); f++)
-			if (strcmp(vt_tag_name(shown[i].tag), frameworks[f]) == 0 &&
-			    has_python(frames, depth) && !report->framework_cache_off)
-				return true;
-	}
-	return false;
-}
-
-static void summarize_stacks(FILE *out, const struct vt_report *report,
-			     const struct vt_device_stats *stats)
-{
-	enum { CONSIDERED = 4 * SUMMARY_STACKS };
-	uint32_t order[CONSIDERED];
-	struct vt_top_entry scratch[CONSIDERED];
-	uint32_t count = vt_report_top_stacks(stats, CONSIDERED, order, scratch);
-	struct shown_stack *shown = count ? malloc(count * sizeof(*shown)) : NULL;
-	if (!shown)
-		return;
-	size_t groups = merge_shown(report, stats, order, count, shown);
-	char size[32];
-	fprintf(out, PREFIX "  top stacks at the peak:\n");
-	for (size_t i = 0; i < groups && i < SUMMARY_STACKS; i++) {
-		fprintf(out, PREFIX "    #%" PRIu32, shown[i].first);
-		if (shown[i].also)
-			fprintf(out, " (and %" PRIu32 " more stack%s on the same lines)",
-				shown[i].also, shown[i].also == 1 ? "" : "s");
-		fprintf(out, " %s %.1f%% [%s]\n", human(shown[i].bytes, size, sizeof(size)),
-			percent(shown[i].bytes, stats->peak), vt_tag_name(shown[i].tag));
-		fputs(shown[i].text, out);
-	}
-	if (framework_cache_grew(report, shown, groups))
-		fprintf(out,
-			PREFIX "    (each Python line above is where a framework's cache grew; "
-			       "`vramtrace run --no-framework-cache` shows each tensor)\n");
-	free(shown);
-}
-
 /* The tags named on an out-of-memory line; the report lists them all. */
 #define SNAPSHOT_TAGS 10
 
 static void summarize_snapshot(FILE *out, const struct vt_oom_snapshot *snapshot, uint64_t live)
 {
 	char size[32];
+	if (snapshot->tag_count == 0)
+		return;
 	fprintf(out, PREFIX "      live then by tag:");
 	uint32_t shown = snapshot->tag_count < SNAPSHOT_TAGS ? snapshot->tag_count : SNAPSHOT_TAGS;
 	uint64_t rest = 0;
@@ -290,30 +122,45 @@ static void summarize_failures(FILE *out, const struct vt_snapshot *snapshot,
 		if (failure->device != device)
 			continue;
 		const char *name = vt_cuda_error_name(failure->error);
-		fprintf(out,
-			PREFIX "    %s requested by %s at %.3f s [%s]: error %d%s%s%s, %s live\n",
+		char error[64];
+		if (name)
+			snprintf(error, sizeof(error), "%s (%d)", name, failure->error);
+		else
+			snprintf(error, sizeof(error), "error %d", failure->error);
+		fprintf(out, PREFIX "    %s requested by %s at %.3f s [%s]: %s, %s live\n",
 			human(failure->bytes, size, sizeof(size)), failure->api,
-			(double)failure->at_ns / 1e9, vt_tag_name(failure->tag), failure->error,
-			name ? " (" : "", name ? name : "", name ? ")" : "",
+			(double)failure->at_ns / 1e9, vt_tag_name(failure->tag), error,
 			human(failure->live_bytes, live, sizeof(live)));
 		if (failure->snapshot)
 			summarize_snapshot(out, failure->snapshot, failure->live_bytes);
 	}
 }
 
+/* The largest leak group, by the rank of its row above where it has one,
+ * else by its own line. */
 static void summarize_exit(FILE *out, const struct vt_report *report,
-			   const struct vt_device_stats *stats, int device)
+			   const struct vt_device_stats *stats, int device,
+			   const struct vt_summary_rows *rows)
 {
 	char size[32];
-	fprintf(out, PREFIX "  live at exit: %s in %" PRIu64 " allocations",
-		human(stats->live, size, sizeof(size)), stats->live_count);
+	fprintf(out, PREFIX "  live at exit: %s in %" PRIu64 " allocation%s",
+		human(stats->live, size, sizeof(size)), stats->live_count,
+		stats->live_count == 1 ? "" : "s");
 	for (uint64_t i = 0; report->leaks && i < report->leaks->group_count; i++) {
 		const struct vt_leak *leak = &report->leaks->groups[i];
 		if (leak->device != device)
 			continue;
-		fprintf(out, "; most from stack #%" PRIu32 " [%s]: %s in %" PRIu64, leak->stack,
-			vt_tag_name(leak->tag), human(leak->bytes, size, sizeof(size)),
-			leak->count);
+		size_t rank = vt_summary_rank(report, rows, leak->stack, leak->tag);
+		char where[1200] = "";
+		if (rank)
+			snprintf(where, sizeof(where), "stack #%zu", rank);
+		else if (leak->stack != VT_STACK_NONE && report->symbolizer)
+			vt_report_describe_stack(report->symbolizer, leak->stack, where,
+						 sizeof(where));
+		fprintf(out, "; most %s%s [%s]: %s in %" PRIu64 " allocation%s",
+			where[0] ? (rank ? "from " : "at ") : "", where, vt_tag_name(leak->tag),
+			human(leak->bytes, size, sizeof(size)), leak->count,
+			leak->count == 1 ? "" : "s");
 		break;
 	}
 	fputc('\n', out);
@@ -352,9 +199,11 @@ static void summarize(FILE *out, const struct vt_report *report, const char *wha
 	summarize_device_view(out, report, stats, device);
 	summarize_kinds(out, stats);
 	summarize_tags(out, report, stats);
-	summarize_stacks(out, report, stats);
+	struct vt_summary_rows rows = {0};
+	vt_summary_stacks(out, report, stats, &rows);
 	summarize_failures(out, report->snapshot, stats, device);
-	summarize_exit(out, report, stats, device);
+	summarize_exit(out, report, stats, device, &rows);
+	free(rows.rows);
 }
 
 /* What CUPTI's resource domain saw: the contexts and module images that
