@@ -163,7 +163,7 @@ static void device_view(const struct text *t, const struct vt_owner *device)
 	if (view->away_from_peak)
 		fprintf(t->out, " (read with %s tracked, not at the tracked peak)",
 			vt_human(view->tracked_at_sample_bytes, tracked, sizeof(tracked)));
-	fputc('\n', t->out);
+	fputs(" (no allocation call shows it: contexts, module images, other processes)\n", t->out);
 }
 
 /* Reserved beyond used is memory a pool holds that no allocation shows. */

@@ -22,5 +22,4 @@ bool vt_plumbing_frame(const char *path, const char *function);
  * library; for native code, a module outside the system's and CUDA's
  * libraries. Otherwise library (at least size bytes) names what it is
  * part of ("numba", "libffi.so", "python3.12") for "via numba, 14 frames". */
-bool vt_frame_own(const char *module, const char *file, bool python, char *library,
-		  size_t size);
+bool vt_frame_own(const char *module, const char *file, bool python, char *library, size_t size);

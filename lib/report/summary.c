@@ -183,7 +183,9 @@ static void summarize_device_view(FILE *out, const struct vt_report *report,
 	uint64_t outside = view->used_at_best > view->tracked_at_best
 				   ? view->used_at_best - view->tracked_at_best
 				   : 0;
-	fprintf(out, PREFIX "  device view: %s used %s, %s of it outside any allocation\n",
+	fprintf(out,
+		PREFIX "  device view: %s used %s, %s of it unexplained (no allocation call shows "
+		       "it: contexts, module images, other processes)\n",
 		human(view->used_at_best, used, sizeof(used)),
 		view->tracked_at_best == stats->peak ? "at the peak" : "at the reading nearest it",
 		human(outside, unexplained, sizeof(unexplained)));

@@ -1,0 +1,254 @@
+/* Every picture true: inlined functions named with their callers, one row
+ * per place, the program's own line first, and listings that add up to
+ * the peak, in the JSON, the exit summary, and the tool's formats. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define MiB (1024ll * 1024ll)
+
+/* The harness turns the exit summary off; these tests read it. */
+static const char *const summary[] = {"VRAMTRACE_SUMMARY=1", NULL};
+
+/* What `vramtrace ARGS` prints on the report of run. */
+static char *tool_output(const struct traced_run *run, const char *args)
+{
+	char command[2048];
+	snprintf(command, sizeof(command), "NO_COLOR=1 %s %s 2>&1", build_path("VT_TEST_TOOL"),
+		 args);
+	for (char *at = strstr(command, "REPORT"); at; at = strstr(command, "REPORT")) {
+		char rest[1024];
+		snprintf(rest, sizeof(rest), "%s", at + 6);
+		snprintf(at, sizeof(command) - (size_t)(at - command), "%s/report.json%s", run->dir,
+			 rest);
+	}
+	FILE *pipe = popen(command, "r");
+	cr_assert(pipe);
+	size_t size = 1 << 20, used = 0;
+	char *text = calloc(1, size);
+	for (size_t got; (got = fread(text + used, 1, size - used - 1, pipe)) > 0;)
+		used += got;
+	pclose(pipe);
+	return text;
+}
+
+static int number_after(const char *text, const char *key)
+{
+	const char *at = strstr(text, key);
+	cr_assert(at, "no %s in %s", key, text);
+	return atoi(at + strlen(key));
+}
+
+/* The resolved frames of the stack holding bytes at the peak. */
+static json_t *frames_holding(json_t *report, int64_t bytes, int64_t *group)
+{
+	size_t i, f;
+	json_t *stack, *entry, *index;
+	json_array_foreach (report_at(report, "devices/0/stacks"), i, stack) {
+		if (json_integer_value(json_object_get(stack, "at_peak_bytes")) != bytes)
+			continue;
+		json_int_t id = json_integer_value(json_object_get(stack, "id"));
+		json_array_foreach (report_at(report, "stack_frames"), f, entry) {
+			if (json_integer_value(json_object_get(entry, "id")) != id)
+				continue;
+			*group = report_int(entry, "group");
+			json_t *frames = json_array();
+			size_t k;
+			json_array_foreach (json_object_get(entry, "frames"), k, index)
+				json_array_append(
+					frames, json_array_get(report_at(report, "frames"),
+							       (size_t)json_integer_value(index)));
+			json_object_set_new(entry, "resolved_for_test", frames);
+			return frames;
+		}
+	}
+	cr_assert_fail("no stack holds %lld bytes", (long long)bytes);
+	return NULL;
+}
+
+/* The index of function at line in frames, -1 when absent. */
+static int find(json_t *frames, const char *function, int line)
+{
+	size_t i;
+	json_t *frame;
+	json_array_foreach (frames, i, frame) {
+		const char *name = json_string_value(json_object_get(frame, "function"));
+		if (name && strcmp(name, function) == 0 &&
+		    json_integer_value(json_object_get(frame, "line")) == line)
+			return (int)i;
+	}
+	return -1;
+}
+
+Test(pictures, inlined_functions_named_with_their_callers)
+{
+	struct traced_run run;
+	trace_program(&run, "inlined", summary);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	int weights = number_after(run.out, "weights_line="),
+	    call = number_after(run.out, "call_line=");
+	int64_t group;
+	json_t *frames = frames_holding(run.report, 64 * MiB, &group);
+	int inlined = find(frames, "load_weights", weights), caller = find(frames, "main", call);
+	cr_assert_geq(inlined, 0, "load_weights at line %d", weights);
+	cr_assert_eq(caller, inlined + 1, "main at line %d right after it", call);
+	cr_assert(
+		json_is_true(json_object_get(json_array_get(frames, (size_t)inlined), "inlined")));
+	cr_assert_null(json_object_get(json_array_get(frames, (size_t)caller), "inlined"));
+	char expected[256];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace:     #1 64.00 MiB 88.9%% [untagged]\n"
+		 "vramtrace:         at load_weights (inlined.c:%d)\n"
+		 "vramtrace:            inlined in main (inlined.c:%d)\n",
+		 weights, call);
+	cr_assert(strstr(run.err, expected), "%s", run.err);
+	char *text = tool_output(&run, "report REPORT");
+	snprintf(expected, sizeof(expected),
+		 "    #1 64.00 MiB 88.9%% [untagged], 1 allocation, own peak 64.00 MiB\n"
+		 "        at load_weights (inlined.c:%d)\n"
+		 "           inlined in main (inlined.c:%d)\n",
+		 weights, call);
+	cr_assert(strstr(text, expected), "%s", text);
+	free(text);
+	text = tool_output(&run, "report REPORT --format folded");
+	snprintf(expected, sizeof(expected),
+		 "untagged;main (inlined.c:%d);load_weights (inlined.c:%d) [inlined] %lld\n", call,
+		 weights, 64 * MiB);
+	cr_assert(strstr(text, expected), "%s", text);
+	free(text);
+	traced_run_free(&run);
+}
+
+/* Two calls on one source line are two stacks and one row: 3 MiB and 5 MiB
+ * as 8.00 MiB, in the summary, text, folded and diff; the JSON keeps both
+ * stacks, in one group. */
+Test(pictures, one_row_per_line)
+{
+	struct traced_run run;
+	trace_program(&run, "inlined", summary);
+	int pair = number_after(run.out, "pair_line=");
+	int64_t three, five;
+	json_decref(frames_holding(run.report, 3 * MiB, &three));
+	json_decref(frames_holding(run.report, 5 * MiB, &five));
+	cr_assert_eq(three, five, "one group");
+	cr_assert_eq(json_array_size(report_at(run.report, "devices/0/stacks")), 3);
+	char expected[320];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace:     #2 8.00 MiB 11.1%% [untagged], 2 stacks at these lines\n"
+		 "vramtrace:         at main (inlined.c:%d)\n",
+		 pair);
+	cr_assert(strstr(run.err, expected), "%s", run.err);
+	cr_assert(strstr(run.err, "live at exit: 72.00 MiB in 3 allocations; most from stack #1 "
+				  "[untagged]: 64.00 MiB in 1 allocation\n"),
+		  "%s", run.err);
+	char *text = tool_output(&run, "report REPORT");
+	snprintf(expected, sizeof(expected),
+		 "    #2 8.00 MiB 11.1%% [untagged], 2 allocations, own peak 8.00 MiB; 2 stacks at "
+		 "these lines\n        at main (inlined.c:%d)\n",
+		 pair);
+	cr_assert(strstr(text, expected), "%s", text);
+	snprintf(expected, sizeof(expected),
+		 "    8.00 MiB in 2 allocations [untagged], stack #2 above\n");
+	cr_assert(strstr(text, expected), "%s", text);
+	free(text);
+	text = tool_output(&run, "report REPORT --format folded");
+	snprintf(expected, sizeof(expected), "untagged;main (inlined.c:%d) %lld\n", pair, 8 * MiB);
+	cr_assert(strstr(text, expected), "%s", text);
+	free(text);
+	text = tool_output(&run, "diff REPORT REPORT --by stack");
+	snprintf(expected, sizeof(expected), "  main (inlined.c:%d)", pair);
+	char *row = strstr(text, expected);
+	cr_assert(row, "%s", text);
+	cr_assert(strstr(row, "8.00 MiB     8.00 MiB          +0 B"), "%s", text);
+	free(text);
+	traced_run_free(&run);
+}
+
+/* A Python program allocating through a package (a stand-in for
+ * numba.cuda): its own line leads, the package's frames folded; the
+ * built-in rule tags it numba. */
+Test(pictures, the_programs_own_line_first)
+{
+	char script[600];
+	snprintf(script, sizeof(script), "%s", build_path("VT_TEST_PYTHON_SCRIPT"));
+	snprintf(strrchr(script, '/') + 1, 100, "own_line.py");
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true, .env = summary};
+	traced_run(&run, &options, (char *[]){(char *)build_path("VT_TEST_PYTHON"), script, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_eq(report_int(report_tag(run.report, "devices/0", "numba"), "at_peak_bytes"),
+		     64 * MiB);
+	const char *lead = "vramtrace:     #1 64.00 MiB 100.0% [numba]\n"
+			   "vramtrace:         at load_weights (own_line.py:42), via numba, ";
+	cr_assert(strstr(run.err, lead), "%s", run.err);
+	cr_assert(strstr(run.err, "vramtrace:            <module> (own_line.py:45)\n"), "%s",
+		  run.err);
+	char *text = tool_output(&run, "report REPORT");
+	cr_assert(strstr(text, "        at load_weights (own_line.py:42), via numba, "), "%s",
+		  text);
+	cr_assert(strstr(text, "           <module> (own_line.py:45)\n           ... "), "%s",
+		  text);
+	free(text);
+	text = tool_output(&run, "report REPORT --frames 1");
+	cr_assert(strstr(text, "via numba, "), "%s", text);
+	cr_assert_null(strstr(text, "<module> (own_line.py:45)"), "%s", text);
+	free(text);
+	text = tool_output(&run, "report REPORT --all-frames");
+	cr_assert(strstr(text, "           device_array (__init__.py:"), "%s", text);
+	cr_assert_null(strstr(text, "via numba"), "%s", text);
+	free(text);
+	text = tool_output(&run, "diff REPORT REPORT --by stack --format markdown");
+	cr_assert(strstr(text, "| `load_weights (own_line.py:42) < <module> (own_line.py:45) < "
+			       "..., via numba, "),
+		  "%s", text);
+	free(text);
+	traced_run_free(&run);
+}
+
+/* 128 stacks of 4 KiB (512 KiB): the summary shows 5 and "123 more", the
+ * text 20 and "108 more", folded all 128, each adding up to the peak. */
+Test(pictures, listings_add_up_to_the_peak)
+{
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMSIM_GRANULARITY=1", "VRAMTRACE_SUMMARY=1", NULL},
+	};
+	traced_run(&run, &options, (char *[]){(char *)program_path("many_stacks"), "7", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 128 * 4096);
+	cr_assert_eq(json_array_size(report_at(run.report, "devices/0/stacks")), 128,
+		     "the default keeps every stack");
+	cr_assert_eq(report_int(run.report, "devices/0/stacks_at_peak"), 128);
+	cr_assert_eq(report_int(run.report, "devices/0/stacks_at_peak_bytes"), 128 * 4096);
+	cr_assert(strstr(run.err, "vramtrace:     #5 4.00 KiB 0.8% [untagged]\n"), "%s", run.err);
+	cr_assert(strstr(run.err, "vramtrace:     and 123 more stacks, 492.00 KiB\n"), "%s",
+		  run.err);
+	char *text = tool_output(&run, "report REPORT");
+	cr_assert(strstr(text, "    #20 4.00 KiB 0.8% [untagged], 1 allocation"), "%s", text);
+	cr_assert_null(strstr(text, "    #21 "), "%s", text);
+	cr_assert(strstr(text, "    and 108 more stacks, 432.00 KiB\n"), "%s", text);
+	free(text);
+	text = tool_output(&run, "report REPORT --top 3");
+	cr_assert(strstr(text, "    and 125 more stacks, 500.00 KiB\n"), "%s", text);
+	free(text);
+	text = tool_output(&run, "report REPORT --format folded | awk '{n++; s += $NF} END "
+				 "{print n, s}'");
+	cr_assert_str_eq(text, "128 524288\n");
+	free(text);
+	traced_run_free(&run);
+	/* A report that keeps 20: folded says what the rest hold. */
+	options.env = (const char *const[]){"VRAMSIM_GRANULARITY=1", "VRAMTRACE_TOP=20", NULL};
+	traced_run(&run, &options, (char *[]){(char *)program_path("many_stacks"), "7", NULL});
+	text = tool_output(&run, "report REPORT --format folded | tail -1");
+	cr_assert_str_eq(text, "untagged;[other stacks] 442368\n");
+	free(text);
+	text = tool_output(&run, "report REPORT --top 25");
+	cr_assert(strstr(text, "    and 108 more stacks, 432.00 KiB\n"), "%s", text);
+	free(text);
+	traced_run_free(&run);
+}
