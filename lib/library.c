@@ -594,6 +594,7 @@ static bool vt_library_dump(const char *path)
 	}
 	vt_tracer_busy++;
 	bool ok = false;
+	vt_nvml_sample_now();
 	struct vt_collection *collection = vt_collection_new(VT_COLLECT_FULL);
 	if (collection) {
 		struct vt_collect_inputs inputs = collect_inputs();

@@ -333,6 +333,12 @@ void vt_nvml_stop(bool last_sample)
 		sample();
 }
 
+void vt_nvml_sample_now(void)
+{
+	if (view.status.available)
+		sample();
+}
+
 void vt_nvml_read(struct vt_device_view *views, struct vt_nvml_status *status)
 {
 	pthread_mutex_lock(&view.lock);

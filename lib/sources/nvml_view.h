@@ -25,6 +25,9 @@ void vt_nvml_before_free(void);
  * it nothing waits on NVML or the thread: the caller was interrupted inside
  * a CUDA call and may hold the driver's locks. */
 void vt_nvml_stop(bool last_sample);
+/* One reading now, where NVML is there: a report written while the
+ * program runs (vramtrace_dump) takes its own, as the exit report does. */
+void vt_nvml_sample_now(void);
 /* What was seen so far. */
 void vt_nvml_read(struct vt_device_view *views, struct vt_nvml_status *status);
 /* Forgets everything, for the child after fork (the thread is gone). */

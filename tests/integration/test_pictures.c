@@ -252,3 +252,21 @@ Test(pictures, listings_add_up_to_the_peak)
 	free(text);
 	traced_run_free(&run);
 }
+
+/* A dump written before the sampler's first reading has a device view of
+ * its own: 32 MiB tracked beside what the device showed then. */
+Test(pictures, a_dump_takes_its_own_device_reading)
+{
+	struct traced_run run;
+	trace_program(&run, "dump_early", NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_eq(run.reports, 2, "the dump and the exit report");
+	for (unsigned i = 0; i < run.reports; i++) {
+		json_t *report = run.all[i];
+		cr_assert_str_eq(report_string(report, "tracer/nvml"), "available");
+		json_t *view = report_at(report, "devices/0/device_view");
+		cr_assert(json_is_object(view), "report %u has a device view", i);
+		cr_assert_eq(report_int(view, "tracked_at_sample_bytes"), 32 * MiB);
+	}
+	traced_run_free(&run);
+}
