@@ -28,35 +28,48 @@ static void usage(FILE *out)
 		"input or usage (a device FILE lacks included).\n");
 }
 
+/* The highest device peak, and whose it is ("device 0", "rank 2 device 1"). */
 struct peak {
 	int64_t bytes;
 	bool found;
+	char whose[96];
 };
 
-static void device_peaks(const struct vt_report *report, long device, struct peak *peak)
+static void device_peaks(const struct vt_report *report, const char *rank, long device,
+			 struct peak *peak)
 {
 	for (size_t i = 0; i < report->device_count; i++) {
 		const struct vt_owner *entry = &report->devices[i];
 		if (device >= 0 && entry->ordinal != device)
 			continue;
-		if (!peak->found || entry->peak.bytes > peak->bytes)
+		if (!peak->found || entry->peak.bytes > peak->bytes) {
 			peak->bytes = entry->peak.bytes;
+			snprintf(peak->whose, sizeof(peak->whose), "%s%s%sdevice %" PRId64,
+				 rank ? "rank " : "", rank ? rank : "", rank ? " " : "",
+				 entry->ordinal);
+		}
 		peak->found = true;
 	}
 }
 
 static struct peak find_peak(const struct vt_report_file *file, long device)
 {
-	struct peak peak = {0, false};
+	struct peak peak = {0, false, ""};
 	if (!file->merged)
-		device_peaks(&file->report, device, &peak);
-	for (size_t i = 0; file->merged && i < file->ranks.rank_count; i++)
-		device_peaks(&file->ranks.ranks[i].report, device, &peak);
+		device_peaks(&file->report, NULL, device, &peak);
+	for (size_t i = 0; file->merged && i < file->ranks.rank_count; i++) {
+		const struct vt_rank *rank = &file->ranks.ranks[i];
+		device_peaks(&rank->report,
+			     rank->rank   ? rank->rank
+			     : rank->file ? rank->file
+					  : "?",
+			     device, &peak);
+	}
 	return peak;
 }
 
 /* Exact: fits when peak <= budget * (10000 - headroom) / 10000, in 128 bits. */
-static int verdict(uint64_t budget, uint32_t headroom, uint64_t peak)
+static int verdict(uint64_t budget, uint32_t headroom, uint64_t peak, const char *whose)
 {
 	unsigned __int128 usable_x10000 = (unsigned __int128)budget * (10000 - headroom);
 	unsigned __int128 peak_x10000 = (unsigned __int128)peak * 10000;
@@ -65,11 +78,12 @@ static int verdict(uint64_t budget, uint32_t headroom, uint64_t peak)
 	uint64_t margin = (uint64_t)((gap + (fits ? 0 : 9999)) / 10000); /* whole bytes */
 	uint64_t reserve = (uint64_t)(((unsigned __int128)budget * headroom + 9999) / 10000);
 	char peak_text[32], budget_text[32], reserve_text[32], margin_text[32];
-	printf("%s: peak %s (%" PRIu64 " bytes) + headroom %s (%u.%02u%%) %s budget %s (%" PRIu64
+	printf("%s: peak %s (%" PRIu64
+	       " bytes) of %s + headroom %s (%u.%02u%%) %s budget %s (%" PRIu64
 	       " bytes); %s %s (%" PRIu64 " bytes)\n",
 	       fits ? "fits" : "does not fit", vt_bytes_text(peak, peak_text, sizeof(peak_text)),
-	       peak, vt_bytes_text(reserve, reserve_text, sizeof(reserve_text)), headroom / 100,
-	       headroom % 100, fits ? "<=" : ">",
+	       peak, whose, vt_bytes_text(reserve, reserve_text, sizeof(reserve_text)),
+	       headroom / 100, headroom % 100, fits ? "<=" : ">",
 	       vt_bytes_text(budget, budget_text, sizeof(budget_text)), budget,
 	       fits ? "margin" : "over by", vt_bytes_text(margin, margin_text, sizeof(margin_text)),
 	       margin);
@@ -163,5 +177,5 @@ int vt_command_check(int argc, char **argv)
 		fprintf(stderr, "vramtrace check: %s has no device\n", file);
 		return VT_EXIT_BAD_INPUT;
 	}
-	return verdict(request.budget, request.headroom, (uint64_t)peak.bytes);
+	return verdict(request.budget, request.headroom, (uint64_t)peak.bytes, peak.whose);
 }

@@ -104,7 +104,7 @@ static bool valid_capacity(const char *capacity);
  * so that `--simulate -- ./app` and `--simulate ./app` still run ./app. */
 static bool is_capacity(const char *next)
 {
-	return next[0] >= '0' && next[0] <= '9' && valid_capacity(next);
+	return next[0] >= '0' && next[0] <= '9' && (valid_capacity(next) || vt_size_unitless(next));
 }
 
 static const struct vt_option run_options[] = {
@@ -180,7 +180,8 @@ static bool valid_capacity(const char *capacity)
 	bool any = false;
 	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		uint64_t bytes;
-		if (!vt_size_parse(item, &bytes) || bytes == 0)
+		/* "2" would be a device of 2 bytes: surely two devices were meant. */
+		if (vt_size_unitless(item) || !vt_size_parse(item, &bytes) || bytes == 0)
 			return false;
 		any = true;
 	}
@@ -225,8 +226,10 @@ static bool set_up_simulation(const struct run_options *options)
 	}
 	if (options->capacity && !valid_capacity(options->capacity)) {
 		fprintf(stderr,
-			"vramtrace run: --simulate=%s: expected sizes such as 80GiB or "
-			"80GiB,40GiB\n",
+			"vramtrace run: --simulate=%s: expected a capacity with its unit, such as "
+			"80GiB, or one per device, 80GiB,40GiB; the number of devices is "
+			"VRAMSIM_DEVICES (VRAMSIM_DEVICES=2 vramtrace run --simulate=80GiB -- "
+			"...)\n",
 			options->capacity);
 		return false;
 	}

@@ -139,6 +139,16 @@ bool vt_size_parse(const char *text, uint64_t *bytes)
 	return vt_size_parse_unit(text, bytes, NULL);
 }
 
+bool vt_size_unitless(const char *text)
+{
+	if (!text || !*text)
+		return false;
+	for (const char *p = text; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return false;
+	return true;
+}
+
 void vt_size_format(uint64_t bytes, char *buf, unsigned size)
 {
 	static const char *names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};

@@ -16,5 +16,10 @@ bool vt_size_parse(const char *text, uint64_t *bytes);
 /* The same, saying whether the unit was a decimal one (GB, not GiB). */
 bool vt_size_parse_unit(const char *text, uint64_t *bytes, bool *decimal_unit);
 
+/* Whether text is a whole number with no unit ("2"): bytes to
+ * vt_size_parse, but where that is surely not what was meant (a simulated
+ * device of 2 bytes), a caller refuses it and says how to write it. */
+bool vt_size_unitless(const char *text);
+
 /* Formats bytes as "1.50 GiB" (two decimals, binary units) into buf. */
 void vt_size_format(uint64_t bytes, char *buf, unsigned size);

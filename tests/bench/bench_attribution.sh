@@ -139,6 +139,6 @@ fi
 # (bench_own_cost.sh): both loop shapes, vramtrace and heaptrack.
 
 # 256-byte granularity, so a million small allocations fit the device.
-seconds=$(VRAMSIM_GRANULARITY=256 LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$library" \
+seconds=$(VRAMSIM_GRANULARITY=256B LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$library" \
 	"$report_bench" 100000 1000000 "$out/big.%p.json" | sed -n 's/^report_seconds //p')
 echo "report with 1,000,000 live allocations, 100,000 stacks: ${seconds:-failed} s"

@@ -216,7 +216,7 @@ Test(pictures, listings_add_up_to_the_peak)
 	struct run_options options = {
 		.preload = true,
 		.simulate = true,
-		.env = (const char *const[]){"VRAMSIM_GRANULARITY=1", "VRAMTRACE_SUMMARY=1", NULL},
+		.env = (const char *const[]){"VRAMSIM_GRANULARITY=1B", "VRAMTRACE_SUMMARY=1", NULL},
 	};
 	traced_run(&run, &options, (char *[]){(char *)program_path("many_stacks"), "7", NULL});
 	cr_assert_eq(run.status, 0, "%s", run.err);
@@ -242,7 +242,7 @@ Test(pictures, listings_add_up_to_the_peak)
 	free(text);
 	traced_run_free(&run);
 	/* A report that keeps 20: folded says what the rest hold. */
-	options.env = (const char *const[]){"VRAMSIM_GRANULARITY=1", "VRAMTRACE_TOP=20", NULL};
+	options.env = (const char *const[]){"VRAMSIM_GRANULARITY=1B", "VRAMTRACE_TOP=20", NULL};
 	traced_run(&run, &options, (char *[]){(char *)program_path("many_stacks"), "7", NULL});
 	text = tool_output(&run, "report REPORT --format folded | tail -1");
 	cr_assert_str_eq(text, "untagged;[other stacks] 442368\n");
@@ -268,5 +268,41 @@ Test(pictures, a_dump_takes_its_own_device_reading)
 		cr_assert(json_is_object(view), "report %u has a device view", i);
 		cr_assert_eq(report_int(view, "tracked_at_sample_bytes"), 32 * MiB);
 	}
+	traced_run_free(&run);
+}
+
+static void tool(struct traced_run *run, char **args)
+{
+	char *argv[16] = {(char *)build_path("VT_TEST_TOOL")};
+	for (size_t n = 1; n < 15 && args[n - 1]; n++)
+		argv[n] = args[n - 1];
+	struct run_options options = {0};
+	traced_run(run, &options, argv);
+}
+
+/* "--simulate=2" would be a device of 2 bytes: a capacity wants its unit,
+ * and the refusal says how to ask for devices. */
+Test(pictures, a_capacity_without_a_unit_is_refused)
+{
+	char fixture[512];
+	snprintf(fixture, sizeof(fixture), "%s/llm_bf16.json", build_path("VT_TEST_FIXTURES"));
+	struct traced_run run;
+	tool(&run, (char *[]){"run", "--simulate=2", "--", "true", NULL});
+	cr_assert_eq(run.status, 2);
+	cr_assert(strstr(run.err, "--simulate=2: expected a capacity with its unit, such as 80GiB, "
+				  "or one per device, 80GiB,40GiB; the number of devices is "
+				  "VRAMSIM_DEVICES"),
+		  "%s", run.err);
+	traced_run_free(&run);
+	tool(&run, (char *[]){"run", "--simulate", "2", "--", "true", NULL});
+	cr_assert_eq(run.status, 2, "%s", run.err);
+	cr_assert(strstr(run.err, "--simulate=2: expected a capacity with its unit"), "%s",
+		  run.err);
+	traced_run_free(&run);
+	/* check names the device whose peak it compared. */
+	tool(&run, (char *[]){"check", fixture, "--budget", "20GiB", NULL});
+	cr_assert_eq(run.status, 0);
+	cr_assert(strstr(run.out, "fits: peak 18.29 GiB (19637144576 bytes) of device 0 + "), "%s",
+		  run.out);
 	traced_run_free(&run);
 }

@@ -49,13 +49,13 @@ static int check(const char *budget, const char *headroom)
 /* minimal.json peaks at exactly 1000 bytes. */
 Test(tool, check_at_the_exact_boundary)
 {
-	cr_assert_eq(check("1000", NULL), 0, "equal fits");
-	cr_assert_eq(check("999", NULL), 1, "one byte short");
-	cr_assert_eq(check("1001", NULL), 0, "one byte spare");
-	cr_assert_eq(check("1112", "10%"), 0, "1112 - 111.2 = 1000.8 usable");
-	cr_assert_eq(check("1111", "10"), 1, "1111 - 111.1 = 999.9 usable");
-	cr_assert_eq(check("2000", "50%"), 0, "2000 - 1000 = 1000 usable");
-	cr_assert_eq(check("1999", "50%"), 1);
+	cr_assert_eq(check("1000B", NULL), 0, "equal fits");
+	cr_assert_eq(check("999B", NULL), 1, "one byte short");
+	cr_assert_eq(check("1001B", NULL), 0, "one byte spare");
+	cr_assert_eq(check("1112B", "10%"), 0, "1112 - 111.2 = 1000.8 usable");
+	cr_assert_eq(check("1111B", "10"), 1, "1111 - 111.1 = 999.9 usable");
+	cr_assert_eq(check("2000B", "50%"), 0, "2000 - 1000 = 1000 usable");
+	cr_assert_eq(check("1999B", "50%"), 1);
 	cr_assert_eq(check("1KiB", "2.34%"), 0, "1024 - 23.96 = 1000.04 usable");
 	cr_assert_eq(check("1KiB", "2.35%"), 1, "1024 - 24.06 = 999.93 usable");
 }

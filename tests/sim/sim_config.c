@@ -23,7 +23,8 @@ static void read_size(const char *name, uint64_t fallback, bool zero_ok, uint64_
 	if (!value || !*value)
 		return;
 	if (!vt_size_parse(value, out) || (*out == 0 && !zero_ok))
-		report_bad(name, value, "expected a size such as 80GiB, 512MiB or 4096");
+		report_bad(name, value,
+			   "expected a size with its unit, such as 80GiB, 512MiB or 4096B");
 }
 
 /* Both Hopper GPUs: 132 multiprocessors at 1,980 MHz. The H100's capacity

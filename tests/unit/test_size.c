@@ -73,6 +73,16 @@ Test(size, rejects_what_is_not_a_size)
 	cr_assert_not(vt_size_parse(NULL, NULL));
 }
 
+Test(size, a_number_without_its_unit_is_known)
+{
+	cr_assert(vt_size_unitless("2"));
+	cr_assert(vt_size_unitless("0"));
+	cr_assert_not(vt_size_unitless("2B"));
+	cr_assert_not(vt_size_unitless("2GiB"));
+	cr_assert_not(vt_size_unitless(""));
+	cr_assert_not(vt_size_unitless("2.5"));
+}
+
 Test(size, formats_in_binary_units)
 {
 	char buf[32];
