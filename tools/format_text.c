@@ -300,10 +300,21 @@ static size_t leak_rows(const struct text *t, const struct vt_owner *owner, stru
 
 static void leaks(const struct text *t, const struct vt_owner *owner)
 {
-	char size[32];
-	fprintf(t->out, "  live at exit: %s in %" PRId64 " allocation%s\n",
-		vt_human(owner->live_at_exit_bytes, size, sizeof(size)),
-		owner->live_at_exit_allocations, plural(owner->live_at_exit_allocations));
+	char size[32], graph[32];
+	/* The graphs' reservation (one entry of the kind graph) is the
+	 * driver's, not the program's. */
+	int64_t reserved = 0;
+	for (size_t i = 0; i < owner->kind_count; i++)
+		if (strcmp(owner->kinds[i].kind, "graph") == 0)
+			reserved = owner->kinds[i].counters.live_at_exit_bytes;
+	int64_t live_count = owner->live_at_exit_allocations - (reserved > 0);
+	fprintf(t->out, "  live at exit: %s in %" PRId64 " allocation%s",
+		vt_human(owner->live_at_exit_bytes - reserved, size, sizeof(size)), live_count,
+		plural(live_count));
+	if (reserved > 0)
+		fprintf(t->out, "; graph memory reserved, not trimmed: %s",
+			vt_human(reserved, graph, sizeof(graph)));
+	fputc('\n', t->out);
 	struct leak_row *rows = malloc((owner->leak_count ? owner->leak_count : 1) * sizeof(*rows));
 	size_t count = rows ? leak_rows(t, owner, rows) : 0;
 	struct vt_stack_group *groups;

@@ -42,12 +42,13 @@ static struct vt_tracer_counters read_counters(struct vt_tracker *tracker)
 	struct vt_tracer_counters counters = {
 		.deduplicated = atomic_load(&tracker->deduplicated),
 		.unknown_frees = atomic_load(&tracker->unknown_frees),
+		.graph_frees = atomic_load(&tracker->graph_frees),
 		.dropped = atomic_load(&tracker->dropped),
 		.untracked = atomic_load(&tracker->untracked),
 		.failures_total = atomic_load(&tracker->failures_total),
 	};
-	counters.events =
-		vt_tracker_slot_events(tracker) + counters.unknown_frees + counters.dropped;
+	counters.events = vt_tracker_slot_events(tracker) + counters.unknown_frees +
+			  counters.graph_frees + counters.dropped;
 	return counters;
 }
 

@@ -190,6 +190,7 @@ static void take_peak(struct vt_tracker *tracker, struct vt_device_slot *slot,
 	stats->peak_ns = tracker->options.clock() - tracker->start_ns;
 	stats->peak_event = vt_tracker_slot_events(tracker) +
 			    atomic_load_explicit(&tracker->unknown_frees, memory_order_relaxed) +
+			    atomic_load_explicit(&tracker->graph_frees, memory_order_relaxed) +
 			    atomic_load_explicit(&tracker->dropped, memory_order_relaxed);
 	stats->peak_api = event->api;
 	stats->peak_driver_api = event->driver_api;
@@ -211,6 +212,7 @@ static void cross_watermark(struct vt_tracker *tracker, struct vt_device_slot *s
 		.at_ns = tracker->options.clock() - tracker->start_ns,
 		.event = vt_tracker_slot_events(tracker) +
 			 atomic_load_explicit(&tracker->unknown_frees, memory_order_relaxed) +
+			 atomic_load_explicit(&tracker->graph_frees, memory_order_relaxed) +
 			 atomic_load_explicit(&tracker->dropped, memory_order_relaxed),
 		.live_bytes = stats->live,
 		.api = event->api,
@@ -407,8 +409,12 @@ static void record_free(struct vt_tracker *tracker, const struct vt_event *event
 	bool found = vt_kind_is_host(event->kind)
 			     ? free_in(tracker, &tracker->slots[HOST_SLOT], event)
 			     : on_device_holder(tracker, free_in, event);
+	/* A graph allocation freed outside its graph (cudaFree, cudaFreeAsync
+	 * of a node's address): the source names it by the kind graph. */
 	if (!found)
-		atomic_fetch_add(&tracker->unknown_frees, 1);
+		atomic_fetch_add(event->kind == VT_KIND_GRAPH ? &tracker->graph_frees
+							      : &tracker->unknown_frees,
+				 1);
 }
 
 static void record_failure(struct vt_tracker *tracker, struct vt_device_slot *slot,

@@ -108,6 +108,7 @@ struct vt_tracer_counters {
 	uint64_t events;
 	uint64_t deduplicated;
 	uint64_t unknown_frees;
+	uint64_t graph_frees;    /* frees of graph allocations outside the graph */
 	uint64_t dropped;        /* events for a device ordinal out of range */
 	uint64_t untracked;      /* allocations counted but not kept: no host memory */
 	uint64_t failures_total; /* may exceed the failures kept */
@@ -169,7 +170,8 @@ struct vt_tracker {
 	struct vt_crossing crossings[VT_MAX_CROSSINGS]; /* under failures_lock */
 	unsigned crossing_count;
 	/* Events no slot applied are the unknown frees and the dropped. */
-	_Atomic uint64_t deduplicated, unknown_frees, dropped, untracked, failures_total;
+	_Atomic uint64_t deduplicated, unknown_frees, graph_frees, dropped, untracked,
+		failures_total;
 };
 
 void vt_tracker_init(struct vt_tracker *tracker, const struct vt_tracker_options *options);

@@ -63,6 +63,7 @@ struct vt_pool_view {
 struct vt_graph_view {
 	bool sampled;
 	struct vt_reserve_view memory;
+	uint64_t allocation_nodes; /* the program's: added, or captured allocations */
 };
 
 #define VT_VIEW_DEVICES 64

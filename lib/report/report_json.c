@@ -425,6 +425,7 @@ static void write_graph_memory(struct vt_json *json, const struct vt_report *rep
 	}
 	vt_json_begin_object(json, "graph_memory");
 	write_reserve_fields(json, &graphs->memory);
+	vt_json_u64(json, "allocation_nodes", graphs->allocation_nodes);
 	vt_json_end_object(json);
 }
 
@@ -522,6 +523,7 @@ static void write_tracer(struct vt_json *json, const struct vt_report *report)
 	vt_json_u64(json, "events", counters->events);
 	vt_json_u64(json, "deduplicated", counters->deduplicated);
 	vt_json_u64(json, "unknown_frees", counters->unknown_frees);
+	vt_json_u64(json, "graph_frees", counters->graph_frees);
 	vt_json_u64(json, "dropped", counters->dropped);
 	vt_json_u64(json, "untracked", counters->untracked);
 	vt_json_u64(json, "failures_total", counters->failures_total);

@@ -142,10 +142,15 @@ static void summarize_exit(FILE *out, const struct vt_report *report,
 			   const struct vt_device_stats *stats, int device,
 			   const struct vt_summary_rows *rows)
 {
-	char size[32];
+	char size[32], graph[32];
+	/* The graphs' reservation is one ledger entry, the driver's. */
+	uint64_t reserved = stats->kinds[VT_KIND_GRAPH].live, live = stats->live - reserved;
+	uint64_t count = stats->live_count - (reserved ? 1 : 0);
 	fprintf(out, PREFIX "  live at exit: %s in %" PRIu64 " allocation%s",
-		human(stats->live, size, sizeof(size)), stats->live_count,
-		stats->live_count == 1 ? "" : "s");
+		human(live, size, sizeof(size)), count, count == 1 ? "" : "s");
+	if (reserved)
+		fprintf(out, "; graph memory reserved, not trimmed: %s",
+			human(reserved, graph, sizeof(graph)));
 	for (uint64_t i = 0; report->leaks && i < report->leaks->group_count; i++) {
 		const struct vt_leak *leak = &report->leaks->groups[i];
 		if (leak->device != device)

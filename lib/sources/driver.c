@@ -19,11 +19,17 @@ static int record_alloc(const struct vt_observer *self, CUresult rc, enum vt_kin
 	return VT_UNKNOWN_DEVICE;
 }
 
-/* Freeing address 0 is not a free. */
+/* Freeing address 0 is not a free. A graph allocation's address goes as
+ * the kind graph: not in the ledger, it is graph memory freed, not an
+ * unknown free. */
 static void record_free(const struct vt_observer *self, uint64_t address, enum vt_kind family)
 {
 	if (address)
-		vt_emit_free(address, family, self->name);
+		vt_emit_free(address,
+			     family == VT_KIND_DEVICE && vt_graphs_is_allocation(address)
+				     ? VT_KIND_GRAPH
+				     : family,
+			     self->name);
 }
 
 static void after_mem_alloc(const struct vt_observer *self, const void *args, CUresult rc)
@@ -78,11 +84,13 @@ VT_OBSERVER(cuMemFreeHost, before_mem_free_host, NULL);
 
 /* Captured into a graph, a stream-ordered allocation is an allocation
  * node: graph memory of its device, which its launches take. */
-static bool captured(CUresult rc, void *stream, bool per_thread, int device)
+static bool captured(CUresult rc, void *stream, bool per_thread, int device, uint64_t address)
 {
 	if (rc != CUDA_SUCCESS || !vt_graphs_capturing(stream, per_thread))
 		return false;
-	vt_graphs_note_device(device == VT_UNKNOWN_DEVICE ? vt_driver_current_device() : device);
+	int on = device == VT_UNKNOWN_DEVICE ? vt_driver_current_device() : device;
+	vt_graphs_note_device(on);
+	vt_graphs_note_allocation(on, address);
 	return true;
 }
 
@@ -90,7 +98,8 @@ static bool captured(CUresult rc, void *stream, bool per_thread, int device)
 static void record_alloc_async(const struct vt_observer *self, const cuMemAllocAsync_params *p,
 			       CUresult rc, bool per_thread)
 {
-	if (captured(rc, p->hStream, per_thread, VT_UNKNOWN_DEVICE))
+	if (captured(rc, p->hStream, per_thread, VT_UNKNOWN_DEVICE,
+		     rc == CUDA_SUCCESS ? *p->dptr : 0))
 		return;
 	vt_pools_note_current(record_alloc(self, rc, VT_KIND_ASYNC,
 					   rc == CUDA_SUCCESS ? *p->dptr : 0, p->bytesize));
@@ -115,7 +124,7 @@ static void record_alloc_from_pool(const struct vt_observer *self,
 				   bool per_thread)
 {
 	int device = vt_pools_device(p->pool);
-	if (captured(rc, p->hStream, per_thread, device))
+	if (captured(rc, p->hStream, per_thread, device, rc == CUDA_SUCCESS ? *p->dptr : 0))
 		return;
 	if (rc != CUDA_SUCCESS)
 		vt_emit_failure(VT_KIND_ASYNC, p->bytesize, (int)rc, self->name);

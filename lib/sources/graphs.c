@@ -13,6 +13,51 @@ static struct vt_graph_view views[VT_VIEW_DEVICES];
 static _Atomic uint64_t devices_with_graph_memory; /* one bit per ordinal */
 static atomic_bool captures_begun;
 
+/* The addresses of the program's graph allocations, an open-addressed set
+ * that only grows: a node's address is fixed for its graph's life, and a
+ * free of an address no longer a graph's finds it in the ledger first. */
+#define GRAPH_ADDRESSES 8192
+static _Atomic uint64_t addresses[GRAPH_ADDRESSES];
+static atomic_uint address_count;
+
+static unsigned address_slot(uint64_t address)
+{
+	return (unsigned)((address * 0x9E3779B97F4A7C15ull) >> 51) & (GRAPH_ADDRESSES - 1);
+}
+
+void vt_graphs_note_allocation(int device, uint64_t address)
+{
+	if (device >= 0 && device < VT_VIEW_DEVICES) {
+		pthread_mutex_lock(&lock);
+		views[device].allocation_nodes++;
+		pthread_mutex_unlock(&lock);
+	}
+	if (!address || atomic_load(&address_count) >= GRAPH_ADDRESSES / 2)
+		return;
+	for (unsigned i = address_slot(address);; i = (i + 1) & (GRAPH_ADDRESSES - 1)) {
+		uint64_t empty = 0;
+		if (atomic_load(&addresses[i]) == address)
+			return;
+		if (atomic_compare_exchange_strong(&addresses[i], &empty, address)) {
+			atomic_fetch_add(&address_count, 1);
+			return;
+		}
+	}
+}
+
+bool vt_graphs_is_allocation(uint64_t address)
+{
+	if (!address || !atomic_load_explicit(&address_count, memory_order_relaxed))
+		return false;
+	for (unsigned i = address_slot(address);; i = (i + 1) & (GRAPH_ADDRESSES - 1)) {
+		uint64_t held = atomic_load(&addresses[i]);
+		if (held == address)
+			return true;
+		if (!held)
+			return false;
+	}
+}
+
 void vt_graphs_note_device(int device)
 {
 	if (device >= 0 && device < VT_VIEW_DEVICES)
@@ -56,6 +101,9 @@ void vt_graphs_reset(void)
 {
 	pthread_mutex_init(&lock, NULL);
 	memset(views, 0, sizeof(views));
+	for (unsigned i = 0; i < GRAPH_ADDRESSES; i++)
+		atomic_store(&addresses[i], 0);
+	atomic_store(&address_count, 0);
 	atomic_store(&devices_with_graph_memory, 0);
 	atomic_store(&captures_begun, false);
 }
@@ -65,8 +113,10 @@ static void after_add_alloc_node(const struct vt_observer *self, const void *arg
 	(void)self;
 	const cuGraphAddMemAllocNode_params *p = args;
 	const CUmemLocation *location = &p->nodeParams->poolProps.location;
-	if (rc == CUDA_SUCCESS && location->type == CU_MEM_LOCATION_TYPE_DEVICE)
-		vt_graphs_note_device(location->id);
+	if (rc != CUDA_SUCCESS || location->type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return;
+	vt_graphs_note_device(location->id);
+	vt_graphs_note_allocation(location->id, p->nodeParams->dptr);
 }
 VT_OBSERVER(cuGraphAddMemAllocNode, NULL, after_add_alloc_node);
 

@@ -8,12 +8,19 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "nvml_view.h"
 #include "../core/views.h"
 
 /* After cuGraphAddMemAllocNode succeeded for device. */
 void vt_graphs_note_device(int device);
+/* A graph allocation the program made (an allocation node added, or a
+ * stream-ordered allocation captured) at address on device. */
+void vt_graphs_note_allocation(int device, uint64_t address);
+/* Whether address is a graph allocation's: its free outside the graph
+ * (cudaFree, cudaFreeAsync) frees graph memory. */
+bool vt_graphs_is_allocation(uint64_t address);
 /* Whether a stream-ordered allocation or free on stream is being captured
  * into a graph (which makes it an allocation node, not an allocation).
  * Asks the driver only once the program has begun a capture. per_thread:

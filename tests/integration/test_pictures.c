@@ -306,3 +306,27 @@ Test(pictures, a_capacity_without_a_unit_is_refused)
 		  run.out);
 	traced_run_free(&run);
 }
+
+/* Two graph allocations freed outside their graphs (cudaFreeAsync,
+ * cudaFree): graph memory freed, not unknown frees; the pool's untrimmed
+ * reservation is the driver's, not a leak. */
+Test(pictures, graph_memory_as_the_driver_holds_it)
+{
+	struct traced_run run;
+	trace_program(&run, "graph_free_outside", summary);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_eq(report_int(run.report, "tracer/unknown_frees"), 0);
+	cr_assert_eq(report_int(run.report, "tracer/graph_frees"), 2);
+	cr_assert_eq(report_int(run.report, "devices/0/graph_memory/allocation_nodes"), 2);
+	cr_assert_eq(report_int(run.report, "devices/0/graph_memory/reserved_bytes"), 64 * MiB);
+	cr_assert_eq(json_array_size(report_at(run.report, "devices/0/leaks")), 0);
+	cr_assert(strstr(run.err, "vramtrace:   live at exit: 0 B in 0 allocations; graph memory "
+				  "reserved, not trimmed: 64.00 MiB\n"),
+		  "%s", run.err);
+	char *text = tool_output(&run, "report REPORT");
+	cr_assert(strstr(text, "  live at exit: 0 B in 0 allocations; graph memory reserved, not "
+			       "trimmed: 64.00 MiB\n"),
+		  "%s", text);
+	free(text);
+	traced_run_free(&run);
+}
