@@ -53,7 +53,14 @@ static void summarize_kinds(FILE *out, const struct vt_device_stats *stats)
 	}
 }
 
-/* The top tags (VRAMTRACE_TOP), the rest on one line: a program may name
+/* The report keeps VRAMTRACE_TOP (10,000) stacks; the summary names at
+ * most 20 tags. */
+static uint32_t summary_tags(const struct vt_report *report)
+{
+	return report->top && report->top < 20 ? report->top : 20;
+}
+
+/* The top tags (VRAMTRACE_TOP, at most 20), the rest on one line: a program may name
  * a million. */
 static void summarize_tags(FILE *out, const struct vt_report *report,
 			   const struct vt_device_stats *stats)
@@ -70,7 +77,7 @@ static void summarize_tags(FILE *out, const struct vt_report *report,
 	for (uint32_t i = 0; i < count; i++) {
 		const struct vt_counter *tag = &stats->tags.items[order[i]];
 		uint64_t bytes = vt_stats_at_peak(stats, tag);
-		if (report->top && i >= report->top) {
+		if (i >= summary_tags(report)) {
 			rest += bytes;
 			continue;
 		}
@@ -78,9 +85,9 @@ static void summarize_tags(FILE *out, const struct vt_report *report,
 			vt_tag_name(order[i]), human(bytes, at_peak, sizeof(at_peak)),
 			percent(bytes, stats->peak), human(tag->peak, peak, sizeof(peak)));
 	}
-	if (report->top && count > report->top)
+	if (count > summary_tags(report))
 		fprintf(out, PREFIX "    and %" PRIu32 " more tags, %s at the peak\n",
-			count - report->top, human(rest, at_peak, sizeof(at_peak)));
+			count - summary_tags(report), human(rest, at_peak, sizeof(at_peak)));
 	free(order);
 }
 
