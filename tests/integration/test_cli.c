@@ -102,8 +102,9 @@ Test(cli, values_after_a_space_or_an_equals_sign)
 	tool(&spaced, (char *[]){"check", (char *)f, "--budget", "1000", "--headroom", "0", NULL});
 	tool(&joined, (char *[]){"check", "--budget=1000", "--headroom=0", (char *)f, NULL});
 	cr_assert_eq(spaced.status, 0, "%s", spaced.err);
-	cr_assert_str_eq(spaced.out, "fits: peak 1000 B (1000 bytes) + headroom 0 B (0.00%) <= "
-				     "budget 1000 B (1000 bytes); margin 0 B (0 bytes)\n");
+	cr_assert_str_eq(spaced.out,
+			 "fits: peak 1000 B (1000 bytes) of device 0 + headroom 0 B (0.00%) <= "
+			 "budget 1000 B (1000 bytes); margin 0 B (0 bytes)\n");
 	cr_assert_str_eq(joined.out, spaced.out);
 	traced_run_free(&spaced);
 	traced_run_free(&joined);
@@ -260,13 +261,14 @@ Test(cli, budgets_to_2_64_print_exactly)
 	const char *f = fixture("minimal.json");
 	struct traced_run run;
 	tool(&run, (char *[]){"check", (char *)f, "--budget", "9223372036854775808", NULL});
-	cr_assert_str_eq(run.out, "fits: peak 1000 B (1000 bytes) + headroom 0 B (0.00%) <= "
-				  "budget 8.00 EiB (9223372036854775808 bytes); margin 8.00 EiB "
-				  "(9223372036854774808 bytes)\n");
+	cr_assert_str_eq(run.out,
+			 "fits: peak 1000 B (1000 bytes) of device 0 + headroom 0 B (0.00%) <= "
+			 "budget 8.00 EiB (9223372036854775808 bytes); margin 8.00 EiB "
+			 "(9223372036854774808 bytes)\n");
 	traced_run_free(&run);
 	tool(&run, (char *[]){"check", (char *)f, "--budget", "18446744073709551615", "--headroom",
 			      "99.99%", NULL});
-	cr_assert_str_eq(run.out, "fits: peak 1000 B (1000 bytes) + headroom 16.00 EiB "
+	cr_assert_str_eq(run.out, "fits: peak 1000 B (1000 bytes) of device 0 + headroom 16.00 EiB "
 				  "(99.99%) <= budget 16.00 EiB (18446744073709551615 bytes); "
 				  "margin 1.64 PiB (1844674407369955 bytes)\n");
 	traced_run_free(&run);
