@@ -14,7 +14,6 @@
 
 #include "core/clock.h"
 #include "core/rules.h"
-#include "core/size.h"
 #include "core/stack_capture.h"
 #include "core/tracker.h"
 #include "collect.h"
@@ -24,6 +23,7 @@
 #include "log.h"
 #include "report/output.h"
 #include "report/report.h"
+#include "watermark.h"
 #include "report/symbolize.h"
 #include "sources/background.h"
 #include "sources/call.h"
@@ -151,8 +151,6 @@ static void load_configuration(void)
 
 static void start_checkpoints(void);
 static void start_control(void);
-static void note_watermark(int device, uint64_t live, uint64_t watermark);
-static void set_watermark(int device);
 
 /* For the NVML sampler: a plain read, racing writers only by a sample. */
 static uint64_t tracked_live(int device)
@@ -244,13 +242,14 @@ static void activate(void)
 		.clock = vt_clock_ns,
 		.coarse_clock = vt_clock_coarse_ns,
 		.on_peak = vt_nvml_note_peak,
-		.on_watermark = note_watermark,
+		.on_watermark = vt_watermark_note,
 	};
 	vt_tracker_init(&library.tracker, &options);
 	/* A fork's child starts anew with the devices its parent described. */
 	for (int device = 0; device < VT_MAX_DEVICES; device++)
 		if (atomic_load(&library.described[device]))
-			set_watermark(device);
+			vt_watermark_apply(&library.tracker, &library.config.watermark, device,
+					   &library.devices[device]);
 	vt_run_start(&library.run, library.config.labels, library.config.redact_args);
 	resolve_output();
 	vt_signals_install();
@@ -280,32 +279,6 @@ static void vt_library_activate(void)
 	errno = saved_errno;
 }
 
-/* VRAMTRACE_WATERMARK on a device, once its capacity is known. */
-static void set_watermark(int device)
-{
-	const struct vt_watermark_setting *setting = &library.config.watermark;
-	const struct vt_device_info *info = &library.devices[device];
-	uint64_t capacity = info->known ? info->capacity : 0;
-	uint64_t high = vt_level_bytes(&setting->high, capacity);
-	uint64_t low = setting->has_low ? vt_level_bytes(&setting->low, capacity) : high / 10 * 9;
-	if (high)
-		vt_tracker_set_watermark(&library.tracker, device, high, low);
-}
-
-static atomic_bool warned_watermark;
-
-/* With the device locked: one line, once, and the report says the rest. */
-static void note_watermark(int device, uint64_t live, uint64_t watermark)
-{
-	char live_text[32], mark_text[32];
-	vt_size_format(live, live_text, sizeof(live_text));
-	vt_size_format(watermark, mark_text, sizeof(mark_text));
-	vt_warn_once(&warned_watermark,
-		     "device %d reached the watermark: %s live (mark %s); what was live then is "
-		     "in the report",
-		     device, live_text, mark_text);
-}
-
 /* Names and capacities are asked of the driver on a device's first event,
  * while the driver is surely up, never at exit when it may be gone. */
 static void describe(int device)
@@ -321,7 +294,8 @@ static void describe(int device)
 	}
 	if (in_range && !atomic_load(&library.described[device])) {
 		vt_driver_describe_device(device, &library.devices[device]);
-		set_watermark(device);
+		vt_watermark_apply(&library.tracker, &library.config.watermark, device,
+				   &library.devices[device]);
 		atomic_store(&library.described[device], true);
 	}
 	pthread_mutex_unlock(&library.describe_lock);
@@ -459,6 +433,19 @@ static struct vt_collect_inputs collect_inputs(void)
 					  library.config.top, library.config.framework_cache_off};
 }
 
+/* A report of this moment while the program runs (a dump, a snapshot),
+ * with a device reading of its own; NULL when out of memory. */
+static struct vt_collection *collect_running(void)
+{
+	vt_nvml_sample_now();
+	struct vt_collection *collection = vt_collection_new(VT_COLLECT_FULL);
+	if (collection) {
+		struct vt_collect_inputs inputs = collect_inputs();
+		vt_collect(collection, &inputs, "running", VT_COLLECT_FULL);
+	}
+	return collection;
+}
+
 /* The full report to this process's file. Called with the report lock
  * held. */
 static bool write_report(const char *ended_by, bool final, enum vt_collect_mode mode)
@@ -594,11 +581,8 @@ static bool vt_library_dump(const char *path)
 	}
 	vt_tracer_busy++;
 	bool ok = false;
-	vt_nvml_sample_now();
-	struct vt_collection *collection = vt_collection_new(VT_COLLECT_FULL);
+	struct vt_collection *collection = collect_running();
 	if (collection) {
-		struct vt_collect_inputs inputs = collect_inputs();
-		vt_collect(collection, &inputs, "running", VT_COLLECT_FULL);
 		struct vt_stderr_guard quiet;
 		vt_quiet_begin(&quiet);
 		ok = vt_output_write(expanded, write_report_json, &collection->report, written,
@@ -684,10 +668,8 @@ static bool control_snapshot(int fd, bool reset_peak)
 {
 	vt_tracer_busy++;
 	bool ok = false;
-	struct vt_collection *collection = vt_collection_new(VT_COLLECT_FULL);
+	struct vt_collection *collection = collect_running();
 	if (collection) {
-		struct vt_collect_inputs inputs = collect_inputs();
-		vt_collect(collection, &inputs, "running", VT_COLLECT_FULL);
 		if (reset_peak)
 			vt_tracker_reset_interval(&library.tracker);
 		ok = vt_report_write_json(&collection->report, fd);

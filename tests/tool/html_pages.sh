@@ -5,10 +5,12 @@
 set -eu
 tool=$1 fixtures=$2 out=$3 library=$4 simdir=$5 many_stacks=$6
 mkdir -p "$out"
+# Reports are never written over: an earlier run's would stay.
+rm -f "$out/big.json" "$out/top20.json"
 LD_LIBRARY_PATH="$simdir" VRAMTRACE_TOP=100000 VRAMTRACE_SUMMARY=0 \
 	VRAMTRACE_OUTPUT="$out/big.json" LD_PRELOAD="$library" "$many_stacks" 15
-# The defaults keep 20 of 4,096 stacks: the page shows the rest as such.
-LD_LIBRARY_PATH="$simdir" VRAMTRACE_SUMMARY=0 \
+# 20 of 4,096 stacks kept: the page shows the rest as such.
+LD_LIBRARY_PATH="$simdir" VRAMTRACE_TOP=20 VRAMTRACE_SUMMARY=0 \
 	VRAMTRACE_OUTPUT="$out/top20.json" LD_PRELOAD="$library" "$many_stacks" 12
 rm -f "$out/big-"*.json "$out/top20-"*.json
 exec /usr/bin/python3 "$(dirname "$0")/html_pages.py" "$tool" "$fixtures" "$out" "$out/big.json"

@@ -1,0 +1,29 @@
+#include "watermark.h"
+
+#include <stdatomic.h>
+
+#include "core/size.h"
+#include "log.h"
+
+void vt_watermark_apply(struct vt_tracker *tracker, const struct vt_watermark_setting *setting,
+			int device, const struct vt_device_info *info)
+{
+	uint64_t capacity = info->known ? info->capacity : 0;
+	uint64_t high = vt_level_bytes(&setting->high, capacity);
+	uint64_t low = setting->has_low ? vt_level_bytes(&setting->low, capacity) : high / 10 * 9;
+	if (high)
+		vt_tracker_set_watermark(tracker, device, high, low);
+}
+
+static atomic_bool warned;
+
+void vt_watermark_note(int device, uint64_t live, uint64_t watermark)
+{
+	char live_text[32], mark_text[32];
+	vt_size_format(live, live_text, sizeof(live_text));
+	vt_size_format(watermark, mark_text, sizeof(mark_text));
+	vt_warn_once(&warned,
+		     "device %d reached the watermark: %s live (mark %s); what was live then is "
+		     "in the report",
+		     device, live_text, mark_text);
+}

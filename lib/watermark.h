@@ -1,0 +1,16 @@
+/* VRAMTRACE_WATERMARK between the configuration and the tracker: the marks
+ * a device gets once its capacity is known, and the one line said the
+ * first time one is reached. */
+#pragma once
+
+#include <stdint.h>
+
+#include "config.h"
+#include "core/tracker.h"
+#include "core/views.h"
+
+/* Sets device's marks from setting (a percentage needs the capacity). */
+void vt_watermark_apply(struct vt_tracker *tracker, const struct vt_watermark_setting *setting,
+			int device, const struct vt_device_info *info);
+/* The tracker's on_watermark: with the device locked, one warning, once. */
+void vt_watermark_note(int device, uint64_t live, uint64_t watermark);
