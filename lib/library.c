@@ -76,7 +76,12 @@ static atomic_bool warned_dump, warned_output, warned_rules, warned_untracked, w
 /* fork: every tracker lock is held across it so the child's copy is in a
  * known state; the child then forgets everything and starts inactive, as a
  * process that has not used CUDA yet (CUDA itself does not survive fork),
- * or stops tracing for good with VRAMTRACE_FOLLOW_FORK=0. */
+ * or stops tracing for good with VRAMTRACE_FOLLOW_FORK=0. A fork from a
+ * signal handler that interrupted the tracer on this thread takes no lock,
+ * since the thread may hold any of them: its child, whose copy may be
+ * half-changed, touches none of it and stops tracing. */
+static bool held_for_fork; /* read and written with the locks held */
+
 static void lock_all(void)
 {
 	pthread_mutex_lock(&library.report_lock);
@@ -91,29 +96,41 @@ static void unlock_all(void)
 
 static void before_fork(void)
 {
-	if (atomic_load(&library.active))
-		lock_all();
+	if (vt_tracer_busy || !atomic_load(&library.active))
+		return;
+	lock_all();
+	held_for_fork = true;
 }
 
 static void after_fork_in_parent(void)
 {
-	if (atomic_load(&library.active))
-		unlock_all();
+	if (vt_tracer_busy || !held_for_fork)
+		return;
+	held_for_fork = false;
+	unlock_all();
+}
+
+static void forget_in_child(void)
+{
+	held_for_fork = false;
+	vt_tracker_reset_unlocked(&library.tracker);
+	pthread_mutex_init(&library.report_lock, NULL);
+	free(library.run.command);
+	library.run.command = NULL;
 }
 
 static void after_fork_in_child(void)
 {
 	if (!atomic_load(&library.active))
 		return;
-	vt_tracker_reset_unlocked(&library.tracker);
-	pthread_mutex_init(&library.report_lock, NULL);
-	free(library.run.command);
-	library.run.command = NULL;
+	bool safe = !vt_tracer_busy;
+	if (safe)
+		forget_in_child();
 	atomic_store(&library.have_written, false);
 	atomic_store(&final_state, REPORT_OPEN);
 	atomic_store(&library.stopping, false);
 	atomic_store(&library.active, false);
-	atomic_store(&library.disabled, !library.config.follow_fork);
+	atomic_store(&library.disabled, !library.config.follow_fork || !safe);
 	vt_background_reset();
 	vt_nvml_reset();
 	vt_pools_reset();
@@ -513,6 +530,7 @@ static void write_final(const char *ended_by)
 	if (vt_tracer_busy) {
 		write_unlocked(ended_by, true);
 	} else {
+		vt_tracer_busy++;
 		pthread_mutex_lock(&library.report_lock);
 		atomic_store(&library.stopping, true);
 		vt_nvml_stop(ask_driver);
@@ -522,6 +540,7 @@ static void write_final(const char *ended_by)
 			atomic_store(&final_state, REPORT_CLOSED);
 		}
 		pthread_mutex_unlock(&library.report_lock);
+		vt_tracer_busy--;
 	}
 	pthread_sigmask(SIG_SETMASK, &previous, NULL);
 	int signal_number = atomic_exchange(&deferred_signal, 0);
@@ -638,15 +657,15 @@ static void *checkpoint_loop(void *arg)
 	for (;;) {
 		if (!vt_background_pause(library.config.checkpoint_s * 1000u))
 			return NULL; /* the program is gone; its exit writes the report */
-		pthread_mutex_lock(&library.report_lock);
-		if (atomic_load(&library.stopping) || !atomic_load(&library.active)) {
-			pthread_mutex_unlock(&library.report_lock);
-			return NULL;
-		}
 		vt_tracer_busy++;
-		write_report("checkpoint", false, VT_COLLECT_FULL);
-		vt_tracer_busy--;
+		pthread_mutex_lock(&library.report_lock);
+		bool go_on = !atomic_load(&library.stopping) && atomic_load(&library.active);
+		if (go_on)
+			write_report("checkpoint", false, VT_COLLECT_FULL);
 		pthread_mutex_unlock(&library.report_lock);
+		vt_tracer_busy--;
+		if (!go_on)
+			return NULL;
 	}
 }
 
@@ -754,7 +773,7 @@ static bool vt_library_ending(void)
 	return atomic_load(&exit_status) >= 0;
 }
 
-__attribute__((destructor)) static void library_exit(void)
+__attribute__((destructor)) static void vt_library_finish(void)
 {
 	if (!atomic_load(&library.active) || getpid() != library.run.pid)
 		return;
@@ -777,6 +796,7 @@ const struct vt_sink vt_sink = {
 	.window_begin = vt_library_window_begin,
 	.window_peak = vt_library_window_peak,
 	.note_exit = vt_library_note_exit,
+	.finish = vt_library_finish,
 	.ending = vt_library_ending,
 	.before_exec = vt_library_before_exec,
 	.emergency = vt_library_emergency,

@@ -1,4 +1,5 @@
 #include "ledger.h"
+#include "memory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -6,11 +7,11 @@
 #define INITIAL_CAPACITY 64
 
 /* calloc, or a failing stand-in with which the tests run out of memory. */
-static void *(*table_calloc)(size_t, size_t) = calloc;
+static void *(*table_calloc)(size_t, size_t) = vt_mem_calloc;
 
 void vt_ledger_set_calloc(void *(*allocate)(size_t, size_t))
 {
-	table_calloc = allocate ? allocate : calloc;
+	table_calloc = allocate ? allocate : vt_mem_calloc;
 }
 
 /* Fibonacci hashing: addresses are aligned, so the low bits say little. */
@@ -63,7 +64,7 @@ static bool grow(struct vt_ledger_shard *shard)
 	for (uint64_t i = 0; i < shard->capacity; i++)
 		if (shard->slots[i].address)
 			grown.slots[probe(&grown, shard->slots[i].address)] = shard->slots[i];
-	free(shard->slots);
+	vt_mem_free(shard->slots);
 	shard->slots = slots;
 	shard->capacity = capacity;
 	return true;
@@ -119,14 +120,14 @@ static void delete_at(struct vt_ledger_shard *shard, uint64_t hole)
  * Out of line, as growing is. */
 static __attribute__((noinline)) void shrink(struct vt_ledger_shard *shard)
 {
-	struct vt_allocation *slots = calloc(shard->capacity / 2, sizeof(*slots));
+	struct vt_allocation *slots = vt_mem_calloc(shard->capacity / 2, sizeof(*slots));
 	if (!slots)
 		return;
 	struct vt_ledger_shard smaller = {.slots = slots, .capacity = shard->capacity / 2};
 	for (uint64_t i = 0; i < shard->capacity; i++)
 		if (shard->slots[i].address)
 			smaller.slots[probe(&smaller, shard->slots[i].address)] = shard->slots[i];
-	free(shard->slots);
+	vt_mem_free(shard->slots);
 	shard->slots = slots;
 	shard->capacity = smaller.capacity;
 }

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "memory.h"
 #include "top.h"
 
 static uint64_t stack_live(uint32_t index, const void *context)
@@ -19,13 +20,13 @@ static int by_bytes(const void *a, const void *b)
 struct vt_oom_snapshot *vt_live_snapshot_take(const struct vt_counter_array *tags,
 					      const struct vt_counter_array *stacks, unsigned top)
 {
-	struct vt_oom_snapshot *snapshot = calloc(1, sizeof(*snapshot));
+	struct vt_oom_snapshot *snapshot = vt_mem_calloc(1, sizeof(*snapshot));
 	if (!snapshot)
 		return NULL;
-	snapshot->tags = calloc(tags->size ? tags->size : 1, sizeof(*snapshot->tags));
-	uint32_t *indices = calloc(top ? top : 1, sizeof(*indices));
-	struct vt_top_entry *scratch = calloc(top ? top : 1, sizeof(*scratch));
-	snapshot->stacks = calloc(top ? top : 1, sizeof(*snapshot->stacks));
+	snapshot->tags = vt_mem_calloc(tags->size ? tags->size : 1, sizeof(*snapshot->tags));
+	uint32_t *indices = vt_mem_calloc(top ? top : 1, sizeof(*indices));
+	struct vt_top_entry *scratch = vt_mem_calloc(top ? top : 1, sizeof(*scratch));
+	snapshot->stacks = vt_mem_calloc(top ? top : 1, sizeof(*snapshot->stacks));
 	if (snapshot->tags)
 		for (uint32_t t = 0; t < tags->size; t++)
 			if (tags->items[t].live)
@@ -39,8 +40,8 @@ struct vt_oom_snapshot *vt_live_snapshot_take(const struct vt_counter_array *tag
 			snapshot->stacks[i] =
 				(struct vt_stack_bytes){indices[i], stacks->items[indices[i]].live};
 	}
-	free(indices);
-	free(scratch);
+	vt_mem_free(indices);
+	vt_mem_free(scratch);
 	return snapshot;
 }
 

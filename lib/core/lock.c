@@ -6,6 +6,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+__thread unsigned vt_tracer_busy __attribute__((tls_model("initial-exec")));
+
 /* Long enough for a holder on another core to finish a few dozen
  * instructions; short enough that a preempted holder costs little. */
 #define SPINS 64

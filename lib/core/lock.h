@@ -18,6 +18,13 @@ static inline void vt_lock_init(struct vt_lock *lock)
 	atomic_store_explicit(&lock->state, 0, memory_order_relaxed);
 }
 
+/* Non-zero while this thread does the tracer's own work, when it may hold
+ * the tracer's locks or malloc's: a signal handler that ends the process,
+ * forks or allocates from here must not take them again (the handlers at
+ * fork take none, and the child stops tracing). */
+extern __thread unsigned vt_tracer_busy
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+
 void vt_lock_wait(struct vt_lock *lock);
 void vt_lock_wake(struct vt_lock *lock);
 

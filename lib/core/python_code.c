@@ -1,4 +1,5 @@
 #include "python_code.h"
+#include "memory.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,7 +15,10 @@ static struct {
 
 static char *copy_text(const char *text)
 {
-	return strdup(text ? text : "?");
+	const char *from = text ? text : "?";
+	size_t size = strlen(from) + 1;
+	char *copy = vt_mem_alloc(size);
+	return copy ? memcpy(copy, from, size) : NULL;
 }
 
 static bool grow(void)
@@ -24,7 +28,7 @@ static bool grow(void)
 	uint32_t capacity = table.capacity ? table.capacity * 2 : 256;
 	if (capacity > MAX_CODES)
 		return false;
-	struct vt_py_code *codes = realloc(table.codes, capacity * sizeof(*codes));
+	struct vt_py_code *codes = vt_mem_realloc(table.codes, capacity * sizeof(*codes));
 	if (!codes)
 		return false;
 	table.codes = codes;
@@ -41,7 +45,7 @@ uint32_t vt_py_code_add(const struct vt_py_code *code)
 		.format = code->format,
 		.line_table_size = code->line_table_size,
 	};
-	uint8_t *line_table = code->line_table_size ? malloc(code->line_table_size) : NULL;
+	uint8_t *line_table = code->line_table_size ? vt_mem_alloc(code->line_table_size) : NULL;
 	if (line_table)
 		memcpy(line_table, code->line_table, code->line_table_size);
 	else
@@ -55,9 +59,9 @@ uint32_t vt_py_code_add(const struct vt_py_code *code)
 	}
 	pthread_mutex_unlock(&table.lock);
 	if (id == UINT32_MAX) {
-		free((char *)copy.qualname);
-		free((char *)copy.filename);
-		free(line_table);
+		vt_mem_free((char *)copy.qualname);
+		vt_mem_free((char *)copy.filename);
+		vt_mem_free(line_table);
 	}
 	return id;
 }

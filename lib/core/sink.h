@@ -28,6 +28,9 @@ struct vt_sink {
 	long long (*window_peak)(char *where, size_t size);
 	/* The program is ending with status (main returned, or exit()). */
 	void (*note_exit)(int status);
+	/* The process ends without its destructors (quick_exit, _Exit): the
+	 * final report now, as at exit. */
+	void (*finish)(void);
 	/* Whether it has: what the runtime's teardown frees after that is
 	 * still what the program left. */
 	bool (*ending)(void);

@@ -1,10 +1,13 @@
 #include "stacks.h"
+#include "memory.h"
 #include "thread_space.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lock.h"
 
 #define SHARDS        64
 #define CHUNK_RECORDS 4096
@@ -44,12 +47,16 @@ _Static_assert(sizeof(struct cache_slot) * CACHE_SLOTS <= VT_CACHE_STACKS_BYTES,
  * taken. */
 static void before_fork(void)
 {
+	if (vt_tracer_busy)
+		return; /* this thread may hold one: see lock.h */
 	for (int i = 0; i < SHARDS; i++)
 		pthread_mutex_lock(&shards[i].lock);
 }
 
 static void after_fork_in_parent(void)
 {
+	if (vt_tracer_busy)
+		return;
 	for (int i = SHARDS - 1; i >= 0; i--)
 		pthread_mutex_unlock(&shards[i].lock);
 }
@@ -103,11 +110,11 @@ static struct record *chunk_for(uint32_t id)
 	struct record *chunk = atomic_load_explicit(&chunks[index], memory_order_acquire);
 	if (chunk)
 		return chunk;
-	struct record *fresh = calloc(CHUNK_RECORDS, sizeof(*fresh));
+	struct record *fresh = vt_mem_calloc(CHUNK_RECORDS, sizeof(*fresh));
 	if (!fresh)
 		return NULL;
 	if (!atomic_compare_exchange_strong(&chunks[index], &chunk, fresh)) {
-		free(fresh);
+		vt_mem_free(fresh);
 		return chunk; /* another thread's chunk won */
 	}
 	return fresh;
@@ -116,14 +123,14 @@ static struct record *chunk_for(uint32_t id)
 /* Called with the shard locked: stores a new record and returns its id. */
 static uint32_t publish(uint64_t hash, const uintptr_t *frames, unsigned depth)
 {
-	uintptr_t *copy = malloc(depth * sizeof(*copy));
+	uintptr_t *copy = vt_mem_alloc(depth * sizeof(*copy));
 	if (!copy)
 		return VT_STACK_NONE;
 	memcpy(copy, frames, depth * sizeof(*copy));
 	uint32_t id = atomic_fetch_add(&next_id, 1);
 	struct record *chunk = chunk_for(id);
 	if (!chunk) {
-		free(copy);
+		vt_mem_free(copy);
 		return VT_STACK_NONE;
 	}
 	struct record *record = &chunk[id % CHUNK_RECORDS];
@@ -138,7 +145,7 @@ static uint32_t publish(uint64_t hash, const uintptr_t *frames, unsigned depth)
 static bool grow(struct shard *shard)
 {
 	uint64_t capacity = shard->capacity ? shard->capacity * 2 : 256;
-	uint32_t *ids = calloc(capacity, sizeof(*ids));
+	uint32_t *ids = vt_mem_calloc(capacity, sizeof(*ids));
 	if (!ids)
 		return false;
 	for (uint64_t i = 0; i < shard->capacity; i++) {
@@ -150,7 +157,7 @@ static bool grow(struct shard *shard)
 			slot = (slot + 1) & (capacity - 1);
 		ids[slot] = id;
 	}
-	free(shard->ids);
+	vt_mem_free(shard->ids);
 	shard->ids = ids;
 	shard->capacity = capacity;
 	return true;

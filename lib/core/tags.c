@@ -1,10 +1,14 @@
 #include "tags.h"
+#include "memory.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lock.h"
+#include "memory.h"
 
 /* Names live in pages that never move, so that vt_tag_name reads them
  * without the lock while the table grows. */
@@ -19,12 +23,14 @@ static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 /* The lock is held across fork, so a child never inherits it taken. */
 static void before_fork(void)
 {
-	pthread_mutex_lock(&lock);
+	if (!vt_tracer_busy) /* this thread may hold it: see lock.h */
+		pthread_mutex_lock(&lock);
 }
 
 static void after_fork_in_parent(void)
 {
-	pthread_mutex_unlock(&lock);
+	if (!vt_tracer_busy)
+		pthread_mutex_unlock(&lock);
 }
 
 static void after_fork_in_child(void)
@@ -110,7 +116,7 @@ static uint32_t add(const char *name, size_t length)
 			return VT_TAG_OTHER;
 		atomic_store_explicit(&pages[id >> PAGE_BITS], page, memory_order_release);
 	}
-	char *copy = malloc(length + 1);
+	char *copy = vt_mem_alloc(length + 1);
 	if (!copy)
 		return VT_TAG_OTHER;
 	memcpy(copy, name, length);

@@ -1,4 +1,5 @@
 #include "timeline.h"
+#include "memory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@ static struct vt_timeline_tag *split_at_max(const struct vt_timeline *timeline,
 		total = vt_add_bytes(total, tag_at_max(t, &source));
 	if (!total)
 		return NULL;
-	struct vt_timeline_tag *split = malloc(VT_TIMELINE_ROW_TAGS * sizeof(*split));
+	struct vt_timeline_tag *split = vt_mem_alloc(VT_TIMELINE_ROW_TAGS * sizeof(*split));
 	if (!split)
 		return NULL;
 	uint32_t kept = vt_top_indices(tag_at_max, &source, tag_count, VT_TIMELINE_ROW_TAGS - 1,
@@ -68,11 +69,11 @@ static void halve(struct vt_timeline *timeline)
 				row.min = next->min;
 			if (next->max > row.max) {
 				row.max = next->max;
-				free(row.tags);
+				vt_mem_free(row.tags);
 				row.tags = next->tags;
 				row.tag_count = next->tag_count;
 			} else {
-				free(next->tags);
+				vt_mem_free(next->tags);
 			}
 			row.end = next->end;
 		}
@@ -96,7 +97,7 @@ void vt_timeline_advance(struct vt_timeline *timeline, uint64_t now_ns, uint64_t
 	if (vt_timeline_row_runs(timeline, now_ns))
 		return;
 	if (!timeline->rows) {
-		timeline->rows = calloc(VT_TIMELINE_ROWS, sizeof(*timeline->rows));
+		timeline->rows = vt_mem_calloc(VT_TIMELINE_ROWS, sizeof(*timeline->rows));
 		timeline->interval_ns = VT_TIMELINE_START_NS;
 		timeline->exact_until_ns = now_ns + VT_TIMELINE_EXACT_NS;
 		if (!timeline->rows)

@@ -1,4 +1,5 @@
 #include "tracker.h"
+#include "memory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,7 @@ static bool grow_counters(struct vt_counter_array *array, uint32_t index)
 	uint32_t size = array->size ? array->size : 16;
 	while (size <= index)
 		size *= 2;
-	struct vt_counter *items = realloc(array->items, size * sizeof(*items));
+	struct vt_counter *items = vt_mem_realloc(array->items, size * sizeof(*items));
 	if (!items)
 		return false;
 	memset(items + array->size, 0, (size - array->size) * sizeof(*items));

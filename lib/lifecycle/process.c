@@ -1,17 +1,25 @@
 /* How the process ends, for the report's "ended_by". main's return value
  * reaches exit inside libc, where no interposer sees it, so main is wrapped
- * at __libc_start_main; explicit exit() calls are seen directly. Nothing
- * here changes what the program does. */
+ * at __libc_start_main; explicit exit() calls are seen directly, and so are
+ * the endings that skip the destructors (quick_exit, _Exit, exit_group by
+ * syscall()), which write the report before going on. Each thread the
+ * program starts gets the tracer's alternate signal stack. Nothing here
+ * changes what the program does. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../config.h"
 #include "../core/sink.h"
 #include "../sources/background.h"
 #include "../sources/call.h"
+#include "../sources/real.h"
+#include "signals.h"
 
 typedef int (*main_fn)(int, char **, char **);
 typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
@@ -79,4 +87,108 @@ VT_EXPORT void pthread_exit(void *value)
 		vt_background_note_main_exited();
 	fn(value);
 	__builtin_unreachable();
+}
+
+/* The endings that run no destructor: the report is written first. */
+static void ending_now(int status)
+{
+	vt_sink.note_exit(status);
+	vt_sink.finish();
+}
+
+VT_EXPORT void quick_exit(int status)
+{
+	static _Atomic(exit_fn) real;
+	exit_fn fn = atomic_load(&real);
+	if (!fn) {
+		fn = (exit_fn)vt_real_next("quick_exit");
+		atomic_store(&real, fn);
+	}
+	ending_now(status);
+	if (fn)
+		fn(status);
+	_exit(status);
+}
+
+VT_EXPORT void _Exit(int status)
+{
+	static _Atomic(exit_fn) real;
+	exit_fn fn = atomic_load(&real);
+	if (!fn) {
+		fn = (exit_fn)vt_real_next("_Exit");
+		atomic_store(&real, fn);
+	}
+	ending_now(status);
+	if (fn)
+		fn(status);
+	_exit(status);
+}
+
+typedef long (*syscall_fn)(long, ...);
+
+static _Atomic(syscall_fn) real_syscall;
+
+/* Found before the program runs, since a first syscall() may come from a
+ * signal handler, where looking it up is not safe. */
+__attribute__((constructor)) static void find_syscall(void)
+{
+	atomic_store(&real_syscall, (syscall_fn)vt_real_next("syscall"));
+}
+
+/* Six arguments are passed on whatever the call gave: on the ABIs glibc
+ * supports, a variadic callee reads the registers as they are. */
+VT_EXPORT long syscall(long number, ...)
+{
+	va_list list;
+	long a[6];
+	va_start(list, number);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(list, long);
+	va_end(list);
+	syscall_fn fn = atomic_load(&real_syscall);
+	if (!fn) {
+		find_syscall();
+		fn = atomic_load(&real_syscall);
+	}
+	if (number == SYS_exit_group)
+		ending_now((int)a[0]);
+	return fn(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+struct start {
+	void *(*routine)(void *);
+	void *arg;
+};
+
+static void *start_thread(void *arg)
+{
+	struct start start = *(struct start *)arg;
+	free(arg);
+	vt_signals_prepare_thread();
+	return start.routine(start.arg);
+}
+
+/* A stack overflow on any thread, one that never used CUDA too, must find
+ * a stack to write the report on. Should no memory be left for the start,
+ * the thread starts as it would have, without one. */
+VT_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+			     void *(*routine)(void *), void *arg)
+{
+	static _Atomic(create_fn) real;
+	create_fn fn = atomic_load(&real);
+	if (!fn) {
+		/* Not libc's own by version: a sanitizer's, when there is one. */
+		fn = (create_fn)vt_real_next("pthread_create");
+		atomic_store(&real, fn);
+	}
+	struct start *start = malloc(sizeof(*start));
+	if (!start)
+		return fn(thread, attr, routine, arg);
+	*start = (struct start){routine, arg};
+	int rc = fn(thread, attr, start_thread, start);
+	if (rc != 0)
+		free(start);
+	return rc;
 }

@@ -5,80 +5,56 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../config.h"
 #include "../core/sink.h"
 
-static const int ending[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGPIPE,   SIGALRM,
-			     SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
-			     SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT};
+/* Every signal whose default action ends the process, but the real-time
+ * ones, which follow from SIGRTMIN to SIGRTMAX. */
+static const int ending[] = {SIGHUP,  SIGINT,  SIGQUIT,   SIGILL,  SIGTRAP, SIGABRT,
+			     SIGBUS,  SIGFPE,  SIGUSR1,   SIGSEGV, SIGUSR2, SIGPIPE,
+			     SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM,
+			     SIGPROF, SIGIO,   SIGPWR,    SIGSYS};
 
-#define ENDING_COUNT    (sizeof(ending) / sizeof(ending[0]))
-#define ALTERNATE_STACK (256 * 1024)
+#define ENDING_COUNT (sizeof(ending) / sizeof(ending[0]))
 
-static struct sigaction previous[NSIG];
+/* The faults: raised by an instruction, they are delivered even when
+ * blocked, so blocking them while a report is written would change
+ * nothing. */
+static bool is_fault(int signal_number)
+{
+	return signal_number == SIGSEGV || signal_number == SIGBUS || signal_number == SIGFPE ||
+	       signal_number == SIGILL || signal_number == SIGTRAP || signal_number == SIGSYS;
+}
 
 void vt_signals_ending(sigset_t *set)
 {
 	sigemptyset(set);
 	for (size_t i = 0; i < ENDING_COUNT; i++)
 		sigaddset(set, ending[i]);
+	for (int number = SIGRTMIN; number <= SIGRTMAX; number++)
+		sigaddset(set, number);
 }
 
-static bool program_handles(const struct sigaction *action)
-{
-	return (action->sa_flags & SA_SIGINFO)
-		       ? action->sa_sigaction != NULL
-		       : action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN;
-}
-
-/* As the kernel would have run it: with the program's mask added, and
- * reset to the default first when it asked for one shot. */
-static void call_program_handler(int signal_number, siginfo_t *info, void *context)
-{
-	struct sigaction action = previous[signal_number];
-	if (action.sa_flags & SA_RESETHAND) {
-		previous[signal_number].sa_handler = SIG_DFL;
-		previous[signal_number].sa_flags &= ~SA_SIGINFO;
-	}
-	sigset_t old;
-	pthread_sigmask(SIG_BLOCK, &action.sa_mask, &old);
-	if (action.sa_flags & SA_SIGINFO)
-		action.sa_sigaction(signal_number, info, context);
-	else
-		action.sa_handler(signal_number);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-/* abort() raises SIGABRT at itself; once a handler returns, it resets the
- * action and raises again, past any handler: the process is ending. */
-static bool aborting(int signal_number, const siginfo_t *info)
-{
-	return signal_number == SIGABRT && info && info->si_code == SI_TKILL &&
-	       info->si_pid == getpid();
-}
-
+/* Only for a signal left at its default action, which ends the process:
+ * the report first, then that very action. Other ending signals wait
+ * meanwhile, so the first one is the one the process dies of. */
 static void handler(int signal_number, siginfo_t *info, void *context)
 {
+	(void)info;
+	(void)context;
 	int saved_errno = errno;
-	if (program_handles(&previous[signal_number])) {
-		call_program_handler(signal_number, info, context);
-		/* The report as it stands; replaced should the process go on. */
-		if (aborting(signal_number, info))
-			vt_sink.emergency(signal_number, false);
-		errno = saved_errno;
-		return;
-	}
 	vt_sink.emergency(signal_number, true);
 	vt_signals_take_default_action(signal_number);
 	errno = saved_errno;
 }
 
-/* Raised again at the default action: in a handler it is blocked until the
- * handler returns, and a faulting instruction simply faults again. */
+/* Raised again at the default action, and let through at once while the
+ * other ending signals stay blocked: the process ends of this one, with
+ * its core dump as the kernel would make it. */
 void vt_signals_take_default_action(int signal_number)
 {
 	struct sigaction default_action;
@@ -86,39 +62,96 @@ void vt_signals_take_default_action(int signal_number)
 	default_action.sa_handler = SIG_DFL;
 	sigaction(signal_number, &default_action, NULL);
 	raise(signal_number);
+	sigset_t only;
+	sigemptyset(&only);
+	sigaddset(&only, signal_number);
+	pthread_sigmask(SIG_UNBLOCK, &only, NULL);
 }
 
-/* The report must be writable after a stack overflow too. */
-static void install_alternate_stack(void)
-{
-	stack_t current;
-	if (sigaltstack(NULL, &current) == 0 && !(current.ss_flags & SS_DISABLE))
-		return; /* the program has one */
-	void *memory = mmap(NULL, ALTERNATE_STACK, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (memory == MAP_FAILED)
-		return;
-	stack_t stack = {.ss_sp = memory, .ss_size = ALTERNATE_STACK, .ss_flags = 0};
-	if (sigaltstack(&stack, NULL) != 0)
-		munmap(memory, ALTERNATE_STACK);
-}
-
+/* A signal the program handles or ignores stays the program's, untouched:
+ * its handler runs where and how it asked. */
 static void install(int signal_number)
 {
 	struct sigaction action, old;
-	if (sigaction(signal_number, NULL, &old) != 0 || old.sa_handler == SIG_IGN)
-		return; /* nohup and friends: ignored stays ignored */
-	previous[signal_number] = old;
+	if (sigaction(signal_number, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+	    old.sa_handler != SIG_DFL)
+		return;
 	memset(&action, 0, sizeof(action));
 	action.sa_sigaction = handler;
-	action.sa_flags = SA_SIGINFO | SA_ONSTACK | (old.sa_flags & SA_RESTART);
-	sigemptyset(&action.sa_mask);
+	action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	vt_signals_ending(&action.sa_mask);
+	for (size_t i = 0; i < ENDING_COUNT; i++)
+		if (is_fault(ending[i]))
+			sigdelset(&action.sa_mask, ending[i]);
 	sigaction(signal_number, &action, NULL);
 }
 
 void vt_signals_install(void)
 {
-	install_alternate_stack();
+	vt_signals_prepare_thread();
 	for (size_t i = 0; i < ENDING_COUNT; i++)
 		install(ending[i]);
+	for (int number = SIGRTMIN; number <= SIGRTMAX; number++)
+		install(number);
+}
+
+/* The tracer's alternate stack, for its own handler after a stack
+ * overflow: mapped without reserve (untouched pages cost nothing), with a
+ * guard page below it so that running past its end faults rather than
+ * writes over whatever lies beneath. */
+#define ALTERNATE_STACK (256 * 1024)
+
+static pthread_key_t stack_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static bool have_key;
+
+static size_t guard_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	return page > 0 ? (size_t)page : 4096;
+}
+
+/* At the thread's end. A thread that ends on the stack (pthread_exit from
+ * a handler) leaves it mapped rather than pull it from under itself. */
+static void release_stack(void *memory)
+{
+	stack_t current;
+	size_t guard = guard_size();
+	if (sigaltstack(NULL, &current) != 0 || (current.ss_flags & SS_ONSTACK))
+		return;
+	if (current.ss_sp == (char *)memory + guard) {
+		stack_t off = {.ss_flags = SS_DISABLE};
+		if (sigaltstack(&off, NULL) != 0)
+			return;
+	}
+	munmap(memory, guard + ALTERNATE_STACK);
+}
+
+static void make_key(void)
+{
+	have_key = pthread_key_create(&stack_key, release_stack) == 0;
+}
+
+void vt_signals_prepare_thread(void)
+{
+	stack_t current;
+	if (sigaltstack(NULL, &current) != 0 || !(current.ss_flags & SS_DISABLE))
+		return; /* the thread has one: the program's, or ours */
+	int saved_errno = errno;
+	size_t guard = guard_size();
+	char *memory = mmap(NULL, guard + ALTERNATE_STACK, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (memory == MAP_FAILED) {
+		errno = saved_errno;
+		return;
+	}
+	pthread_once(&key_once, make_key);
+	stack_t stack = {.ss_sp = memory + guard, .ss_size = ALTERNATE_STACK, .ss_flags = 0};
+	if (!have_key || mprotect(memory, guard, PROT_NONE) != 0 ||
+	    sigaltstack(&stack, NULL) != 0 || pthread_setspecific(stack_key, memory) != 0) {
+		stack_t off = {.ss_flags = SS_DISABLE};
+		sigaltstack(&off, NULL);
+		munmap(memory, guard + ALTERNATE_STACK);
+	}
+	errno = saved_errno;
 }

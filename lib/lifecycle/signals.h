@@ -3,21 +3,27 @@
 
 #include <signal.h>
 
-/* Installs the handlers (at activation). Signals the program ignores stay
- * ignored; a program's own handler runs first and decides. */
-void vt_signals_install(void);
-/* Every signal whose default action ends the process and that vramtrace
- * writes a report for: SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
- * SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, and the faults
- * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, so abort() after an
- * out-of-memory error too).
+/* Installs the handlers (at activation) for every signal whose default
+ * action ends the process: SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP,
+ * SIGABRT, SIGBUS, SIGFPE, SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM,
+ * SIGTERM, SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR,
+ * SIGSYS and the real-time signals, so abort() after an out-of-memory
+ * error too.
  *
- * One the program handles is passed to its handler first, untouched, with
- * its mask: the program decides whether and how to end (exit() writes the
- * report), and may recover, as from SIGSEGV. One left at the default
- * action writes the report from the handler by the async-signal-safe path,
- * then takes that action, so the exit status is what it would have been. */
+ * Only a signal left at its default action gets the tracer's handler: it
+ * writes the report by the async-signal-safe path, on the tracer's
+ * alternate stack, then takes that action, so the process ends as it
+ * would have (same signal, same core dump). A signal the program handles
+ * or ignores stays the program's, untouched: its handler runs on the
+ * stack it asked for, and decides (exit() writes the report). */
+void vt_signals_install(void);
+/* The ending signals, which wait while a final report is written. */
 void vt_signals_ending(sigset_t *set);
+
+/* Gives the calling thread the tracer's alternate stack (256 KiB and a
+ * guard page), unless it has one, so that the report is written after a
+ * stack overflow on any thread; it is unmapped when the thread ends. */
+void vt_signals_prepare_thread(void);
 
 /* Ends the process as signal_number's default action would. */
 void vt_signals_take_default_action(int signal_number);

@@ -46,12 +46,15 @@ unsigned vt_sources_recording(void)
 	return atomic_load_explicit(&recording, memory_order_acquire);
 }
 
-/* Activation decides which sources record, so it comes first. */
+/* Activation decides which sources record, so it comes first. A call made
+ * while the thread is inside the tracer (from a signal handler that
+ * interrupted it) goes through unrecorded: recording would take locks the
+ * thread may hold. */
 enum vt_layer vt_call_enter(enum vt_source source)
 {
 	vt_sink.activate();
 	call.depth++;
-	if (!(atomic_load_explicit(&recording, memory_order_relaxed) & source))
+	if (vt_tracer_busy || !(atomic_load_explicit(&recording, memory_order_relaxed) & source))
 		return VT_LAYER_PASSIVE;
 	return call.driver_depth++ == 0 ? VT_LAYER_OUTER : VT_LAYER_INNER;
 }
@@ -67,8 +70,6 @@ bool vt_call_in_progress(void)
 {
 	return call.depth > 0;
 }
-
-__thread unsigned vt_tracer_busy __attribute__((tls_model("initial-exec")));
 
 static atomic_bool python_frames;
 

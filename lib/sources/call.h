@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../core/event.h"
+#include "../core/lock.h"
 
 #define VT_EXPORT __attribute__((visibility("default")))
 
@@ -37,12 +38,6 @@ void vt_call_leave(enum vt_layer layer);
 /* This thread is inside a hooked CUDA call: the driver (and the simulated
  * NVML beside it) may hold locks of theirs for this very thread. */
 bool vt_call_in_progress(void);
-
-/* Non-zero while this thread does the tracer's own work, when it may hold
- * the tracer's locks or malloc's: a signal handler that ends the process
- * from here must not take them again. */
-extern __thread unsigned vt_tracer_busy
-	__attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /* Returns the device the allocation was recorded on (VT_HOST_DEVICE for a
  * host kind), so a caller need not ask the driver again. */

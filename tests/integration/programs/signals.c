@@ -1,0 +1,264 @@
+/* What programs do with signals and endings, chosen by argv[1], each after
+ * holding 64 MiB of device memory; what it prints must be the same with
+ * and without vramtrace. */
+#define _GNU_SOURCE
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MiB   (1ull << 20)
+#define FRAME (1024 * 1024)
+
+static void *held;
+
+static int hold(void)
+{
+	return cudaMalloc(&held, 64 * MiB) == cudaSuccess ? 0 : 1;
+}
+
+static uintptr_t main_stack;
+static char own_stack[64 * 1024];
+static atomic_int where; /* 1 the thread's stack, 2 its own alternate stack */
+
+static void note_where(const volatile char *frame)
+{
+	uintptr_t at = (uintptr_t)frame, own = (uintptr_t)own_stack;
+	if (at >= own && at < own + sizeof(own_stack))
+		atomic_store(&where, 2);
+	else if (at < main_stack && main_stack - at < 64 * MiB)
+		atomic_store(&where, 1);
+}
+
+/* A handler with a 1 MiB frame, as a program with deep work may have. */
+static void big_frame_handler(int signal_number)
+{
+	volatile char frame[FRAME];
+	for (size_t i = 0; i < sizeof(frame); i += 4096)
+		frame[i] = (char)signal_number;
+	note_where(frame + sizeof(frame) - 1);
+}
+
+static void small_handler(int signal_number)
+{
+	volatile char frame[64];
+	frame[0] = (char)signal_number;
+	note_where(frame);
+}
+
+static void on(int signal_number, void (*handler)(int), int flags)
+{
+	struct sigaction action;
+	memset(&action, 0, sizeof(action));
+	action.sa_handler = handler;
+	action.sa_flags = flags;
+	sigemptyset(&action.sa_mask);
+	sigaction(signal_number, &action, NULL);
+}
+
+/* Where the program's handlers run: "plain", without SA_ONSTACK, with a
+ * 1 MiB frame; "onstack", with SA_ONSTACK and an alternate stack of its
+ * own. Installed before CUDA is first used, and again after. */
+static int handler_stacks(const char *how)
+{
+	volatile char anchor;
+	main_stack = (uintptr_t)&anchor;
+	bool onstack = strcmp(how, "onstack") == 0;
+	if (onstack) {
+		stack_t stack = {.ss_sp = own_stack, .ss_size = sizeof(own_stack)};
+		sigaltstack(&stack, NULL);
+	}
+	on(SIGUSR1, onstack ? small_handler : big_frame_handler, onstack ? SA_ONSTACK : 0);
+	if (hold())
+		return 1;
+	on(SIGUSR2, onstack ? small_handler : big_frame_handler, onstack ? SA_ONSTACK : 0);
+	for (int i = 0; i < 10; i++) {
+		atomic_store(&where, 0);
+		raise(i % 2 ? SIGUSR2 : SIGUSR1);
+		printf("%s %d: %s\n", how, i,
+		       atomic_load(&where) == 1   ? "on the thread's stack"
+		       : atomic_load(&where) == 2 ? "on its own alternate stack"
+						  : "elsewhere");
+	}
+	return 0;
+}
+
+/* A timer's handler forks while the main thread allocates and frees: the
+ * handler lands inside the tracer and the driver call again and again. */
+static atomic_int forks, failed;
+static bool child_exits; /* by exit(), its handlers and the tracer's run */
+
+static void fork_on_timer(int signal_number)
+{
+	(void)signal_number;
+	pid_t child = fork();
+	if (child == 0 && child_exits)
+		exit(0);
+	if (child == 0)
+		_exit(0);
+	int status = 0;
+	if (child < 0 || waitpid(child, &status, 0) != child || status != 0)
+		atomic_fetch_add(&failed, 1);
+	atomic_fetch_add(&forks, 1);
+}
+
+static int fork_in_handler(const char *count, const char *how)
+{
+	int wanted = atoi(count);
+	child_exits = strcmp(how, "exit") == 0;
+	if (hold())
+		return 1;
+	on(SIGALRM, fork_on_timer, SA_RESTART);
+	struct itimerval every = {{0, 1000}, {0, 1000}};
+	setitimer(ITIMER_REAL, &every, NULL);
+	while (atomic_load(&forks) < wanted) {
+		void *p;
+		if (cudaMalloc(&p, MiB) == cudaSuccess)
+			cudaFree(p);
+	}
+	struct itimerval off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("forks: %d, failed: %d\n", atomic_load(&forks) >= wanted, atomic_load(&failed));
+	return 0;
+}
+
+/* Runs off the end of its stack (the depth check is never met). */
+static volatile long depth_limit = -1;
+
+static int recurse(volatile char *above, long depth)
+{
+	volatile char frame[512];
+	frame[0] = above ? above[0] : 1;
+	if (depth == depth_limit)
+		return frame[0];
+	return recurse(frame, depth + 1) + frame[1];
+}
+
+static atomic_int go;
+
+static void *overflowing(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&go))
+		usleep(1000);
+	return (void *)(intptr_t)recurse(NULL, 0);
+}
+
+/* A worker that never uses CUDA overflows its stack; "early": it was
+ * started before CUDA was first used. */
+static int worker_overflow(const char *when)
+{
+	pthread_t thread;
+	bool early = strcmp(when, "early") == 0;
+	if (early)
+		pthread_create(&thread, NULL, overflowing, NULL);
+	if (hold())
+		return 1;
+	if (!early)
+		pthread_create(&thread, NULL, overflowing, NULL);
+	atomic_store(&go, 1);
+	pthread_join(thread, NULL);
+	return 2;
+}
+
+static void *raise_on_worker(void *arg)
+{
+	raise((int)(intptr_t)arg);
+	return NULL;
+}
+
+/* The signal numbered by argv[2]; on a worker thread with "thread". */
+static int raise_number(const char *number, const char *thread)
+{
+	int signal_number = atoi(number);
+	if (hold())
+		return 1;
+	if (strcmp(thread, "thread") == 0) {
+		pthread_t worker;
+		pthread_create(&worker, NULL, raise_on_worker, (void *)(intptr_t)signal_number);
+		pthread_join(worker, NULL);
+	} else {
+		raise(signal_number);
+	}
+	return 2;
+}
+
+/* A breakpoint instruction left in the code. */
+static int trap(void)
+{
+	if (hold())
+		return 1;
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("int3");
+#elif defined(__aarch64__)
+	__asm__ volatile("brk #0");
+#else
+	raise(SIGTRAP);
+#endif
+	return 2;
+}
+
+/* The signals the program ignores or handles stay its own. */
+static atomic_int handled;
+
+static void count_handled(int signal_number)
+{
+	(void)signal_number;
+	atomic_fetch_add(&handled, 1);
+}
+
+static int kept(void)
+{
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGHUP, count_handled);
+	if (hold())
+		return 1;
+	raise(SIGUSR1);
+	raise(SIGHUP);
+	struct sigaction hup, usr1;
+	sigaction(SIGHUP, NULL, &hup);
+	sigaction(SIGUSR1, NULL, &usr1);
+	printf("handled %d, SIGHUP %s, SIGUSR1 %s\n", atomic_load(&handled),
+	       hup.sa_handler == count_handled ? "the program's" : "changed",
+	       usr1.sa_handler == SIG_IGN ? "ignored" : "changed");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	const char *arg = argc > 2 ? argv[2] : "";
+	const char *extra = argc > 3 ? argv[3] : "";
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (strcmp(mode, "stacks") == 0)
+		return handler_stacks(arg);
+	if (strcmp(mode, "fork_in_handler") == 0)
+		return fork_in_handler(arg, extra);
+	if (strcmp(mode, "overflow") == 0)
+		return worker_overflow(arg);
+	if (strcmp(mode, "raise") == 0)
+		return raise_number(arg, extra);
+	if (strcmp(mode, "trap") == 0)
+		return trap();
+	if (strcmp(mode, "kept") == 0)
+		return kept();
+	if (hold())
+		return 1;
+	if (strcmp(mode, "quick_exit") == 0)
+		quick_exit(atoi(arg));
+	if (strcmp(mode, "_Exit") == 0)
+		_Exit(atoi(arg));
+	if (strcmp(mode, "exit_group") == 0)
+		syscall(SYS_exit_group, atoi(arg));
+	fprintf(stderr, "signals: unknown mode '%s'\n", mode);
+	return 64;
+}
