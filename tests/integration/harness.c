@@ -115,6 +115,7 @@ void traced_run(struct traced_run *run, const struct run_options *options, char 
 	int status;
 	cr_assert(waitpid(child, &status, 0) == child);
 	run->status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	run->wait_status = status;
 	char path[512];
 	snprintf(path, sizeof(path), "%s/stdout", run->dir);
 	run->out = slurp(path);

@@ -9,6 +9,7 @@
 
 struct traced_run {
 	int status;       /* exit status, or 128 + signal */
+	int wait_status;  /* as waitpid gave it, the core dump flag too */
 	char dir[256];    /* private directory for output and reports */
 	char *out;        /* everything the program wrote to stdout */
 	char *err;        /* and to stderr */
