@@ -412,6 +412,29 @@ static int end_as(int status)
 	return 128 + signal_number; /* a signal whose default is to go on */
 }
 
+/* No report came back: a command a signal ended may have used CUDA and
+ * died before it could write one (SIGKILL, say), so only what is known is
+ * said. status is the command's wait status. */
+static void say_no_report(int status)
+{
+	if (!WIFSIGNALED(status)) {
+		fprintf(stderr, "vramtrace: no process of the command used CUDA, so no report was "
+				"written\n");
+		return;
+	}
+	const char *name = sigabbrev_np(WTERMSIG(status));
+	if (name)
+		fprintf(stderr,
+			"vramtrace: the command ended by SIG%s before any report was "
+			"written\n",
+			name);
+	else
+		fprintf(stderr,
+			"vramtrace: the command ended by signal %d before any report was "
+			"written\n",
+			WTERMSIG(status));
+}
+
 /* The reports the processes wrote, one path a line; the count, and the
  * first into first. */
 static unsigned read_reports(const char *report_list, char *first, size_t size)
@@ -509,7 +532,7 @@ static void print_quoted(const char *path, size_t length)
 }
 
 /* After the run: what was written, and the natural next command. */
-static void after_run(const struct run_options *options, const char *report_list)
+static void after_run(const struct run_options *options, const char *report_list, int status)
 {
 	char first[4097];
 	unsigned count = read_reports(report_list, first, sizeof(first));
@@ -519,8 +542,7 @@ static void after_run(const struct run_options *options, const char *report_list
 		return;
 	}
 	if (count == 0) {
-		fprintf(stderr, "vramtrace: no process of the command used CUDA, so no report was "
-				"written\n");
+		say_no_report(status);
 		return;
 	}
 	if (count > 1) {
@@ -557,7 +579,7 @@ int vt_command_run(int argc, char **argv)
 	int status = set_up_environment(&options, report_list) ? run_child(argv + command, &started)
 							       : -1;
 	if (started)
-		after_run(&options, report_list);
+		after_run(&options, report_list, status);
 	unlink(report_list);
 	return status < 0 ? 2 : end_as(status);
 }

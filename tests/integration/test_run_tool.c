@@ -78,6 +78,28 @@ Test(run_tool, exit_status_and_no_report_message)
 	traced_run_free(&run);
 }
 
+/* A process that used CUDA and was killed before it could write: the
+ * wrapper says how the command ended, not that CUDA went unused. */
+Test(run_tool, a_command_killed_before_its_report_is_named_so)
+{
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"run", "--simulate", "--", (char *)program_path("signals"), "raise",
+			    "9", "main", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 128 + SIGKILL);
+	cr_assert(strstr(run.err, "vramtrace: the command ended by SIGKILL before any report was "
+				  "written\n"),
+		  "%s", run.err);
+	cr_assert_null(strstr(run.err, "used CUDA"), "%s", run.err);
+	traced_run_free(&run);
+	run_tool(&run,
+		 (char *[]){"run", "--simulate", "--", "/bin/sh", "-c", "kill -RTMIN+6 $$", NULL},
+		 NULL);
+	cr_assert(strstr(run.err, "ended by signal 40 before any report"), "%s", run.err);
+	traced_run_free(&run);
+}
+
 Test(run_tool, signal_becomes_128_plus_n)
 {
 	struct traced_run run;
