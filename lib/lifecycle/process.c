@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -122,6 +123,28 @@ VT_EXPORT void _Exit(int status)
 	if (fn)
 		fn(status);
 	_exit(status);
+}
+
+typedef void (*abort_fn)(void);
+
+/* abort() raises SIGABRT; should a handler of the program's return, it
+ * ends the process past any handler. So with the program's handler in
+ * place, the report as it stands is written first (replaced should the
+ * handler jump back into the program); with the tracer's, that writes it. */
+VT_EXPORT void abort(void)
+{
+	static _Atomic(abort_fn) real;
+	abort_fn fn = atomic_load(&real);
+	if (!fn) {
+		fn = (abort_fn)vt_real_next("abort");
+		atomic_store(&real, fn);
+	}
+	if (vt_sink.active() && !vt_signals_tracer_handles(SIGABRT))
+		vt_sink.emergency(SIGABRT, false);
+	if (fn)
+		fn();
+	raise(SIGABRT);
+	_exit(128 + SIGABRT);
 }
 
 typedef long (*syscall_fn)(long, ...);

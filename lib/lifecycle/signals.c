@@ -68,6 +68,13 @@ void vt_signals_take_default_action(int signal_number)
 	pthread_sigmask(SIG_UNBLOCK, &only, NULL);
 }
 
+bool vt_signals_tracer_handles(int signal_number)
+{
+	struct sigaction current;
+	return sigaction(signal_number, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+	       current.sa_sigaction == handler;
+}
+
 /* A signal the program handles or ignores stays the program's, untouched:
  * its handler runs where and how it asked. */
 static void install(int signal_number)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <signal.h>
+#include <stdbool.h>
 
 /* Installs the handlers (at activation) for every signal whose default
  * action ends the process: SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP,
@@ -17,6 +18,8 @@
  * or ignores stays the program's, untouched: its handler runs on the
  * stack it asked for, and decides (exit() writes the report). */
 void vt_signals_install(void);
+/* Whether the tracer's handler is signal_number's now. */
+bool vt_signals_tracer_handles(int signal_number);
 /* The ending signals, which wait while a final report is written. */
 void vt_signals_ending(sigset_t *set);
 

@@ -107,6 +107,7 @@ Test(signals, every_signal_that_ends_a_process_is_reported, .timeout = 240)
 		same_with_a_report("raise", on_threads[i], "thread", ended_by, 64 * MiB);
 	}
 	same_with_a_report("trap", NULL, NULL, "signal 5", 64 * MiB);
+	same_with_a_report("abort_handled", NULL, NULL, "signal 6", 64 * MiB);
 }
 
 /* Core files on: a signal that dumps core still does, one that does not

@@ -233,6 +233,20 @@ static int kept(void)
 	return 0;
 }
 
+/* abort() with a SIGABRT handler of the program's that returns. */
+static void returns(int signal_number)
+{
+	(void)signal_number;
+}
+
+static int abort_handled(void)
+{
+	signal(SIGABRT, returns);
+	if (hold())
+		return 1;
+	abort();
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -251,6 +265,8 @@ int main(int argc, char **argv)
 		return trap();
 	if (strcmp(mode, "kept") == 0)
 		return kept();
+	if (strcmp(mode, "abort_handled") == 0)
+		return abort_handled();
 	if (hold())
 		return 1;
 	if (strcmp(mode, "quick_exit") == 0)
