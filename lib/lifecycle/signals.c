@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "../core/sink.h"
+#include "../sources/call.h"
+#include "../sources/real.h"
 
 /* Every signal whose default action ends the process, but the real-time
  * ones, which follow from SIGRTMIN to SIGRTMAX. */
@@ -20,6 +22,32 @@ static const int ending[] = {SIGHUP,  SIGINT,  SIGQUIT,   SIGILL,  SIGTRAP, SIGA
 			     SIGPROF, SIGIO,   SIGPWR,    SIGSYS};
 
 #define ENDING_COUNT (sizeof(ending) / sizeof(ending[0]))
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+extern int __sigaction(int, const struct sigaction *, struct sigaction *); /* libc's own */
+
+/* The sigaction behind the exported one (a sanitizer's, when there is
+ * one), found before any handler of the tracer's can run. */
+static _Atomic(sigaction_fn) real_sigaction;
+
+static int set_action(int signal_number, const struct sigaction *action, struct sigaction *old)
+{
+	sigaction_fn fn = atomic_load(&real_sigaction);
+	if (!fn) {
+		fn = (sigaction_fn)vt_real_next("sigaction");
+		if (!fn)
+			fn = __sigaction;
+		atomic_store(&real_sigaction, fn);
+	}
+	return fn(signal_number, action, old);
+}
+
+/* The ending signals, once the handlers are installed: where the tracer's
+ * handler stands in for the default action, the program is shown what it
+ * set (SIG_DFL, with its flags and mask). */
+static atomic_bool watched[NSIG];
+static struct sigaction shown[NSIG];
 
 /* The faults: raised by an instruction, they are delivered even when
  * blocked, so blocking them while a report is written would change
@@ -60,7 +88,7 @@ void vt_signals_take_default_action(int signal_number)
 	struct sigaction default_action;
 	memset(&default_action, 0, sizeof(default_action));
 	default_action.sa_handler = SIG_DFL;
-	sigaction(signal_number, &default_action, NULL);
+	set_action(signal_number, &default_action, NULL);
 	raise(signal_number);
 	sigset_t only;
 	sigemptyset(&only);
@@ -71,8 +99,30 @@ void vt_signals_take_default_action(int signal_number)
 bool vt_signals_tracer_handles(int signal_number)
 {
 	struct sigaction current;
-	return sigaction(signal_number, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+	return set_action(signal_number, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
 	       current.sa_sigaction == handler;
+}
+
+static bool is_default(const struct sigaction *action)
+{
+	return !(action->sa_flags & SA_SIGINFO) && action->sa_handler == SIG_DFL;
+}
+
+static bool is_tracers(const struct sigaction *action)
+{
+	return (action->sa_flags & SA_SIGINFO) && action->sa_sigaction == handler;
+}
+
+static void tracer_action(int signal_number, struct sigaction *action)
+{
+	(void)signal_number;
+	memset(action, 0, sizeof(*action));
+	action->sa_sigaction = handler;
+	action->sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	vt_signals_ending(&action->sa_mask);
+	for (size_t i = 0; i < ENDING_COUNT; i++)
+		if (is_fault(ending[i]))
+			sigdelset(&action->sa_mask, ending[i]);
 }
 
 /* A signal the program handles or ignores stays the program's, untouched:
@@ -80,17 +130,54 @@ bool vt_signals_tracer_handles(int signal_number)
 static void install(int signal_number)
 {
 	struct sigaction action, old;
-	if (sigaction(signal_number, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
-	    old.sa_handler != SIG_DFL)
+	if (set_action(signal_number, NULL, &old) != 0)
 		return;
+	shown[signal_number] = old;
+	atomic_store(&watched[signal_number], true);
+	if (!is_default(&old))
+		return;
+	tracer_action(signal_number, &action);
+	set_action(signal_number, &action, NULL);
+}
+
+/* The program's sigaction, once the tracer's handlers are in: asking for
+ * the default action of an ending signal puts the tracer's handler in its
+ * place (a crash reporter that restores the default and raises again is
+ * reported too), and the program is shown what it set, never the tracer's
+ * handler. */
+VT_EXPORT int sigaction(int signal_number, const struct sigaction *action, struct sigaction *old)
+{
+	bool tracked =
+		signal_number > 0 && signal_number < NSIG && atomic_load(&watched[signal_number]);
+	if (!tracked)
+		return set_action(signal_number, action, old);
+	struct sigaction previous, ours;
+	const struct sigaction *setting = action;
+	if (action && is_default(action)) {
+		tracer_action(signal_number, &ours);
+		setting = &ours;
+	}
+	struct sigaction was_shown = shown[signal_number];
+	if (set_action(signal_number, setting, &previous) != 0)
+		return -1;
+	if (action)
+		shown[signal_number] = *action;
+	if (old)
+		*old = is_tracers(&previous) ? was_shown : previous;
+	return 0;
+}
+
+VT_EXPORT sighandler_t signal(int signal_number, sighandler_t program_handler)
+{
+	struct sigaction action, old;
 	memset(&action, 0, sizeof(action));
-	action.sa_sigaction = handler;
-	action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-	vt_signals_ending(&action.sa_mask);
-	for (size_t i = 0; i < ENDING_COUNT; i++)
-		if (is_fault(ending[i]))
-			sigdelset(&action.sa_mask, ending[i]);
-	sigaction(signal_number, &action, NULL);
+	action.sa_handler = program_handler;
+	action.sa_flags = SA_RESTART; /* glibc's signal() is BSD's */
+	sigemptyset(&action.sa_mask);
+	sigaddset(&action.sa_mask, signal_number);
+	if (sigaction(signal_number, &action, &old) != 0)
+		return SIG_ERR;
+	return old.sa_handler;
 }
 
 void vt_signals_install(void)

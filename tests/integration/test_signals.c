@@ -110,6 +110,18 @@ Test(signals, every_signal_that_ends_a_process_is_reported, .timeout = 240)
 	same_with_a_report("abort_handled", NULL, NULL, "signal 6", 64 * MiB);
 }
 
+/* A handler of the program's puts the default action back and the fault
+ * comes again: the default the program set is reported too. */
+Test(signals, a_crash_reporter_that_restores_the_default_is_reported)
+{
+	struct traced_run run;
+	run_signals(&run, true, "crash_reporter", NULL, NULL);
+	cr_assert_str_eq(run.out, "crash reported\n");
+	cr_assert_eq(run.status, 128 + SIGSEGV);
+	traced_run_free(&run);
+	same_with_a_report("crash_reporter", NULL, NULL, "signal 11", 64 * MiB);
+}
+
 /* Core files on: a signal that dumps core still does, one that does not
  * still does not (a small limit keeps the files small). */
 Test(signals, the_core_dump_is_as_it_would_have_been, .timeout = 60)
@@ -139,7 +151,8 @@ Test(signals, a_signal_the_program_ignores_or_handles_stays_its_own)
 {
 	struct traced_run run;
 	run_signals(&run, true, "kept", NULL, NULL);
-	cr_assert_str_eq(run.out, "handled 1, SIGHUP the program's, SIGUSR1 ignored\n");
+	cr_assert_str_eq(run.out, "handled 1, SIGHUP the program's, SIGUSR1 ignored, SIGTERM "
+				  "default\n");
 	traced_run_free(&run);
 	same_with_a_report("kept", NULL, NULL, "exit 0", 64 * MiB);
 }
