@@ -507,7 +507,7 @@ static bool begin_closing(void)
 	return try_closing();
 }
 
-static void write_unlocked(const char *ended_by, bool final, int signal_number);
+static void write_unlocked(const char *ended_by, bool final);
 
 /* An ending signal that came, on another thread, while this one wrote the
  * final report: its action is taken once the report is on disk, before the
@@ -528,7 +528,7 @@ static void write_final(const char *ended_by)
 	 * locks: the report then says what it knows without asking. */
 	bool ask_driver = !vt_call_in_progress();
 	if (vt_tracer_busy) {
-		write_unlocked(ended_by, true, 0);
+		write_unlocked(ended_by, true);
 	} else {
 		vt_tracer_busy++;
 		pthread_mutex_lock(&library.report_lock);
@@ -710,11 +710,7 @@ static void start_control(void)
  * anything, malloc and every lock included: it waits only a bounded while
  * for the tracker's locks and writes with write(2) from static memory. A final one closes the
  * report; any other (the process may yet live on) is replaced by the next. */
-/* The signal whose final report is being written or was: the process dies
- * of it, as it would have of the first one without vramtrace. */
-static atomic_int fatal_signal;
-
-static void write_unlocked(const char *ended_by, bool final, int signal_number)
+static void write_unlocked(const char *ended_by, bool final)
 {
 	if (!atomic_load(&library.active) || getpid() != library.run.pid)
 		return;
@@ -722,8 +718,6 @@ static void write_unlocked(const char *ended_by, bool final, int signal_number)
 		vt_control_remove();
 	if (!begin_closing())
 		return;
-	if (final && signal_number)
-		atomic_store(&fatal_signal, signal_number);
 	struct vt_collection *collection = vt_collection_new(VT_COLLECT_EMERGENCY);
 	struct vt_collect_inputs inputs = collect_inputs();
 	vt_collect(collection, &inputs, ended_by, VT_COLLECT_EMERGENCY);
@@ -749,15 +743,7 @@ static void vt_library_emergency(int signal_number, bool final)
 		ended_by[at++] = (char)('0' + signal_number / 10);
 	ended_by[at++] = (char)('0' + signal_number % 10);
 	ended_by[at] = '\0';
-	write_unlocked(ended_by, final, signal_number);
-	/* A signal that came on another thread while this one's report was
-	 * written: that thread ends the process, of its signal, now. */
-	for (int i = 0; final && i < 500 && atomic_load(&fatal_signal) &&
-			atomic_load(&fatal_signal) != signal_number;
-	     i++) {
-		struct timespec pause = {0, 10 * 1000 * 1000};
-		nanosleep(&pause, NULL);
-	}
+	write_unlocked(ended_by, final);
 }
 
 static void vt_library_before_exec(void)
