@@ -73,32 +73,17 @@ static void vt_library_activate(void);
 static atomic_bool warned_dump, warned_output, warned_rules, warned_untracked, warned_unwinder,
 	warned_checkpoint, warned_checkpoint_write;
 
-/* fork: every tracker lock is held across it so the child's copy is in a
- * known state; the child then forgets everything and starts inactive, as a
- * process that has not used CUDA yet (CUDA itself does not survive fork),
- * or stops tracing for good with VRAMTRACE_FOLLOW_FORK=0. A fork from a
- * signal handler that interrupted the tracer on this thread takes no lock,
- * since the thread may hold any of them: its child, whose copy may be
- * half-changed, touches none of it and stops tracing. */
+/* fork: the locks are held across it; the child forgets all, inactive
+ * (CUDA does not survive fork) or, with VRAMTRACE_FOLLOW_FORK=0 or from a
+ * handler that interrupted the tracer (none is taken then), for good. */
 static bool held_for_fork; /* read and written with the locks held */
-
-static void lock_all(void)
-{
-	pthread_mutex_lock(&library.report_lock);
-	vt_tracker_lock_all(&library.tracker);
-}
-
-static void unlock_all(void)
-{
-	vt_tracker_unlock_all(&library.tracker);
-	pthread_mutex_unlock(&library.report_lock);
-}
 
 static void before_fork(void)
 {
 	if (vt_tracer_busy || !atomic_load(&library.active))
 		return;
-	lock_all();
+	pthread_mutex_lock(&library.report_lock);
+	vt_tracker_lock_all(&library.tracker);
 	held_for_fork = true;
 }
 
@@ -107,16 +92,8 @@ static void after_fork_in_parent(void)
 	if (vt_tracer_busy || !held_for_fork)
 		return;
 	held_for_fork = false;
-	unlock_all();
-}
-
-static void forget_in_child(void)
-{
-	held_for_fork = false;
-	vt_tracker_reset_unlocked(&library.tracker);
-	pthread_mutex_init(&library.report_lock, NULL);
-	free(library.run.command);
-	library.run.command = NULL;
+	vt_tracker_unlock_all(&library.tracker);
+	pthread_mutex_unlock(&library.report_lock);
 }
 
 static void after_fork_in_child(void)
@@ -124,8 +101,13 @@ static void after_fork_in_child(void)
 	if (!atomic_load(&library.active))
 		return;
 	bool safe = !vt_tracer_busy;
-	if (safe)
-		forget_in_child();
+	if (safe) {
+		held_for_fork = false;
+		vt_tracker_reset_unlocked(&library.tracker);
+		pthread_mutex_init(&library.report_lock, NULL);
+		free(library.run.command);
+		library.run.command = NULL;
+	}
 	atomic_store(&library.have_written, false);
 	atomic_store(&final_state, REPORT_OPEN);
 	atomic_store(&library.stopping, false);
@@ -524,8 +506,7 @@ static void write_final(const char *ended_by)
 	vt_signals_ending(&ending);
 	pthread_sigmask(SIG_BLOCK, &ending, &previous);
 	vt_control_remove(); /* a process about to end takes no more requests */
-	/* Interrupted inside a CUDA call, this thread may hold the driver's
-	 * locks: the report then says what it knows without asking. */
+	/* Inside a CUDA call the driver's locks may be held: it is not asked. */
 	bool ask_driver = !vt_call_in_progress();
 	if (vt_tracer_busy) {
 		write_unlocked(ended_by, true);
@@ -663,8 +644,7 @@ static void *checkpoint_loop(void *arg)
 		if (go_on)
 			write_report("checkpoint", false, VT_COLLECT_FULL);
 		pthread_mutex_unlock(&library.report_lock);
-		vt_tracer_busy--;
-		if (!go_on)
+		if (vt_tracer_busy-- && !go_on)
 			return NULL;
 	}
 }
