@@ -20,6 +20,7 @@
 #include "formats.h"
 #include "options.h"
 #include "report_file.h"
+#include "stack_view.h"
 
 #define HISTORY     64 /* sparkline points: a minute at the default interval */
 #define MAX_DEVICES 64
@@ -99,17 +100,17 @@ static int by_peak(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-/* The innermost frame that is not CUDA's or start-up plumbing. */
+/* The stack as every listing shows it in one line: the program's own
+ * line first, library frames folded. */
 static const char *stack_place(const struct vt_report *report, const struct vt_leak *leak,
-			       char *buf, size_t size)
+			       size_t width, char *buf, size_t size)
 {
-	const struct vt_stack_frames *stack =
-		leak->stack.has ? vt_report_stack(report, leak->stack.value) : NULL;
-	for (size_t i = 0; stack && i < stack->count; i++)
-		if (!vt_frame_is_plumbing(stack->frames[i]))
-			return vt_frame_label(stack->frames[i], buf, size);
-	snprintf(buf, size, "%s", leak->stack.has ? "(no frame outside CUDA)" : "(stacks off)");
-	return buf;
+	if (!leak->stack.has) {
+		snprintf(buf, size, "(stacks off)");
+		return buf;
+	}
+	struct vt_view_options options = {0};
+	return vt_stack_line(report, leak->stack.value, &options, width, buf, size);
 }
 
 static void tags_section(FILE *out, const struct view *view, const struct vt_owner *device,
@@ -143,7 +144,7 @@ static void stacks_section(FILE *out, const struct vt_report *report, const stru
 		int room = columns - 38 > 10 ? columns - 38 : 10;
 		fprintf(out, "%12s %6" PRId64 "  %-16.16s %.*s\n",
 			vt_human(leak->bytes, live, sizeof(live)), leak->count, leak->tag, room,
-			stack_place(report, leak, place, sizeof(place)));
+			stack_place(report, leak, (size_t)room, place, sizeof(place)));
 	}
 }
 
