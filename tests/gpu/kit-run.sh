@@ -55,7 +55,7 @@ if [ "$mode" = gpu ]; then
 	fi
 	nvcc_root=""
 	nvcc=$(command -v nvcc 2>/dev/null) && nvcc_root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
-	for root in "${CUDA_HOME:-}" "${CUDA_PATH:-}" "$nvcc_root" /usr/local/cuda; do
+	for root in "${CUDA_HOME:-}" "${CUDA_PATH:-}" "$nvcc_root" /usr/local/cuda; do # the default install place, a last fallback
 		for dir in "$root/lib64" "$root/targets/x86_64-linux/lib" "$root/lib"; do
 			if [ -n "$root" ] && [ -z "$cuda_libdir" ] && [ -f "$dir/libcudart.so.13" ]; then
 				cuda_libdir=$dir
