@@ -127,16 +127,12 @@ static bool check_option(int id, const char *value, struct check_request *r)
 static int parse(int argc, char **argv, struct check_request *r)
 {
 	struct vt_arguments arguments;
-	vt_arguments_init(&arguments, "check", argc, argv, check_options,
+	vt_arguments_init(&arguments, "check", usage, argc, argv, check_options,
 			  sizeof(check_options) / sizeof(check_options[0]));
 	const char *value;
 	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
-		if (id == VT_ARGUMENT_ERROR)
-			return VT_EXIT_BAD_INPUT;
-		if (id == 'h') {
-			usage(stdout);
-			return VT_EXIT_OK;
-		}
+		if (id <= VT_ARGUMENT_ERROR)
+			return vt_arguments_exit(id);
 		if (id == VT_ARGUMENT_OPERAND && r->file) {
 			vt_usage_error("check", "give one report file, not '%s' too", value);
 			return VT_EXIT_BAD_INPUT;

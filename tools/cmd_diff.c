@@ -296,17 +296,13 @@ static bool diff_option(int id, const char *value, struct diff *d, const char **
 static int parse(int argc, char **argv, struct diff *d, const char **output, const char **files)
 {
 	struct vt_arguments arguments;
-	vt_arguments_init(&arguments, "diff", argc, argv, diff_options,
+	vt_arguments_init(&arguments, "diff", usage, argc, argv, diff_options,
 			  sizeof(diff_options) / sizeof(diff_options[0]));
 	const char *value;
 	int count = 0;
 	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
-		if (id == VT_ARGUMENT_ERROR)
-			return VT_EXIT_BAD_INPUT;
-		if (id == 'h') {
-			usage(stdout);
-			return VT_EXIT_OK;
-		}
+		if (id <= VT_ARGUMENT_ERROR)
+			return vt_arguments_exit(id);
 		if (id == VT_ARGUMENT_OPERAND && count == 2) {
 			vt_usage_error("diff", "give two report files, A and B, not '%s' too",
 				       value);

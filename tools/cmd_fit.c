@@ -134,16 +134,12 @@ static int parse_options(int argc, char **argv, struct fit_options *o)
 	if (!o->files)
 		return VT_EXIT_BAD_INPUT;
 	struct vt_arguments arguments;
-	vt_arguments_init(&arguments, "fit", argc, argv, fit_options,
+	vt_arguments_init(&arguments, "fit", usage, argc, argv, fit_options,
 			  sizeof(fit_options) / sizeof(fit_options[0]));
 	const char *value;
 	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
-		if (id == VT_ARGUMENT_ERROR)
-			return VT_EXIT_BAD_INPUT;
-		if (id == 'h') {
-			usage(stdout);
-			return VT_EXIT_OK;
-		}
+		if (id <= VT_ARGUMENT_ERROR)
+			return vt_arguments_exit(id);
 		if (id == VT_ARGUMENT_OPERAND)
 			o->files[o->file_count++] = value;
 		else if (!fit_option(id, value, o))

@@ -30,16 +30,12 @@ static const struct vt_option merge_options[] = {
 static int parse(int argc, char **argv, const char **output, char **files, size_t *count)
 {
 	struct vt_arguments arguments;
-	vt_arguments_init(&arguments, "merge", argc, argv, merge_options,
+	vt_arguments_init(&arguments, "merge", usage, argc, argv, merge_options,
 			  sizeof(merge_options) / sizeof(merge_options[0]));
 	const char *value;
 	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
-		if (id == VT_ARGUMENT_ERROR)
-			return VT_EXIT_BAD_INPUT;
-		if (id == 'h') {
-			usage(stdout);
-			return VT_EXIT_OK;
-		}
+		if (id <= VT_ARGUMENT_ERROR)
+			return vt_arguments_exit(id);
 		if (id == 'o')
 			*output = value;
 		else

@@ -362,14 +362,14 @@ int vt_command_metrics(int argc, char **argv)
 	static pid_t named[MAX_PROCESSES];
 	int named_count = 0;
 	struct vt_arguments arguments;
-	vt_arguments_init(&arguments, "metrics", argc, argv, metrics_options,
+	vt_arguments_init(&arguments, "metrics", usage, argc, argv, metrics_options,
 			  sizeof(metrics_options) / sizeof(metrics_options[0]));
 	const char *value;
 	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
 		bool ok = true;
 		switch (id) {
-		case VT_ARGUMENT_ERROR: return VT_EXIT_BAD_INPUT;
-		case 'h': usage(stdout); return VT_EXIT_OK;
+		case VT_ARGUMENT_ERROR:
+		case VT_ARGUMENT_HELP: return vt_arguments_exit(id);
 		case 't': textfile = value; break;
 		case 'l': listen_at = value; break;
 		case 'i':

@@ -59,13 +59,11 @@ int vt_command_ps(int argc, char **argv)
 		{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
 	};
 	struct vt_arguments arguments;
-	vt_arguments_init(&arguments, "ps", argc, argv, ps_options, 1);
+	vt_arguments_init(&arguments, "ps", usage, argc, argv, ps_options, 1);
 	const char *value;
 	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
-		if (id == 'h') {
-			usage(stdout);
-			return VT_EXIT_OK;
-		}
+		if (id <= VT_ARGUMENT_ERROR)
+			return vt_arguments_exit(id);
 		if (id == VT_ARGUMENT_OPERAND)
 			vt_usage_error("ps", "takes no arguments, not '%s'", value);
 		return VT_EXIT_BAD_INPUT;

@@ -155,16 +155,12 @@ static bool report_option(int id, const char *value, struct report_request *r)
 static int parse(int argc, char **argv, struct report_request *r)
 {
 	struct vt_arguments arguments;
-	vt_arguments_init(&arguments, "report", argc, argv, report_options,
+	vt_arguments_init(&arguments, "report", usage, argc, argv, report_options,
 			  sizeof(report_options) / sizeof(report_options[0]));
 	const char *value;
 	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
-		if (id == VT_ARGUMENT_ERROR)
-			return VT_EXIT_BAD_INPUT;
-		if (id == 'h') {
-			usage(stdout);
-			return VT_EXIT_OK;
-		}
+		if (id <= VT_ARGUMENT_ERROR)
+			return vt_arguments_exit(id);
 		if (id == VT_ARGUMENT_OPERAND && r->file) {
 			vt_usage_error("report", "give one report file, not '%s' too", value);
 			return VT_EXIT_BAD_INPUT;

@@ -150,17 +150,13 @@ static bool run_option(int id, const char *value, struct run_options *options)
 static int parse(int argc, char **argv, struct run_options *options, int *command)
 {
 	struct vt_arguments arguments;
-	vt_arguments_init(&arguments, "run", argc, argv, run_options,
+	vt_arguments_init(&arguments, "run", usage, argc, argv, run_options,
 			  sizeof(run_options) / sizeof(run_options[0]));
 	arguments.stop_at_operand = true;
 	const char *value;
 	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
-		if (id == VT_ARGUMENT_ERROR)
-			return 2;
-		if (id == 'h') {
-			usage(stdout);
-			return 0;
-		}
+		if (id <= VT_ARGUMENT_ERROR)
+			return vt_arguments_exit(id);
 		if (id == VT_ARGUMENT_OPERAND) {
 			*command = arguments.next - 1;
 			return -1;

@@ -35,16 +35,12 @@ int vt_command_snapshot(int argc, char **argv)
 	const char *output_path = NULL, *pid_text = NULL;
 	bool reset = false;
 	struct vt_arguments arguments;
-	vt_arguments_init(&arguments, "snapshot", argc, argv, snapshot_options,
+	vt_arguments_init(&arguments, "snapshot", usage, argc, argv, snapshot_options,
 			  sizeof(snapshot_options) / sizeof(snapshot_options[0]));
 	const char *value;
 	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
-		if (id == VT_ARGUMENT_ERROR)
-			return VT_EXIT_BAD_INPUT;
-		if (id == 'h') {
-			usage(stdout);
-			return VT_EXIT_OK;
-		}
+		if (id <= VT_ARGUMENT_ERROR)
+			return vt_arguments_exit(id);
 		if (id == VT_ARGUMENT_OPERAND && pid_text) {
 			vt_usage_error("snapshot", "give one process id, not '%s' too", value);
 			return VT_EXIT_BAD_INPUT;

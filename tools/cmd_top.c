@@ -348,16 +348,12 @@ int vt_command_top(int argc, char **argv)
 	static struct view view = {.interval_ms = 1000};
 	const char *pid_text = NULL;
 	struct vt_arguments arguments;
-	vt_arguments_init(&arguments, "top", argc, argv, top_options,
+	vt_arguments_init(&arguments, "top", usage, argc, argv, top_options,
 			  sizeof(top_options) / sizeof(top_options[0]));
 	const char *value;
 	for (int id; (id = vt_arguments_next(&arguments, &value)) != VT_ARGUMENT_END;) {
-		if (id == VT_ARGUMENT_ERROR)
-			return VT_EXIT_BAD_INPUT;
-		if (id == 'h') {
-			usage(stdout);
-			return VT_EXIT_OK;
-		}
+		if (id <= VT_ARGUMENT_ERROR)
+			return vt_arguments_exit(id);
 		if (id == 'i' && !parse_interval(value, &view.interval_ms))
 			return VT_EXIT_BAD_INPUT;
 		if (id == '1')

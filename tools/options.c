@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "cli.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,10 +16,12 @@ void vt_usage_error(const char *command, const char *format, ...)
 	va_end(args);
 }
 
-void vt_arguments_init(struct vt_arguments *arguments, const char *command, int argc, char **argv,
+void vt_arguments_init(struct vt_arguments *arguments, const char *command,
+		       void (*usage)(FILE *out), int argc, char **argv,
 		       const struct vt_option *options, size_t option_count)
 {
 	*arguments = (struct vt_arguments){.command = command,
+					   .usage = usage,
 					   .argc = argc,
 					   .argv = argv,
 					   .options = options,
@@ -169,6 +173,15 @@ int vt_arguments_next(struct vt_arguments *a, const char **value)
 		*value = argument;
 		return VT_ARGUMENT_OPERAND;
 	}
-	return argument[1] == '-' ? long_option(a, argument, value)
-				  : short_option(a, argument, value);
+	int id = argument[1] == '-' ? long_option(a, argument, value)
+				    : short_option(a, argument, value);
+	if (id != VT_OPTION_HELP)
+		return id;
+	a->usage(stdout);
+	return VT_ARGUMENT_HELP;
+}
+
+int vt_arguments_exit(int id)
+{
+	return id == VT_ARGUMENT_HELP ? VT_EXIT_OK : VT_EXIT_BAD_INPUT;
 }

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum vt_option_value {
 	VT_OPTION_FLAG,     /* takes no value */
@@ -22,10 +23,21 @@ struct vt_option {
 	bool (*accepts)(const char *next); /* VT_OPTION_OPTIONAL only */
 };
 
-enum { VT_ARGUMENT_END = -1, VT_ARGUMENT_ERROR = -2, VT_ARGUMENT_OPERAND = -3 };
+/* Ids below VT_ARGUMENT_OPERAND end the command: vt_arguments_exit gives
+ * its status. */
+enum {
+	VT_ARGUMENT_END = -1,
+	VT_ARGUMENT_OPERAND = -2,
+	VT_ARGUMENT_ERROR = -3, /* the error is printed */
+	VT_ARGUMENT_HELP = -4,  /* --help: the usage is printed on stdout */
+};
+
+/* The option id that asks for the usage. */
+#define VT_OPTION_HELP 'h'
 
 struct vt_arguments {
 	const char *command;
+	void (*usage)(FILE *out);
 	int argc;
 	char **argv;
 	const struct vt_option *options;
@@ -35,12 +47,16 @@ struct vt_arguments {
 	bool options_ended;   /* after "--" */
 };
 
-void vt_arguments_init(struct vt_arguments *arguments, const char *command, int argc, char **argv,
+void vt_arguments_init(struct vt_arguments *arguments, const char *command,
+		       void (*usage)(FILE *out), int argc, char **argv,
 		       const struct vt_option *options, size_t option_count);
 /* The next option's id (with *value its value, or NULL), VT_ARGUMENT_OPERAND
- * (with *value the operand), VT_ARGUMENT_END, or VT_ARGUMENT_ERROR once the
- * error is printed. */
+ * (with *value the operand), VT_ARGUMENT_END, VT_ARGUMENT_ERROR once the
+ * error is printed, or VT_ARGUMENT_HELP once the usage is. */
 int vt_arguments_next(struct vt_arguments *arguments, const char **value);
+/* The exit status of an id below VT_ARGUMENT_OPERAND: 0 after --help, 2
+ * after an error. */
+int vt_arguments_exit(int id);
 
 /* The name among count (each the first field of a stride-byte element)
  * that name[0..length) is closest to: within two edits, or one it begins;
