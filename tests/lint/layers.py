@@ -1,4 +1,4 @@
-"""The layers point one way (README, Architecture): among lib's modules (a
+"""The layers point one way (docs/HACKING.md, Layers): among lib's modules (a
 .c with its .h) and tools' modules, the graph of includes and of calls to a
 function only one file defines has no circle; lib/core and lib/report
 include nothing above them, lib/sources nothing of lib/interpose or
