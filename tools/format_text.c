@@ -62,15 +62,15 @@ static void run_section(const struct text *t)
 		fprintf(t->out, ", rank %s", run->rank);
 	fprintf(t->out, ", %s to %s, ended by %s\n", or (run->start, "?"), or (run->end, "?"),
 		or (run->ended_by, "?"));
-	if (!run->cuda_driver) /* why the report is empty */
+	if (!run->cuda.driver.value) /* why the report is empty */
 		fprintf(t->out,
 			"CUDA runtime %" PRId64 ", no driver answered (none loaded, or none the "
 			"program could use), %" PRId64 " device(s)\n",
-			run->cuda_runtime, run->cuda_device_count);
+			run->cuda.runtime.value, run->cuda.device_count);
 	else
 		fprintf(t->out,
 			"CUDA runtime %" PRId64 ", driver %" PRId64 ", %" PRId64 " device(s)\n",
-			run->cuda_runtime, run->cuda_driver, run->cuda_device_count);
+			run->cuda.runtime.value, run->cuda.driver.value, run->cuda.device_count);
 }
 
 static const char *plural(int64_t count)

@@ -1,5 +1,7 @@
 #include "report_file.h"
 
+#include "../lib/report/report_schema.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -68,15 +70,6 @@ static bool need_count(struct checker *c, json_t *object, const char *key, const
 	       fail(c, "%s.%s: expected a non-negative integer below 2^62", path, key);
 }
 
-static bool need_counts(struct checker *c, json_t *object, const char *const *keys,
-			const char *path)
-{
-	for (; *keys; keys++)
-		if (!need_count(c, object, *keys, path))
-			return false;
-	return true;
-}
-
 static bool need_string_or_null(struct checker *c, json_t *object, const char *key,
 				const char *path)
 {
@@ -116,36 +109,75 @@ static bool each(struct checker *c, json_t *object, const char *key, const char 
 	return true;
 }
 
-static const char *const counter_fields[] = {"peak_bytes",  "at_peak_bytes", "live_at_exit_bytes",
-					     "allocations", "frees",         "bytes_allocated",
-					     NULL};
+static bool need_integer(struct checker *c, json_t *object, const char *key, const char *path)
+{
+	return json_is_integer(json_object_get(object, key)) ||
+	       fail(c, "%s.%s: expected an integer", path, key);
+}
+
+/* The fields of a list of report_schema.h in object, checked as their
+ * types say (the unchecked ones and the NESTED ones pass here). */
+#define CHECK_FIELDS(list, object, path)    \
+	({                                  \
+		json_t *object_ = (object); \
+		const char *path_ = (path); \
+		true list(CHECK_FIELD);     \
+	})
+#define CHECK_FIELD(key, type, value) &&CHECK_##type(#key)
+#define CHECK_COUNT(key)              need_count(c, object_, key, path_)
+#define CHECK_COUNT_OR_NULL(key)      need_count_or_null(c, object_, key, path_)
+#define CHECK_STACK(key)              need_count(c, object_, key, path_)
+#define CHECK_STACK_OR_NULL(key)      need_count_or_null(c, object_, key, path_)
+#define CHECK_REQUEST(key)            need_request_size(c, object_, key, path_)
+#define CHECK_INTEGER(key)            need_integer(c, object_, key, path_)
+#define CHECK_STRING(key)             need_string(c, object_, key, path_)
+#define CHECK_STRING_OR_NULL(key)     need_string_or_null(c, object_, key, path_)
+#define CHECK_FIGURE(key)             true
+#define CHECK_FIGURE_OR_NULL(key)     true
+#define CHECK_SIGNED(key)             true
+#define CHECK_NOTE(key)               true
+#define CHECK_FLAG(key)               true
+#define CHECK_NESTED(key)             true
 
 static bool check_kind(struct checker *c, json_t *item, const char *path)
 {
-	return need_string(c, item, "kind", path) && need_counts(c, item, counter_fields, path);
+	return CHECK_FIELDS(VT_SCHEMA_KIND, item, path) &&
+	       CHECK_FIELDS(VT_SCHEMA_COUNTER, item, path);
 }
 
 static bool check_tag(struct checker *c, json_t *item, const char *path)
 {
-	return need_string(c, item, "tag", path) && need_counts(c, item, counter_fields, path);
+	return CHECK_FIELDS(VT_SCHEMA_TAG, item, path) &&
+	       CHECK_FIELDS(VT_SCHEMA_COUNTER, item, path);
 }
 
 static bool check_stack(struct checker *c, json_t *item, const char *path)
 {
-	return need_count(c, item, "id", path) && need_string(c, item, "tag", path) &&
-	       need_counts(c, item, counter_fields, path);
+	return CHECK_FIELDS(VT_SCHEMA_STACK, item, path) &&
+	       CHECK_FIELDS(VT_SCHEMA_COUNTER, item, path);
 }
 
 static bool check_leak(struct checker *c, json_t *item, const char *path)
 {
-	static const char *const fields[] = {"count", "bytes", NULL};
-	return need_count_or_null(c, item, "stack", path) && need_string(c, item, "tag", path) &&
-	       need_counts(c, item, fields, path);
+	return CHECK_FIELDS(VT_SCHEMA_LEAK, item, path);
 }
 
 static bool check_top_stack(struct checker *c, json_t *item, const char *path)
 {
-	return need_count(c, item, "stack", path) && need_count(c, item, "bytes", path);
+	return CHECK_FIELDS(VT_SCHEMA_TOP_STACK, item, path);
+}
+
+/* An object of tag -> count. */
+static bool need_tag_counts(struct checker *c, json_t *object, const char *path)
+{
+	const char *key;
+	json_t *value;
+	json_object_foreach (object, key, value) {
+		if (!is_count(value))
+			return fail(c, "%s.%s: expected a non-negative integer below 2^62", path,
+				    key);
+	}
+	return true;
 }
 
 static bool check_snapshot(struct checker *c, json_t *failure, const char *path)
@@ -153,53 +185,29 @@ static bool check_snapshot(struct checker *c, json_t *failure, const char *path)
 	json_t *snapshot = json_object_get(failure, "snapshot");
 	if (!snapshot || json_is_null(snapshot))
 		return true;
-	char where[256];
+	char where[256], tags[300];
 	snprintf(where, sizeof(where), "%s.snapshot", path);
+	snprintf(tags, sizeof(tags), "%s.live_by_tag", where);
 	json_t *by_tag = json_object_get(snapshot, "live_by_tag");
-	if (!need_object(c, snapshot, where) || !need_object(c, by_tag, where))
-		return false;
-	const char *key;
-	json_t *value;
-	json_object_foreach (by_tag, key, value) {
-		if (!is_count(value))
-			return fail(c,
-				    "%s.live_by_tag.%s: expected a non-negative integer below "
-				    "2^62",
-				    where, key);
-	}
-	return each(c, snapshot, "top_stacks", where, check_top_stack);
+	return need_object(c, snapshot, where) && need_object(c, by_tag, where) &&
+	       need_tag_counts(c, by_tag, tags) &&
+	       each(c, snapshot, "top_stacks", where, check_top_stack);
 }
 
 static bool check_failure(struct checker *c, json_t *item, const char *path)
 {
-	static const char *const fields[] = {"at_ns", "live_bytes", NULL};
-	return need_request_size(c, item, "bytes", path) && need_counts(c, item, fields, path) &&
-	       (json_is_integer(json_object_get(item, "error")) ||
-		fail(c, "%s.error: expected an integer", path)) &&
-	       need_string_or_null(c, item, "api", path) &&
-	       need_string_or_null(c, item, "tag", path) &&
-	       need_count_or_null(c, item, "stack", path) && check_snapshot(c, item, path);
+	return CHECK_FIELDS(VT_SCHEMA_FAILURE, item, path) && check_snapshot(c, item, path);
 }
 
 /* min_bytes, max_bytes and end_bytes came later: reports before them have
  * live_bytes alone, the highest of the interval. */
 static bool check_row(struct checker *c, json_t *item, const char *path)
 {
-	static const char *const fields[] = {"t_ns", "live_bytes", NULL};
+	char tags[300];
+	snprintf(tags, sizeof(tags), "%s.by_tag", path);
 	json_t *by_tag = json_object_get(item, "by_tag");
-	if (!need_counts(c, item, fields, path) || !need_object(c, by_tag, path) ||
-	    !need_count_or_null(c, item, "min_bytes", path) ||
-	    !need_count_or_null(c, item, "max_bytes", path) ||
-	    !need_count_or_null(c, item, "end_bytes", path))
-		return false;
-	const char *key;
-	json_t *value;
-	json_object_foreach (by_tag, key, value) {
-		if (!is_count(value))
-			return fail(c, "%s.by_tag.%s: expected a non-negative integer below 2^62",
-				    path, key);
-	}
-	return true;
+	return CHECK_FIELDS(VT_SCHEMA_ROW, item, path) && need_object(c, by_tag, path) &&
+	       need_tag_counts(c, by_tag, tags);
 }
 
 static bool check_timeline(struct checker *c, json_t *owner, const char *path)
@@ -209,48 +217,41 @@ static bool check_timeline(struct checker *c, json_t *owner, const char *path)
 		return true;
 	char where[256];
 	snprintf(where, sizeof(where), "%s.timeline", path);
-	return need_object(c, timeline, where) && need_count(c, timeline, "interval_ns", where) &&
-	       need_count_or_null(c, timeline, "end_ns", where) &&
+	return need_object(c, timeline, where) &&
+	       CHECK_FIELDS(VT_SCHEMA_TIMELINE, timeline, where) &&
 	       each(c, timeline, "rows", where, check_row);
 }
 
 static bool check_crossing(struct checker *c, json_t *item, const char *path)
 {
-	static const char *const fields[] = {"at_ns", "event", "live_bytes", NULL};
-	return need_counts(c, item, fields, path) && check_snapshot(c, item, path);
+	return CHECK_FIELDS(VT_SCHEMA_CROSSING, item, path) && check_snapshot(c, item, path);
 }
 
 /* peak_since_reset and watermark: null, or absent in older reports. */
 static bool check_levels(struct checker *c, json_t *device, const char *path)
 {
-	static const char *const interval_fields[] = {"since_ns", "bytes", "at_ns", NULL};
-	static const char *const watermark_fields[] = {"high_bytes", "low_bytes", NULL};
 	char where[256];
 	json_t *interval = json_object_get(device, "peak_since_reset");
 	snprintf(where, sizeof(where), "%s.peak_since_reset", path);
 	if (interval && !json_is_null(interval) &&
-	    !(need_object(c, interval, where) && need_counts(c, interval, interval_fields, where)))
+	    !(need_object(c, interval, where) && CHECK_FIELDS(VT_SCHEMA_INTERVAL, interval, where)))
 		return false;
 	json_t *watermark = json_object_get(device, "watermark");
 	snprintf(where, sizeof(where), "%s.watermark", path);
 	return !watermark || json_is_null(watermark) ||
 	       (need_object(c, watermark, where) &&
-		need_counts(c, watermark, watermark_fields, where) &&
+		CHECK_FIELDS(VT_SCHEMA_WATERMARK, watermark, where) &&
 		each(c, watermark, "crossings", where, check_crossing));
 }
 
 /* The fields a device and the host section share. */
 static bool check_totals(struct checker *c, json_t *owner, const char *path)
 {
-	static const char *const fields[] = {
-		"live_at_exit_bytes", "live_at_exit_allocations", "allocations", "frees",
-		"failed_allocations", "bytes_allocated",          NULL};
-	static const char *const peak_fields[] = {"bytes", "at_ns", NULL};
 	char where[256];
 	snprintf(where, sizeof(where), "%s.peak", path);
 	json_t *peak = json_object_get(owner, "peak");
-	return need_object(c, peak, where) && need_counts(c, peak, peak_fields, where) &&
-	       need_string_or_null(c, peak, "api", where) && need_counts(c, owner, fields, path) &&
+	return need_object(c, peak, where) && CHECK_FIELDS(VT_SCHEMA_PEAK, peak, where) &&
+	       CHECK_FIELDS(VT_SCHEMA_TOTALS, owner, path) &&
 	       each(c, owner, "kinds", path, check_kind) &&
 	       each(c, owner, "tags", path, check_tag) &&
 	       each(c, owner, "stacks", path, check_stack) &&
@@ -260,9 +261,7 @@ static bool check_totals(struct checker *c, json_t *owner, const char *path)
 
 static bool check_device(struct checker *c, json_t *item, const char *path)
 {
-	return need_count(c, item, "ordinal", path) && need_string_or_null(c, item, "name", path) &&
-	       need_string_or_null(c, item, "uuid", path) &&
-	       need_count_or_null(c, item, "capacity_bytes", path) && check_totals(c, item, path) &&
+	return CHECK_FIELDS(VT_SCHEMA_DEVICE, item, path) && check_totals(c, item, path) &&
 	       check_levels(c, item, path);
 }
 
@@ -293,14 +292,12 @@ static bool check_devices(struct checker *c, json_t *root)
  * the report's "frames". */
 static bool check_frame(struct checker *c, json_t *item, const char *path)
 {
-	return need_string_or_null(c, item, "function", path) &&
-	       need_string_or_null(c, item, "module", path) &&
-	       need_string_or_null(c, item, "file", path);
+	return CHECK_FIELDS(VT_SCHEMA_FRAME, item, path);
 }
 
 static bool check_stack_frames(struct checker *c, json_t *item, const char *path)
 {
-	if (!need_count(c, item, "id", path))
+	if (!CHECK_FIELDS(VT_SCHEMA_STACK_FRAMES, item, path))
 		return false;
 	json_t *frames = json_object_get(item, "frames");
 	char where[256];
@@ -343,9 +340,7 @@ static bool check_run(struct checker *c, json_t *root)
 		if (!json_is_string(value))
 			return fail(c, "run.labels.%s: expected a string", key);
 	}
-	return need_string_or_null(c, run, "host", "run") &&
-	       need_string_or_null(c, run, "rank", "run") &&
-	       need_string_or_null(c, run, "ended_by", "run");
+	return CHECK_FIELDS(VT_SCHEMA_RUN, run, "run");
 }
 
 static bool check_single(struct checker *c, json_t *root)

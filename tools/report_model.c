@@ -36,15 +36,36 @@ static void *elements(size_t n, size_t size, bool *ok)
 	return memory;
 }
 
-static struct vt_counters counters(json_t *row)
+static uint64_t request(json_t *object, const char *key)
 {
-	return (struct vt_counters){count(row, "peak_bytes"),
-				    count(row, "at_peak_bytes"),
-				    count(row, "live_at_exit_bytes"),
-				    count(row, "allocations"),
-				    count(row, "frees"),
-				    count(row, "bytes_allocated")};
+	uint64_t bytes;
+	return vt_request_bytes(json_object_get(object, key), &bytes) ? bytes : 0;
 }
+
+/* The fields of a list of report_schema.h read from object into the
+ * members of *out of the same names (report_model.h); NESTED ones by
+ * hand. */
+#define FILL_FIELDS(list, object, out)        \
+	do {                                  \
+		json_t *object_ = (object);   \
+		__typeof__(out) out_ = (out); \
+		list(FILL_FIELD)              \
+	} while (0)
+#define FILL_FIELD(key, type, value) FILL_##type(key)
+#define FILL_COUNT(key)              out_->key = count(object_, #key);
+#define FILL_COUNT_OR_NULL(key)      out_->key = maybe(object_, #key);
+#define FILL_STACK(key)              out_->key = count(object_, #key);
+#define FILL_STACK_OR_NULL(key)      out_->key = maybe(object_, #key);
+#define FILL_REQUEST(key)            out_->key = request(object_, #key);
+#define FILL_INTEGER(key)            out_->key = count(object_, #key);
+#define FILL_STRING(key)             out_->key = text(object_, #key);
+#define FILL_STRING_OR_NULL(key)     out_->key = text(object_, #key);
+#define FILL_FIGURE(key)             out_->key = count(object_, #key);
+#define FILL_FIGURE_OR_NULL(key)     out_->key = maybe(object_, #key);
+#define FILL_SIGNED(key)             out_->key = count(object_, #key);
+#define FILL_NOTE(key)               out_->key = text(object_, #key);
+#define FILL_FLAG(key)               out_->key = json_is_true(json_object_get(object_, #key));
+#define FILL_NESTED(key)
 
 static struct vt_tag_bytes *tag_bytes(json_t *object, size_t *n, bool *ok)
 {
@@ -75,8 +96,7 @@ static struct vt_tag_bytes *tag_bytes(json_t *object, size_t *n, bool *ok)
 		}                                                  \
 	} while (0)
 
-#define TOP_STACK(item, row) \
-	(*(row) = (struct vt_top_stack){count(item, "stack"), count(item, "bytes")})
+#define TOP_STACK(item, row) FILL_FIELDS(VT_SCHEMA_TOP_STACK, item, row)
 
 bool vt_request_bytes(json_t *value, uint64_t *bytes)
 {
@@ -101,17 +121,8 @@ bool vt_request_bytes(json_t *value, uint64_t *bytes)
 
 static void fill_failure(json_t *item, struct vt_failure *out, bool *ok)
 {
-	*out = (struct vt_failure){
-		.at_ns = count(item, "at_ns"),
-		.live_bytes = count(item, "live_bytes"),
-		.error = count(item, "error"),
-		.api = text(item, "api"),
-		.tag = text(item, "tag"),
-		.error_name = text(item, "error_name"),
-		.stack = maybe(item, "stack"),
-	};
-	if (!vt_request_bytes(json_object_get(item, "bytes"), &out->bytes))
-		out->bytes = 0;
+	*out = (struct vt_failure){0};
+	FILL_FIELDS(VT_SCHEMA_FAILURE, item, out);
 	json_t *snapshot = json_object_get(item, "snapshot");
 	if (!json_is_object(snapshot))
 		return;
@@ -123,14 +134,8 @@ static void fill_failure(json_t *item, struct vt_failure *out, bool *ok)
 
 static void fill_row(json_t *item, struct vt_timeline_row *row, bool *ok)
 {
-	*row = (struct vt_timeline_row){
-		.t_ns = count(item, "t_ns"),
-		.live_bytes = count(item, "live_bytes"),
-		.min_bytes = maybe(item, "min_bytes"),
-		.max_bytes = maybe(item, "max_bytes"),
-		.end_bytes = maybe(item, "end_bytes"),
-		.by_tag_json = json_object_get(item, "by_tag"),
-	};
+	*row = (struct vt_timeline_row){.by_tag_json = json_object_get(item, "by_tag")};
+	FILL_FIELDS(VT_SCHEMA_ROW, item, row);
 	row->by_tag = tag_bytes(row->by_tag_json, &row->by_tag_count, ok);
 }
 
@@ -140,33 +145,33 @@ static void fill_timeline(json_t *timeline, struct vt_timeline *out, bool *ok)
 {
 	if (!json_is_object(timeline))
 		return;
-	*out = (struct vt_timeline){.present = true,
-				    .interval_ns = count(timeline, "interval_ns"),
-				    .end_ns = maybe(timeline, "end_ns")};
+	*out = (struct vt_timeline){.present = true};
+	FILL_FIELDS(VT_SCHEMA_TIMELINE, timeline, out);
 	FILL_ARRAY(timeline, "rows", &out->rows, &out->row_count, ok, TIMELINE_ROW);
 }
 
-#define POOL(item, pool)                                                                           \
-	(*(pool) = (struct vt_pool){count(item, "reserved_bytes"),                                 \
-				    count(item, "reserved_peak_bytes"), count(item, "used_bytes"), \
-				    json_is_true(json_object_get(item, "destroyed"))})
+static void fill_pool(json_t *item, struct vt_pool *pool)
+{
+	FILL_FIELDS(VT_SCHEMA_RESERVE, item, pool);
+	FILL_FIELDS(VT_SCHEMA_POOL, item, pool);
+}
 
-#define CROSSING(item, row) \
-	(*(row) = (struct vt_crossing){count(item, "at_ns"), count(item, "live_bytes")})
+#define POOL(item, pool)    fill_pool(item, pool)
+#define CROSSING(item, row) FILL_FIELDS(VT_SCHEMA_CROSSING, item, row)
 
 /* What running processes add: the peak since a reset, the watermark. */
 static void fill_levels(json_t *device, struct vt_owner *out, bool *ok)
 {
 	json_t *interval = json_object_get(device, "peak_since_reset");
-	if (json_is_object(interval))
-		out->since_reset = (struct vt_peak_since_reset){true, count(interval, "since_ns"),
-								count(interval, "bytes"),
-								count(interval, "at_ns")};
+	if (json_is_object(interval)) {
+		out->since_reset.present = true;
+		FILL_FIELDS(VT_SCHEMA_INTERVAL, interval, &out->since_reset);
+	}
 	json_t *watermark = json_object_get(device, "watermark");
 	if (!json_is_object(watermark))
 		return;
-	out->watermark = (struct vt_watermark){true, count(watermark, "high_bytes"),
-					       count(watermark, "low_bytes")};
+	out->watermark.present = true;
+	FILL_FIELDS(VT_SCHEMA_WATERMARK, watermark, &out->watermark);
 	FILL_ARRAY(watermark, "crossings", &out->watermark.crossings,
 		   &out->watermark.crossing_count, ok, CROSSING);
 }
@@ -175,50 +180,41 @@ static void fill_device_parts(json_t *device, struct vt_owner *out, bool *ok)
 {
 	fill_levels(device, out, ok);
 	json_t *view = json_object_get(device, "device_view");
-	if (json_is_object(view))
+	if (json_is_object(view)) {
 		out->device_view = (struct vt_device_view){
 			.present = true,
 			.away_from_peak = json_is_false(json_object_get(view, "sampled_at_peak")),
-			.peak_used_bytes = count(view, "peak_used_bytes"),
-			.unexplained_at_peak_bytes = count(view, "unexplained_at_peak_bytes"),
-			.tracked_at_sample_bytes = count(view, "tracked_at_sample_bytes"),
 		};
+		FILL_FIELDS(VT_SCHEMA_DEVICE_VIEW, view, &out->device_view);
+	}
 	FILL_ARRAY(device, "pools", &out->pools, &out->pool_count, ok, POOL);
 	json_t *graphs = json_object_get(device, "graph_memory");
-	if (json_is_object(graphs))
-		out->graph_memory = (struct vt_graph_memory){true, count(graphs, "reserved_bytes"),
-							     count(graphs, "reserved_peak_bytes"),
-							     count(graphs, "used_bytes")};
+	if (json_is_object(graphs)) {
+		out->graph_memory.present = true;
+		FILL_FIELDS(VT_SCHEMA_RESERVE, graphs, &out->graph_memory);
+		FILL_FIELDS(VT_SCHEMA_GRAPH_MEMORY, graphs, &out->graph_memory);
+	}
 }
 
-#define KIND_ROW(item, row) (*(row) = (struct vt_kind_row){text(item, "kind"), counters(item)})
-#define TAG_ROW(item, row)  (*(row) = (struct vt_tag_row){text(item, "tag"), counters(item)})
-#define STACK_ROW(item, row) \
-	(*(row) = (struct vt_stack_row){count(item, "id"), text(item, "tag"), counters(item)})
-#define LEAK(item, row)                                                                           \
-	(*(row) = (struct vt_leak){maybe(item, "stack"), text(item, "tag"), count(item, "count"), \
-				   count(item, "bytes")})
-#define FAILURE(item, row) fill_failure(item, row, ok)
+/* A kind's, tag's or stack's row: its own fields, then the counter's. */
+#define COUNTER_ROW(list, item, row)                                    \
+	do {                                                            \
+		FILL_FIELDS(list, item, row);                           \
+		FILL_FIELDS(VT_SCHEMA_COUNTER, item, &(row)->counters); \
+	} while (0)
+#define KIND_ROW(item, row)  COUNTER_ROW(VT_SCHEMA_KIND, item, row)
+#define TAG_ROW(item, row)   COUNTER_ROW(VT_SCHEMA_TAG, item, row)
+#define STACK_ROW(item, row) COUNTER_ROW(VT_SCHEMA_STACK, item, row)
+#define LEAK(item, row)      FILL_FIELDS(VT_SCHEMA_LEAK, item, row)
+#define FAILURE(item, row)   fill_failure(item, row, ok)
 
 static void fill_owner(json_t *owner, struct vt_owner *out, bool *ok)
 {
-	json_t *peak = json_object_get(owner, "peak");
-	*out = (struct vt_owner){
-		.json = owner,
-		.ordinal = count(owner, "ordinal"),
-		.name = text(owner, "name"),
-		.uuid = text(owner, "uuid"),
-		.capacity_bytes = maybe(owner, "capacity_bytes"),
-		.peak = {count(peak, "bytes"), count(peak, "at_ns"), text(peak, "api")},
-		.live_at_exit_bytes = count(owner, "live_at_exit_bytes"),
-		.live_at_exit_allocations = count(owner, "live_at_exit_allocations"),
-		.allocations = count(owner, "allocations"),
-		.frees = count(owner, "frees"),
-		.failed_allocations = count(owner, "failed_allocations"),
-		.stacks_at_peak = maybe(owner, "stacks_at_peak"),
-		.stacks_at_peak_bytes = maybe(owner, "stacks_at_peak_bytes"),
-		.bytes_allocated = count(owner, "bytes_allocated"),
-	};
+	*out = (struct vt_owner){.json = owner};
+	FILL_FIELDS(VT_SCHEMA_DEVICE, owner, out);
+	FILL_FIELDS(VT_SCHEMA_TOTALS, owner, out);
+	FILL_FIELDS(VT_SCHEMA_STACKS_AT_PEAK, owner, out);
+	FILL_FIELDS(VT_SCHEMA_PEAK, json_object_get(owner, "peak"), &out->peak);
 	FILL_ARRAY(owner, "kinds", &out->kinds, &out->kind_count, ok, KIND_ROW);
 	FILL_ARRAY(owner, "tags", &out->tags, &out->tag_count, ok, TAG_ROW);
 	FILL_ARRAY(owner, "stacks", &out->stacks, &out->stack_count, ok, STACK_ROW);
@@ -246,12 +242,7 @@ static void free_owner(struct vt_owner *owner)
 	free(owner->watermark.crossings);
 }
 
-#define FRAME(item, frame)                                                                         \
-	(*(frame) =                                                                                \
-		 (struct vt_frame){text(item, "function"), text(item, "module"),                   \
-				   text(item, "file"), count(item, "line"), count(item, "offset"), \
-				   json_is_true(json_object_get(item, "python")),                  \
-				   json_is_true(json_object_get(item, "inlined"))})
+#define FRAME(item, frame) FILL_FIELDS(VT_SCHEMA_FRAME, item, frame)
 
 static void fill_run(json_t *run, struct vt_run *out, bool *ok)
 {
@@ -260,17 +251,10 @@ static void fill_run(json_t *run, struct vt_run *out, bool *ok)
 	*out = (struct vt_run){
 		.command_count = json_array_size(command),
 		.label_count = json_object_size(labels),
-		.pid = count(run, "pid"),
-		.host = text(run, "host"),
-		.rank = text(run, "rank"),
-		.start = text(run, "start"),
-		.end = text(run, "end"),
-		.ended_by = text(run, "ended_by"),
 		.has_cuda = json_is_object(cuda),
-		.cuda_runtime = count(cuda, "runtime"),
-		.cuda_driver = count(cuda, "driver"),
-		.cuda_device_count = count(cuda, "device_count"),
 	};
+	FILL_FIELDS(VT_SCHEMA_RUN, run, out);
+	FILL_FIELDS(VT_SCHEMA_CUDA, cuda, &out->cuda);
 	out->command = elements(out->command_count, sizeof(*out->command), ok);
 	out->labels = elements(out->label_count, sizeof(*out->labels), ok);
 	size_t i;
@@ -336,9 +320,7 @@ static void fill_stacks(json_t *root, struct vt_report *out, bool *ok)
 		qsort(out->stacks, out->stack_count, sizeof(*out->stacks), by_id);
 }
 
-#define RESOURCE(item, event)                                                              \
-	(*(event) = (struct vt_resource_event){text(item, "event"), maybe(item, "device"), \
-					       count(item, "bytes")})
+#define RESOURCE(item, event) FILL_FIELDS(VT_SCHEMA_RESOURCE_EVENT, item, event)
 
 bool vt_report_model_fill(json_t *root, struct vt_report *out)
 {

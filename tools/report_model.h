@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../lib/report/report_schema.h"
+
 /* A count the report may leave out (older reports, or null): has says
  * whether it is there. */
 struct vt_maybe {
@@ -17,31 +19,47 @@ struct vt_maybe {
 	int64_t value;
 };
 
+/* The members of a list of report_schema.h, one per field, named as its
+ * key and typed as its type says; NESTED fields are declared by hand. */
+#define VT_MEMBERS(list)              list(VT_MEMBER)
+#define VT_MEMBER(key, type, value)   VT_MEMBER_##type(key)
+#define VT_MEMBER_COUNT(key)          int64_t key;
+#define VT_MEMBER_COUNT_OR_NULL(key)  struct vt_maybe key;
+#define VT_MEMBER_STACK(key)          int64_t key;
+#define VT_MEMBER_STACK_OR_NULL(key)  struct vt_maybe key;
+#define VT_MEMBER_REQUEST(key)        uint64_t key; /* as asked, to 2^64-1 */
+#define VT_MEMBER_INTEGER(key)        int64_t key;
+#define VT_MEMBER_STRING(key)         const char *key;
+#define VT_MEMBER_STRING_OR_NULL(key) const char *key;
+#define VT_MEMBER_FIGURE(key)         int64_t key;
+#define VT_MEMBER_FIGURE_OR_NULL(key) struct vt_maybe key;
+#define VT_MEMBER_SIGNED(key)         int64_t key;
+#define VT_MEMBER_NOTE(key)           const char *key;
+#define VT_MEMBER_FLAG(key)           bool key;
+#define VT_MEMBER_NESTED(key)
+
 /* A kind's, tag's or stack's figures. */
 struct vt_counters {
-	int64_t peak_bytes, at_peak_bytes, live_at_exit_bytes, allocations, frees, bytes_allocated;
+	VT_MEMBERS(VT_SCHEMA_COUNTER)
 };
 
 struct vt_kind_row {
-	const char *kind;
+	VT_MEMBERS(VT_SCHEMA_KIND)
 	struct vt_counters counters;
 };
 
 struct vt_tag_row {
-	const char *tag;
+	VT_MEMBERS(VT_SCHEMA_TAG)
 	struct vt_counters counters;
 };
 
 struct vt_stack_row {
-	int64_t id;
-	const char *tag;
+	VT_MEMBERS(VT_SCHEMA_STACK)
 	struct vt_counters counters;
 };
 
 struct vt_leak {
-	struct vt_maybe stack;
-	const char *tag;
-	int64_t count, bytes;
+	VT_MEMBERS(VT_SCHEMA_LEAK)
 };
 
 /* Bytes by tag, in the report's order. */
@@ -51,15 +69,12 @@ struct vt_tag_bytes {
 };
 
 struct vt_top_stack {
-	int64_t stack, bytes;
+	VT_MEMBERS(VT_SCHEMA_TOP_STACK)
 };
 
 /* A failed allocation, and (where taken) what was live at that moment. */
 struct vt_failure {
-	uint64_t bytes; /* as asked, to 2^64-1 */
-	int64_t at_ns, live_bytes, error;
-	const char *api, *tag, *error_name; /* NULL when absent */
-	struct vt_maybe stack;
+	VT_MEMBERS(VT_SCHEMA_FAILURE)
 	bool has_snapshot;
 	struct vt_tag_bytes *live_by_tag;
 	size_t live_by_tag_count;
@@ -68,8 +83,7 @@ struct vt_failure {
 };
 
 struct vt_timeline_row {
-	int64_t t_ns, live_bytes; /* live_bytes: the interval's highest */
-	struct vt_maybe min_bytes, max_bytes, end_bytes;
+	VT_MEMBERS(VT_SCHEMA_ROW) /* live_bytes: the interval's highest */
 	struct vt_tag_bytes *by_tag;
 	size_t by_tag_count;
 	json_t *by_tag_json; /* the same, for writers that copy it whole */
@@ -77,61 +91,58 @@ struct vt_timeline_row {
 
 struct vt_timeline {
 	bool present;
-	int64_t interval_ns;
-	struct vt_maybe end_ns;
+	VT_MEMBERS(VT_SCHEMA_TIMELINE)
 	struct vt_timeline_row *rows;
 	size_t row_count;
 };
 
 struct vt_peak {
-	int64_t bytes, at_ns;
-	const char *api; /* NULL when absent */
+	VT_MEMBERS(VT_SCHEMA_PEAK)
 };
 
 struct vt_device_view {
 	bool present;
-	bool away_from_peak; /* no reading at the tracked peak: the nearest one */
-	int64_t peak_used_bytes, unexplained_at_peak_bytes, tracked_at_sample_bytes;
+	/* No reading at the tracked peak: the figures are the nearest one's
+	 * (sampled_at_peak false; a report without the flag reads as at it). */
+	bool away_from_peak;
+	VT_MEMBERS(VT_SCHEMA_DEVICE_VIEW)
 };
 
 struct vt_pool {
-	int64_t reserved_bytes, reserved_peak_bytes, used_bytes;
-	bool destroyed;
+	VT_MEMBERS(VT_SCHEMA_RESERVE)
+	VT_MEMBERS(VT_SCHEMA_POOL)
 };
 
 struct vt_graph_memory {
 	bool present;
-	int64_t reserved_bytes, reserved_peak_bytes, used_bytes;
+	VT_MEMBERS(VT_SCHEMA_RESERVE)
+	VT_MEMBERS(VT_SCHEMA_GRAPH_MEMORY)
 };
 
 /* The peak since the last `vramtrace snapshot --reset-peak`. */
 struct vt_peak_since_reset {
 	bool present;
-	int64_t since_ns, bytes, at_ns;
+	VT_MEMBERS(VT_SCHEMA_INTERVAL)
 };
 
 /* A crossing of VRAMTRACE_WATERMARK: when, and how much was live. */
 struct vt_crossing {
-	int64_t at_ns, live_bytes;
+	VT_MEMBERS(VT_SCHEMA_CROSSING)
 };
 
 struct vt_watermark {
 	bool present;
-	int64_t high_bytes, low_bytes;
+	VT_MEMBERS(VT_SCHEMA_WATERMARK)
 	struct vt_crossing *crossings;
 	size_t crossing_count;
 };
 
 /* A device, or the host's pinned and registered memory: the same figures. */
 struct vt_owner {
-	json_t *json; /* the object itself, for writers that copy it whole */
-	int64_t ordinal;
-	const char *name; /* NULL when absent */
-	const char *uuid; /* "GPU-...", NULL when absent */
-	struct vt_maybe capacity_bytes;
+	json_t *json;                /* the object itself, for writers that copy it whole */
+	VT_MEMBERS(VT_SCHEMA_DEVICE) /* devices only; uuid "GPU-..." */
+	VT_MEMBERS(VT_SCHEMA_TOTALS)
 	struct vt_peak peak;
-	int64_t live_at_exit_bytes, live_at_exit_allocations, allocations, frees,
-		failed_allocations, bytes_allocated;
 	struct vt_kind_row *kinds;
 	size_t kind_count;
 	struct vt_tag_row *tags;
@@ -139,7 +150,7 @@ struct vt_owner {
 	struct vt_stack_row *stacks;
 	size_t stack_count;
 	/* Every stack holding bytes at the peak, listed or not (newer reports). */
-	struct vt_maybe stacks_at_peak, stacks_at_peak_bytes;
+	VT_MEMBERS(VT_SCHEMA_STACKS_AT_PEAK)
 	struct vt_leak *leaks;
 	size_t leak_count;
 	struct vt_failure *failures;
@@ -154,11 +165,10 @@ struct vt_owner {
 	struct vt_watermark watermark;
 };
 
+/* python: a Python frame; inlined: compiled into the next frame's
+ * function, at its line. */
 struct vt_frame {
-	const char *function, *module, *file; /* NULL when absent */
-	int64_t line, offset;
-	bool python;  /* a Python frame */
-	bool inlined; /* compiled into the next frame's function, at its line */
+	VT_MEMBERS(VT_SCHEMA_FRAME)
 };
 
 /* A stack's frames, innermost first, resolved through the frame table. */
@@ -178,16 +188,15 @@ struct vt_run {
 	size_t command_count;
 	struct vt_label *labels;
 	size_t label_count;
-	int64_t pid;
-	const char *host, *rank, *start, *end, *ended_by; /* NULL when absent */
+	VT_MEMBERS(VT_SCHEMA_RUN)
 	bool has_cuda;
-	int64_t cuda_runtime, cuda_driver, cuda_device_count;
+	struct vt_cuda {
+		VT_MEMBERS(VT_SCHEMA_CUDA)
+	} cuda;
 };
 
 struct vt_resource_event {
-	const char *event;
-	struct vt_maybe device;
-	int64_t bytes;
+	VT_MEMBERS(VT_SCHEMA_RESOURCE_EVENT)
 };
 
 /* One process's report. */

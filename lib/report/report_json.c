@@ -7,7 +7,43 @@
 #include "cuda_errors.h"
 #include "json_writer.h"
 #include "report.h"
+#include "report_schema.h"
 #include "stack_frames.h"
+
+/* A figure that may be unknown: written as null then. */
+struct known {
+	bool known;
+	uint64_t value;
+};
+#define VT_KNOWN(x)        ((struct known){true, (uint64_t)(x)})
+#define VT_KNOWN_IF(is, x) ((struct known){(is), (uint64_t)(x)})
+
+static void write_known(struct vt_json *json, const char *key, struct known figure)
+{
+	if (figure.known)
+		vt_json_u64(json, key, figure.value);
+	else
+		vt_json_null(json, key);
+}
+
+/* The fields of a list of report_schema.h, written from the locals it
+ * names (json, and set for stack ids). */
+#define WRITE_FIELDS(list)               list(WRITE_FIELD)
+#define WRITE_FIELD(key, type, value)    WRITE_##type(#key, value)
+#define WRITE_COUNT(key, value)          vt_json_u64(json, key, value);
+#define WRITE_FIGURE(key, value)         vt_json_u64(json, key, value);
+#define WRITE_REQUEST(key, value)        vt_json_u64(json, key, value);
+#define WRITE_INTEGER(key, value)        vt_json_i64(json, key, value);
+#define WRITE_SIGNED(key, value)         vt_json_i64(json, key, value);
+#define WRITE_COUNT_OR_NULL(key, value)  write_known(json, key, value);
+#define WRITE_FIGURE_OR_NULL(key, value) write_known(json, key, value);
+#define WRITE_STACK(key, value)          write_stack_id(json, key, value, set);
+#define WRITE_STACK_OR_NULL(key, value)  write_stack_id(json, key, value, set);
+#define WRITE_STRING(key, value)         vt_json_string(json, key, value);
+#define WRITE_STRING_OR_NULL(key, value) vt_json_string(json, key, value);
+#define WRITE_NOTE(key, value)           vt_json_string(json, key, value);
+#define WRITE_FLAG(key, value)           vt_json_bool(json, key, value);
+#define WRITE_NESTED(key, value)         value;
 
 static void write_stack_id(struct vt_json *json, const char *key, uint32_t id,
 			   struct vt_stack_ids *set)
@@ -87,42 +123,24 @@ static void write_environment(struct vt_json *json, const struct vt_run *run)
 	vt_json_end_object(json);
 }
 
-static void write_optional_int(struct vt_json *json, const char *key, int value)
+static void write_cuda(struct vt_json *json, const struct vt_cuda_info *cuda)
 {
-	if (value)
-		vt_json_i64(json, key, value);
-	else
-		vt_json_null(json, key);
+	vt_json_begin_object(json, "cuda");
+	WRITE_FIELDS(VT_SCHEMA_CUDA)
+	vt_json_end_object(json);
 }
 
 static void write_run(struct vt_json *json, const struct vt_run *run)
 {
 	vt_json_begin_object(json, "run");
-	write_command(json, run);
-	write_labels(json, run->labels);
-	write_environment(json, run);
-	vt_json_i64(json, "pid", run->pid);
-	vt_json_string(json, "host", run->host);
-	vt_json_string(json, "rank", run->rank[0] ? run->rank : NULL);
-	vt_json_string(json, "start", run->start);
-	vt_json_string(json, "end", run->end);
-	vt_json_string(json, "ended_by", run->ended_by);
-	vt_json_begin_object(json, "cuda");
-	write_optional_int(json, "runtime", run->cuda.runtime_version);
-	write_optional_int(json, "driver", run->cuda.driver_version);
-	vt_json_i64(json, "device_count", run->cuda.device_count);
-	vt_json_end_object(json);
+	WRITE_FIELDS(VT_SCHEMA_RUN)
 	vt_json_end_object(json);
 }
 
 static void write_peak(struct vt_json *json, const struct vt_device_stats *stats)
 {
 	vt_json_begin_object(json, "peak");
-	vt_json_u64(json, "bytes", stats->peak);
-	vt_json_u64(json, "at_ns", stats->peak_ns);
-	vt_json_u64(json, "event", stats->peak_event);
-	vt_json_string(json, "api", stats->peak_api);
-	vt_json_string(json, "driver_api", stats->peak_driver_api);
+	WRITE_FIELDS(VT_SCHEMA_PEAK)
 	vt_json_end_object(json);
 }
 
@@ -134,9 +152,7 @@ static void write_interval(struct vt_json *json, const struct vt_interval *inter
 		return;
 	}
 	vt_json_begin_object(json, "peak_since_reset");
-	vt_json_u64(json, "since_ns", interval->since_ns);
-	vt_json_u64(json, "bytes", interval->peak);
-	vt_json_u64(json, "at_ns", interval->peak_ns);
+	WRITE_FIELDS(VT_SCHEMA_INTERVAL)
 	vt_json_end_object(json);
 }
 
@@ -144,12 +160,7 @@ static void write_interval(struct vt_json *json, const struct vt_interval *inter
 static void write_counter(struct vt_json *json, const struct vt_device_stats *stats,
 			  const struct vt_counter *counter)
 {
-	vt_json_u64(json, "peak_bytes", counter->peak);
-	vt_json_u64(json, "at_peak_bytes", vt_stats_at_peak(stats, counter));
-	vt_json_u64(json, "live_at_exit_bytes", counter->live);
-	vt_json_u64(json, "allocations", counter->allocs);
-	vt_json_u64(json, "frees", counter->frees);
-	vt_json_u64(json, "bytes_allocated", counter->bytes_allocated);
+	WRITE_FIELDS(VT_SCHEMA_COUNTER)
 }
 
 static void write_kinds(struct vt_json *json, const struct vt_device_stats *stats)
@@ -158,8 +169,9 @@ static void write_kinds(struct vt_json *json, const struct vt_device_stats *stat
 	for (int k = 0; k < VT_KIND_COUNT; k++) {
 		if (stats->kinds[k].allocs == 0)
 			continue;
+		enum vt_kind kind = (enum vt_kind)k;
 		vt_json_begin_object(json, NULL);
-		vt_json_string(json, "kind", vt_kind_name((enum vt_kind)k));
+		WRITE_FIELDS(VT_SCHEMA_KIND)
 		write_counter(json, stats, &stats->kinds[k]);
 		vt_json_end_object(json);
 	}
@@ -181,9 +193,10 @@ static void write_tags(struct vt_json *json, const struct vt_report *report,
 	uint32_t count = order ? vt_report_tag_order(stats, order) : 0;
 	vt_json_begin_array(json, "tags");
 	for (uint32_t i = 0; i < count; i++) {
+		uint32_t tag = order[i];
 		vt_json_begin_object(json, NULL);
-		vt_json_string(json, "tag", vt_tag_name(order[i]));
-		write_counter(json, stats, &stats->tags.items[order[i]]);
+		WRITE_FIELDS(VT_SCHEMA_TAG)
+		write_counter(json, stats, &stats->tags.items[tag]);
 		vt_json_end_object(json);
 	}
 	vt_json_end_array(json);
@@ -202,8 +215,7 @@ static void write_stacks_at_peak(struct vt_json *json, const struct vt_device_st
 		count += at_peak > 0;
 		bytes += at_peak;
 	}
-	vt_json_u64(json, "stacks_at_peak", count);
-	vt_json_u64(json, "stacks_at_peak_bytes", bytes);
+	WRITE_FIELDS(VT_SCHEMA_STACKS_AT_PEAK)
 }
 
 static void write_stacks(struct vt_json *json, const struct vt_report *report,
@@ -220,10 +232,10 @@ static void write_stacks(struct vt_json *json, const struct vt_report *report,
 	uint32_t count = order && scratch ? vt_report_top_stacks(stats, top, order, scratch) : 0;
 	vt_json_begin_array(json, "stacks");
 	for (uint32_t i = 0; i < count; i++) {
-		const struct vt_counter *counter = &stats->stacks.items[order[i]];
+		uint32_t stack = order[i];
+		const struct vt_counter *counter = &stats->stacks.items[stack];
 		vt_json_begin_object(json, NULL);
-		write_stack_id(json, "id", order[i], set);
-		vt_json_string(json, "tag", vt_tag_name(counter->tag));
+		WRITE_FIELDS(VT_SCHEMA_STACK)
 		write_counter(json, stats, counter);
 		vt_json_end_object(json);
 	}
@@ -246,40 +258,59 @@ static void write_leaks(struct vt_json *json, const struct vt_report *report, in
 			continue;
 		listed++;
 		vt_json_begin_object(json, NULL);
-		write_stack_id(json, "stack", leak->stack, set);
-		vt_json_string(json, "tag", vt_tag_name(leak->tag));
-		vt_json_u64(json, "count", leak->count);
-		vt_json_u64(json, "bytes", leak->bytes);
+		WRITE_FIELDS(VT_SCHEMA_LEAK)
 		vt_json_end_object(json);
 	}
 	vt_json_end_array(json);
 }
 
-/* live_bytes repeats max_bytes for readers of reports older than the
- * lowest and closing figures. */
-static void write_timeline(struct vt_json *json, const struct vt_timeline *timeline,
-			   uint64_t end_ns)
+static void write_by_tag(struct vt_json *json, const struct vt_timeline_row *row)
 {
-	vt_json_begin_object(json, "timeline");
-	vt_json_u64(json, "interval_ns", timeline->interval_ns);
-	vt_json_u64(json, "end_ns", end_ns);
+	vt_json_begin_object(json, "by_tag");
+	for (uint32_t t = 0; t < row->tag_count; t++)
+		vt_json_u64(json, vt_tag_name(row->tags[t].tag), row->tags[t].bytes);
+	vt_json_end_object(json);
+}
+
+static void write_rows(struct vt_json *json, const struct vt_timeline *timeline)
+{
 	vt_json_begin_array(json, "rows");
 	for (uint32_t i = 0; i < timeline->count; i++) {
 		const struct vt_timeline_row *row = &timeline->rows[i];
 		vt_json_begin_object(json, NULL);
-		vt_json_u64(json, "t_ns", row->t_ns);
-		vt_json_u64(json, "live_bytes", row->max);
-		vt_json_u64(json, "min_bytes", row->min);
-		vt_json_u64(json, "max_bytes", row->max);
-		vt_json_u64(json, "end_bytes", row->end);
-		vt_json_begin_object(json, "by_tag");
-		for (uint32_t t = 0; t < row->tag_count; t++)
-			vt_json_u64(json, vt_tag_name(row->tags[t].tag), row->tags[t].bytes);
-		vt_json_end_object(json);
+		WRITE_FIELDS(VT_SCHEMA_ROW)
 		vt_json_end_object(json);
 	}
 	vt_json_end_array(json);
+}
+
+static void write_timeline(struct vt_json *json, const struct vt_timeline *timeline,
+			   uint64_t end_ns)
+{
+	vt_json_begin_object(json, "timeline");
+	WRITE_FIELDS(VT_SCHEMA_TIMELINE)
 	vt_json_end_object(json);
+}
+
+static void write_live_by_tag(struct vt_json *json, const struct vt_oom_snapshot *snapshot)
+{
+	vt_json_begin_object(json, "live_by_tag");
+	for (uint32_t i = 0; i < snapshot->tag_count; i++)
+		vt_json_u64(json, vt_tag_name(snapshot->tags[i].tag), snapshot->tags[i].bytes);
+	vt_json_end_object(json);
+}
+
+static void write_top_stacks(struct vt_json *json, const struct vt_oom_snapshot *snapshot,
+			     struct vt_stack_ids *set)
+{
+	vt_json_begin_array(json, "top_stacks");
+	for (uint32_t i = 0; i < snapshot->stack_count; i++) {
+		const struct vt_stack_bytes *top = &snapshot->stacks[i];
+		vt_json_begin_object(json, NULL);
+		WRITE_FIELDS(VT_SCHEMA_TOP_STACK)
+		vt_json_end_object(json);
+	}
+	vt_json_end_array(json);
 }
 
 static void write_snapshot(struct vt_json *json, const struct vt_oom_snapshot *snapshot,
@@ -290,48 +321,39 @@ static void write_snapshot(struct vt_json *json, const struct vt_oom_snapshot *s
 		return;
 	}
 	vt_json_begin_object(json, "snapshot");
-	vt_json_begin_object(json, "live_by_tag");
-	for (uint32_t i = 0; i < snapshot->tag_count; i++)
-		vt_json_u64(json, vt_tag_name(snapshot->tags[i].tag), snapshot->tags[i].bytes);
-	vt_json_end_object(json);
-	vt_json_begin_array(json, "top_stacks");
-	for (uint32_t i = 0; i < snapshot->stack_count; i++) {
-		vt_json_begin_object(json, NULL);
-		write_stack_id(json, "stack", snapshot->stacks[i].stack, set);
-		vt_json_u64(json, "bytes", snapshot->stacks[i].bytes);
-		vt_json_end_object(json);
-	}
-	vt_json_end_array(json);
+	WRITE_FIELDS(VT_SCHEMA_SNAPSHOT)
 	vt_json_end_object(json);
 }
 
-/* VRAMTRACE_WATERMARK's mark and each crossing of it, with what was live;
- * null when no watermark was set for the device. */
-static void write_watermark(struct vt_json *json, const struct vt_snapshot *snapshot,
-			    const struct vt_device_stats *stats, int device,
+static void write_crossings(struct vt_json *json, const struct vt_snapshot *snapshot, int device,
 			    struct vt_stack_ids *set)
 {
-	if (!stats->watermark_high) {
-		vt_json_null(json, "watermark");
-		return;
-	}
-	vt_json_begin_object(json, "watermark");
-	vt_json_u64(json, "high_bytes", stats->watermark_high);
-	vt_json_u64(json, "low_bytes", stats->watermark_low);
 	vt_json_begin_array(json, "crossings");
 	for (unsigned i = 0; i < snapshot->crossing_count; i++) {
 		const struct vt_crossing *crossing = &snapshot->crossings[i];
 		if (crossing->device != device)
 			continue;
 		vt_json_begin_object(json, NULL);
-		vt_json_u64(json, "at_ns", crossing->at_ns);
-		vt_json_u64(json, "event", crossing->event);
-		vt_json_u64(json, "live_bytes", crossing->live_bytes);
-		vt_json_string(json, "api", crossing->api);
-		write_snapshot(json, crossing->snapshot, set);
+		WRITE_FIELDS(VT_SCHEMA_CROSSING)
 		vt_json_end_object(json);
 	}
 	vt_json_end_array(json);
+}
+
+/* VRAMTRACE_WATERMARK's mark and each crossing of it, with what was live;
+ * null when no watermark was set for the device, absent for the host. */
+static void write_watermark(struct vt_json *json, const struct vt_snapshot *snapshot,
+			    const struct vt_device_stats *stats, int device,
+			    struct vt_stack_ids *set)
+{
+	if (device == VT_HOST_DEVICE)
+		return;
+	if (!stats->watermark_high) {
+		vt_json_null(json, "watermark");
+		return;
+	}
+	vt_json_begin_object(json, "watermark");
+	WRITE_FIELDS(VT_SCHEMA_WATERMARK)
 	vt_json_end_object(json);
 }
 
@@ -344,17 +366,7 @@ static void write_failures(struct vt_json *json, const struct vt_snapshot *snaps
 		if (failure->device != device)
 			continue;
 		vt_json_begin_object(json, NULL);
-		vt_json_u64(json, "bytes", failure->bytes);
-		vt_json_string(json, "kind", vt_kind_name(failure->kind));
-		vt_json_i64(json, "error", failure->error);
-		vt_json_string(json, "error_name", vt_cuda_error_name(failure->error));
-		vt_json_string(json, "api", failure->api);
-		vt_json_string(json, "driver_api", failure->driver_api);
-		vt_json_u64(json, "at_ns", failure->at_ns);
-		vt_json_u64(json, "live_bytes", failure->live_bytes);
-		vt_json_string(json, "tag", vt_tag_name(failure->tag));
-		write_stack_id(json, "stack", failure->stack, set);
-		write_snapshot(json, failure->snapshot, set);
+		WRITE_FIELDS(VT_SCHEMA_FAILURE)
 		vt_json_end_object(json);
 	}
 	vt_json_end_array(json);
@@ -364,54 +376,29 @@ static void write_failures(struct vt_json *json, const struct vt_snapshot *snaps
 static void write_totals(struct vt_json *json, const struct vt_report *report,
 			 const struct vt_device_stats *stats, int device, struct vt_stack_ids *set)
 {
-	write_peak(json, stats);
-	write_interval(json, &stats->interval);
-	vt_json_u64(json, "live_at_exit_bytes", stats->live);
-	vt_json_u64(json, "live_at_exit_allocations", stats->live_count);
-	vt_json_u64(json, "allocations", stats->allocs);
-	vt_json_u64(json, "frees", stats->frees);
-	vt_json_u64(json, "failed_allocations", stats->failures);
-	vt_json_u64(json, "bytes_allocated", stats->bytes_allocated);
-	write_kinds(json, stats);
-	write_tags(json, report, stats);
-	write_stacks(json, report, stats, set);
-	write_leaks(json, report, device, set);
-	write_failures(json, report->snapshot, device, set);
-	if (device != VT_HOST_DEVICE)
-		write_watermark(json, report->snapshot, stats, device, set);
-	write_timeline(json, &stats->timeline, report->snapshot->taken_ns);
+	WRITE_FIELDS(VT_SCHEMA_TOTALS)
 }
 
 /* NVML's view beside the tracked one; unexplained is what no allocation
  * call accounts for: context, module images, rounding, hidden allocations. */
-static void write_device_view(struct vt_json *json, const struct vt_report *report, int device,
-			      uint64_t tracked_peak)
+static void write_device_view(struct vt_json *json, const struct vt_report *report, int device)
 {
 	const struct vt_device_view *view = report->views ? &report->views[device] : NULL;
+	uint64_t tracked_peak = report->snapshot->devices[device].peak;
 	if (!view || !view->sampled) {
 		vt_json_null(json, "device_view");
 		return;
 	}
 	vt_json_begin_object(json, "device_view");
-	vt_json_string(json, "source", view->per_process ? "nvml process" : "nvml device");
-	vt_json_u64(json, "samples", view->samples);
-	vt_json_u64(json, "peak_used_bytes", view->peak_used);
-	vt_json_u64(json, "used_at_tracked_peak_bytes", view->used_at_best);
-	vt_json_u64(json, "tracked_at_sample_bytes", view->tracked_at_best);
-	vt_json_i64(json, "unexplained_at_peak_bytes",
-		    (int64_t)view->used_at_best - (int64_t)view->tracked_at_best);
-	/* False when no reading caught the tracked peak itself: the figures
-	 * then describe the reading closest to it. */
-	vt_json_bool(json, "sampled_at_peak", view->tracked_at_best == tracked_peak);
+	/* sampled_at_peak is false when no reading caught the tracked peak
+	 * itself: the figures then describe the reading closest to it. */
+	WRITE_FIELDS(VT_SCHEMA_DEVICE_VIEW)
 	vt_json_end_object(json);
 }
 
 static void write_reserve_fields(struct vt_json *json, const struct vt_reserve_view *memory)
 {
-	vt_json_u64(json, "reserved_bytes", memory->reserved);
-	vt_json_u64(json, "reserved_peak_bytes", memory->reserved_peak);
-	vt_json_u64(json, "used_bytes", memory->used);
-	vt_json_u64(json, "used_peak_bytes", memory->used_peak);
+	WRITE_FIELDS(VT_SCHEMA_RESERVE)
 }
 
 /* What the device's graphs hold, sampled after every launch and trim once
@@ -425,7 +412,7 @@ static void write_graph_memory(struct vt_json *json, const struct vt_report *rep
 	}
 	vt_json_begin_object(json, "graph_memory");
 	write_reserve_fields(json, &graphs->memory);
-	vt_json_u64(json, "allocation_nodes", graphs->allocation_nodes);
+	WRITE_FIELDS(VT_SCHEMA_GRAPH_MEMORY)
 	vt_json_end_object(json);
 }
 
@@ -440,7 +427,7 @@ static void write_pools(struct vt_json *json, const struct vt_report *report, in
 			continue;
 		vt_json_begin_object(json, NULL);
 		write_reserve_fields(json, &pool->memory);
-		vt_json_bool(json, "destroyed", pool->destroyed);
+		WRITE_FIELDS(VT_SCHEMA_POOL)
 		vt_json_end_object(json);
 	}
 	vt_json_end_array(json);
@@ -451,18 +438,7 @@ static void write_device(struct vt_json *json, const struct vt_report *report, i
 {
 	const struct vt_device_info *info = &report->devices[device];
 	vt_json_begin_object(json, NULL);
-	vt_json_i64(json, "ordinal", device);
-	vt_json_string(json, "name", info->known ? info->name : NULL);
-	vt_json_string(json, "pci_bus_id", info->known ? info->pci_bus_id : NULL);
-	vt_json_string(json, "uuid", info->known && info->uuid[0] ? info->uuid : NULL);
-	if (info->known && info->capacity)
-		vt_json_u64(json, "capacity_bytes", info->capacity);
-	else
-		vt_json_null(json, "capacity_bytes");
-	vt_json_u64(json, "contexts", report->snapshot->devices[device].contexts);
-	write_device_view(json, report, device, report->snapshot->devices[device].peak);
-	write_pools(json, report, device);
-	write_graph_memory(json, report, device);
+	WRITE_FIELDS(VT_SCHEMA_DEVICE)
 	write_totals(json, report, &report->snapshot->devices[device], device, set);
 	vt_json_end_object(json);
 }
@@ -479,6 +455,18 @@ static void write_cupti_status(struct vt_json *json, const struct vt_cupti_view 
 		vt_json_null(json, "cupti");
 }
 
+static void write_resource_events(struct vt_json *json, const struct vt_cupti_view *cupti)
+{
+	vt_json_begin_array(json, "events");
+	for (size_t i = 0; i < cupti->count; i++) {
+		const struct vt_resource_event *event = &cupti->events[i];
+		vt_json_begin_object(json, NULL);
+		WRITE_FIELDS(VT_SCHEMA_RESOURCE_EVENT)
+		vt_json_end_object(json);
+	}
+	vt_json_end_array(json);
+}
+
 /* Contexts and modules as CUPTI's resource domain saw them: where the
  * memory before the first allocation goes. Null without CUPTI. */
 static void write_resources(struct vt_json *json, const struct vt_cupti_view *cupti)
@@ -488,22 +476,39 @@ static void write_resources(struct vt_json *json, const struct vt_cupti_view *cu
 		return;
 	}
 	vt_json_begin_object(json, "resources");
-	vt_json_begin_array(json, "events");
-	for (size_t i = 0; i < cupti->count; i++) {
-		const struct vt_resource_event *event = &cupti->events[i];
-		vt_json_begin_object(json, NULL);
-		vt_json_u64(json, "at_ns", event->at_ns);
-		vt_json_string(json, "event", vt_resource_kind_name(event->kind));
-		if (event->device == VT_UNKNOWN_DEVICE)
-			vt_json_null(json, "device");
-		else
-			vt_json_i64(json, "device", event->device);
-		vt_json_u64(json, "bytes", event->bytes);
-		vt_json_end_object(json);
-	}
-	vt_json_end_array(json);
-	vt_json_u64(json, "dropped", cupti->dropped);
+	WRITE_FIELDS(VT_SCHEMA_RESOURCES)
 	vt_json_end_object(json);
+}
+
+static void write_sources(struct vt_json *json, unsigned recording)
+{
+	vt_json_begin_array(json, "sources");
+	if (recording & VT_SOURCE_HOOKS)
+		vt_json_string(json, NULL, "hooks");
+	if (recording & VT_SOURCE_CUPTI)
+		vt_json_string(json, NULL, "cupti");
+	vt_json_end_array(json);
+}
+
+static void write_left_out(struct vt_json *json, unsigned left_out)
+{
+	static const char *const names[] = {"leaks",        "symbols",   "device_view", "pools",
+					    "graph_memory", "resources", "tags"};
+	vt_json_begin_array(json, "left_out");
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (left_out & (1u << i))
+			vt_json_string(json, NULL, names[i]);
+	vt_json_end_array(json);
+}
+
+static void write_nvml(struct vt_json *json, const struct vt_nvml_status *nvml)
+{
+	if (!nvml)
+		vt_json_null(json, "nvml");
+	else if (nvml->available)
+		vt_json_string(json, "nvml", "available");
+	else
+		vt_json_string(json, "nvml", nvml->reason);
 }
 
 static void write_tracer(struct vt_json *json, const struct vt_report *report)
@@ -511,41 +516,7 @@ static void write_tracer(struct vt_json *json, const struct vt_report *report)
 	const struct vt_snapshot *snapshot = report->snapshot;
 	const struct vt_tracer_counters *counters = &snapshot->counters;
 	vt_json_begin_object(json, "tracer");
-	vt_json_string(json, "version", VRAMTRACE_VERSION);
-	unsigned recording = report->recording;
-	vt_json_begin_array(json, "sources");
-	if (recording & VT_SOURCE_HOOKS)
-		vt_json_string(json, NULL, "hooks");
-	if (recording & VT_SOURCE_CUPTI)
-		vt_json_string(json, NULL, "cupti");
-	vt_json_end_array(json);
-	vt_json_u64(json, "duration_ns", snapshot->taken_ns);
-	vt_json_u64(json, "events", counters->events);
-	vt_json_u64(json, "deduplicated", counters->deduplicated);
-	vt_json_u64(json, "unknown_frees", counters->unknown_frees);
-	vt_json_u64(json, "graph_frees", counters->graph_frees);
-	vt_json_u64(json, "dropped", counters->dropped);
-	vt_json_u64(json, "untracked", counters->untracked);
-	vt_json_u64(json, "failures_total", counters->failures_total);
-	vt_json_u64(json, "failures_kept", snapshot->failure_count);
-	vt_json_u64(json, "distinct_stacks", vt_stack_limit() - 1);
-	vt_json_u64(json, "distinct_tags", vt_tag_limit() - 1);
-	vt_json_u64(json, "tags_grouped", vt_tag_grouped());
-	vt_json_bool(json, "emergency", report->emergency);
-	static const char *const left_out_names[] = {
-		"leaks", "symbols", "device_view", "pools", "graph_memory", "resources", "tags"};
-	vt_json_begin_array(json, "left_out");
-	for (unsigned i = 0; i < sizeof(left_out_names) / sizeof(left_out_names[0]); i++)
-		if (report->left_out & (1u << i))
-			vt_json_string(json, NULL, left_out_names[i]);
-	vt_json_end_array(json);
-	if (!report->nvml)
-		vt_json_null(json, "nvml");
-	else if (report->nvml->available)
-		vt_json_string(json, "nvml", "available");
-	else
-		vt_json_string(json, "nvml", report->nvml->reason);
-	write_cupti_status(json, report->cupti);
+	WRITE_FIELDS(VT_SCHEMA_TRACER)
 	vt_json_end_object(json);
 }
 
