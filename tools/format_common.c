@@ -2,18 +2,13 @@
 #include <string.h>
 
 #include "../lib/core/size.h"
+#include "../lib/report/text_lines.h"
 #include "formats.h"
 #include "../lib/core/plumbing.h"
 
 const char *vt_human(int64_t bytes, char *buf, unsigned size)
 {
-	if (bytes >= 0 || size < 2) {
-		vt_size_format(bytes < 0 ? 0 : (uint64_t)bytes, buf, size);
-		return buf;
-	}
-	buf[0] = '-';
-	vt_size_format(-(uint64_t)bytes, buf + 1, size - 1);
-	return buf;
+	return vt_text_size(bytes, buf, size);
 }
 
 const char *vt_bytes_text(uint64_t bytes, char *buf, unsigned size)
@@ -74,16 +69,7 @@ void vt_print_json(json_t *document, FILE *out)
 
 void vt_print_safe(FILE *out, const char *text)
 {
-	for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c++) {
-		if (*c == '\n')
-			fputs("\\n", out);
-		else if (*c == '\t')
-			fputs("\\t", out);
-		else if (*c < 0x20 || *c == 0x7f)
-			fprintf(out, "\\x%02x", *c);
-		else
-			fputc(*c, out);
-	}
+	vt_text_safe(out, text);
 }
 
 void vt_print_levels(FILE *out, const struct vt_owner *device, const char *indent)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/report/text_lines.h"
 #include "formats.h"
 #include "stack_view.h"
 
@@ -81,14 +82,8 @@ static const char *plural(int64_t count)
 static void counter_row(const struct text *t, const char *name, const struct vt_counters *row,
 			int64_t peak)
 {
-	char at[32], own[32];
-	fputs("    ", t->out);
-	vt_print_safe(t->out, name);
-	int width = (int)strlen(name);
-	fprintf(t->out, "%*s %12s %5.1f%%   own peak %s, %" PRId64 " allocation%s over the run\n",
-		width < 24 ? 24 - width : 0, "", vt_human(row->at_peak_bytes, at, sizeof(at)),
-		percent(row->at_peak_bytes, peak), vt_human(row->peak_bytes, own, sizeof(own)),
-		row->allocations, plural(row->allocations));
+	vt_text_counter_row(t->out, "", name, row->at_peak_bytes, peak, row->peak_bytes,
+			    row->allocations);
 }
 
 static void frames(const struct text *t, int64_t stack, const char *indent)
@@ -153,17 +148,13 @@ static void stacks(const struct text *t, const struct vt_owner *owner)
 static void device_view(const struct text *t, const struct vt_owner *device)
 {
 	const struct vt_device_view *view = &device->device_view;
+	vt_text_contexts(t->out, "", device->contexts);
 	if (!view->present)
 		return;
-	char used[32], unexplained[32], tracked[32];
-	fprintf(t->out, "  device view: peak used %s, unexplained %s %s",
-		vt_human(view->peak_used_bytes, used, sizeof(used)),
-		view->away_from_peak ? "at the reading nearest the peak" : "at the peak",
-		vt_human(view->unexplained_at_peak_bytes, unexplained, sizeof(unexplained)));
-	if (view->away_from_peak)
-		fprintf(t->out, " (read with %s tracked, not at the tracked peak)",
-			vt_human(view->tracked_at_sample_bytes, tracked, sizeof(tracked)));
-	fputs(" (no allocation call shows it: contexts, module images, other processes)\n", t->out);
+	vt_text_device_view(
+		t->out, "",
+		&(struct vt_text_view){view->peak_used_bytes, view->unexplained_at_peak_bytes,
+				       view->tracked_at_sample_bytes, view->away_from_peak});
 }
 
 /* Reserved beyond used is memory a pool holds that no allocation shows. */
@@ -210,12 +201,7 @@ static void resources(const struct text *t, const struct vt_owner *device, bool 
 			image_bytes += event->bytes;
 		}
 	}
-	char size[32];
-	fprintf(t->out,
-		"  CUPTI: %" PRId64 " context%s created, %" PRId64
-		" module%s loaded (%s of images)\n",
-		contexts, contexts == 1 ? "" : "s", modules, modules == 1 ? "" : "s",
-		vt_human(image_bytes, size, sizeof(size)));
+	vt_text_resources(t->out, "  ", contexts, modules, image_bytes);
 }
 
 static void snapshot(const struct text *t, const struct vt_failure *failure)
@@ -247,17 +233,13 @@ static void failures(const struct text *t, const struct vt_owner *owner)
 		return;
 	fprintf(t->out, "  %s%sfailed allocations: %" PRId64 "%s\n", bold(t), red(t),
 		owner->failed_allocations, plain(t));
-	char size[32], live[32];
 	for (size_t i = 0; i < owner->failure_count; i++) {
 		const struct vt_failure *failure = &owner->failures[i];
-		fprintf(t->out, "    %s requested by %s [%s] at %.3f s: ",
-			vt_bytes_text(failure->bytes, size, sizeof(size)), or (failure->api, "?"),
-			or (failure->tag, "untagged"), (double)failure->at_ns / 1e9);
-		if (failure->error_name)
-			fprintf(t->out, "%s (%" PRId64 ")", failure->error_name, failure->error);
-		else
-			fprintf(t->out, "error %" PRId64, failure->error);
-		fprintf(t->out, ", %s live\n", vt_human(failure->live_bytes, live, sizeof(live)));
+		vt_text_failure(t->out, "",
+				&(struct vt_text_failure){failure->bytes, failure->api,
+							  failure->tag, failure->error_name,
+							  failure->error, failure->at_ns,
+							  failure->live_bytes});
 		if (failure->stack.has)
 			frames(t, failure->stack.value, "        ");
 		snapshot(t, failure);
@@ -300,7 +282,7 @@ static size_t leak_rows(const struct text *t, const struct vt_owner *owner, stru
 
 static void leaks(const struct text *t, const struct vt_owner *owner)
 {
-	char size[32], graph[32];
+	char size[32];
 	/* The graphs' reservation (one entry of the kind graph) is the
 	 * driver's, not the program's. */
 	int64_t reserved = 0;
@@ -308,12 +290,8 @@ static void leaks(const struct text *t, const struct vt_owner *owner)
 		if (strcmp(owner->kinds[i].kind, "graph") == 0)
 			reserved = owner->kinds[i].counters.live_at_exit_bytes;
 	int64_t live_count = owner->live_at_exit_allocations - (reserved > 0);
-	fprintf(t->out, "  live at exit: %s in %" PRId64 " allocation%s",
-		vt_human(owner->live_at_exit_bytes - reserved, size, sizeof(size)), live_count,
-		plural(live_count));
-	if (reserved > 0)
-		fprintf(t->out, "; graph memory reserved, not trimmed: %s",
-			vt_human(reserved, graph, sizeof(graph)));
+	vt_text_live_at_exit(t->out, "", owner->live_at_exit_bytes - reserved, live_count,
+			     reserved);
 	fputc('\n', t->out);
 	struct leak_row *rows = malloc((owner->leak_count ? owner->leak_count : 1) * sizeof(*rows));
 	size_t count = rows ? leak_rows(t, owner, rows) : 0;
@@ -343,12 +321,7 @@ static void leaks(const struct text *t, const struct vt_owner *owner)
 static void totals(const struct text *t, const struct vt_owner *owner, bool is_device)
 {
 	const struct vt_peak *peak = &owner->peak;
-	char size[32];
-	fprintf(t->out, "  peak %s (%" PRId64 " bytes)", vt_human(peak->bytes, size, sizeof(size)),
-		peak->bytes);
-	if (peak->bytes)
-		fprintf(t->out, " at %.3f s by %s", (double)peak->at_ns / 1e9, or (peak->api, "?"));
-	fputc('\n', t->out);
+	vt_text_peak(t->out, "", peak->bytes, peak->at_ns, peak->api);
 	vt_print_levels(t->out, owner, "  ");
 	fprintf(t->out, "  %skinds at the peak:%s\n", bold(t), plain(t));
 	for (size_t i = 0; i < owner->kind_count; i++)

@@ -11,6 +11,7 @@
 #include "cuda_errors.h"
 #include "report.h"
 #include "summary_stacks.h"
+#include "text_lines.h"
 
 #define PREFIX "vramtrace: "
 
@@ -25,32 +26,26 @@ static double percent(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* The owner's line, then its peak as the text format writes both. */
 static void summarize_peak(FILE *out, const char *what, const struct vt_device_stats *stats)
 {
-	char size[32];
-	fprintf(out, PREFIX "%s: peak %s (%" PRIu64 " bytes)", what,
-		human(stats->peak, size, sizeof(size)), stats->peak);
-	if (stats->peak)
-		fprintf(out, " at %.3f s by %s", (double)stats->peak_ns / 1e9,
-			stats->peak_api ? stats->peak_api : "?");
-	fputc('\n', out);
+	fprintf(out, PREFIX "%s\n", what);
+	vt_text_peak(out, PREFIX, (int64_t)stats->peak, (int64_t)stats->peak_ns, stats->peak_api);
+}
+
+static void counter_row(FILE *out, const char *name, const struct vt_device_stats *stats,
+			const struct vt_counter *counter)
+{
+	vt_text_counter_row(out, PREFIX, name, (int64_t)vt_stats_at_peak(stats, counter),
+			    (int64_t)stats->peak, (int64_t)counter->peak, (int64_t)counter->allocs);
 }
 
 static void summarize_kinds(FILE *out, const struct vt_device_stats *stats)
 {
-	char at_peak[32], peak[32];
-	for (int k = 0; k < VT_KIND_COUNT; k++) {
-		const struct vt_counter *kind = &stats->kinds[k];
-		if (kind->allocs == 0)
-			continue;
-		fprintf(out,
-			PREFIX "  %-12s %12s at the peak (own peak %s; %" PRIu64
-			       " allocation%s over the run)\n",
-			vt_kind_name((enum vt_kind)k),
-			human(vt_stats_at_peak(stats, kind), at_peak, sizeof(at_peak)),
-			human(kind->peak, peak, sizeof(peak)), kind->allocs,
-			kind->allocs == 1 ? "" : "s");
-	}
+	fprintf(out, PREFIX "  kinds at the peak:\n");
+	for (int k = 0; k < VT_KIND_COUNT; k++)
+		if (stats->kinds[k].allocs)
+			counter_row(out, vt_kind_name((enum vt_kind)k), stats, &stats->kinds[k]);
 }
 
 /* The report keeps VRAMTRACE_TOP (10,000) stacks; the summary names at
@@ -71,8 +66,8 @@ static void summarize_tags(FILE *out, const struct vt_report *report,
 		free(order);
 		return;
 	}
-	char at_peak[32], peak[32];
-	fprintf(out, PREFIX "  by tag at the peak:\n");
+	char at_peak[32];
+	fprintf(out, PREFIX "  tags at the peak:\n");
 	uint64_t rest = 0;
 	for (uint32_t i = 0; i < count; i++) {
 		const struct vt_counter *tag = &stats->tags.items[order[i]];
@@ -81,9 +76,7 @@ static void summarize_tags(FILE *out, const struct vt_report *report,
 			rest += bytes;
 			continue;
 		}
-		fprintf(out, PREFIX "    %-20s %12s %5.1f%%  (own peak %s)\n",
-			vt_tag_name(order[i]), human(bytes, at_peak, sizeof(at_peak)),
-			percent(bytes, stats->peak), human(tag->peak, peak, sizeof(peak)));
+		counter_row(out, vt_tag_name(order[i]), stats, tag);
 	}
 	if (count > summary_tags(report))
 		fprintf(out, PREFIX "    and %" PRIu32 " more tags, %s at the peak\n",
@@ -99,7 +92,7 @@ static void summarize_snapshot(FILE *out, const struct vt_oom_snapshot *snapshot
 	char size[32];
 	if (snapshot->tag_count == 0)
 		return;
-	fprintf(out, PREFIX "      live then by tag:");
+	fprintf(out, PREFIX "      live then:");
 	uint32_t shown = snapshot->tag_count < SNAPSHOT_TAGS ? snapshot->tag_count : SNAPSHOT_TAGS;
 	uint64_t rest = 0;
 	for (uint32_t i = 0; i < snapshot->tag_count; i++) {
@@ -123,21 +116,15 @@ static void summarize_failures(FILE *out, const struct vt_snapshot *snapshot,
 	if (stats->failures == 0)
 		return;
 	fprintf(out, PREFIX "  failed allocations: %" PRIu64 "\n", stats->failures);
-	char size[32], live[32];
 	for (unsigned i = 0; i < snapshot->failure_count; i++) {
 		const struct vt_failure *failure = &snapshot->failures[i];
 		if (failure->device != device)
 			continue;
-		const char *name = vt_cuda_error_name(failure->error);
-		char error[64];
-		if (name)
-			snprintf(error, sizeof(error), "%s (%d)", name, failure->error);
-		else
-			snprintf(error, sizeof(error), "error %d", failure->error);
-		fprintf(out, PREFIX "    %s requested by %s at %.3f s [%s]: %s, %s live\n",
-			human(failure->bytes, size, sizeof(size)), failure->api,
-			(double)failure->at_ns / 1e9, vt_tag_name(failure->tag), error,
-			human(failure->live_bytes, live, sizeof(live)));
+		vt_text_failure(out, PREFIX,
+				&(struct vt_text_failure){
+					failure->bytes, failure->api, vt_tag_name(failure->tag),
+					vt_cuda_error_name(failure->error), failure->error,
+					(int64_t)failure->at_ns, (int64_t)failure->live_bytes});
 		if (failure->snapshot)
 			summarize_snapshot(out, failure->snapshot, failure->live_bytes);
 	}
@@ -149,15 +136,11 @@ static void summarize_exit(FILE *out, const struct vt_report *report,
 			   const struct vt_device_stats *stats, int device,
 			   const struct vt_summary_rows *rows)
 {
-	char size[32], graph[32];
+	char size[32];
 	/* The graphs' reservation is one ledger entry, the driver's. */
 	uint64_t reserved = stats->kinds[VT_KIND_GRAPH].live, live = stats->live - reserved;
 	uint64_t count = stats->live_count - (reserved ? 1 : 0);
-	fprintf(out, PREFIX "  live at exit: %s in %" PRIu64 " allocation%s",
-		human(live, size, sizeof(size)), count, count == 1 ? "" : "s");
-	if (reserved)
-		fprintf(out, "; graph memory reserved, not trimmed: %s",
-			human(reserved, graph, sizeof(graph)));
+	vt_text_live_at_exit(out, PREFIX, (int64_t)live, (int64_t)count, (int64_t)reserved);
 	for (uint64_t i = 0; report->leaks && i < report->leaks->group_count; i++) {
 		const struct vt_leak *leak = &report->leaks->groups[i];
 		if (leak->device != device)
@@ -186,24 +169,16 @@ static void summarize_device_view(FILE *out, const struct vt_report *report,
 	const struct vt_device_view *view = report->views && device >= 0 && device < VT_VIEW_DEVICES
 						    ? &report->views[device]
 						    : NULL;
-	if (stats->contexts)
-		fprintf(out, PREFIX "  %" PRIu64 " context%s made on it\n", stats->contexts,
-			stats->contexts == 1 ? "" : "s");
+	vt_text_contexts(out, PREFIX, (int64_t)stats->contexts);
 	if (!view || !view->sampled)
 		return;
-	char used[32], unexplained[32], tracked[32];
-	uint64_t outside = view->used_at_best > view->tracked_at_best
-				   ? view->used_at_best - view->tracked_at_best
-				   : 0;
-	fprintf(out,
-		PREFIX "  device view: %s used %s, %s of it unexplained (no allocation call shows "
-		       "it: contexts, module images, other processes)\n",
-		human(view->used_at_best, used, sizeof(used)),
-		view->tracked_at_best == stats->peak ? "at the peak" : "at the reading nearest it",
-		human(outside, unexplained, sizeof(unexplained)));
-	if (view->tracked_at_best != stats->peak)
-		fprintf(out, PREFIX "    (read with %s tracked, not at the tracked peak)\n",
-			human(view->tracked_at_best, tracked, sizeof(tracked)));
+	/* The figures the report writes (report_schema.h's device_view). */
+	vt_text_device_view(
+		out, PREFIX,
+		&(struct vt_text_view){(int64_t)view->peak_used,
+				       (int64_t)view->used_at_best - (int64_t)view->tracked_at_best,
+				       (int64_t)view->tracked_at_best,
+				       view->tracked_at_best != stats->peak});
 }
 
 static void summarize(FILE *out, const struct vt_report *report, const char *what,
@@ -235,12 +210,7 @@ static void summarize_resources(FILE *out, const struct vt_cupti_view *cupti)
 			image_bytes += event->bytes;
 		}
 	}
-	char size[32];
-	fprintf(out,
-		PREFIX "CUPTI: %" PRIu64 " context%s created, %" PRIu64
-		       " module%s loaded (%s of images)\n",
-		contexts, contexts == 1 ? "" : "s", modules, modules == 1 ? "" : "s",
-		human(image_bytes, size, sizeof(size)));
+	vt_text_resources(out, PREFIX, (int64_t)contexts, (int64_t)modules, (int64_t)image_bytes);
 }
 
 void vt_report_write_summary(const struct vt_report *report, FILE *out)
@@ -252,14 +222,14 @@ void vt_report_write_summary(const struct vt_report *report, FILE *out)
 			continue;
 		const struct vt_device_info *info = &report->devices[d];
 		char what[320], capacity[32];
-		snprintf(what, sizeof(what), "device %d (%s, %s)", d,
+		snprintf(what, sizeof(what), "device %d: %s, %s", d,
 			 info->known && info->name[0] ? info->name : "unknown",
 			 human(info->capacity, capacity, sizeof(capacity)));
 		summarize(out, report, what, &snapshot->devices[d], d);
 		any = true;
 	}
 	if (snapshot->host.seen) {
-		summarize(out, report, "host (pinned)", &snapshot->host, VT_HOST_DEVICE);
+		summarize(out, report, "host (pinned memory)", &snapshot->host, VT_HOST_DEVICE);
 		any = true;
 	}
 	/* Say why nothing was: no driver answered, or it had no device. */

@@ -4,6 +4,6 @@
 #include "../../lib/report/report_schema.h"
 
 #define FIELD_NAME(key, type, value)   key
-#define SECTION(heading, prefix, list) @ heading prefix list(FIELD_NAME)
+#define SECTION(heading, prefix, list) @heading prefix list(FIELD_NAME)
 
 VT_SCHEMA_DOCUMENTED(SECTION)

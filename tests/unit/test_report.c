@@ -72,7 +72,8 @@ Test(report, a_snapshot_written_without_the_interposer)
 	FILE *summary = open_memstream(&text, &size);
 	vt_report_write_summary(&report, summary);
 	fclose(summary);
-	cr_assert(strstr(text, "device 0 (a GPU, 1.00 GiB): peak 96.00 MiB (100663296 bytes)"),
+	cr_assert(strstr(text, "vramtrace: device 0: a GPU, 1.00 GiB\n"
+			       "vramtrace:   peak 96.00 MiB (100663296 bytes)"),
 		  "%s", text);
 	free(text);
 	free(run.command);

@@ -1,0 +1,120 @@
+#include "text_lines.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "../core/size.h"
+
+static const char *plural(int64_t count)
+{
+	return count == 1 ? "" : "s";
+}
+
+static double percent(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+void vt_text_safe(FILE *out, const char *text)
+{
+	for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c++) {
+		if (*c == '\n')
+			fputs("\\n", out);
+		else if (*c == '\t')
+			fputs("\\t", out);
+		else if (*c < 0x20 || *c == 0x7f)
+			fprintf(out, "\\x%02x", *c);
+		else
+			fputc(*c, out);
+	}
+}
+
+const char *vt_text_size(int64_t bytes, char *buf, unsigned size)
+{
+	if (bytes >= 0 || size < 2) {
+		vt_size_format(bytes < 0 ? 0 : (uint64_t)bytes, buf, size);
+		return buf;
+	}
+	buf[0] = '-';
+	vt_size_format(-(uint64_t)bytes, buf + 1, size - 1);
+	return buf;
+}
+
+void vt_text_peak(FILE *out, const char *prefix, int64_t bytes, int64_t at_ns, const char *api)
+{
+	char size[32];
+	fprintf(out, "%s  peak %s (%" PRId64 " bytes)", prefix,
+		vt_text_size(bytes, size, sizeof(size)), bytes);
+	if (bytes)
+		fprintf(out, " at %.3f s by %s", (double)at_ns / 1e9, api ? api : "?");
+	fputc('\n', out);
+}
+
+void vt_text_counter_row(FILE *out, const char *prefix, const char *name, int64_t at_peak,
+			 int64_t owner_peak, int64_t own_peak, int64_t allocations)
+{
+	char at[32], own[32];
+	fprintf(out, "%s    ", prefix);
+	vt_text_safe(out, name);
+	int width = (int)strlen(name ? name : "");
+	fprintf(out, "%*s %12s %5.1f%%   own peak %s, %" PRId64 " allocation%s over the run\n",
+		width < 24 ? 24 - width : 0, "", vt_text_size(at_peak, at, sizeof(at)),
+		percent(at_peak, owner_peak), vt_text_size(own_peak, own, sizeof(own)), allocations,
+		plural(allocations));
+}
+
+void vt_text_contexts(FILE *out, const char *prefix, int64_t contexts)
+{
+	if (contexts)
+		fprintf(out, "%s  %" PRId64 " context%s made on it\n", prefix, contexts,
+			plural(contexts));
+}
+
+void vt_text_device_view(FILE *out, const char *prefix, const struct vt_text_view *view)
+{
+	char used[32], unexplained[32], tracked[32];
+	fprintf(out, "%s  device view: peak used %s, unexplained %s %s", prefix,
+		vt_text_size(view->peak_used, used, sizeof(used)),
+		view->away_from_peak ? "at the reading nearest the peak" : "at the peak",
+		vt_text_size(view->unexplained, unexplained, sizeof(unexplained)));
+	if (view->away_from_peak)
+		fprintf(out, " (read with %s tracked, not at the tracked peak)",
+			vt_text_size(view->tracked_at_sample, tracked, sizeof(tracked)));
+	fputs(" (no allocation call shows it: contexts, module images, other processes)\n", out);
+}
+
+void vt_text_failure(FILE *out, const char *prefix, const struct vt_text_failure *failure)
+{
+	char size[32], live[32];
+	vt_size_format(failure->bytes, size, sizeof(size));
+	fprintf(out, "%s    %s requested by %s [%s] at %.3f s: ", prefix, size,
+		failure->api ? failure->api : "?", failure->tag ? failure->tag : "untagged",
+		(double)failure->at_ns / 1e9);
+	if (failure->error_name)
+		fprintf(out, "%s (%" PRId64 ")", failure->error_name, failure->error);
+	else
+		fprintf(out, "error %" PRId64, failure->error);
+	fprintf(out, ", %s live\n", vt_text_size(failure->live_bytes, live, sizeof(live)));
+}
+
+void vt_text_live_at_exit(FILE *out, const char *prefix, int64_t live_bytes, int64_t live_count,
+			  int64_t graph_reserved)
+{
+	char size[32], graph[32];
+	fprintf(out, "%s  live at exit: %s in %" PRId64 " allocation%s", prefix,
+		vt_text_size(live_bytes, size, sizeof(size)), live_count, plural(live_count));
+	if (graph_reserved > 0)
+		fprintf(out, "; graph memory reserved, not trimmed: %s",
+			vt_text_size(graph_reserved, graph, sizeof(graph)));
+}
+
+void vt_text_resources(FILE *out, const char *prefix, int64_t contexts, int64_t modules,
+		       int64_t image_bytes)
+{
+	char size[32];
+	fprintf(out,
+		"%sCUPTI: %" PRId64 " context%s created, %" PRId64
+		" module%s loaded (%s of images)\n",
+		prefix, contexts, plural(contexts), modules, plural(modules),
+		vt_text_size(image_bytes, size, sizeof(size)));
+}
