@@ -8,11 +8,15 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "../core/sink.h"
 #include "../sources/call.h"
 #include "../sources/real.h"
+
+/* core/stack_switch.S: fn(arg) with the stack pointer at top. */
+void vt_stack_switch(void (*fn)(void *), void *arg, void *top);
 
 /* Every signal whose default action ends the process, but the real-time
  * ones, which follow from SIGRTMIN to SIGRTMAX. */
@@ -103,6 +107,82 @@ bool vt_signals_tracer_handles(int signal_number)
 	       current.sa_sigaction == handler;
 }
 
+/* The tracer's alternate stack of this thread, NULL when it has none. */
+static __thread __attribute__((tls_model("initial-exec"))) char *tracer_stack;
+#define ALTERNATE_STACK (256 * 1024)
+
+typedef int (*sigaltstack_fn)(const stack_t *, stack_t *);
+static _Atomic(sigaltstack_fn) real_sigaltstack;
+
+static int set_stack(const stack_t *stack, stack_t *old)
+{
+	sigaltstack_fn fn = atomic_load(&real_sigaltstack);
+	if (!fn) {
+		fn = (sigaltstack_fn)vt_real_next("sigaltstack");
+		atomic_store(&real_sigaltstack, fn);
+	}
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(stack, old);
+}
+
+static bool on_tracer_stack(uintptr_t at)
+{
+	uintptr_t base = (uintptr_t)tracer_stack;
+	return base && at >= base && at < base + ALTERNATE_STACK;
+}
+
+/* A handler of the program's with SA_ONSTACK: where the program set no
+ * alternate stack, the kernel would have run it on the interrupted stack,
+ * and so it runs there, never on the tracer's 256 KiB. */
+static struct sigaction onstack_action[NSIG];
+
+struct program_call {
+	int signal_number;
+	siginfo_t *info;
+	void *context;
+	struct sigaction action;
+};
+
+static void call_program(void *arg)
+{
+	struct program_call *call = arg;
+	if (call->action.sa_flags & SA_SIGINFO)
+		call->action.sa_sigaction(call->signal_number, call->info, call->context);
+	else
+		call->action.sa_handler(call->signal_number);
+}
+
+static uintptr_t interrupted_stack(const ucontext_t *context)
+{
+#if defined(__x86_64__)
+	return (uintptr_t)context->uc_mcontext.gregs[REG_RSP] - 128; /* past the red zone */
+#elif defined(__aarch64__)
+	return (uintptr_t)context->uc_mcontext.sp;
+#else
+	(void)context;
+	return 0;
+#endif
+}
+
+static void onstack_trampoline(int signal_number, siginfo_t *info, void *context)
+{
+	struct program_call call = {signal_number, info, context, onstack_action[signal_number]};
+	volatile char here;
+	uintptr_t top = interrupted_stack(context) & ~(uintptr_t)15;
+	if (on_tracer_stack((uintptr_t)&here) && top && !on_tracer_stack(top - 1))
+		vt_stack_switch(call_program, &call, (void *)top);
+	else
+		call_program(&call);
+}
+
+static bool is_trampoline(const struct sigaction *action)
+{
+	return (action->sa_flags & SA_SIGINFO) && action->sa_sigaction == onstack_trampoline;
+}
+
 static bool is_default(const struct sigaction *action)
 {
 	return !(action->sa_flags & SA_SIGINFO) && action->sa_handler == SIG_DFL;
@@ -145,16 +225,27 @@ static void install(int signal_number)
  * place (a crash reporter that restores the default and raises again is
  * reported too), and the program is shown what it set, never the tracer's
  * handler. */
+static bool is_handler(const struct sigaction *action)
+{
+	return (action->sa_flags & SA_SIGINFO) ||
+	       (action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN);
+}
+
 VT_EXPORT int sigaction(int signal_number, const struct sigaction *action, struct sigaction *old)
 {
-	bool tracked =
-		signal_number > 0 && signal_number < NSIG && atomic_load(&watched[signal_number]);
-	if (!tracked)
+	if (signal_number <= 0 || signal_number >= NSIG)
 		return set_action(signal_number, action, old);
+	bool tracked = atomic_load(&watched[signal_number]);
 	struct sigaction previous, ours;
 	const struct sigaction *setting = action;
-	if (action && is_default(action)) {
+	if (action && tracked && is_default(action)) {
 		tracer_action(signal_number, &ours);
+		setting = &ours;
+	} else if (action && (action->sa_flags & SA_ONSTACK) && is_handler(action)) {
+		onstack_action[signal_number] = *action;
+		ours = *action;
+		ours.sa_flags |= SA_SIGINFO;
+		ours.sa_sigaction = onstack_trampoline;
 		setting = &ours;
 	}
 	struct sigaction was_shown = shown[signal_number];
@@ -163,7 +254,22 @@ VT_EXPORT int sigaction(int signal_number, const struct sigaction *action, struc
 	if (action)
 		shown[signal_number] = *action;
 	if (old)
-		*old = is_tracers(&previous) ? was_shown : previous;
+		*old = is_tracers(&previous) || is_trampoline(&previous) ? was_shown : previous;
+	return 0;
+}
+
+/* The tracer's alternate stack is shown as none: the program sees the
+ * stack it set, or that it set none. */
+VT_EXPORT int sigaltstack(const stack_t *stack, stack_t *old)
+{
+	stack_t previous;
+	if (set_stack(stack, &previous) != 0)
+		return -1;
+	if (old) {
+		bool tracers = on_tracer_stack((uintptr_t)previous.ss_sp) &&
+			       !(previous.ss_flags & SS_DISABLE);
+		*old = tracers ? (stack_t){.ss_flags = SS_DISABLE} : previous;
+	}
 	return 0;
 }
 
@@ -193,8 +299,6 @@ void vt_signals_install(void)
  * overflow: mapped without reserve (untouched pages cost nothing), with a
  * guard page below it so that running past its end faults rather than
  * writes over whatever lies beneath. */
-#define ALTERNATE_STACK (256 * 1024)
-
 static pthread_key_t stack_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static bool have_key;
@@ -211,13 +315,14 @@ static void release_stack(void *memory)
 {
 	stack_t current;
 	size_t guard = guard_size();
-	if (sigaltstack(NULL, &current) != 0 || (current.ss_flags & SS_ONSTACK))
+	if (set_stack(NULL, &current) != 0 || (current.ss_flags & SS_ONSTACK))
 		return;
 	if (current.ss_sp == (char *)memory + guard) {
 		stack_t off = {.ss_flags = SS_DISABLE};
-		if (sigaltstack(&off, NULL) != 0)
+		if (set_stack(&off, NULL) != 0)
 			return;
 	}
+	tracer_stack = NULL;
 	munmap(memory, guard + ALTERNATE_STACK);
 }
 
@@ -229,7 +334,7 @@ static void make_key(void)
 void vt_signals_prepare_thread(void)
 {
 	stack_t current;
-	if (sigaltstack(NULL, &current) != 0 || !(current.ss_flags & SS_DISABLE))
+	if (set_stack(NULL, &current) != 0 || !(current.ss_flags & SS_DISABLE))
 		return; /* the thread has one: the program's, or ours */
 	int saved_errno = errno;
 	size_t guard = guard_size();
@@ -241,11 +346,13 @@ void vt_signals_prepare_thread(void)
 	}
 	pthread_once(&key_once, make_key);
 	stack_t stack = {.ss_sp = memory + guard, .ss_size = ALTERNATE_STACK, .ss_flags = 0};
-	if (!have_key || mprotect(memory, guard, PROT_NONE) != 0 ||
-	    sigaltstack(&stack, NULL) != 0 || pthread_setspecific(stack_key, memory) != 0) {
+	if (!have_key || mprotect(memory, guard, PROT_NONE) != 0 || set_stack(&stack, NULL) != 0 ||
+	    pthread_setspecific(stack_key, memory) != 0) {
 		stack_t off = {.ss_flags = SS_DISABLE};
-		sigaltstack(&off, NULL);
+		set_stack(&off, NULL);
 		munmap(memory, guard + ALTERNATE_STACK);
+	} else {
+		tracer_stack = memory + guard;
 	}
 	errno = saved_errno;
 }

@@ -68,6 +68,23 @@ Test(signals, the_programs_handlers_run_on_the_stack_it_asked_for, .timeout = 60
 	same_with_a_report("stacks", "onstack", NULL, "exit 0", 64 * MiB);
 }
 
+/* SA_ONSTACK with no alternate stack of the program's: the kernel runs the
+ * handler on the thread's stack, and sigaltstack says there is none. The
+ * tracer's own 256 KiB stack (for its report after a stack overflow) must
+ * stay invisible: neither shown nor used for the program's handlers. */
+Test(signals, sa_onstack_without_an_alternate_stack_runs_on_the_threads_stack, .timeout = 60)
+{
+	struct traced_run run;
+	run_signals(&run, true, "stacks", "onstack_unset", NULL);
+	char expected[2048] = "alternate stack: none\n";
+	strcat(expected, repeat("on the thread's stack", "onstack_unset", 10));
+	cr_assert_eq(run.status, 0, "the 1 MiB frame overflowed the tracer's stack: %d: %s",
+		     run.status, run.err);
+	cr_assert_str_eq(run.out, expected);
+	traced_run_free(&run);
+	same_with_a_report("stacks", "onstack_unset", NULL, "exit 0", 64 * MiB);
+}
+
 /* The timer's handler lands inside the tracer (its locks, malloc) and the
  * driver call, a thousand times; each child ends by _exit or by exit. */
 Test(signals, a_thousand_forks_from_a_timer_handler_complete, .timeout = 240)

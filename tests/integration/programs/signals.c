@@ -67,20 +67,30 @@ static void on(int signal_number, void (*handler)(int), int flags)
 
 /* Where the program's handlers run: "plain", without SA_ONSTACK, with a
  * 1 MiB frame; "onstack", with SA_ONSTACK and an alternate stack of its
- * own. Installed before CUDA is first used, and again after. */
+ * own; "onstack_unset", with SA_ONSTACK and a 1 MiB frame but no
+ * alternate stack (the kernel runs it on the thread's stack, as for Go,
+ * Java and Rust runtimes that set the flag on every handler). Installed
+ * before CUDA is first used, and again after. */
 static int handler_stacks(const char *how)
 {
 	volatile char anchor;
 	main_stack = (uintptr_t)&anchor;
 	bool onstack = strcmp(how, "onstack") == 0;
+	bool unset = strcmp(how, "onstack_unset") == 0;
 	if (onstack) {
 		stack_t stack = {.ss_sp = own_stack, .ss_size = sizeof(own_stack)};
 		sigaltstack(&stack, NULL);
 	}
-	on(SIGUSR1, onstack ? small_handler : big_frame_handler, onstack ? SA_ONSTACK : 0);
+	int flags = onstack || unset ? SA_ONSTACK : 0;
+	on(SIGUSR1, onstack ? small_handler : big_frame_handler, flags);
 	if (hold())
 		return 1;
-	on(SIGUSR2, onstack ? small_handler : big_frame_handler, onstack ? SA_ONSTACK : 0);
+	on(SIGUSR2, onstack ? small_handler : big_frame_handler, flags);
+	if (unset) {
+		stack_t current;
+		sigaltstack(NULL, &current);
+		printf("alternate stack: %s\n", current.ss_flags & SS_DISABLE ? "none" : "one");
+	}
 	for (int i = 0; i < 10; i++) {
 		atomic_store(&where, 0);
 		raise(i % 2 ? SIGUSR2 : SIGUSR1);
