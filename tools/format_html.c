@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "formats.h"
-#include "../lib/core/plumbing.h"
+#include "format_html_stacks.h"
 #include "html_assets.h"
 
 void vt_html_begin(FILE *out)
@@ -45,39 +45,11 @@ void vt_html_data(FILE *out, json_t *data)
 	free(text);
 }
 
-/* Marks each frame object the C side hides (core/plumbing.h), so that the
- * page hides exactly what the summary hides, and shows it on request. */
-static void mark_frame(json_t *frame)
-{
-	if (!json_is_object(frame))
-		return;
-	const char *module = json_string_value(json_object_get(frame, "module"));
-	const char *function = json_string_value(json_object_get(frame, "function"));
-	if (vt_plumbing_frame(module ? module : "", function))
-		json_object_set_new(frame, "plumbing", json_true());
-}
-
-static void mark_plumbing(json_t *document)
-{
-	size_t i, j;
-	json_t *frame, *stack;
-	json_array_foreach (json_object_get(document, "frames"), i, frame)
-		mark_frame(frame);
-	json_array_foreach (json_object_get(document, "stack_frames"), i, stack)
-		json_array_foreach (json_object_get(stack, "frames"), j, frame)
-			mark_frame(frame);
-}
-
-static void prepare(json_t *document)
-{
-	mark_plumbing(document);
-}
-
 void vt_html_body(const struct vt_report *report, const struct vt_format_options *options,
 		  FILE *out)
 {
 	json_t *shown = vt_selected_document(report, options);
-	prepare(shown);
+	vt_html_stack_views(report, shown, &options->view);
 	char title[160] = "";
 	if (options->rank)
 		snprintf(title, sizeof(title), "rank %s", options->rank);

@@ -246,40 +246,6 @@ static void failures(const struct text *t, const struct vt_owner *owner)
 	}
 }
 
-/* Leaks at one place with one tag are one row, as stacks are: rows[i]
- * is the first leak of its row, with the row's bytes and allocations. */
-struct leak_row {
-	const struct vt_leak *first;
-	int64_t bytes, allocations;
-};
-
-static size_t leak_rows(const struct text *t, const struct vt_owner *owner, struct leak_row *rows)
-{
-	json_t *positions = json_object();
-	size_t count = 0;
-	char key[8192];
-	for (size_t i = 0; positions && i < owner->leak_count; i++) {
-		const struct vt_leak *leak = &owner->leaks[i];
-		int used = snprintf(key, sizeof(key), "%s\n", leak->tag ? leak->tag : "");
-		if (leak->stack.has)
-			vt_stack_place(t->report, leak->stack.value, key + used,
-				       sizeof(key) - used);
-		else
-			snprintf(key + used, sizeof(key) - used, "(no stack)");
-		json_t *position = json_object_get(positions, key);
-		struct leak_row *row =
-			position ? &rows[json_integer_value(position)] : &rows[count];
-		if (!position) {
-			*row = (struct leak_row){leak, 0, 0};
-			json_object_set_new(positions, key, json_integer((json_int_t)count++));
-		}
-		row->bytes += leak->bytes;
-		row->allocations += leak->count;
-	}
-	json_decref(positions);
-	return count;
-}
-
 static void leaks(const struct text *t, const struct vt_owner *owner)
 {
 	char size[32];
@@ -293,14 +259,14 @@ static void leaks(const struct text *t, const struct vt_owner *owner)
 	vt_text_live_at_exit(t->out, "", owner->live_at_exit_bytes - reserved, live_count,
 			     reserved);
 	fputc('\n', t->out);
-	struct leak_row *rows = malloc((owner->leak_count ? owner->leak_count : 1) * sizeof(*rows));
-	size_t count = rows ? leak_rows(t, owner, rows) : 0;
+	struct vt_leak_group *rows;
+	size_t count = vt_leak_groups(t->report, owner, &rows);
 	struct vt_stack_group *groups;
 	size_t group_count = vt_stack_groups(t->report, owner, &groups);
 	if (group_count > (size_t)t->options->top)
 		group_count = (size_t)t->options->top; /* only the listed ones */
 	for (size_t i = 0; i < count && (long)i < t->options->top; i++) {
-		const struct leak_row *row = &rows[i];
+		const struct vt_leak_group *row = &rows[i];
 		fprintf(t->out, "    %s in %" PRId64 " allocation%s [%s]",
 			vt_human(row->bytes, size, sizeof(size)), row->allocations,
 			plural(row->allocations), row->first->tag);

@@ -155,6 +155,32 @@ void vt_stack_print(FILE *out, const struct vt_report *report, int64_t id, const
 			plural(picked.left));
 }
 
+void vt_stack_picks(const struct vt_report *report, int64_t id,
+		    const struct vt_view_options *options, struct vt_stack_picks *out)
+{
+	const struct vt_stack_frames *stack = vt_report_stack(report, id);
+	const struct vt_frame *shown[MAX_SHOWN];
+	size_t position[MAX_SHOWN], count = 0;
+	*out = (struct vt_stack_picks){0};
+	for (size_t i = 0; stack && i < stack->count && count < MAX_SHOWN; i++) {
+		if (vt_frame_is_plumbing(stack->frames[i]))
+			continue;
+		position[count] = i;
+		shown[count++] = stack->frames[i];
+	}
+	if (!count)
+		return;
+	struct picked picked;
+	pick(shown, count, options, &picked);
+	for (size_t p = 0; p < picked.count; p++)
+		out->index[out->count++] = position[picked.index[p]];
+	out->left = picked.left;
+	out->folded = picked.brief.lead;
+	if (picked.brief.lead)
+		snprintf(out->via, sizeof(out->via), "via %s, %zu frame%s", picked.brief.via,
+			 picked.brief.lead, plural(picked.brief.lead));
+}
+
 static void append(char *out, size_t size, size_t *used, const char *text)
 {
 	int wrote = snprintf(out + *used, size - *used, "%s", text);
@@ -219,10 +245,17 @@ static void add_member(struct vt_stack_group *group, const struct vt_stack_row *
 	group->sum.allocations += c->allocations;
 	group->sum.frees += c->frees;
 	group->sum.bytes_allocated += c->bytes_allocated;
-	if (c->peak_bytes > group->peak_low)
-		group->peak_low = c->peak_bytes;
-	if (group->sum.at_peak_bytes > group->peak_low)
-		group->peak_low = group->sum.at_peak_bytes;
+	/* The group held at least each member's own peak, its bytes at the
+	 * device's peak and its bytes at exit (or at the dump) together: when
+	 * every member holds its own peak at one of those moments (stacks
+	 * whose allocations stay until exit), the bounds meet. */
+	int64_t low = c->peak_bytes;
+	if (group->sum.at_peak_bytes > low)
+		low = group->sum.at_peak_bytes;
+	if (group->sum.live_at_exit_bytes > low)
+		low = group->sum.live_at_exit_bytes;
+	if (low > group->peak_low)
+		group->peak_low = low;
 }
 
 static int by_bytes(const void *x, const void *y)
@@ -265,6 +298,40 @@ size_t vt_stack_groups(const struct vt_report *report, const struct vt_owner *ow
 	}
 	qsort(groups, count, sizeof(*groups), by_bytes);
 	*out = groups;
+	return count;
+}
+
+size_t vt_leak_groups(const struct vt_report *report, const struct vt_owner *owner,
+		      struct vt_leak_group **out)
+{
+	struct vt_leak_group *rows =
+		malloc((owner->leak_count ? owner->leak_count : 1) * sizeof(*rows));
+	json_t *positions = json_object();
+	size_t count = 0;
+	char key[8192];
+	for (size_t i = 0; rows && positions && i < owner->leak_count; i++) {
+		const struct vt_leak *leak = &owner->leaks[i];
+		int used = snprintf(key, sizeof(key), "%s\n", leak->tag ? leak->tag : "");
+		if (leak->stack.has)
+			vt_stack_place(report, leak->stack.value, key + used, sizeof(key) - used);
+		else
+			snprintf(key + used, sizeof(key) - used, "(no stack)");
+		json_t *position = json_object_get(positions, key);
+		struct vt_leak_group *row =
+			position ? &rows[json_integer_value(position)] : &rows[count];
+		if (!position) {
+			*row = (struct vt_leak_group){leak, 0, 0};
+			json_object_set_new(positions, key, json_integer((json_int_t)count++));
+		}
+		row->bytes += leak->bytes;
+		row->allocations += leak->count;
+	}
+	json_decref(positions);
+	if (!count) {
+		free(rows);
+		rows = NULL;
+	}
+	*out = rows;
 	return count;
 }
 

@@ -48,6 +48,19 @@ const char *vt_stack_line(const struct vt_report *report, int64_t id,
 			  const struct vt_view_options *options, size_t width, char *out,
 			  size_t size);
 
+/* What a brief view shows, for a page that draws the stack itself: the
+ * picked frames as indices into the stack's own frames (plumbing
+ * included), how many shown frames it folded before the first and left
+ * after the last, and the fold's words ("via numba, 14 frames", "" when
+ * none). */
+struct vt_stack_picks {
+	size_t index[64];
+	size_t count, folded, left;
+	char via[200];
+};
+void vt_stack_picks(const struct vt_report *report, int64_t id,
+		    const struct vt_view_options *options, struct vt_stack_picks *out);
+
 /* One row of a listing: the stacks at one place with one tag. */
 struct vt_stack_group {
 	int64_t id;      /* the member with the most bytes at the peak */
@@ -55,9 +68,10 @@ struct vt_stack_group {
 	size_t members;
 	struct vt_counters sum; /* members' figures added; peak_bytes: the most the
 				   group can have held at once (their own peaks added) */
-	int64_t peak_low;       /* the least it held at its own high point: the larger of
-				   a member's own peak and the group's bytes at the
-				   device's peak; equal to sum.peak_bytes when exact */
+	int64_t peak_low;       /* the least it held at its own high point: the largest
+				   of a member's own peak, the group's bytes at the
+				   device's peak and its bytes at exit; equal to
+				   sum.peak_bytes when exact */
 };
 
 /* The owner's listed stacks as groups, most bytes at the peak first (then
@@ -85,3 +99,14 @@ void vt_stack_rest(const struct vt_owner *owner, struct vt_stack_rest *out);
 /* "4,076 more stacks, 128.75 GiB" (and "; 1.00 MiB with no stack"), into
  * buf; "" when nothing is left out. */
 const char *vt_stack_rest_text(const struct vt_stack_rest *rest, char *buf, size_t size);
+
+/* Leaks at one place with one tag are one row, as stacks are: first is
+ * the row's first leak, with the row's bytes and allocations added. */
+struct vt_leak_group {
+	const struct vt_leak *first;
+	int64_t bytes, allocations;
+};
+/* The owner's leaks as rows, in the report's order; *out is the caller's
+ * to free. Returns how many, 0 (and *out NULL) for none or out of memory. */
+size_t vt_leak_groups(const struct vt_report *report, const struct vt_owner *owner,
+		      struct vt_leak_group **out);

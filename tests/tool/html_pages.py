@@ -408,6 +408,67 @@ def remainder_page(driver):
           f"top20: the flame graph's root is the peak, the remainder {rest} bytes")
 
 
+ROWS = """
+const table = [...document.querySelectorAll('section.owner > .table-box table.sortable')]
+    .find(t => (t.caption || {}).textContent.startsWith('by place'));
+return [...table.querySelectorAll('tbody tr')].map(tr => [...tr.cells].map(td => td.innerText));"""
+
+
+def places_page(driver):
+    """A function inlined into main, and two calls on one line: the table
+    has one row per place, the inline chain named with its caller, the
+    whole stack a click away; the flame graph has the inlined function as
+    a cell of its own under main, and the line's two stacks as one cell;
+    rows and flame add up to the peak. At 1400 and 800 px."""
+    lines = dict(item.split("=") for item in
+                 open(os.path.join(out, "inlined.lines")).read().split()[1:])
+    weights, call, pair = lines["weights_line"], lines["call_line"], lines["pair_line"]
+    source = os.path.join(out, "inlined.json")
+    report = json.load(open(source))
+    peak = report["devices"][0]["peak"]["bytes"]
+    page = os.path.join(out, "places.html")
+    vramtrace("report", source, "--format", "html", "-o", page)
+    driver.set_window_size(1400, 1600)
+    load(driver, page, "places-1400")
+    rows = driver.execute_script(ROWS)
+    check(rows == [["1", f"load_weights (inlined.c:{weights})\ninlined in main (inlined.c:{call})",
+                    "untagged", "64.00 MiB", "64.00 MiB", "1", "1"],
+                   ["2", f"main (inlined.c:{pair})", "untagged", "8.00 MiB", "8.00 MiB", "2", "2"]],
+          f"places: one row per place, the inline chain with its caller ({rows})")
+    data = json.loads(driver.execute_script(
+        "return document.querySelector('script.vt-data').textContent"))
+    listed = sum(g["at_peak_bytes"] for g in data["report"]["devices"][0]["stack_groups"])
+    check(peak == 75497472 and listed == peak and not driver.find_elements(By.CSS_SELECTOR, "tfoot"),
+          f"places: the rows add up to the peak ({listed} of {peak}), no remainder")
+    cells = driver.execute_script(
+        "const v = {}; for (const r of document.querySelectorAll('svg.flame rect'))"
+        " v[r.__node.name] = [r.__node.value, r.classList.contains('inlined'),"
+        " r.__node.parent ? r.__node.parent.name : null]; return v;")
+    check(cells.get(f"load_weights (inlined.c:{weights}) [inlined]")
+          == [64 << 20, True, f"main (inlined.c:{call})"]
+          and cells.get(f"main (inlined.c:{pair})") == [8 << 20, False, "[untagged]"]
+          and cells.get("all of the peak", [0])[0] == peak,
+          f"places: the flame graph's inlined cell under its caller, one cell for the line ({cells})")
+    driver.execute_script(
+        "const rows = [...document.querySelectorAll('table.sortable')].find(t => (t.caption || {})"
+        ".textContent.startsWith('by place')).querySelectorAll('tbody tr');"
+        "rows[0].querySelector('summary').click();")
+    time.sleep(0.2)
+    whole = driver.execute_script(
+        "const d = document.querySelector('details.where[open] ol.stack');"
+        " return d ? [...d.children].map(li => li.textContent) : null;")
+    frames = next(s for s in report["stack_frames"] if s["id"] == 1)["frames"]
+    lead = whole.index(f"\u2190 load_weights (inlined.c:{weights})") if whole else -1
+    check(whole and len(whole) == len(frames) and lead > 0
+          and whole[lead + 1] == f"inlined in main (inlined.c:{call})"
+          and whole[0].endswith("[plumbing]"),
+          f"places: a click shows the whole stack, every frame ({whole})")
+    driver.save_screenshot(os.path.join(out, "places-1400-open.png"))
+    driver.set_window_size(1200, 1600)
+    narrow(driver, page, "places")
+
+
+
 def python_library_page(driver):
     """A Python program allocating through a library: the where column leads
     with the program's own line and names what it passed through."""
@@ -428,7 +489,7 @@ def python_library_page(driver):
     load(driver, page, "python")
     where = driver.execute_script(
         "for (const row of document.querySelectorAll('section.owner > .table-box table.sortable tbody tr'))"
-        " if (row.cells.length > 2 && row.cells[0].textContent === '2') return row.cells[1].innerText;")
+        " if (row.cells.length > 2 && row.cells[1].innerText.includes('alloc.py')) return row.cells[1].innerText;")
     check(where and where.startswith("load_weights (alloc.py:5)") and "via numba, 2 frames" in where,
           f"python: the program's own line first, the library folded ({where!r})")
 
@@ -469,6 +530,7 @@ try:
     hostile_pages(driver)
     empty_pages(driver)
     remainder_page(driver)
+    places_page(driver)
     python_library_page(driver)
     themes(driver)
     if big:

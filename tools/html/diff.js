@@ -93,6 +93,12 @@ function diffTimelines(a, b) {
 	return el('div', {}, [box, el('p', {'class': 'legend'}, [swatch(PALETTE[0], 'A (solid)'), swatch(PALETTE[1], 'B (dashed)', true)])]);
 }
 
+function placeNode(row) {
+	const node = ellipsis(row.label || row.key, 'wide');
+	node.title = row.key.split(' < ').join('\n');
+	return node;
+}
+
 function renderDiff(data, container) {
 	const label = report => Object.entries((report.run || {}).labels || {}).map(([k, v]) => k + '=' + v).join(', ');
 	container.append(el('table', {'class': 'meta'}, [
@@ -106,11 +112,13 @@ function renderDiff(data, container) {
 	container.append(el('h2', {text: 'device memory over time'}), diffTimelines(data.a, data.b));
 	container.append(bars(rows('tag'), 'by tag (bytes at the peak), A against B'));
 	container.append(bars(rows('kind'), 'by kind (bytes at the peak), A against B'));
-	const stacks = rows('stack').map(r => [r.key, r.a_bytes, r.b_bytes, r.b_bytes - r.a_bytes]).sort((x, y) => y[3] - x[3]);
+	/* A row is a place: shown by its brief line (the program's own line
+	 * first, inline chains), the whole place on hover. */
+	const stacks = rows('stack').map(r => [r, r.a_bytes, r.b_bytes, r.b_bytes - r.a_bytes]).sort((x, y) => y[3] - x[3]);
 	const hidden = (sections.stack || {}).hidden, rest = (sections.stack || {}).rest;
 	const footer = rest ? [count(rest.count) + ' more stacks that changed less (vramtrace diff --format json lists them)',
 		human(rest.a_bytes), human(rest.b_bytes), signed(rest.b_bytes - rest.a_bytes)] : null;
-	container.append(el('h3', {text: 'stacks ranked by growth'}), sortableTable([{name: 'stack', render: key => ellipsis(key, 'wide')},
+	container.append(el('h3', {text: 'stacks ranked by growth'}), sortableTable([{name: 'stack', render: row => placeNode(row), key: row => row.label || row.key},
 		{name: 'A', numeric: true, bytes: true}, {name: 'B', numeric: true, bytes: true},
 		{name: 'growth', numeric: true, signed: true}], stacks, null, footer));
 	if (hidden) container.append(el('p', {'class': 'note', text: hidden + ' stacks changed by less than the least delta shown (' +

@@ -1,30 +1,30 @@
 /* ---- the flame graph of the peak (an icicle: the root on top) ----
- * Its root is the whole peak: under each tag, the listed stacks and, for
- * what they do not cover, an explicit "[other stacks, not listed]" block,
+ * Its root is the whole peak: under each tag, the listed rows (one per
+ * place) and, for what they do not cover, an explicit "[other stacks, not listed]" block,
  * so widths and searches are shares of the peak itself. */
 const FLAME_COLORS = {root: 'var(--flame-root)', tag: 'var(--flame-tag)', python: 'var(--flame-python)',
 	native: 'var(--flame-native)', rest: 'var(--flame-rest)'};
 const ROW = 18;
 
-function treeNode(name, kind, parent) {
-	return {name, kind, value: 0, children: new Map(), parent};
+function treeNode(name, kind, parent, inlined) {
+	return {name, kind, value: 0, children: new Map(), parent, inlined: !!inlined};
 }
 function addPath(root, path, bytes) {
 	let node = root;
 	node.value += bytes;
 	for (const step of path) {
 		let child = node.children.get(step.name);
-		if (!child) { child = treeNode(step.name, step.kind, node); node.children.set(step.name, child); }
+		if (!child) { child = treeNode(step.name, step.kind, node, step.inlined); node.children.set(step.name, child); }
 		child.value += bytes;
 		node = child;
 	}
 }
-/* What the listed stacks leave out, per tag: the tag's bytes at the peak
- * less its listed stacks' (the folded format's "[other stacks]"). */
+/* What the listed rows leave out, per tag: the tag's bytes at the peak
+ * less its rows' (the folded format's "[other stacks]"). */
 function remainders(owner) {
 	const listed = new Map();
-	for (const stack of owner.stacks || [])
-		listed.set(stack.tag, (listed.get(stack.tag) || 0) + Math.max(0, stack.at_peak_bytes));
+	for (const group of owner.stack_groups || [])
+		listed.set(group.tag, (listed.get(group.tag) || 0) + Math.max(0, group.at_peak_bytes));
 	const rest = [];
 	for (const tag of owner.tags || []) {
 		const bytes = tag.at_peak_bytes - (listed.get(tag.tag) || 0);
@@ -32,16 +32,22 @@ function remainders(owner) {
 	}
 	return rest;
 }
-function buildTree(report, owner, more) {
+/* One path per row (the stacks at one place with one tag), its frames
+ * from the outermost; an inlined function is a cell of its own, marked,
+ * under the caller it was compiled into. */
+function buildTree(report, owner) {
 	const root = treeNode('all of the peak', 'root', null);
-	for (const stack of owner.stacks || []) {
-		if (stack.at_peak_bytes <= 0) continue;
-		const frames = shownFrames(report, stack.id).slice().reverse();
-		addPath(root, [{name: '[' + stack.tag + ']', kind: 'tag'}].concat(frames.map(f =>
-			({name: frameLabel(f), kind: f.python ? 'python' : 'native'}))), stack.at_peak_bytes);
+	for (const group of owner.stack_groups || []) {
+		if (group.at_peak_bytes <= 0) continue;
+		const frames = shownFrames(report, group.id).slice().reverse();
+		addPath(root, [{name: '[' + group.tag + ']', kind: 'tag'}].concat(frames.map(f =>
+			({name: frameLabel(f) + (f.inlined ? ' [inlined]' : ''), kind: f.python ? 'python' : 'native', inlined: f.inlined}))),
+		group.at_peak_bytes);
 	}
-	const rest = remainders(owner);
-	const name = rest.length === 1 && more ? '[' + count(more) + ' more stacks, not listed]' : '[other stacks, not listed]';
+	const rest = remainders(owner), left = owner.stack_rest || {};
+	const name = rest.length === 1 && left.stacks > 0 && !(left.no_stack_bytes > 0)
+		? '[' + count(left.stacks) + (left.stacks === 1 ? ' more stack' : ' more stacks') + ', not listed]'
+		: '[other stacks, not listed]';
 	for (const {tag, bytes} of rest)
 		addPath(root, [{name: '[' + tag + ']', kind: 'tag'}, {name, kind: 'rest'}], bytes);
 	return root;
@@ -67,6 +73,7 @@ function flame(report, owner) {
 	function rect(node, x, w, row, faded) {
 		const r = svg('rect', {x, y: row * ROW, width: w, height: ROW - 1, fill: FLAME_COLORS[node.kind]}, chart);
 		if (faded) r.setAttribute('opacity', 0.6);
+		if (node.inlined) r.setAttribute('class', 'inlined');
 		r.__node = node;
 		if (w >= 3) { r.setAttribute('tabindex', 0); r.setAttribute('aria-label', node.name + ': ' + share(node)); }
 		const chars = Math.floor((w - 6) / 6.5);
@@ -117,13 +124,14 @@ function flame(report, owner) {
 	});
 	chart.addEventListener('mousemove', event => {
 		const node = event.target.__node;
-		if (node) showTip(event, [node.name, share(node)]); else hideTip();
+		if (node) showTip(event, [node.name, share(node)].concat(node.inlined && node.parent ? ['inlined in ' + node.parent.name] : []));
+		else hideTip();
 	});
 	chart.addEventListener('mouseleave', hideTip);
 	reset.addEventListener('click', () => { if (root) { focus = root; draw(); } });
 	search.addEventListener('input', () => { if (root) highlight(); });
 	responsive(chartBox, w => {
-		if (!root) focus = root = buildTree(report, owner, unlisted(report, owner).more);
+		if (!root) focus = root = buildTree(report, owner);
 		width = w;
 		draw();
 	});

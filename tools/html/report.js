@@ -16,25 +16,44 @@ function whereColumn(report) {
 	return {name: 'where', render: id => id === null || id === undefined ? '' : stackNode(report, id),
 		key: id => id === null || id === undefined ? '' : stackKey(report, id)};
 }
-/* Stacks the report does not list: how many, when the report says, and
- * the bytes they hold at the peak. */
-function unlisted(report, owner) {
-	const rest = remainders(owner).reduce((s, r) => s + r.bytes, 0);
-	const owners = (report.devices || []).concat(report.host ? [report.host] : []).filter(o => (o.stacks || []).length);
-	const ids = new Set();
-	owners.forEach(o => o.stacks.forEach(s => ids.add(s.id)));
-	const distinct = (report.tracer || {}).distinct_stacks;
-	const more = owners.length <= 1 && distinct > ids.size ? distinct - ids.size : null;
-	return {bytes: rest, more};
+/* A row's own peak: exact, or bounds where its stacks' high points need
+ * not have coincided (stack_view.h). */
+function ownPeak(group) {
+	return {low: group.peak_low_bytes === undefined ? group.peak_bytes : group.peak_low_bytes, high: group.peak_bytes};
 }
+function ownPeakText(peak) {
+	return peak.low === peak.high ? human(peak.high) : human(peak.low) + ' to ' + human(peak.high);
+}
+/* What the rows leave out of the peak, as the text says it. */
+function restRows(owner, columns) {
+	const rest = owner.stack_rest || {}, rows = [];
+	const blank = () => columns.map(() => '');
+	if (rest.bytes > 0 || rest.stacks > 0) {
+		const row = blank();
+		row[1] = (rest.stacks === null || rest.stacks === undefined ? 'the other stacks'
+			: count(rest.stacks) + (rest.stacks === 1 ? ' more stack' : ' more stacks')) + ', not listed';
+		row[3] = human(rest.bytes);
+		rows.push(row);
+	}
+	if (rest.no_stack_bytes > 0) {
+		const row = blank();
+		row[1] = 'allocated with no stack';
+		row[3] = human(rest.no_stack_bytes);
+		rows.push(row);
+	}
+	return rows;
+}
+/* One row per place and tag: the stacks whose shown frames are the same,
+ * their figures combined; ranked as the text ranks them. */
 function stackTable(report, owner) {
-	const rows = (owner.stacks || []).map(s => [s.id, s.id, s.tag, s.at_peak_bytes, s.peak_bytes, s.allocations]);
-	const rest = unlisted(report, owner);
-	const footer = rest.bytes > 0 ? ['', (rest.more !== null ? count(rest.more) + ' more stacks' : 'the other stacks') +
-		', not listed', '', human(rest.bytes), '', ''] : null;
-	return sortableTable([{name: 'stack', numeric: true}, whereColumn(report), {name: 'tag'},
-		{name: 'at the peak', numeric: true, bytes: true}, {name: 'own peak', numeric: true, bytes: true},
-		{name: 'allocations', numeric: true}], rows, 'by stack', footer);
+	const rows = (owner.stack_groups || []).map(g => [g.rank, g.id, g.tag, g.at_peak_bytes, ownPeak(g),
+		g.allocations, g.stacks]);
+	const columns = [{name: '#', numeric: true}, whereColumn(report), {name: 'tag'},
+		{name: 'at the peak', numeric: true, bytes: true},
+		{name: 'own peak', numeric: true, render: ownPeakText, key: peak => peak.high},
+		{name: 'allocations', numeric: true}, {name: 'stacks', numeric: true}];
+	const footer = restRows(owner, columns);
+	return sortableTable(columns, rows, 'by place (stacks at the same lines are one row)', footer.length ? footer : null);
 }
 
 /* What was live at a moment the timeline pins: the interval's split by tag
@@ -89,10 +108,12 @@ function owner(report, item, name, budget, host) {
 		section.append(el('h3', {'class': 'fail', text: 'failed allocations'}),
 			sortableTable([{name: 'requested', numeric: true, bytes: true}, {name: 'call'}, {name: 'error'},
 				{name: 'when'}, {name: 'live then', numeric: true, bytes: true}, {name: 'what was live (out-of-memory snapshot)'}], failures));
-	const leaks = (item.leaks || []).map(l => [l.bytes, l.count, l.tag, l.stack]);
+	/* Leaks at one place with one tag are one row, as stacks are. */
+	const leaks = (item.leak_groups || []).map(l => [l.bytes, l.count, l.tag, l.rank === null ? '' : l.rank, l.stack]);
 	if (leaks.length)
 		section.append(el('h3', {text: 'live at exit'}),
-			sortableTable([{name: 'bytes', numeric: true, bytes: true}, {name: 'allocations', numeric: true}, {name: 'tag'}, whereColumn(report)], leaks));
+			sortableTable([{name: 'bytes', numeric: true, bytes: true}, {name: 'allocations', numeric: true}, {name: 'tag'},
+				{name: 'stack row #', numeric: true}, whereColumn(report)], leaks));
 	const view = item.device_view;
 	if (view)
 		section.append(el('h3', {text: 'device view (NVML)'}), el('table', {'class': 'meta'}, [

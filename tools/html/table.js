@@ -99,10 +99,15 @@ function sortableTable(columns, rows, caption, footer) {
 		head.append(th);
 	});
 	table.append(el('thead', {}, [head]), body);
+	/* footer: one row, or a list of rows (what the rows leave out). */
 	if (footer) {
-		const tr = el('tr', {'class': 'remainder'});
-		footer.forEach((value, i) => tr.append(cell(Object.assign({}, columns[i], {render: null}), value)));
-		table.append(el('tfoot', {}, [tr]));
+		const foot = el('tfoot');
+		for (const values of Array.isArray(footer[0]) ? footer : [footer]) {
+			const tr = el('tr', {'class': 'remainder'});
+			values.forEach((value, i) => tr.append(cell(Object.assign({}, columns[i], {render: null}), value)));
+			foot.append(tr);
+		}
+		table.append(foot);
 	}
 	fill();
 	return box;

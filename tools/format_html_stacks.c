@@ -1,0 +1,162 @@
+/* What the report page's tables and flame graph draw of the stacks, put in
+ * the page's data by the tool (stack_view.h), so that the page shows what
+ * the text shows and knows no rule of its own: each frame marked as
+ * plumbing or as a library's; each stack's brief view (the program's own
+ * line first, the library frames before it folded); per device and the
+ * host, one row per place and tag with its figures combined, and what the
+ * rows leave out of the peak. */
+#include "format_html_stacks.h"
+
+#include <stdlib.h>
+
+#include "../lib/core/plumbing.h"
+#include "stack_view.h"
+
+static void mark_frame(json_t *frame)
+{
+	if (!json_is_object(frame))
+		return;
+	const char *module = json_string_value(json_object_get(frame, "module"));
+	const char *function = json_string_value(json_object_get(frame, "function"));
+	const char *file = json_string_value(json_object_get(frame, "file"));
+	if (vt_plumbing_frame(module ? module : "", function))
+		json_object_set_new(frame, "plumbing", json_true());
+	char library[64] = "";
+	if (!vt_frame_own(module, file, json_is_true(json_object_get(frame, "python")), library,
+			  sizeof(library)))
+		json_object_set_new(frame, "library", json_string(library[0] ? library : "?"));
+}
+
+static void mark_frames(json_t *document)
+{
+	size_t i, j;
+	json_t *frame, *stack;
+	json_array_foreach (json_object_get(document, "frames"), i, frame)
+		mark_frame(frame);
+	json_array_foreach (json_object_get(document, "stack_frames"), i, stack)
+		json_array_foreach (json_object_get(stack, "frames"), j, frame)
+			mark_frame(frame);
+}
+
+/* Each stack's brief view: "brief", the indices of its frames shown;
+ * "via", the fold before them; "more", the frames left after them. */
+static void add_briefs(const struct vt_report *report, json_t *document,
+		       const struct vt_view_options *view)
+{
+	size_t i;
+	json_t *entry;
+	struct vt_stack_picks picks;
+	json_array_foreach (json_object_get(document, "stack_frames"), i, entry) {
+		vt_stack_picks(report, json_integer_value(json_object_get(entry, "id")), view,
+			       &picks);
+		json_t *brief = json_array();
+		for (size_t p = 0; p < picks.count; p++)
+			json_array_append_new(brief, json_integer((json_int_t)picks.index[p]));
+		json_object_set_new(entry, "brief", brief);
+		if (picks.via[0])
+			json_object_set_new(entry, "via", json_string(picks.via));
+		json_object_set_new(entry, "more", json_integer((json_int_t)picks.left));
+	}
+}
+
+static json_t *group_json(const struct vt_stack_group *group, size_t rank)
+{
+	const struct vt_counters *sum = &group->sum;
+	return json_pack("{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "rank",
+			 (json_int_t)rank, "id", (json_int_t)group->id, "tag",
+			 group->tag ? group->tag : "untagged", "stacks", (json_int_t)group->members,
+			 "at_peak_bytes", (json_int_t)sum->at_peak_bytes, "peak_bytes",
+			 (json_int_t)sum->peak_bytes, "peak_low_bytes", (json_int_t)group->peak_low,
+			 "live_at_exit_bytes", (json_int_t)sum->live_at_exit_bytes, "allocations",
+			 (json_int_t)sum->allocations, "bytes_allocated",
+			 (json_int_t)sum->bytes_allocated);
+}
+
+/* "stack_groups", the rows most bytes at the peak first, and "stack_rest":
+ * the stacks not listed (their count, null where the report does not say)
+ * and their bytes, and the bytes allocated with no stack. */
+static void add_groups(const struct vt_report *report, const struct vt_owner *owner, json_t *shown)
+{
+	struct vt_stack_group *groups;
+	size_t count = vt_stack_groups(report, owner, &groups);
+	json_t *rows = json_array();
+	for (size_t i = 0; i < count; i++)
+		json_array_append_new(rows, group_json(&groups[i], i + 1));
+	free(groups);
+	json_object_set_new(shown, "stack_groups", rows);
+	struct vt_stack_rest rest;
+	vt_stack_rest(owner, &rest);
+	json_object_set_new(shown, "stack_rest",
+			    json_pack("{s:o, s:I, s:I}", "stacks",
+				      rest.stacks.has ? json_integer((json_int_t)rest.stacks.value)
+						      : json_null(),
+				      "bytes", (json_int_t)rest.bytes, "no_stack_bytes",
+				      (json_int_t)rest.no_stack_bytes));
+}
+
+/* "leak_groups": the leaks at one place with one tag as one row, as the
+ * text lists them, with the rank of the stack row at their place. */
+static void add_leak_groups(const struct vt_report *report, const struct vt_owner *owner,
+			    json_t *shown)
+{
+	struct vt_leak_group *rows;
+	size_t count = vt_leak_groups(report, owner, &rows);
+	/* The rank of the row at each place, found once: a lookup per leak
+	 * keeps 32k leaks of 32k places linear. */
+	struct vt_stack_group *groups;
+	size_t group_count = vt_stack_groups(report, owner, &groups);
+	json_t *ranks = json_object(), *list = json_array();
+	char place[4096];
+	for (size_t i = group_count; i-- > 0;)
+		json_object_set_new(ranks,
+				    vt_stack_place(report, groups[i].id, place, sizeof(place)),
+				    json_integer((json_int_t)i + 1));
+	for (size_t i = 0; i < count; i++) {
+		const struct vt_maybe *stack = &rows[i].first->stack;
+		json_t *rank =
+			stack->has ? json_object_get(ranks, vt_stack_place(report, stack->value,
+									   place, sizeof(place)))
+				   : NULL;
+		json_array_append_new(
+			list,
+			json_pack("{s:I, s:I, s:s, s:o, s:O}", "bytes", (json_int_t)rows[i].bytes,
+				  "count", (json_int_t)rows[i].allocations, "tag",
+				  rows[i].first->tag ? rows[i].first->tag : "untagged", "stack",
+				  stack->has ? json_integer((json_int_t)stack->value) : json_null(),
+				  "rank", rank ? rank : json_null()));
+	}
+	json_decref(ranks);
+	free(groups);
+	free(rows);
+	json_object_set_new(shown, "leak_groups", list);
+}
+
+static const struct vt_owner *device_of(const struct vt_report *report, json_t *shown)
+{
+	json_int_t ordinal = json_integer_value(json_object_get(shown, "ordinal"));
+	for (size_t i = 0; i < report->device_count; i++)
+		if (report->devices[i].ordinal == ordinal)
+			return &report->devices[i];
+	return NULL;
+}
+
+void vt_html_stack_views(const struct vt_report *report, json_t *document,
+			 const struct vt_view_options *view)
+{
+	mark_frames(document);
+	add_briefs(report, document, view);
+	size_t i;
+	json_t *device;
+	json_array_foreach (json_object_get(document, "devices"), i, device) {
+		const struct vt_owner *owner = device_of(report, device);
+		if (owner) {
+			add_groups(report, owner, device);
+			add_leak_groups(report, owner, device);
+		}
+	}
+	json_t *host = json_object_get(document, "host");
+	if (json_is_object(host)) {
+		add_groups(report, &report->host, host);
+		add_leak_groups(report, &report->host, host);
+	}
+}
