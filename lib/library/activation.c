@@ -1,0 +1,118 @@
+#include "activation.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "../core/clock.h"
+#include "../core/rules.h"
+#include "../core/stack_capture.h"
+#include "../descriptors.h"
+#include "../interpose/cupti.h"
+#include "../lifecycle/signals.h"
+#include "../log.h"
+#include "../report/symbolize.h"
+#include "../sources/call.h"
+#include "../sources/nvml_view.h"
+#include "../sources/python.h"
+#include "../sources/real.h"
+#include "../watermark.h"
+#include "checkpoints.h"
+#include "control.h"
+#include "destination.h"
+#include "devices.h"
+#include "fork.h"
+#include "state.h"
+
+static atomic_bool warned_rules, warned_unwinder;
+
+/* The configuration is read once (config.c), on the first CUDA call or
+ * NVTX range, whichever comes first; an NVTX range alone makes no report.
+ * The library keeps a copy, and reads the rules, when it activates. */
+static void load_configuration(void)
+{
+	vt_library.config = *vt_config();
+	if (!vt_rules_init(vt_library.config.rules))
+		vt_warn_once(&warned_rules,
+			     "VRAMTRACE_RULES '%s' is not pattern=tag;... nor a readable file of "
+			     "them; using the built-in rules",
+			     vt_library.config.rules);
+	else if (vt_rules_left_out())
+		vt_warn_once(&warned_rules,
+			     "VRAMTRACE_RULES has more rules than the 1024 used; the last %u are "
+			     "left out",
+			     vt_rules_left_out());
+}
+
+/* For the NVML sampler: a plain read, racing writers only by a sample. */
+static uint64_t tracked_live(int device)
+{
+	return device >= 0 && device < VT_MAX_DEVICES
+		       ? __atomic_load_n(&vt_library.tracker.slots[device].stats.live,
+					 __ATOMIC_RELAXED)
+		       : 0;
+}
+
+static void prepare_stacks(void)
+{
+	const struct vt_config *config = &vt_library.config;
+	if (config->stack_depth && !vt_stack_capture_init((const void *)vt_library_activate))
+		vt_warn_once(&warned_unwinder, "cannot find glibc's backtrace: allocations are "
+					       "recorded without call stacks");
+	if (config->stack_depth)
+		vt_symbolizer_prepare();
+	if (config->stack_depth && config->python && vt_python_init(config->python_depth))
+		vt_call_enable_python();
+}
+
+static void start_tracker(void)
+{
+	struct vt_tracker_options options = {
+		.oom_snapshots = vt_library.config.oom_snapshots,
+		.snapshot_top = vt_library.config.top,
+		.clock = vt_clock_ns,
+		.coarse_clock = vt_clock_coarse_ns,
+		.on_peak = vt_nvml_note_peak,
+		.on_watermark = vt_watermark_note,
+	};
+	vt_tracker_init(&vt_library.tracker, &options);
+	vt_devices_apply_watermarks();
+}
+
+static void activate(void)
+{
+	/* What activation opens and keeps (NVML's and
+	 * CUPTI's files) stays off descriptors 0-2 a program closed. */
+	unsigned filled = vt_low_fds_fill();
+	vt_fork_handlers_register();
+	load_configuration();
+	prepare_stacks();
+	start_tracker();
+	vt_run_start(&vt_library.run, vt_library.config.labels, vt_library.config.redact_args);
+	vt_destination_resolve();
+	vt_signals_install();
+	atomic_store(&vt_library.active, true);
+	vt_dlopen_warn_deepbind();
+	vt_nvml_start(vt_library.config.sample_ms, tracked_live, vt_library.devices);
+	vt_checkpoints_start();
+	vt_library_control_start();
+	/* Last: loading CUPTI may call into the driver, and those calls must
+	 * find the library active. */
+	vt_cupti_start(vt_library.config.sources, vt_library.tracker.start_ns);
+	vt_low_fds_release(filled);
+}
+
+bool vt_library_active(void)
+{
+	return atomic_load_explicit(&vt_library.active, memory_order_acquire);
+}
+
+void vt_library_activate(void)
+{
+	if (atomic_load_explicit(&vt_library.active, memory_order_acquire) ||
+	    atomic_load_explicit(&vt_library.disabled, memory_order_relaxed))
+		return;
+	int saved_errno = errno;
+	pthread_once(&vt_library.once, activate);
+	errno = saved_errno;
+}

@@ -1,0 +1,166 @@
+#define _GNU_SOURCE
+#include "ending.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../control/endpoint.h"
+#include "../lifecycle/signals.h"
+#include "../sources/call.h"
+#include "../sources/nvml_view.h"
+#include "state.h"
+#include "writer.h"
+
+/* The final report: OPEN until one is being written, CLOSING while it is,
+ * CLOSED once it is on disk. A signal that arrives meanwhile on another
+ * thread waits for it rather than cut it short. */
+enum { REPORT_OPEN, REPORT_CLOSING, REPORT_CLOSED };
+static atomic_int final_state;
+static atomic_int closing_thread;
+
+/* An ending signal that came, on another thread, while this one wrote the
+ * final report: its action is taken once the report is on disk, before the
+ * process could exit with a status of its own. */
+static atomic_int deferred_signal;
+
+/* -1 until the program's exit status is known. */
+static atomic_int exit_status = -1;
+
+static bool try_closing(void)
+{
+	int open = REPORT_OPEN;
+	if (!atomic_compare_exchange_strong(&final_state, &open, REPORT_CLOSING))
+		return false;
+	atomic_store(&closing_thread, (int)gettid());
+	return true;
+}
+
+/* The right to write: a report being written on another thread is waited
+ * for (five seconds at most); when it was final, there is nothing to add. */
+static bool begin_closing(void)
+{
+	if (try_closing())
+		return true;
+	for (int i = 0; i < 500 && atomic_load(&final_state) == REPORT_CLOSING &&
+			atomic_load(&closing_thread) != (int)gettid();
+	     i++) {
+		struct timespec pause = {0, 10 * 1000 * 1000};
+		nanosleep(&pause, NULL);
+	}
+	return try_closing();
+}
+
+/* The report written as from a signal handler, which may have interrupted
+ * anything, malloc and every lock included: it waits only a bounded while
+ * for the tracker's locks and writes with write(2) from static memory. A
+ * final one closes the report; any other (the process may yet live on) is
+ * replaced by the next. */
+static void write_unlocked(const char *ended_by, bool final)
+{
+	if (!vt_library_traces_here())
+		return;
+	if (final)
+		vt_control_remove();
+	if (!begin_closing())
+		return;
+	vt_write(final ? VT_WRITE_SIGNAL : VT_WRITE_SIGNAL_SURVIVABLE, ended_by, NULL);
+	atomic_store(&final_state, final ? REPORT_CLOSED : REPORT_OPEN);
+}
+
+/* Inside a CUDA call the driver's locks may be held: it is not asked. */
+static void write_locked(const char *ended_by)
+{
+	bool ask_driver = !vt_call_in_progress();
+	vt_tracer_busy++;
+	pthread_mutex_lock(&vt_library.report_lock);
+	atomic_store(&vt_library.stopping, true);
+	vt_nvml_stop(ask_driver);
+	if (begin_closing()) {
+		vt_write(ask_driver ? VT_WRITE_FINAL : VT_WRITE_FINAL_NO_DRIVER, ended_by, NULL);
+		atomic_store(&final_state, REPORT_CLOSED);
+	}
+	pthread_mutex_unlock(&vt_library.report_lock);
+	vt_tracer_busy--;
+}
+
+/* The report for good: at exit or before exec. The signals that end a
+ * process wait until it is written. When this thread was interrupted inside
+ * the tracer (exit() from a signal handler), the tracer's locks may be held
+ * by this very thread, so the report is written as from a signal handler. */
+static void write_final(const char *ended_by)
+{
+	sigset_t ending, previous;
+	vt_signals_ending(&ending);
+	pthread_sigmask(SIG_BLOCK, &ending, &previous);
+	vt_control_remove(); /* a process about to end takes no more requests */
+	if (vt_tracer_busy)
+		write_unlocked(ended_by, true);
+	else
+		write_locked(ended_by);
+	pthread_sigmask(SIG_SETMASK, &previous, NULL);
+	int signal_number = atomic_exchange(&deferred_signal, 0);
+	if (signal_number)
+		vt_signals_take_default_action(signal_number);
+}
+
+void vt_library_emergency(int signal_number, bool final)
+{
+	if (final && atomic_load(&final_state) == REPORT_CLOSING &&
+	    atomic_load(&closing_thread) != (int)gettid())
+		atomic_store(&deferred_signal, signal_number);
+	/* "signal N" without snprintf: this runs in a signal handler. */
+	char ended_by[32] = "signal ";
+	size_t at = strlen(ended_by);
+	if (signal_number >= 10)
+		ended_by[at++] = (char)('0' + signal_number / 10);
+	ended_by[at++] = (char)('0' + signal_number % 10);
+	ended_by[at] = '\0';
+	write_unlocked(ended_by, final);
+}
+
+void vt_library_before_exec(void)
+{
+	if (!vt_library_traces_here())
+		return;
+	int saved_errno = errno;
+	write_final("exec");
+	/* Should the exec fail, the process goes on, and so does its report. */
+	atomic_store(&final_state, REPORT_OPEN);
+	atomic_store(&vt_library.stopping, false);
+	errno = saved_errno;
+}
+
+void vt_library_note_exit(int status)
+{
+	int unknown = -1;
+	atomic_compare_exchange_strong(&exit_status, &unknown, status & 0xff);
+}
+
+bool vt_library_ending(void)
+{
+	return atomic_load(&exit_status) >= 0;
+}
+
+__attribute__((destructor)) void vt_library_finish(void)
+{
+	if (!vt_library_traces_here())
+		return;
+	int saved_errno = errno;
+	char ended_by[32] = "exit";
+	int status = atomic_load(&exit_status);
+	if (status >= 0)
+		snprintf(ended_by, sizeof(ended_by), "exit %d", status);
+	write_final(ended_by);
+	errno = saved_errno;
+}
+
+void vt_ending_forget(void)
+{
+	atomic_store(&final_state, REPORT_OPEN);
+}

@@ -1,0 +1,75 @@
+#include "fork.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "../control/endpoint.h"
+#include "../interpose/cupti.h"
+#include "../sources/background.h"
+#include "../sources/graphs.h"
+#include "../sources/nvml_view.h"
+#include "../sources/pools.h"
+#include "ending.h"
+#include "process_file.h"
+#include "state.h"
+
+/* The child forgets all, inactive (CUDA does not survive fork) or, with
+ * VRAMTRACE_FOLLOW_FORK=0 or from a handler that interrupted the tracer
+ * (none is taken then), for good. */
+static bool held_for_fork; /* read and written with the locks held */
+
+static void before_fork(void)
+{
+	if (vt_tracer_busy || !atomic_load(&vt_library.active))
+		return;
+	pthread_mutex_lock(&vt_library.report_lock);
+	vt_tracker_lock_all(&vt_library.tracker);
+	held_for_fork = true;
+}
+
+static void after_fork_in_parent(void)
+{
+	if (vt_tracer_busy || !held_for_fork)
+		return;
+	held_for_fork = false;
+	vt_tracker_unlock_all(&vt_library.tracker);
+	pthread_mutex_unlock(&vt_library.report_lock);
+}
+
+static void forget_in_child(void)
+{
+	held_for_fork = false;
+	vt_tracker_reset_unlocked(&vt_library.tracker);
+	pthread_mutex_init(&vt_library.report_lock, NULL);
+	free(vt_library.run.command);
+	vt_library.run.command = NULL;
+}
+
+static void after_fork_in_child(void)
+{
+	if (!atomic_load(&vt_library.active))
+		return;
+	bool safe = !vt_tracer_busy;
+	if (safe)
+		forget_in_child();
+	vt_process_file_forget();
+	vt_ending_forget();
+	atomic_store(&vt_library.stopping, false);
+	atomic_store(&vt_library.active, false);
+	atomic_store(&vt_library.disabled, !vt_library.config.follow_fork || !safe);
+	vt_background_reset();
+	vt_nvml_reset();
+	vt_pools_reset();
+	vt_graphs_reset();
+	vt_cupti_reset();
+	vt_control_forget_after_fork();
+	vt_library.once = (pthread_once_t)PTHREAD_ONCE_INIT;
+}
+
+void vt_fork_handlers_register(void)
+{
+	static bool registered;
+	if (!registered &&
+	    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) == 0)
+		registered = true;
+}

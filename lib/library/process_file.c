@@ -1,0 +1,100 @@
+#include "process_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../descriptors.h"
+#include "../log.h"
+#include "../report/output.h"
+#include "state.h"
+
+static char written[4096];
+static atomic_bool have_written;
+static atomic_bool warned_checkpoint_write;
+
+bool vt_process_file_json(int fd, void *report)
+{
+	return vt_report_write_json(report, fd);
+}
+
+/* Tells `vramtrace run` where a report went: appended to the list it made,
+ * never creating it (the run may be over) nor following a symlink. One
+ * write(2), safe in a signal handler. */
+static void note_written(const char *path)
+{
+	if (!vt_library.config.report_list[0])
+		return;
+	int list =
+		open(vt_library.config.report_list, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (list < 0)
+		return;
+	char line[4097];
+	size_t length = strlen(path);
+	if (length < sizeof(line)) {
+		memcpy(line, path, length);
+		line[length] = '\n';
+		ssize_t ignored = write(list, line, length + 1);
+		(void)ignored;
+	}
+	close(list);
+}
+
+static bool put_unquieted(struct vt_report *report)
+{
+	if (atomic_load(&have_written))
+		return vt_output_replace(written, vt_process_file_json, report);
+	if (!vt_library.output_ok) {
+		errno = vt_library.output_errno;
+		return false;
+	}
+	if (!vt_output_write(vt_library.output_path, vt_process_file_json, report, written,
+			     sizeof(written)))
+		return false;
+	atomic_store(&have_written, true);
+	note_written(written);
+	return true;
+}
+
+bool vt_process_file_put(struct vt_report *report)
+{
+	struct vt_stderr_guard quiet;
+	vt_quiet_begin(&quiet);
+	bool ok = put_unquieted(report);
+	vt_quiet_end(&quiet); /* errno as the write left it */
+	return ok;
+}
+
+/* The program's standard error is its own, not the place for a whole
+ * document. */
+bool vt_process_file_put_or_say(struct vt_report *report, bool final)
+{
+	if (vt_process_file_put(report))
+		return true;
+	int error = errno;
+	bool written_before = atomic_load(&have_written);
+	if (!written_before && !vt_library.output_ok)
+		return false; /* said once already, on activation */
+	const char *path = written_before ? written : vt_library.output_path;
+	if (final)
+		vt_warn("cannot write the report to %s: %s; no report written", path,
+			strerror(error));
+	else
+		vt_warn_once(&warned_checkpoint_write,
+			     "cannot write a checkpoint to %s: %s; the final report will be tried "
+			     "there again",
+			     path, strerror(error));
+	return false;
+}
+
+const char *vt_process_file_written(void)
+{
+	return written;
+}
+
+void vt_process_file_forget(void)
+{
+	atomic_store(&have_written, false);
+}

@@ -1,0 +1,146 @@
+#include "writer.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../collect.h"
+#include "../descriptors.h"
+#include "../log.h"
+#include "../report/output.h"
+#include "../report/report.h"
+#include "../sources/nvml_view.h"
+#include "destination.h"
+#include "process_file.h"
+#include "state.h"
+
+static const struct {
+	enum vt_collect_mode mode;
+	bool sample_first; /* a device reading of its own: the program runs on */
+	bool own_file;     /* this process's file, said when it cannot be written */
+} kinds[] = {
+	[VT_WRITE_FINAL] = {VT_COLLECT_FULL, false, true},
+	[VT_WRITE_FINAL_NO_DRIVER] = {VT_COLLECT_NO_DRIVER, false, true},
+	[VT_WRITE_CHECKPOINT] = {VT_COLLECT_FULL, false, true},
+	[VT_WRITE_DUMP] = {VT_COLLECT_FULL, true, false},
+	[VT_WRITE_SNAPSHOT] = {VT_COLLECT_FULL, true, false},
+	[VT_WRITE_SIGNAL] = {VT_COLLECT_EMERGENCY, false, false},
+	[VT_WRITE_SIGNAL_SURVIVABLE] = {VT_COLLECT_EMERGENCY, false, false},
+};
+
+static atomic_bool warned_dump;
+
+static bool is_final(enum vt_write_kind kind)
+{
+	return kind == VT_WRITE_FINAL || kind == VT_WRITE_FINAL_NO_DRIVER;
+}
+
+/* A dump's file from the path it was asked for, said once when there is
+ * none. */
+static bool dump_target(const char *path, char *out, size_t size)
+{
+	if (vt_destination_dump(path, out, size))
+		return true;
+	vt_warn_once(&warned_dump, "vramtrace_dump(\"%s\"): %s; no report written",
+		     path ? path : "NULL",
+		     errno == ENOENT ? "the working directory is gone, and the path is "
+				       "relative to it"
+				     : strerror(errno));
+	return false;
+}
+
+static bool put_dump(const char *path, struct vt_report *report)
+{
+	char written[4096];
+	struct vt_stderr_guard quiet;
+	vt_quiet_begin(&quiet);
+	bool ok = vt_output_write(path, vt_process_file_json, report, written, sizeof(written));
+	vt_quiet_end(&quiet);
+	if (!ok)
+		vt_warn_once(&warned_dump, "vramtrace_dump: cannot write the report to %s: %s",
+			     path,
+			     errno == ENXIO     ? "a FIFO no process has open for reading"
+			     : errno == ENOTSUP ? "a block device or a socket, never written to"
+						: strerror(errno));
+	return ok;
+}
+
+static bool put(enum vt_write_kind kind, struct vt_report *report, const struct vt_write_to *to)
+{
+	switch (kind) {
+	case VT_WRITE_DUMP: return put_dump(to->path, report);
+	case VT_WRITE_SNAPSHOT:
+		if (to->reset_peak)
+			vt_tracker_reset_interval(&vt_library.tracker);
+		return vt_report_write_json(report, to->fd);
+	case VT_WRITE_SIGNAL:
+	case VT_WRITE_SIGNAL_SURVIVABLE: return vt_process_file_put(report);
+	default:
+		if (report->left_out & VT_LEFT_OUT_LEAKS)
+			vt_warn("out of host memory: the report lists no leaks");
+		return vt_process_file_put_or_say(report, is_final(kind));
+	}
+}
+
+/* The summary, rendered in memory and written by the one guarded path. */
+static void print_summary(const struct vt_report *report, bool written, bool flush_program)
+{
+	char *text = NULL;
+	size_t length = 0;
+	FILE *out = open_memstream(&text, &length);
+	if (!out)
+		return;
+	if (written)
+		fprintf(out, "vramtrace: report written to %s\n", vt_process_file_written());
+	vt_report_write_summary(report, out);
+	/* What the program printed comes first, as it would without us: a
+	 * reader such as `head` may stop at our lines, and the program's own
+	 * flush at exit must not be the write that meets a closed pipe (not
+	 * before exec, which drops what the program's buffers hold). */
+	if (flush_program)
+		fflush(NULL);
+	if (fclose(out) == 0)
+		vt_stderr_write(text, length);
+	free(text);
+}
+
+/* From static memory: a signal handler may have interrupted malloc. */
+static void say_signal_report(bool ok)
+{
+	static const char done[] = "vramtrace: ended by a signal; report written\n";
+	static const char failed[] = "vramtrace: ended by a signal; no report could be written\n";
+	vt_stderr_write(ok ? done : failed, (ok ? sizeof(done) : sizeof(failed)) - 1);
+}
+
+bool vt_write(enum vt_write_kind kind, const char *why, const struct vt_write_to *to)
+{
+	char dump_path[4096];
+	struct vt_write_to dump = {.path = dump_path};
+	if (kind == VT_WRITE_DUMP) {
+		if (!dump_target(to->path, dump_path, sizeof(dump_path)))
+			return false;
+		to = &dump;
+	}
+	enum vt_collect_mode mode = kinds[kind].mode;
+	if (kinds[kind].sample_first)
+		vt_nvml_sample_now();
+	struct vt_collection *collection = vt_collection_new(mode);
+	if (!collection) {
+		if (kinds[kind].own_file)
+			vt_warn("out of host memory: no report written");
+		return false;
+	}
+	struct vt_collect_inputs inputs = vt_library_collect_inputs();
+	vt_collect(collection, &inputs, why, mode);
+	bool ok = put(kind, &collection->report, to);
+	if (is_final(kind) && vt_library.config.summary)
+		print_summary(&collection->report, ok, strcmp(why, "exec") != 0);
+	/* An emergency's snapshot holds the other threads until the report
+	 * is written, so that it agrees with itself. */
+	vt_collection_release(collection, mode);
+	if (kind == VT_WRITE_SIGNAL)
+		say_signal_report(ok);
+	return ok;
+}
