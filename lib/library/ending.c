@@ -29,6 +29,10 @@ static atomic_int closing_thread;
  * process could exit with a status of its own. */
 static atomic_int deferred_signal;
 
+/* The signal whose final report is being written or was: the process dies
+ * of it, as it would have of the first one without vramtrace. */
+static atomic_int fatal_signal;
+
 /* -1 until the program's exit status is known. */
 static atomic_int exit_status = -1;
 
@@ -61,7 +65,7 @@ static bool begin_closing(void)
  * for the tracker's locks and writes with write(2) from static memory. A
  * final one closes the report; any other (the process may yet live on) is
  * replaced by the next. */
-static void write_unlocked(const char *ended_by, bool final)
+static void write_unlocked(const char *ended_by, bool final, int signal_number)
 {
 	if (!vt_library_traces_here())
 		return;
@@ -69,6 +73,8 @@ static void write_unlocked(const char *ended_by, bool final)
 		vt_control_remove();
 	if (!begin_closing())
 		return;
+	if (final && signal_number)
+		atomic_store(&fatal_signal, signal_number);
 	vt_write(final ? VT_WRITE_SIGNAL : VT_WRITE_SIGNAL_SURVIVABLE, ended_by, NULL);
 	atomic_store(&final_state, final ? REPORT_CLOSED : REPORT_OPEN);
 }
@@ -100,7 +106,7 @@ static void write_final(const char *ended_by)
 	pthread_sigmask(SIG_BLOCK, &ending, &previous);
 	vt_control_remove(); /* a process about to end takes no more requests */
 	if (vt_tracer_busy)
-		write_unlocked(ended_by, true);
+		write_unlocked(ended_by, true, 0);
 	else
 		write_locked(ended_by);
 	pthread_sigmask(SIG_SETMASK, &previous, NULL);
@@ -121,7 +127,15 @@ void vt_library_emergency(int signal_number, bool final)
 		ended_by[at++] = (char)('0' + signal_number / 10);
 	ended_by[at++] = (char)('0' + signal_number % 10);
 	ended_by[at] = '\0';
-	write_unlocked(ended_by, final);
+	write_unlocked(ended_by, final, signal_number);
+	/* A signal that came on another thread while this one's report was
+	 * written: that thread ends the process, of its signal, now. */
+	for (int i = 0; final && i < 500 && atomic_load(&fatal_signal) &&
+			atomic_load(&fatal_signal) != signal_number;
+	     i++) {
+		struct timespec pause = {0, 10 * 1000 * 1000};
+		nanosleep(&pause, NULL);
+	}
 }
 
 void vt_library_before_exec(void)
@@ -163,4 +177,5 @@ __attribute__((destructor)) void vt_library_finish(void)
 void vt_ending_forget(void)
 {
 	atomic_store(&final_state, REPORT_OPEN);
+	atomic_store(&fatal_signal, 0);
 }

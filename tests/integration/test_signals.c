@@ -173,3 +173,21 @@ Test(signals, a_signal_the_program_ignores_or_handles_stays_its_own)
 	traced_run_free(&run);
 	same_with_a_report("kept", NULL, NULL, "exit 0", 64 * MiB);
 }
+
+/* Two ending signals on two threads at once: the process dies of the one
+ * whose report was written, as it would die of the first without. */
+Test(signals, two_signals_at_once_end_the_process_by_the_one_reported, .timeout = 120)
+{
+	for (int i = 0; i < 20; i++) {
+		struct traced_run run;
+		run_signals(&run, true, "two_signals", NULL, NULL);
+		cr_assert(run.status == 128 + SIGINT || run.status == 128 + SIGTERM, "%d: %s",
+			  run.status, run.err);
+		cr_assert_eq(run.reports, 1);
+		char ended_by[32];
+		snprintf(ended_by, sizeof(ended_by), "signal %d", run.status - 128);
+		cr_assert_str_eq(report_string(run.report, "run/ended_by"), ended_by, "run %d", i);
+		cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 64 * MiB);
+		traced_run_free(&run);
+	}
+}

@@ -272,6 +272,30 @@ static int crash_reporter(void)
 	return 2;
 }
 
+/* SIGINT on a worker and SIGTERM on main at the same moment. */
+static pthread_barrier_t together;
+
+static void *interrupt_now(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&together);
+	raise(SIGINT);
+	return NULL;
+}
+
+static int two_signals(void)
+{
+	pthread_t worker;
+	if (hold())
+		return 1;
+	pthread_barrier_init(&together, NULL, 2);
+	pthread_create(&worker, NULL, interrupt_now, NULL);
+	pthread_barrier_wait(&together);
+	raise(SIGTERM);
+	pthread_join(worker, NULL);
+	return 2;
+}
+
 /* abort() with a SIGABRT handler of the program's that returns. */
 static void returns(int signal_number)
 {
@@ -304,6 +328,8 @@ int main(int argc, char **argv)
 		return trap();
 	if (strcmp(mode, "kept") == 0)
 		return kept();
+	if (strcmp(mode, "two_signals") == 0)
+		return two_signals();
 	if (strcmp(mode, "crash_reporter") == 0)
 		return crash_reporter();
 	if (strcmp(mode, "abort_handled") == 0)
