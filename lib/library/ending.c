@@ -104,7 +104,6 @@ static void write_final(const char *ended_by)
 	sigset_t ending, previous;
 	vt_signals_ending(&ending);
 	pthread_sigmask(SIG_BLOCK, &ending, &previous);
-	vt_control_remove(); /* a process about to end takes no more requests */
 	if (vt_tracer_busy)
 		write_unlocked(ended_by, true, 0);
 	else
@@ -143,6 +142,10 @@ void vt_library_before_exec(void)
 	if (!vt_library_traces_here())
 		return;
 	int saved_errno = errno;
+	/* The control socket stays: should the exec fail, the process goes on
+	 * answering; should it succeed, the listener closes with the old image
+	 * (close-on-exec), and the new one, traced, binds the same path (its
+	 * pid), or a client finds the socket refusing and removes it. */
 	write_final("exec");
 	/* Should the exec fail, the process goes on, and so does its report. */
 	atomic_store(&final_state, REPORT_OPEN);
@@ -170,6 +173,7 @@ __attribute__((destructor)) void vt_library_finish(void)
 	int status = atomic_load(&exit_status);
 	if (status >= 0)
 		snprintf(ended_by, sizeof(ended_by), "exit %d", status);
+	vt_control_remove(); /* a process about to end takes no more requests */
 	write_final(ended_by);
 	errno = saved_errno;
 }

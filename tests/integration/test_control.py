@@ -402,10 +402,27 @@ class ControlTest(unittest.TestCase):
                     target.process.stdin.write("exec\n")
                     target.process.stdin.close()
                     self.assertEqual(target.process.wait(timeout=60), 0)
+                    # The socket outlives the old image (a failed exec goes on
+                    # answering on it); the untraced new image refuses on it,
+                    # and the first client lists nothing and removes it.
+                    self.assertEqual(tool(self.runtime, "ps").stdout.splitlines()[1:], [])
                 else:
                     os.kill(target.pid, getattr(signal, ending))
                     target.process.wait(timeout=60)
                 self.assertEqual(os.listdir(socket_dir(self.runtime)), [])
+
+    def test_a_failed_exec_keeps_the_endpoint(self):
+        # An exec that fails leaves the process running: it must still
+        # answer on its socket.
+        target = self.start()
+        target.step("alloc 4194304 weights")
+        self.assertEqual(target.step("exec_fails"), "exec failed ok\n")
+        self.assertTrue(os.path.exists(os.path.join(socket_dir(self.runtime),
+                                                    f"{target.pid}.sock")),
+                        "the socket is gone after a failed exec")
+        self.assertEqual(device0(snapshot(self.runtime, target.pid))["peak"]["bytes"], 4 * MiB)
+        status, _, _ = target.finish()
+        self.assertEqual(status, 0)
 
     def test_a_fork_child_answers_on_its_own_socket(self):
         target = self.start()

@@ -65,6 +65,9 @@ int main(void)
 			return code;
 		} else if (strcmp(line, "exec\n") == 0) {
 			execl("/bin/true", "true", (char *)NULL);
+		} else if (strcmp(line, "exec_fails\n") == 0) {
+			execl("/nonexistent/vramtrace-test", "x", (char *)NULL);
+			printf("exec failed ");
 		} else if (strcmp(line, "fork\n") == 0) {
 			if (fork() == 0)
 				forked_child();
