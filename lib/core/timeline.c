@@ -92,7 +92,7 @@ static void close_open_row(struct vt_timeline *timeline, const struct vt_counter
 
 void vt_timeline_advance(struct vt_timeline *timeline, uint64_t now_ns, uint64_t (*open_ns)(void *),
 			 void *context, uint64_t live, const struct vt_counter *tags,
-			 uint32_t tag_count)
+			 uint32_t tag_count, uint64_t history_at)
 {
 	if (vt_timeline_row_runs(timeline, now_ns))
 		return;
@@ -110,8 +110,11 @@ void vt_timeline_advance(struct vt_timeline *timeline, uint64_t now_ns, uint64_t
 	}
 	timeline->opened_ns = now_ns;
 	vt_marks_high(&timeline->tags); /* the level it opens at is its first high */
-	timeline->rows[timeline->count++] = (struct vt_timeline_row){
-		.t_ns = open_ns(context), .min = live, .max = live, .end = live};
+	timeline->rows[timeline->count++] = (struct vt_timeline_row){.t_ns = open_ns(context),
+								     .min = live,
+								     .max = live,
+								     .end = live,
+								     .history_at = history_at};
 }
 
 void vt_timeline_tag_changing(struct vt_timeline *timeline, uint32_t tag, uint64_t live)

@@ -34,10 +34,11 @@ struct vt_timeline_tag {
 };
 
 struct vt_timeline_row {
-	uint64_t t_ns; /* when the interval opened */
-	uint64_t min;  /* the lowest live bytes in it, the level it opened at included */
-	uint64_t max;  /* the highest */
-	uint64_t end;  /* live bytes when it closed (or now, for the open row) */
+	uint64_t t_ns;       /* when the interval opened */
+	uint64_t min;        /* the lowest live bytes in it, the level it opened at included */
+	uint64_t max;        /* the highest */
+	uint64_t end;        /* live bytes when it closed (or now, for the open row) */
+	uint64_t history_at; /* the device history's changes when it opened (history.h) */
 	uint32_t tag_count;
 	/* The tags with live bytes at max, largest first, at most
 	 * VT_TIMELINE_ROW_TAGS; NULL while the row is open. */
@@ -66,7 +67,7 @@ static inline bool vt_timeline_row_runs(const struct vt_timeline *timeline, uint
  * they stand before the event. */
 void vt_timeline_advance(struct vt_timeline *timeline, uint64_t now_ns, uint64_t (*open_ns)(void *),
 			 void *context, uint64_t live, const struct vt_counter *tags,
-			 uint32_t tag_count);
+			 uint32_t tag_count, uint64_t history_at);
 /* Before tag's counter changes from live bytes. */
 void vt_timeline_tag_changing(struct vt_timeline *timeline, uint32_t tag, uint64_t live);
 /* After the event: the device's live bytes now. */

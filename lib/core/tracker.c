@@ -46,6 +46,7 @@ void vt_tracker_destroy(struct vt_tracker *tracker)
 {
 	for (int i = 0; i <= VT_MAX_DEVICES; i++) {
 		vt_ledger_destroy(&tracker->slots[i].ledger);
+		vt_history_free(&tracker->slots[i].stats.history);
 		vt_device_stats_free(&tracker->slots[i].stats);
 	}
 	free_failures(tracker);
@@ -57,6 +58,7 @@ void vt_tracker_reset_unlocked(struct vt_tracker *tracker)
 	struct vt_tracker_options options = tracker->options;
 	for (int i = 0; i <= VT_MAX_DEVICES; i++) {
 		vt_ledger_destroy(&tracker->slots[i].ledger);
+		vt_history_free(&tracker->slots[i].stats.history);
 		vt_device_stats_free(&tracker->slots[i].stats);
 	}
 	free_failures(tracker);
@@ -117,9 +119,13 @@ static inline __attribute__((always_inline)) void advance_timeline(struct vt_tra
 	if (tracker->options.coarse_clock &&
 	    (!stats->timeline.rows || now < stats->timeline.exact_until_ns))
 		now = tracker->options.clock();
-	if (!vt_timeline_row_runs(&stats->timeline, now))
-		vt_timeline_advance(&stats->timeline, now, since_start, tracker, stats->live,
-				    stats->tags.items, stats->tags.size);
+	if (vt_timeline_row_runs(&stats->timeline, now))
+		return;
+	/* The device's first event: its history starts with its timeline. */
+	if (!stats->timeline.rows && !stats->history.changes)
+		vt_history_start(&stats->history, tracker->options.history_bound);
+	vt_timeline_advance(&stats->timeline, now, since_start, tracker, stats->live,
+			    stats->tags.items, stats->tags.size, stats->history.changes);
 }
 
 /* The stack counter an event changes, its bytes kept aside for an open
@@ -288,6 +294,7 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
 		if (stack)
 			stack->tag = event->tag;
 	}
+	vt_history_note(&stats->history, event->stack, (int64_t)event->bytes);
 	stats->live = vt_add_bytes(stats->live, event->bytes);
 	stats->live_count++;
 	stats->allocs++;
@@ -307,6 +314,7 @@ static void count_free(struct vt_tracker *tracker, struct vt_device_stats *stats
 	count_down(changing_tag(stats, allocation->tag), allocation->bytes, epoch);
 	if (allocation->stack)
 		count_down(changing_stack(stats, allocation->stack), allocation->bytes, epoch);
+	vt_history_note(&stats->history, allocation->stack, -(int64_t)allocation->bytes);
 	stats->live = vt_sub_bytes(stats->live, allocation->bytes);
 	stats->live_count--;
 	stats->frees++;
@@ -470,6 +478,21 @@ static void level_counter(struct vt_counter *counter, uint64_t before, uint64_t 
 		vt_add_bytes(counter->bytes_allocated, vt_sub_bytes(after, before));
 }
 
+/* A level's change in the history: one record when it keeps its stack,
+ * else the old stack's bytes leave before the new one's come, so the state
+ * between them is never above both ends (never a row's first highest). */
+static void note_level(struct vt_device_stats *stats, const struct vt_allocation *before,
+		       uint32_t stack, uint64_t after)
+{
+	if (before->stack == stack) {
+		vt_history_note(&stats->history, stack, (int64_t)(after - before->bytes));
+		return;
+	}
+	if (before->bytes)
+		vt_history_note(&stats->history, before->stack, -(int64_t)before->bytes);
+	vt_history_note(&stats->history, stack, (int64_t)after);
+}
+
 /* Called with the device locked. The change is applied at once, so no
  * total between the old and the new size is ever seen. A level that keeps
  * its tag (or stack) is one allocation growing or shrinking there; one that
@@ -499,6 +522,7 @@ static void count_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
 		if (stack && after)
 			stack->tag = event->tag;
 	}
+	note_level(stats, before, event->stack, after);
 	stats->live = vt_add_bytes(vt_sub_bytes(stats->live, before->bytes), after);
 	stats->live_count +=
 		(uint64_t)(!before->bytes && after) - (uint64_t)(before->bytes && !after);

@@ -12,6 +12,7 @@
 
 #include "counter.h"
 #include "event.h"
+#include "history.h"
 #include "ledger.h"
 #include "live_snapshot.h"
 #include "lock.h"
@@ -61,6 +62,9 @@ struct vt_device_stats {
 	struct vt_counter_array tags;
 	struct vt_counter_array stacks;
 	struct vt_timeline timeline;
+	/* Every change of live bytes, by stack: the tracker's own; a
+	 * snapshot's is a view of the same records (never freed through it). */
+	struct vt_history history;
 	struct vt_window window; /* the tracker's own; zero in a snapshot */
 	uint64_t peak_ns;        /* since the tracker started */
 	uint64_t peak_event;     /* 1-based index of the event that set the peak */
@@ -147,6 +151,9 @@ struct vt_tracker_options {
 	/* Told when a device's live bytes cross its watermark, with the device
 	 * locked, under the same rules as on_peak. May be NULL. */
 	void (*on_watermark)(int device, uint64_t live_bytes, uint64_t watermark);
+	/* Changes of live bytes kept per device for the moments (history.h);
+	 * 0 keeps none. */
+	uint64_t history_bound;
 };
 
 struct vt_device_slot {

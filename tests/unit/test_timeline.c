@@ -19,7 +19,7 @@ static uint64_t exact_now(void *context)
 /* One event: bytes added to (or, negative, taken from) tag. */
 static void event(struct device *d, uint32_t tag, int64_t bytes)
 {
-	vt_timeline_advance(&d->timeline, d->now, exact_now, d, d->live, d->tags, 2);
+	vt_timeline_advance(&d->timeline, d->now, exact_now, d, d->live, d->tags, 2, 0);
 	vt_timeline_tag_changing(&d->timeline, tag, d->tags[tag].live);
 	d->tags[tag].live += (uint64_t)bytes;
 	d->live += (uint64_t)bytes;
@@ -120,7 +120,7 @@ Test(timeline, a_rows_split_keeps_the_largest_tags_and_groups_the_rest)
 	struct vt_counter tags[100] = {0};
 	uint64_t live = 0, now = 0;
 	struct device clock = {0};
-	vt_timeline_advance(&timeline, now, exact_now, &clock, live, tags, 100);
+	vt_timeline_advance(&timeline, now, exact_now, &clock, live, tags, 100, 0);
 	for (uint32_t t = 0; t < 100; t++) {
 		vt_timeline_tag_changing(&timeline, t, tags[t].live);
 		tags[t].live = t + 1;

@@ -1,0 +1,30 @@
+/* The stacks live at each timeline row's highest point, exactly, replayed
+ * from a device's history at report time (never on the hot path): the
+ * largest VT_MOMENT_STACKS, and the rest of the row's highest bytes (other
+ * stacks, allocations with no stack) together, so they add up to it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "history.h"
+#include "timeline.h"
+
+#define VT_MOMENT_STACKS 20
+
+struct vt_moment_stack {
+	uint32_t stack;
+	uint64_t bytes;
+};
+
+struct vt_moment {
+	bool kept; /* false: the history ended before the row's highest point */
+	uint32_t count;
+	struct vt_moment_stack stacks[VT_MOMENT_STACKS]; /* largest first */
+	uint64_t other; /* the row's highest less the listed stacks */
+};
+
+/* One moment per row of timeline, from the first history->changes
+ * (at most bound) records; NULL when memory runs out or nothing is kept. */
+struct vt_moment *vt_moments_replay(const struct vt_history *history,
+				    const struct vt_timeline *timeline);
