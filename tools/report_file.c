@@ -199,6 +199,14 @@ static bool check_failure(struct checker *c, json_t *item, const char *path)
 	return CHECK_FIELDS(VT_SCHEMA_FAILURE, item, path) && check_snapshot(c, item, path);
 }
 
+/* top_stacks: null past the history's bound, absent in older reports. */
+static bool check_row_stacks(struct checker *c, json_t *item, const char *path)
+{
+	json_t *stacks = json_object_get(item, "top_stacks");
+	return !stacks || json_is_null(stacks) ||
+	       each(c, item, "top_stacks", path, check_top_stack);
+}
+
 /* min_bytes, max_bytes and end_bytes came later: reports before them have
  * live_bytes alone, the highest of the interval. */
 static bool check_row(struct checker *c, json_t *item, const char *path)
@@ -207,7 +215,7 @@ static bool check_row(struct checker *c, json_t *item, const char *path)
 	snprintf(tags, sizeof(tags), "%s.by_tag", path);
 	json_t *by_tag = json_object_get(item, "by_tag");
 	return CHECK_FIELDS(VT_SCHEMA_ROW, item, path) && need_object(c, by_tag, path) &&
-	       need_tag_counts(c, by_tag, tags);
+	       need_tag_counts(c, by_tag, tags) && check_row_stacks(c, item, path);
 }
 
 static bool check_timeline(struct checker *c, json_t *owner, const char *path)

@@ -137,6 +137,10 @@ static void fill_row(json_t *item, struct vt_timeline_row *row, bool *ok)
 	*row = (struct vt_timeline_row){.by_tag_json = json_object_get(item, "by_tag")};
 	FILL_FIELDS(VT_SCHEMA_ROW, item, row);
 	row->by_tag = tag_bytes(row->by_tag_json, &row->by_tag_count, ok);
+	row->has_stacks = json_is_array(json_object_get(item, "top_stacks"));
+	if (row->has_stacks)
+		FILL_ARRAY(item, "top_stacks", &row->top_stacks, &row->top_stack_count, ok,
+			   TOP_STACK);
 }
 
 #define TIMELINE_ROW(item, row) fill_row(item, row, ok)
@@ -230,8 +234,10 @@ static void free_owner(struct vt_owner *owner)
 		free(owner->failures[i].live_by_tag);
 		free(owner->failures[i].top_stacks);
 	}
-	for (size_t i = 0; i < owner->timeline.row_count && owner->timeline.rows; i++)
+	for (size_t i = 0; i < owner->timeline.row_count && owner->timeline.rows; i++) {
 		free(owner->timeline.rows[i].by_tag);
+		free(owner->timeline.rows[i].top_stacks);
+	}
 	free(owner->kinds);
 	free(owner->tags);
 	free(owner->stacks);

@@ -87,6 +87,12 @@ struct vt_timeline_row {
 	struct vt_tag_bytes *by_tag;
 	size_t by_tag_count;
 	json_t *by_tag_json; /* the same, for writers that copy it whole */
+	/* The largest stacks live at the highest point (other_stacks_bytes the
+	 * rest's); has_stacks false past the history's bound and in older
+	 * reports. */
+	bool has_stacks;
+	struct vt_top_stack *top_stacks;
+	size_t top_stack_count;
 };
 
 struct vt_timeline {

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "../core/event.h"
+#include "../core/moments.h"
 #include "../core/stacks.h"
 #include "../core/tags.h"
 #include "cuda_errors.h"
@@ -272,24 +273,51 @@ static void write_by_tag(struct vt_json *json, const struct vt_timeline_row *row
 	vt_json_end_object(json);
 }
 
-static void write_rows(struct vt_json *json, const struct vt_timeline *timeline)
+/* The stacks live at a row's highest point (moments.h), or null where the
+ * history did not reach it. */
+static void write_top_stacks(struct vt_json *json, const struct vt_moment *moment,
+			     struct vt_stack_ids *set)
+{
+	if (!moment || !moment->kept) {
+		vt_json_null(json, "top_stacks");
+		return;
+	}
+	vt_json_begin_array(json, "top_stacks");
+	for (uint32_t i = 0; i < moment->count; i++) {
+		vt_json_begin_object(json, NULL);
+		write_stack_id(json, "stack", moment->stacks[i].stack, set);
+		vt_json_u64(json, "bytes", moment->stacks[i].bytes);
+		vt_json_end_object(json);
+	}
+	vt_json_end_array(json);
+}
+
+static void write_rows(struct vt_json *json, const struct vt_timeline *timeline,
+		       const struct vt_moment *moments, struct vt_stack_ids *set)
 {
 	vt_json_begin_array(json, "rows");
 	for (uint32_t i = 0; i < timeline->count; i++) {
 		const struct vt_timeline_row *row = &timeline->rows[i];
 		vt_json_begin_object(json, NULL);
+		const struct vt_moment *moment = moments ? &moments[i] : NULL;
 		WRITE_FIELDS(VT_SCHEMA_ROW)
 		vt_json_end_object(json);
 	}
 	vt_json_end_array(json);
 }
 
-static void write_timeline(struct vt_json *json, const struct vt_timeline *timeline,
-			   uint64_t end_ns)
+/* An emergency report replays nothing: it may not allocate. */
+static void write_timeline(struct vt_json *json, const struct vt_report *report,
+			   const struct vt_device_stats *stats, struct vt_stack_ids *set)
 {
+	const struct vt_timeline *timeline = &stats->timeline;
+	const struct vt_history *history = &stats->history;
+	uint64_t end_ns = report->snapshot->taken_ns;
+	struct vt_moment *moments = report->emergency ? NULL : vt_moments_replay(history, timeline);
 	vt_json_begin_object(json, "timeline");
 	WRITE_FIELDS(VT_SCHEMA_TIMELINE)
 	vt_json_end_object(json);
+	free(moments);
 }
 
 static void write_live_by_tag(struct vt_json *json, const struct vt_oom_snapshot *snapshot)

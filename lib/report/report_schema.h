@@ -97,7 +97,7 @@
 	X(leaks, NESTED, write_leaks(json, report, device, set)) \
 	X(failures, NESTED, write_failures(json, report->snapshot, device, set)) \
 	X(watermark, NESTED, write_watermark(json, report->snapshot, stats, device, set)) \
-	X(timeline, NESTED, write_timeline(json, &stats->timeline, report->snapshot->taken_ns))
+	X(timeline, NESTED, write_timeline(json, report, stats, set))
 
 /* Written after stacks: every stack holding bytes at the peak; locals:
  * count, bytes */
@@ -186,13 +186,17 @@
 	X(api, NOTE, crossing->api) \
 	X(snapshot, NESTED, write_snapshot(json, crossing->snapshot, set))
 
-/* timeline; locals: timeline, end_ns */
+/* timeline; locals: timeline, end_ns, history, moments, set. The history's
+ * counts came later: older reports lack them. */
 #define VT_SCHEMA_TIMELINE(X) \
 	X(interval_ns, COUNT, timeline->interval_ns) \
 	X(end_ns, COUNT_OR_NULL, VT_KNOWN(end_ns)) \
-	X(rows, NESTED, write_rows(json, timeline))
+	X(rows, NESTED, write_rows(json, timeline, moments, set)) \
+	X(history_changes, COUNT_OR_NULL, VT_KNOWN(history->changes)) \
+	X(history_bound, COUNT_OR_NULL, VT_KNOWN(history->bound))
 
-/* timeline.rows[]; locals: row. live_bytes repeats max_bytes for readers
+/* timeline.rows[]; locals: row, moment (null where the history did not
+ * reach the row, or nothing was replayed). live_bytes repeats max_bytes for readers
  * of reports older than the other three. */
 #define VT_SCHEMA_ROW(X) \
 	X(t_ns, COUNT, row->t_ns) \
@@ -200,7 +204,9 @@
 	X(min_bytes, COUNT_OR_NULL, VT_KNOWN(row->min)) \
 	X(max_bytes, COUNT_OR_NULL, VT_KNOWN(row->max)) \
 	X(end_bytes, COUNT_OR_NULL, VT_KNOWN(row->end)) \
-	X(by_tag, NESTED, write_by_tag(json, row))
+	X(by_tag, NESTED, write_by_tag(json, row)) \
+	X(top_stacks, NESTED, write_top_stacks(json, moment, set)) \
+	X(other_stacks_bytes, COUNT_OR_NULL, VT_KNOWN_IF(moment && moment->kept, moment ? moment->other : 0))
 
 /* device_view (null without NVML); locals: view, tracked_peak */
 #define VT_SCHEMA_DEVICE_VIEW(X) \
