@@ -73,12 +73,33 @@ function momentPanel(report, owner, panel, row, end) {
 			.map(s => [s.id, s.id, s.at_peak_bytes]) : null;
 	if (stacks) {
 		const caption = row.top_stacks ? 'largest stacks at the interval\'s highest' : 'stacks live at the peak, ' + seconds(peak.at_ns);
+		const rest = row.top_stacks && row.other_stacks_bytes > 0 ? ['', 'other stacks and allocations with no stack', human(row.other_stacks_bytes),
+			String(row.other_stacks_bytes)] : null;
 		panel.append(sortableTable([{name: 'stack', numeric: true}, whereColumn(report), {name: 'bytes', numeric: true, bytes: true},
-			{name: 'exact bytes', numeric: true}], stacks.sort((a, b) => b[2] - a[2]).map(r => r.concat([r[2]])), caption));
+			{name: 'exact bytes', numeric: true}], stacks.sort((a, b) => b[2] - a[2]).map(r => r.concat([r[2]])), caption, rest));
+		if (row.top_stacks)
+			panel.append(el('h4', {text: 'flame graph of this moment'}), flame(report, momentOwner(owner, row)));
+	} else if (row.top_stacks === null) {
+		panel.append(el('p', {'class': 'note', text: 'the stacks of this moment are not kept: the device\'s history holds its first ' +
+			count((owner.timeline || {}).history_bound || 0) + ' changes of ' + count((owner.timeline || {}).history_changes || 0) +
+			', and this interval\'s highest point came after them'}));
 	} else {
 		panel.append(el('p', {'class': 'note', text: 'this report holds stacks for the moment of the peak only (' +
 			seconds(peak.at_ns || 0) + '); press Enter on the chart, or click the peak\'s interval, to list them'}));
 	}
+}
+
+/* A moment as the flame graph reads an owner: its stacks with their tags
+ * (as the report names them), the rest under one block, its highest as the
+ * whole. */
+function momentOwner(owner, row) {
+	const tagOf = new Map((owner.stacks || []).map(s => [s.id, s.tag]));
+	const stacks = row.top_stacks.map(s => ({id: s.stack, tag: tagOf.get(s.stack) || 'stacks not listed at the peak', at_peak_bytes: s.bytes}));
+	const byTag = new Map();
+	stacks.forEach(s => byTag.set(s.tag, (byTag.get(s.tag) || 0) + s.at_peak_bytes));
+	const tags = [...byTag].map(([tag, bytes]) => ({tag, at_peak_bytes: bytes}));
+	if (row.other_stacks_bytes > 0) tags.push({tag: 'other stacks and no stack', at_peak_bytes: row.other_stacks_bytes});
+	return {peak: {bytes: rowMax(row)}, stacks, tags};
 }
 
 function owner(report, item, name, budget, host) {
