@@ -275,8 +275,8 @@ static void write_by_tag(struct vt_json *json, const struct vt_timeline_row *row
 
 /* The stacks live at a row's highest point (moments.h), or null where the
  * history did not reach it. */
-static void write_top_stacks(struct vt_json *json, const struct vt_moment *moment,
-			     struct vt_stack_ids *set)
+static void write_moment_stacks(struct vt_json *json, const struct vt_moment *moment,
+				struct vt_stack_ids *set)
 {
 	if (!moment || !moment->kept) {
 		vt_json_null(json, "top_stacks");

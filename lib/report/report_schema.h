@@ -205,7 +205,7 @@
 	X(max_bytes, COUNT_OR_NULL, VT_KNOWN(row->max)) \
 	X(end_bytes, COUNT_OR_NULL, VT_KNOWN(row->end)) \
 	X(by_tag, NESTED, write_by_tag(json, row)) \
-	X(top_stacks, NESTED, write_top_stacks(json, moment, set)) \
+	X(top_stacks, NESTED, write_moment_stacks(json, moment, set)) \
 	X(other_stacks_bytes, COUNT_OR_NULL, VT_KNOWN_IF(moment && moment->kept, moment ? moment->other : 0))
 
 /* device_view (null without NVML); locals: view, tracked_peak */
