@@ -5,10 +5,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Opens the unwinder (with per-thread caches) and learns where vramtrace's
- * own code lies, from a function inside it (NULL skips nothing). False
- * when no unwinder could be loaded: stacks are then empty. */
+/* Readies the walk and learns where vramtrace's own code lies, from a
+ * function inside it (NULL skips nothing). False when there is no way to
+ * walk: stacks are then empty. */
 bool vt_stack_capture_init(const void *own_function);
 /* Up to depth return addresses, innermost first, without those in
- * vramtrace; returns how many were written. */
+ * vramtrace; returns how many were written. frames[0] is where the caller
+ * was called from, as glibc's backtrace() in the caller gives its second
+ * frame. Safe in a signal handler on x86_64: no lock (glibc 2.35 and
+ * later), no allocation, no descriptor. */
 unsigned vt_stack_capture(uintptr_t *frames, unsigned depth);

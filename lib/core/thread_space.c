@@ -13,8 +13,9 @@
  * never the caches. */
 struct space {
 	size_t mapped;
-	void **owner; /* the thread's pointer, cleared as the thread exits */
-	bool running; /* on the tracer's stack now: a nested run stays there */
+	void **owner;         /* the thread's pointer, cleared as the thread exits */
+	bool running;         /* on the tracer's stack now: a nested run stays there */
+	uintptr_t program_sp; /* while running: near the program's stack pointer */
 };
 
 static const size_t cache_bytes[VT_CACHE_COUNT] = {VT_CACHE_STACKS_BYTES,
@@ -62,21 +63,50 @@ static size_t caches_bytes(void)
 	return total;
 }
 
+static char *map_at(void *hint, size_t length)
+{
+	char *base = mmap(hint, length, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return base == MAP_FAILED ? NULL : base;
+}
+
+/* Below the thread's stack, where Linux puts a new mapping anyway: a tool
+ * that follows calls by the stack pointer (callgrind) takes a switch to a
+ * stack above the program's for the return of every program frame, which
+ * under valgrind's bottom-up placement made a created thread's profile
+ * worthless. A hint 64 MiB below, where that placement differs; else where
+ * the system puts it. */
+static char *map_below_stack(size_t length)
+{
+	uintptr_t sp = (uintptr_t)&length;
+	char *base = map_at(NULL, length);
+	if (!base || (uintptr_t)base < sp)
+		return base;
+	uintptr_t below = (sp & ~(uintptr_t)0xfffff) - ((uintptr_t)64 << 20) - length;
+	char *lower = below < sp ? map_at((void *)(below & ~(uintptr_t)0xfff), length) : NULL;
+	if (!lower || (uintptr_t)lower > sp) {
+		if (lower)
+			munmap(lower, length);
+		return base;
+	}
+	munmap(base, length);
+	return lower;
+}
+
 static struct space *map_space(void)
 {
 	size_t guard = page_size();
 	size_t length = guard + VT_THREAD_STACK_BYTES + caches_bytes();
 	length = (length + guard - 1) / guard * guard;
 	int saved_errno = errno;
-	char *base = mmap(NULL, length, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (base == MAP_FAILED) {
+	char *base = map_below_stack(length);
+	if (!base) {
 		errno = saved_errno;
 		return NULL;
 	}
 	mprotect(base, guard, PROT_NONE);
 	struct space *s = (struct space *)(base + guard + VT_THREAD_STACK_BYTES);
-	*s = (struct space){length, &mine, false};
+	*s = (struct space){length, &mine, false, 0};
 	if (pthread_setspecific(exit_key, s) != 0) {
 		munmap(base, length);
 		s = NULL;
@@ -130,8 +160,22 @@ bool vt_thread_run_on_own_stack(void (*fn)(void *), void *arg)
 	/* The top, 16-byte aligned: just below the caches. */
 	void *top = (void *)((uintptr_t)s & ~(uintptr_t)15);
 	s->running = true;
+	/* The switch's frame lies a little below this one's locals. */
+	s->program_sp = (uintptr_t)&held - 1024;
 	vt_stack_switch(fn, arg, top);
 	s->running = false;
 	pthread_sigmask(SIG_SETMASK, &previous, NULL);
+	return true;
+}
+
+bool vt_thread_own_stack(uintptr_t *low, uintptr_t *high, uintptr_t *program_sp)
+{
+	void *current = mine;
+	if (!current || current == GONE || !((struct space *)current)->running)
+		return false;
+	struct space *s = current;
+	*high = (uintptr_t)s;
+	*low = *high - VT_THREAD_STACK_BYTES;
+	*program_sp = s->program_sp;
 	return true;
 }

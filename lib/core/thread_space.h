@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The caches each module keeps per thread, in bytes. */
 enum vt_thread_cache {
@@ -28,6 +29,11 @@ void *vt_thread_cache(enum vt_thread_cache which);
  * held back, so that no handler of the program runs on the tracer's stack.
  * False, without running it, when the thread has no space. */
 bool vt_thread_run_on_own_stack(void (*fn)(void *), void *arg);
+
+/* While fn of vt_thread_run_on_own_stack runs: the tracer stack's bounds,
+ * and an address at or below the program's stack pointer at the switch
+ * (for a stack walk's bounds). False on the program's own stack. */
+bool vt_thread_own_stack(uintptr_t *low, uintptr_t *high, uintptr_t *program_sp);
 
 /* Bytes of the tracer stack fn may use (for the tests' measure). */
 #define VT_THREAD_STACK_BYTES (128 * 1024)
