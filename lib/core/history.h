@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 struct vt_history_record {
-	int64_t bytes;  /* signed change */
+	uint64_t bytes; /* the change, modulo 2^64: a decrease is its negation */
 	uint32_t stack; /* VT_STACK_NONE when none was captured; padded to 16 bytes */
 };
 
@@ -25,7 +25,7 @@ struct vt_history {
 };
 
 /* One store on the hot path, with the device locked. */
-static inline void vt_history_note(struct vt_history *history, uint32_t stack, int64_t bytes)
+static inline void vt_history_note(struct vt_history *history, uint32_t stack, uint64_t bytes)
 {
 	uint64_t at = history->changes++;
 	if (__builtin_expect(at < history->bound, 1))

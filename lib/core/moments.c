@@ -16,7 +16,7 @@ static void find_highs(const struct vt_history_record *records, uint64_t kept,
 		uint64_t end = i + 1 < timeline->count ? timeline->rows[i + 1].history_at : total;
 		high[i] = UINT64_MAX;
 		while (applied < row->history_at && applied < kept)
-			live += (uint64_t)records[applied++].bytes;
+			live += records[applied++].bytes;
 		if (applied < row->history_at)
 			continue;
 		if (live == row->max) {
@@ -24,7 +24,7 @@ static void find_highs(const struct vt_history_record *records, uint64_t kept,
 			continue;
 		}
 		while (applied < end && applied < kept) {
-			live += (uint64_t)records[applied++].bytes;
+			live += records[applied++].bytes;
 			if (live == row->max) {
 				high[i] = applied;
 				break;
@@ -44,7 +44,7 @@ struct live_stacks {
 static void apply(struct live_stacks *live, const struct vt_history_record *record)
 {
 	uint32_t id = record->stack;
-	live->bytes[id] += (uint64_t)record->bytes;
+	live->bytes[id] += record->bytes;
 	if (!id)
 		return;
 	if (live->bytes[id] && !live->position[id]) {

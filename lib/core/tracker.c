@@ -294,7 +294,7 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
 		if (stack)
 			stack->tag = event->tag;
 	}
-	vt_history_note(&stats->history, event->stack, (int64_t)event->bytes);
+	vt_history_note(&stats->history, event->stack, event->bytes);
 	stats->live = vt_add_bytes(stats->live, event->bytes);
 	stats->live_count++;
 	stats->allocs++;
@@ -314,7 +314,7 @@ static void count_free(struct vt_tracker *tracker, struct vt_device_stats *stats
 	count_down(changing_tag(stats, allocation->tag), allocation->bytes, epoch);
 	if (allocation->stack)
 		count_down(changing_stack(stats, allocation->stack), allocation->bytes, epoch);
-	vt_history_note(&stats->history, allocation->stack, -(int64_t)allocation->bytes);
+	vt_history_note(&stats->history, allocation->stack, 0 - allocation->bytes);
 	stats->live = vt_sub_bytes(stats->live, allocation->bytes);
 	stats->live_count--;
 	stats->frees++;
@@ -485,12 +485,12 @@ static void note_level(struct vt_device_stats *stats, const struct vt_allocation
 		       uint32_t stack, uint64_t after)
 {
 	if (before->stack == stack) {
-		vt_history_note(&stats->history, stack, (int64_t)(after - before->bytes));
+		vt_history_note(&stats->history, stack, after - before->bytes);
 		return;
 	}
 	if (before->bytes)
-		vt_history_note(&stats->history, before->stack, -(int64_t)before->bytes);
-	vt_history_note(&stats->history, stack, (int64_t)after);
+		vt_history_note(&stats->history, before->stack, 0 - before->bytes);
+	vt_history_note(&stats->history, stack, after);
 }
 
 /* Called with the device locked. The change is applied at once, so no
