@@ -1,4 +1,5 @@
 #include "config.h"
+#include "core/history.h"
 #include "core/size.h"
 
 #include <errno.h>
@@ -91,6 +92,13 @@ static bool parse_stack_depth(const char *value, struct vt_config *config)
 static bool parse_top(const char *value, struct vt_config *config)
 {
 	return parse_count(value, 100000, &config->top) && config->top > 0;
+}
+
+/* At most 64 Mi changes: 1 GiB of address space per device, backed only
+ * as it is written. */
+static bool parse_history(const char *value, struct vt_config *config)
+{
+	return parse_count(value, 64u << 20, &config->history);
 }
 
 static bool parse_oom_snapshots(const char *value, struct vt_config *config)
@@ -227,6 +235,7 @@ static const struct option options[] = {
 	{"VRAMTRACE_STACK_DEPTH", parse_stack_depth, "a number of frames from 0 (off) to 128"},
 	{"VRAMTRACE_TOP", parse_top, "a number from 1 to 100000"},
 	{"VRAMTRACE_OOM_SNAPSHOTS", parse_oom_snapshots, "a number from 0 to 1000"},
+	{"VRAMTRACE_HISTORY", parse_history, "a number of changes from 0 (off) to 67108864"},
 	{"VRAMTRACE_NVTX", parse_nvtx, "innermost or path"},
 	{"VRAMTRACE_RULES", parse_rules, "pattern=tag;... or a file of such lines"},
 	{"VRAMTRACE_CHECKPOINT_S", parse_checkpoint, "seconds from 0 (off) to 86400"},
@@ -251,6 +260,7 @@ static void set_defaults(struct vt_config *config)
 	config->stack_depth = 32;
 	config->top = 10000; /* a whole flame graph; 5.8 MB and 0.31 s for 100,000 stacks */
 	config->oom_snapshots = 1;
+	config->history = VT_HISTORY_DEFAULT_BOUND;
 	config->follow_fork = true;
 	config->sample_ms = 10;
 	config->python = true;

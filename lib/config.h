@@ -43,6 +43,8 @@ struct vt_config {
 	unsigned stack_depth;       /* VRAMTRACE_STACK_DEPTH: frames kept, 0 is off */
 	unsigned top;               /* VRAMTRACE_TOP: stacks and leaks listed */
 	unsigned oom_snapshots;     /* VRAMTRACE_OOM_SNAPSHOTS: per device */
+	unsigned history;           /* VRAMTRACE_HISTORY: live-byte changes kept per
+				       device for the timeline's moments */
 	bool nvtx_path;             /* VRAMTRACE_NVTX=path: tag "outer/inner" */
 	char rules[4096];           /* VRAMTRACE_RULES: pattern=tag;... or a file */
 	unsigned checkpoint_s;      /* VRAMTRACE_CHECKPOINT_S: rewrite period, 0 off */

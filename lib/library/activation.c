@@ -70,7 +70,7 @@ static void start_tracker(void)
 	struct vt_tracker_options options = {
 		.oom_snapshots = vt_library.config.oom_snapshots,
 		.snapshot_top = vt_library.config.top,
-		.history_bound = VT_HISTORY_DEFAULT_BOUND,
+		.history_bound = vt_library.config.history,
 		.clock = vt_clock_ns,
 		.coarse_clock = vt_clock_coarse_ns,
 		.on_peak = vt_nvml_note_peak,

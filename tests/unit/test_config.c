@@ -22,6 +22,22 @@ Test(config, defaults)
 	cr_assert_str_eq(config.output, "vramtrace.%p.json");
 	cr_assert_str_eq(config.labels, "");
 	cr_assert(config.summary);
+	cr_assert_eq(config.history, 1048576);
+}
+
+Test(config, the_history_bound_is_a_count_within_its_range, .init = cr_redirect_stderr)
+{
+	struct vt_config config;
+	setenv("VRAMTRACE_HISTORY", "0", 1);
+	vt_config_load(&config);
+	cr_assert_eq(config.history, 0);
+	setenv("VRAMTRACE_HISTORY", "67108864", 1);
+	vt_config_load(&config);
+	cr_assert_eq(config.history, 67108864);
+	setenv("VRAMTRACE_HISTORY", "67108865", 1);
+	vt_config_load(&config);
+	cr_assert_eq(config.history, 1048576);
+	unsetenv("VRAMTRACE_HISTORY");
 }
 
 Test(config, values_are_read)
