@@ -73,7 +73,7 @@ static void take(const struct live_stacks *live, uint64_t max, struct vt_moment 
 	*out = (struct vt_moment){.kept = true, .count = count};
 	for (uint32_t i = 0; i < count; i++) {
 		uint32_t id = live->ids[top[i]];
-		out->stacks[i] = (struct vt_moment_stack){id, live->bytes[id]};
+		out->stacks[i] = (struct vt_stack_bytes){id, live->bytes[id]};
 		listed += live->bytes[id];
 	}
 	out->other = max - listed;

@@ -8,19 +8,15 @@
 #include <stdint.h>
 
 #include "history.h"
+#include "live_snapshot.h"
 #include "timeline.h"
 
 #define VT_MOMENT_STACKS 20
 
-struct vt_moment_stack {
-	uint32_t stack;
-	uint64_t bytes;
-};
-
 struct vt_moment {
 	bool kept; /* false: the history ended before the row's highest point */
 	uint32_t count;
-	struct vt_moment_stack stacks[VT_MOMENT_STACKS]; /* largest first */
+	struct vt_stack_bytes stacks[VT_MOMENT_STACKS]; /* largest first */
 	uint64_t other; /* the row's highest less the listed stacks */
 };
 

@@ -273,23 +273,29 @@ static void write_by_tag(struct vt_json *json, const struct vt_timeline_row *row
 	vt_json_end_object(json);
 }
 
+/* top_stacks: what a moment or an out-of-memory snapshot saw live. */
+static void write_top_stacks(struct vt_json *json, const struct vt_stack_bytes *stacks,
+			     uint32_t count, struct vt_stack_ids *set)
+{
+	vt_json_begin_array(json, "top_stacks");
+	for (uint32_t i = 0; i < count; i++) {
+		const struct vt_stack_bytes *top = &stacks[i];
+		vt_json_begin_object(json, NULL);
+		WRITE_FIELDS(VT_SCHEMA_TOP_STACK)
+		vt_json_end_object(json);
+	}
+	vt_json_end_array(json);
+}
+
 /* The stacks live at a row's highest point (moments.h), or null where the
  * history did not reach it. */
 static void write_moment_stacks(struct vt_json *json, const struct vt_moment *moment,
 				struct vt_stack_ids *set)
 {
-	if (!moment || !moment->kept) {
+	if (!moment || !moment->kept)
 		vt_json_null(json, "top_stacks");
-		return;
-	}
-	vt_json_begin_array(json, "top_stacks");
-	for (uint32_t i = 0; i < moment->count; i++) {
-		vt_json_begin_object(json, NULL);
-		write_stack_id(json, "stack", moment->stacks[i].stack, set);
-		vt_json_u64(json, "bytes", moment->stacks[i].bytes);
-		vt_json_end_object(json);
-	}
-	vt_json_end_array(json);
+	else
+		write_top_stacks(json, moment->stacks, moment->count, set);
 }
 
 static void write_rows(struct vt_json *json, const struct vt_timeline *timeline,
@@ -326,19 +332,6 @@ static void write_live_by_tag(struct vt_json *json, const struct vt_oom_snapshot
 	for (uint32_t i = 0; i < snapshot->tag_count; i++)
 		vt_json_u64(json, vt_tag_name(snapshot->tags[i].tag), snapshot->tags[i].bytes);
 	vt_json_end_object(json);
-}
-
-static void write_top_stacks(struct vt_json *json, const struct vt_oom_snapshot *snapshot,
-			     struct vt_stack_ids *set)
-{
-	vt_json_begin_array(json, "top_stacks");
-	for (uint32_t i = 0; i < snapshot->stack_count; i++) {
-		const struct vt_stack_bytes *top = &snapshot->stacks[i];
-		vt_json_begin_object(json, NULL);
-		WRITE_FIELDS(VT_SCHEMA_TOP_STACK)
-		vt_json_end_object(json);
-	}
-	vt_json_end_array(json);
 }
 
 static void write_snapshot(struct vt_json *json, const struct vt_oom_snapshot *snapshot,

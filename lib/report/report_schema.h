@@ -165,7 +165,7 @@
 /* A failure's or a crossing's snapshot: what was live */
 #define VT_SCHEMA_SNAPSHOT(X) \
 	X(live_by_tag, NESTED, write_live_by_tag(json, snapshot)) \
-	X(top_stacks, NESTED, write_top_stacks(json, snapshot, set))
+	X(top_stacks, NESTED, write_top_stacks(json, snapshot->stacks, snapshot->stack_count, set))
 
 /* snapshot.top_stacks[]; locals: top (struct vt_oom_stack) */
 #define VT_SCHEMA_TOP_STACK(X) \
