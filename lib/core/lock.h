@@ -25,6 +25,25 @@ static inline void vt_lock_init(struct vt_lock *lock)
 extern __thread unsigned vt_tracer_busy
 	__attribute__((tls_model("initial-exec"), visibility("hidden")));
 
+static inline unsigned vt_tracer_work_begin(void)
+{
+	return ++vt_tracer_busy;
+}
+
+static inline void vt_tracer_work_end(const unsigned *depth)
+{
+	(void)depth;
+	vt_tracer_busy--;
+}
+
+/* Marks the rest of the enclosing block as the tracer's own work. The mark
+ * comes off however the block is left, so no early return can leave a
+ * thread marked (heaptrack and memray hold their guards in scoped objects
+ * for the same reason). */
+#define VT_TRACER_WORK()                     \
+	const unsigned vt_tracer_work_depth_ \
+		__attribute__((cleanup(vt_tracer_work_end), unused)) = vt_tracer_work_begin()
+
 void vt_lock_wait(struct vt_lock *lock);
 void vt_lock_wake(struct vt_lock *lock);
 

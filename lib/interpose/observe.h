@@ -18,9 +18,8 @@ static inline enum vt_layer vt_observe_before(const struct vt_observer *observer
 	enum vt_layer layer = vt_call_enter(source);
 	if (layer == VT_LAYER_OUTER && observer->before) {
 		int saved_errno = errno;
-		vt_tracer_busy++;
+		VT_TRACER_WORK();
 		observer->before(observer, params);
-		vt_tracer_busy--;
 		errno = saved_errno;
 	}
 	return layer;
@@ -31,9 +30,8 @@ static inline void vt_observe_after(enum vt_layer layer, const struct vt_observe
 {
 	if (layer == VT_LAYER_OUTER && observer->after) {
 		int saved_errno = errno;
-		vt_tracer_busy++;
+		VT_TRACER_WORK();
 		observer->after(observer, params, rc);
-		vt_tracer_busy--;
 		errno = saved_errno;
 	}
 	vt_call_leave(layer);

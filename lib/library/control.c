@@ -7,11 +7,9 @@
 /* A dump written to the client's socket. */
 static bool control_snapshot(int fd, bool reset_peak)
 {
-	vt_tracer_busy++;
-	bool ok = vt_write(VT_WRITE_SNAPSHOT, "running",
-			   &(struct vt_write_to){.fd = fd, .reset_peak = reset_peak});
-	vt_tracer_busy--;
-	return ok;
+	VT_TRACER_WORK();
+	return vt_write(VT_WRITE_SNAPSHOT, "running",
+			&(struct vt_write_to){.fd = fd, .reset_peak = reset_peak});
 }
 
 static const struct vt_control_handlers control_handlers = {.snapshot = control_snapshot};

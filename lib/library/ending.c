@@ -83,7 +83,7 @@ static void write_unlocked(const char *ended_by, bool final, int signal_number)
 static void write_locked(const char *ended_by)
 {
 	bool ask_driver = !vt_call_in_progress();
-	vt_tracer_busy++;
+	VT_TRACER_WORK();
 	pthread_mutex_lock(&vt_library.report_lock);
 	atomic_store(&vt_library.stopping, true);
 	vt_nvml_stop(ask_driver);
@@ -92,7 +92,6 @@ static void write_locked(const char *ended_by)
 		atomic_store(&final_state, REPORT_CLOSED);
 	}
 	pthread_mutex_unlock(&vt_library.report_lock);
-	vt_tracer_busy--;
 }
 
 /* The report for good: at exit or before exec. The signals that end a

@@ -15,7 +15,7 @@ void vt_library_record(const struct vt_event *event)
 {
 	if (!atomic_load(&vt_library.active))
 		return; /* not following this fork */
-	vt_tracer_busy++;
+	VT_TRACER_WORK();
 	if (event->op != VT_OP_FREE)
 		vt_devices_describe(event->device);
 	else
@@ -24,7 +24,6 @@ void vt_library_record(const struct vt_event *event)
 		vt_warn_once(&warned_untracked,
 			     "out of host memory for the ledger: counting continues, but some "
 			     "frees will not be matched");
-	vt_tracer_busy--;
 }
 
 bool vt_library_retag(uint64_t address, uint32_t tag)

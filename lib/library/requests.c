@@ -13,10 +13,8 @@ bool vt_library_dump(const char *path)
 	vt_library_activate();
 	if (!atomic_load(&vt_library.active))
 		return false;
-	vt_tracer_busy++;
-	bool ok = vt_write(VT_WRITE_DUMP, "running", &(struct vt_write_to){.path = path});
-	vt_tracer_busy--;
-	return ok;
+	VT_TRACER_WORK();
+	return vt_write(VT_WRITE_DUMP, "running", &(struct vt_write_to){.path = path});
 }
 
 bool vt_library_window_begin(void)
@@ -24,9 +22,8 @@ bool vt_library_window_begin(void)
 	vt_library_activate();
 	if (!atomic_load(&vt_library.active))
 		return false;
-	vt_tracer_busy++;
+	VT_TRACER_WORK();
 	vt_tracker_window_begin(&vt_library.tracker);
-	vt_tracer_busy--;
 	return true;
 }
 
@@ -37,13 +34,12 @@ long long vt_library_window_peak(char *where, size_t size)
 	struct vt_window_peak peak;
 	if (!atomic_load(&vt_library.active))
 		return -1;
-	vt_tracer_busy++;
+	VT_TRACER_WORK();
 	bool open = vt_tracker_window_peak(&vt_library.tracker, &peak);
 	if (open && where && size && peak.stack) {
 		struct vt_symbolizer *symbolizer = vt_symbolizer_open();
 		vt_report_describe_stack(symbolizer, peak.stack, where, size);
 		vt_symbolizer_close(symbolizer);
 	}
-	vt_tracer_busy--;
 	return open ? (long long)peak.bytes : -1;
 }

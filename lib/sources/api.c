@@ -22,9 +22,8 @@ VT_EXPORT int vramtrace_push(const char *tag)
 {
 	if (!tag || !*tag)
 		return -1;
-	vt_tracer_busy++;
+	VT_TRACER_WORK();
 	vt_tag_push(VT_TAG_FROM_API, vt_tag_intern(tag));
-	vt_tracer_busy--;
 	return 0;
 }
 
@@ -37,10 +36,8 @@ VT_EXPORT int vramtrace_tag_pointer(const void *ptr, const char *tag)
 {
 	if (!ptr || !tag || !*tag)
 		return -1;
-	vt_tracer_busy++;
-	bool retagged = vt_sink.retag((uintptr_t)ptr, vt_tag_intern(tag));
-	vt_tracer_busy--;
-	return retagged ? 0 : -1;
+	VT_TRACER_WORK();
+	return vt_sink.retag((uintptr_t)ptr, vt_tag_intern(tag)) ? 0 : -1;
 }
 
 VT_EXPORT int vramtrace_dump(const char *path)

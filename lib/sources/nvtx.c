@@ -20,7 +20,7 @@ VT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table
 /* Innermost name, or "outer/inner" under VRAMTRACE_NVTX=path. */
 static int push_name(const char *name)
 {
-	vt_tracer_busy++;
+	VT_TRACER_WORK();
 	uint32_t tag = vt_tag_intern(name);
 	uint32_t outer = vt_tag_top(VT_TAG_FROM_NVTX);
 	if (outer != VT_TAG_UNTAGGED && vt_config()->nvtx_path) {
@@ -29,7 +29,6 @@ static int push_name(const char *name)
 		tag = vt_tag_intern(path);
 	}
 	vt_tag_push(VT_TAG_FROM_NVTX, tag);
-	vt_tracer_busy--;
 	return 0;
 }
 
