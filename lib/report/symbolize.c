@@ -18,30 +18,36 @@
 
 /* libdw is opened at report time, privately, so that loading vramtrace
  * costs nothing and its symbols never meet the program's. */
+#define LIBDW_FUNCTIONS(X)                                            \
+	X(begin, dwfl_begin)                                          \
+	X(end, dwfl_end)                                              \
+	X(proc_report, dwfl_linux_proc_report)                        \
+	X(report_end, dwfl_report_end)                                \
+	X(addrmodule, dwfl_addrmodule)                                \
+	X(addrname, dwfl_module_addrname)                             \
+	X(module_info, dwfl_module_info)                              \
+	X(getsrc, dwfl_module_getsrc)                                 \
+	X(lineinfo, dwfl_lineinfo)                                    \
+	X(find_elf, dwfl_linux_proc_find_elf)                         \
+	X(find_debuginfo, dwfl_standard_find_debuginfo)               \
+	/* For inlined functions: the scopes at a pc, the concrete    \
+	 * chain around the innermost, and where each was inlined. */ \
+	X(addrdie, dwfl_module_addrdie)                               \
+	X(getscopes, dwarf_getscopes)                                 \
+	X(getscopes_die, dwarf_getscopes_die)                         \
+	X(tag, dwarf_tag)                                             \
+	X(diename, dwarf_diename)                                     \
+	X(attr, dwarf_attr)                                           \
+	X(attr_integrate, dwarf_attr_integrate)                       \
+	X(formudata, dwarf_formudata)                                 \
+	X(formstring, dwarf_formstring)                               \
+	X(getsrcfiles, dwarf_getsrcfiles)                             \
+	X(filesrc, dwarf_filesrc)
+
 struct libdw {
-	__typeof__(&dwfl_begin) begin;
-	__typeof__(&dwfl_end) end;
-	__typeof__(&dwfl_linux_proc_report) proc_report;
-	__typeof__(&dwfl_report_end) report_end;
-	__typeof__(&dwfl_addrmodule) addrmodule;
-	__typeof__(&dwfl_module_addrname) addrname;
-	__typeof__(&dwfl_module_info) module_info;
-	__typeof__(&dwfl_module_getsrc) getsrc;
-	__typeof__(&dwfl_lineinfo) lineinfo;
-	__typeof__(&dwfl_linux_proc_find_elf) find_elf;
-	__typeof__(&dwfl_standard_find_debuginfo) find_debuginfo;
-	/* For inlined functions: the scopes at a pc, and where each was
-	 * inlined. */
-	__typeof__(&dwfl_module_addrdie) addrdie;
-	__typeof__(&dwarf_getscopes) getscopes;
-	__typeof__(&dwarf_tag) tag;
-	__typeof__(&dwarf_diename) diename;
-	__typeof__(&dwarf_attr) attr;
-	__typeof__(&dwarf_attr_integrate) attr_integrate;
-	__typeof__(&dwarf_formudata) formudata;
-	__typeof__(&dwarf_formstring) formstring;
-	__typeof__(&dwarf_getsrcfiles) getsrcfiles;
-	__typeof__(&dwarf_filesrc) filesrc;
+#define LIBDW_DECLARE(field, symbol) __typeof__(&symbol) field;
+	LIBDW_FUNCTIONS(LIBDW_DECLARE)
+#undef LIBDW_DECLARE
 };
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
@@ -97,47 +103,11 @@ static bool load_libdw(struct vt_symbolizer *s)
 	s->handle = open_libdw();
 	if (!s->handle)
 		return false;
-	void **slots[] = {
-		(void **)&s->dw.begin,          (void **)&s->dw.end,
-		(void **)&s->dw.proc_report,    (void **)&s->dw.report_end,
-		(void **)&s->dw.addrmodule,     (void **)&s->dw.addrname,
-		(void **)&s->dw.module_info,    (void **)&s->dw.getsrc,
-		(void **)&s->dw.lineinfo,       (void **)&s->dw.find_elf,
-		(void **)&s->dw.find_debuginfo, (void **)&s->dw.addrdie,
-		(void **)&s->dw.getscopes,      (void **)&s->dw.tag,
-		(void **)&s->dw.diename,        (void **)&s->dw.attr,
-		(void **)&s->dw.attr_integrate, (void **)&s->dw.formudata,
-		(void **)&s->dw.formstring,     (void **)&s->dw.getsrcfiles,
-		(void **)&s->dw.filesrc,
-	};
-	static const char *const names[] = {
-		"dwfl_begin",
-		"dwfl_end",
-		"dwfl_linux_proc_report",
-		"dwfl_report_end",
-		"dwfl_addrmodule",
-		"dwfl_module_addrname",
-		"dwfl_module_info",
-		"dwfl_module_getsrc",
-		"dwfl_lineinfo",
-		"dwfl_linux_proc_find_elf",
-		"dwfl_standard_find_debuginfo",
-		"dwfl_module_addrdie",
-		"dwarf_getscopes",
-		"dwarf_tag",
-		"dwarf_diename",
-		"dwarf_attr",
-		"dwarf_attr_integrate",
-		"dwarf_formudata",
-		"dwarf_formstring",
-		"dwarf_getsrcfiles",
-		"dwarf_filesrc",
-	};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		*slots[i] = dlsym(s->handle, names[i]);
-		if (!*slots[i])
-			return false;
-	}
+#define LIBDW_RESOLVE(field, symbol)                               \
+	if (!(*(void **)&s->dw.field = dlsym(s->handle, #symbol))) \
+		return false;
+	LIBDW_FUNCTIONS(LIBDW_RESOLVE)
+#undef LIBDW_RESOLVE
 	return true;
 }
 
@@ -313,6 +283,15 @@ static unsigned inline_chain(struct vt_symbolizer *s, Dwfl_Module *module, uintp
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = s->dw.addrdie(module, call, &bias), *scopes = NULL;
 	int scope_count = cu ? s->dw.getscopes(cu, call - bias, &scopes) : 0;
+	/* Past the first inlined scope, dwarf_getscopes follows the inlined
+	 * function's abstract origin, which lost its own callers: the chain
+	 * of concrete scopes around the innermost one holds them all. */
+	if (scope_count > 0) {
+		Dwarf_Die innermost = scopes[0];
+		free(scopes);
+		scopes = NULL;
+		scope_count = s->dw.getscopes_die(&innermost, &scopes);
+	}
 	unsigned count = 1;
 	for (int i = 0; i < scope_count && count < max; i++) {
 		if (s->dw.tag(&scopes[i]) != DW_TAG_inlined_subroutine)

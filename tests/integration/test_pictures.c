@@ -125,6 +125,43 @@ Test(pictures, inlined_functions_named_with_their_callers)
 /* Two calls on one source line are two stacks and one row: 3 MiB and 5 MiB
  * as 8.00 MiB, in the summary, text, folded and diff; the JSON keeps both
  * stacks, in one group. */
+/* dwarf_getscopes loses the callers past the first inlined scope; every
+ * one of them is named, at the line of its call. */
+Test(pictures, an_inline_chain_names_every_caller)
+{
+	struct traced_run run;
+	trace_program(&run, "inline_chain", summary);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	int buffer = number_after(run.out, "buffer_line="),
+	    cache = number_after(run.out, "cache_line="),
+	    call = number_after(run.out, "call_line=");
+	int64_t group;
+	json_t *frames = frames_holding(run.report, 32 * MiB, &group);
+	int inner = find(frames, "device_buffer", buffer);
+	cr_assert_geq(inner, 0, "device_buffer at line %d", buffer);
+	cr_assert_eq(find(frames, "load_cache", cache), inner + 1, "load_cache at line %d next",
+		     cache);
+	cr_assert_eq(find(frames, "main", call), inner + 2, "main at line %d after both", call);
+	for (int i = inner; i < inner + 2; i++)
+		cr_assert(json_is_true(
+			json_object_get(json_array_get(frames, (size_t)i), "inlined")));
+	char expected[320];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace:         at device_buffer (inline_chain.c:%d)\n"
+		 "vramtrace:            inlined in load_cache (inline_chain.c:%d)\n"
+		 "vramtrace:            inlined in main (inline_chain.c:%d)\n",
+		 buffer, cache, call);
+	cr_assert(strstr(run.err, expected), "%s", run.err);
+	char *text = tool_output(&run, "report REPORT --format folded");
+	snprintf(expected, sizeof(expected),
+		 "untagged;main (inline_chain.c:%d);load_cache (inline_chain.c:%d) [inlined];"
+		 "device_buffer (inline_chain.c:%d) [inlined] %lld\n",
+		 call, cache, buffer, 32 * MiB);
+	cr_assert(strstr(text, expected), "%s", text);
+	free(text);
+	traced_run_free(&run);
+}
+
 Test(pictures, one_row_per_line)
 {
 	struct traced_run run;
