@@ -74,9 +74,8 @@ static void add_stack(struct diff *d, const struct vt_report *report,
 	struct diff_row *row = add(d, BY_STACK, key, side_b, stack->counters.at_peak_bytes,
 				   stack->counters.peak_bytes);
 	if (row && !row->label)
-		row->label = strdup(vt_stack_line(report, stack->id, &d->view,
-						  d->format == FORMAT_TEXT ? 42 : 0, label,
-						  sizeof(label)));
+		row->label =
+			strdup(vt_stack_line(report, stack->id, &d->view, 0, label, sizeof(label)));
 }
 
 static void add_report(struct diff *d, const struct vt_report *report, const char *rank,

@@ -1,8 +1,13 @@
 /* vramtrace diff's text and markdown tables. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "diff.h"
 #include "formats.h"
+
+/* The first column's width in the text tables; a longer place goes on a
+ * line of its own above its figures. */
+#define LABEL_WIDTH 42
 
 static void signed_size(int64_t bytes, char *buf, unsigned size)
 {
@@ -45,8 +50,8 @@ static void print_header(enum diff_section section, bool markdown, FILE *out)
 			vt_diff_section_titles[section], vt_diff_section_names[section],
 			peaks ? " own peak A | own peak B |" : "", peaks ? "---:|---:|" : "");
 	else
-		fprintf(out, "\n%-44s %12s %12s %13s %9s %7s%s\n", vt_diff_section_titles[section],
-			"A", "B", "delta", "change", "ratio",
+		fprintf(out, "\n%-*s %12s %12s %13s %9s %7s%s\n", LABEL_WIDTH + 2,
+			vt_diff_section_titles[section], "A", "B", "delta", "change", "ratio",
 			peaks ? "   own peak A   own peak B" : "");
 }
 
@@ -71,9 +76,13 @@ static void print_row(const struct diff_row *row, bool peaks, bool markdown, FIL
 	if (markdown)
 		fprintf(out, "| `%s` | %s | %s | %s | %s | %s |", shown, a, b, delta, relative,
 			ratio);
+	else if (strlen(shown) > LABEL_WIDTH) /* whole on a line of its own: a place's line
+					       * is what tells two rows apart */
+		fprintf(out, "  %s\n  %-*s %12s %12s %13s %9s %7s", shown, LABEL_WIDTH, "", a, b,
+			delta, relative, ratio);
 	else
-		fprintf(out, "  %-42.42s %12s %12s %13s %9s %7s", shown, a, b, delta, relative,
-			ratio);
+		fprintf(out, "  %-*s %12s %12s %13s %9s %7s", LABEL_WIDTH, shown, a, b, delta,
+			relative, ratio);
 	if (peaks)
 		fprintf(out, markdown ? " %s | %s |" : " %12s %12s", a_peak, b_peak);
 	fputc('\n', out);
