@@ -130,8 +130,37 @@ static void summarize_failures(FILE *out, const struct vt_snapshot *snapshot,
 	}
 }
 
-/* The largest leak group, by the rank of its row above where it has one,
- * else by its own line. */
+/* What the exit line names: the leaks of one shown row together (a row
+ * is a place, and may hold several stacks), or one leak of a stack no
+ * row shows. */
+struct leak_mention {
+	size_t rank; /* of the row, 0 for a stack no row shows */
+	const struct vt_leak *leak;
+	uint64_t bytes, count;
+};
+
+static struct leak_mention largest_leak(const struct vt_report *report, int device,
+					const struct vt_summary_rows *rows)
+{
+	struct leak_mention best = {0}, *by_rank = calloc(rows->count + 1, sizeof(*by_rank));
+	for (uint64_t i = 0; report->leaks && i < report->leaks->group_count; i++) {
+		const struct vt_leak *leak = &report->leaks->groups[i];
+		if (leak->device != device)
+			continue;
+		size_t rank = by_rank ? vt_summary_rank(report, rows, leak->stack, leak->tag) : 0;
+		struct leak_mention single = {0, leak, leak->bytes, leak->count};
+		struct leak_mention *mention = rank ? &by_rank[rank] : &single;
+		if (rank) {
+			*mention = (struct leak_mention){rank, leak, mention->bytes + leak->bytes,
+							 mention->count + leak->count};
+		}
+		if (mention->bytes > best.bytes)
+			best = *mention;
+	}
+	free(by_rank);
+	return best;
+}
+
 static void summarize_exit(FILE *out, const struct vt_report *report,
 			   const struct vt_device_stats *stats, int device,
 			   const struct vt_summary_rows *rows)
@@ -141,22 +170,18 @@ static void summarize_exit(FILE *out, const struct vt_report *report,
 	uint64_t reserved = stats->kinds[VT_KIND_GRAPH].live, live = stats->live - reserved;
 	uint64_t count = stats->live_count - (reserved ? 1 : 0);
 	vt_text_live_at_exit(out, PREFIX, (int64_t)live, (int64_t)count, (int64_t)reserved);
-	for (uint64_t i = 0; report->leaks && i < report->leaks->group_count; i++) {
-		const struct vt_leak *leak = &report->leaks->groups[i];
-		if (leak->device != device)
-			continue;
-		size_t rank = vt_summary_rank(report, rows, leak->stack, leak->tag);
+	struct leak_mention most = largest_leak(report, device, rows);
+	if (most.leak) {
 		char where[1200] = "";
-		if (rank)
-			snprintf(where, sizeof(where), "stack #%zu", rank);
-		else if (leak->stack != VT_STACK_NONE && report->symbolizer)
-			vt_report_describe_stack(report->symbolizer, leak->stack, where,
+		if (most.rank)
+			snprintf(where, sizeof(where), "stack #%zu", most.rank);
+		else if (most.leak->stack != VT_STACK_NONE && report->symbolizer)
+			vt_report_describe_stack(report->symbolizer, most.leak->stack, where,
 						 sizeof(where));
 		fprintf(out, "; most %s%s [%s]: %s in %" PRIu64 " allocation%s",
-			where[0] ? (rank ? "from " : "at ") : "", where, vt_tag_name(leak->tag),
-			human(leak->bytes, size, sizeof(size)), leak->count,
-			leak->count == 1 ? "" : "s");
-		break;
+			where[0] ? (most.rank ? "from " : "at ") : "", where,
+			vt_tag_name(most.leak->tag), human(most.bytes, size, sizeof(size)),
+			most.count, most.count == 1 ? "" : "s");
 	}
 	fputc('\n', out);
 }

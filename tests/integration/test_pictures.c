@@ -126,7 +126,8 @@ Test(pictures, inlined_functions_named_with_their_callers)
  * as 8.00 MiB, in the summary, text, folded and diff; the JSON keeps both
  * stacks, in one group. */
 /* dwarf_getscopes loses the callers past the first inlined scope; every
- * one of them is named, at the line of its call. */
+ * one of them is named, at the line of its call. What the exit line says
+ * is most live is a row, whose stacks it adds. */
 Test(pictures, an_inline_chain_names_every_caller)
 {
 	struct traced_run run;
@@ -152,6 +153,10 @@ Test(pictures, an_inline_chain_names_every_caller)
 		 "vramtrace:            inlined in main (inline_chain.c:%d)\n",
 		 buffer, cache, call);
 	cr_assert(strstr(run.err, expected), "%s", run.err);
+	/* The line of two allocations holds the most at exit, together. */
+	cr_assert(strstr(run.err, "live at exit: 72.00 MiB in 3 allocations; most from stack #1 "
+				  "[untagged]: 40.00 MiB in 2 allocations\n"),
+		  "%s", run.err);
 	char *text = tool_output(&run, "report REPORT --format folded");
 	snprintf(expected, sizeof(expected),
 		 "untagged;main (inline_chain.c:%d);load_cache (inline_chain.c:%d) [inlined];"
