@@ -38,6 +38,26 @@ static const char * or (const char *text, const char *fallback)
 	return text ? text : fallback;
 }
 
+static const char *plural(int64_t count)
+{
+	return count == 1 ? "" : "s";
+}
+
+/* The versions, where the program loaded them; no driver is why a
+ * report is empty. */
+static void cuda_line(FILE *out, const struct vt_cuda *cuda)
+{
+	if (cuda->runtime.has)
+		fprintf(out, "CUDA runtime %" PRId64, cuda->runtime.value);
+	else
+		fputs("CUDA runtime not seen (none shared loaded; a static one is invisible)", out);
+	if (cuda->driver.value)
+		fprintf(out, ", driver %" PRId64, cuda->driver.value);
+	else
+		fputs(", no driver answered (none loaded, or none the program could use)", out);
+	fprintf(out, ", %" PRId64 " device%s\n", cuda->device_count, plural(cuda->device_count));
+}
+
 static void run_section(const struct text *t)
 {
 	const struct vt_run *run = &t->report->run;
@@ -63,27 +83,27 @@ static void run_section(const struct text *t)
 		fprintf(t->out, ", rank %s", run->rank);
 	fprintf(t->out, ", %s to %s, ended by %s\n", or (run->start, "?"), or (run->end, "?"),
 		or (run->ended_by, "?"));
-	if (!run->cuda.driver.value) /* why the report is empty */
-		fprintf(t->out,
-			"CUDA runtime %" PRId64 ", no driver answered (none loaded, or none the "
-			"program could use), %" PRId64 " device(s)\n",
-			run->cuda.runtime.value, run->cuda.device_count);
-	else
-		fprintf(t->out,
-			"CUDA runtime %" PRId64 ", driver %" PRId64 ", %" PRId64 " device(s)\n",
-			run->cuda.runtime.value, run->cuda.driver.value, run->cuda.device_count);
-}
-
-static const char *plural(int64_t count)
-{
-	return count == 1 ? "" : "s";
+	cuda_line(t->out, &run->cuda);
 }
 
 static void counter_row(const struct text *t, const char *name, const struct vt_counters *row,
 			int64_t peak)
 {
 	vt_text_counter_row(t->out, "", name, row->at_peak_bytes, peak, row->peak_bytes,
-			    row->allocations);
+			    row->allocations, "allocation");
+}
+
+/* Graph memory is the driver's reservation: what the program made of it
+ * is its allocation nodes (as the exit summary says). */
+static void kind_row(const struct text *t, const struct vt_owner *owner,
+		     const struct vt_kind_row *kind)
+{
+	if (strcmp(kind->kind, "graph") != 0 || !owner->graph_memory.present)
+		counter_row(t, kind->kind, &kind->counters, owner->peak.bytes);
+	else
+		vt_text_counter_row(t->out, "", kind->kind, kind->counters.at_peak_bytes,
+				    owner->peak.bytes, kind->counters.peak_bytes,
+				    owner->graph_memory.allocation_nodes, "allocation node");
 }
 
 static void frames(const struct text *t, int64_t stack, const char *indent)
@@ -289,9 +309,10 @@ static void totals(const struct text *t, const struct vt_owner *owner, bool is_d
 	const struct vt_peak *peak = &owner->peak;
 	vt_text_peak(t->out, "", peak->bytes, peak->at_ns, peak->api);
 	vt_print_levels(t->out, owner, "  ");
-	fprintf(t->out, "  %skinds at the peak:%s\n", bold(t), plain(t));
+	if (owner->kind_count)
+		fprintf(t->out, "  %skinds at the peak:%s\n", bold(t), plain(t));
 	for (size_t i = 0; i < owner->kind_count; i++)
-		counter_row(t, owner->kinds[i].kind, &owner->kinds[i].counters, peak->bytes);
+		kind_row(t, owner, &owner->kinds[i]);
 	if (owner->tag_count) {
 		fprintf(t->out, "  %stags at the peak:%s\n", bold(t), plain(t));
 		for (size_t i = 0; i < owner->tag_count && (long)i < t->options->top; i++)

@@ -37,15 +37,42 @@ static void counter_row(FILE *out, const char *name, const struct vt_device_stat
 			const struct vt_counter *counter)
 {
 	vt_text_counter_row(out, PREFIX, name, (int64_t)vt_stats_at_peak(stats, counter),
-			    (int64_t)stats->peak, (int64_t)counter->peak, (int64_t)counter->allocs);
+			    (int64_t)stats->peak, (int64_t)counter->peak, (int64_t)counter->allocs,
+			    "allocation");
 }
 
-static void summarize_kinds(FILE *out, const struct vt_device_stats *stats)
+/* Graph memory is the driver's reservation: what the program made of it
+ * is its allocation nodes. */
+static void graph_row(FILE *out, const struct vt_report *report,
+		      const struct vt_device_stats *stats, int device)
 {
-	fprintf(out, PREFIX "  kinds at the peak:\n");
+	const struct vt_counter *graph = &stats->kinds[VT_KIND_GRAPH];
+	if (!report->graphs || device < 0 || device >= VT_VIEW_DEVICES) {
+		counter_row(out, vt_kind_name(VT_KIND_GRAPH), stats, graph);
+		return;
+	}
+	vt_text_counter_row(out, PREFIX, vt_kind_name(VT_KIND_GRAPH),
+			    (int64_t)vt_stats_at_peak(stats, graph), (int64_t)stats->peak,
+			    (int64_t)graph->peak, (int64_t)report->graphs[device].allocation_nodes,
+			    "allocation node");
+}
+
+static void summarize_kinds(FILE *out, const struct vt_report *report,
+			    const struct vt_device_stats *stats, int device)
+{
+	bool any = false;
 	for (int k = 0; k < VT_KIND_COUNT; k++)
-		if (stats->kinds[k].allocs)
+		any |= stats->kinds[k].allocs != 0;
+	if (any)
+		fprintf(out, PREFIX "  kinds at the peak:\n");
+	for (int k = 0; k < VT_KIND_COUNT; k++) {
+		if (!stats->kinds[k].allocs)
+			continue;
+		if (k == VT_KIND_GRAPH)
+			graph_row(out, report, stats, device);
+		else
 			counter_row(out, vt_kind_name((enum vt_kind)k), stats, &stats->kinds[k]);
+	}
 }
 
 /* The report keeps VRAMTRACE_TOP (10,000) stacks; the summary names at
@@ -211,7 +238,7 @@ static void summarize(FILE *out, const struct vt_report *report, const char *wha
 {
 	summarize_peak(out, what, stats);
 	summarize_device_view(out, report, stats, device);
-	summarize_kinds(out, stats);
+	summarize_kinds(out, report, stats, device);
 	summarize_tags(out, report, stats);
 	struct vt_summary_rows rows = {0};
 	vt_summary_stacks(out, report, stats, &rows);

@@ -51,16 +51,16 @@ void vt_text_peak(FILE *out, const char *prefix, int64_t bytes, int64_t at_ns, c
 }
 
 void vt_text_counter_row(FILE *out, const char *prefix, const char *name, int64_t at_peak,
-			 int64_t owner_peak, int64_t own_peak, int64_t allocations)
+			 int64_t owner_peak, int64_t own_peak, int64_t count, const char *counted)
 {
 	char at[32], own[32];
 	fprintf(out, "%s    ", prefix);
 	vt_text_safe(out, name);
 	int width = (int)strlen(name ? name : "");
-	fprintf(out, "%*s %12s %5.1f%%   own peak %s, %" PRId64 " allocation%s over the run\n",
+	fprintf(out, "%*s %12s %5.1f%%   own peak %s, %" PRId64 " %s%s over the run\n",
 		width < 24 ? 24 - width : 0, "", vt_text_size(at_peak, at, sizeof(at)),
-		percent(at_peak, owner_peak), vt_text_size(own_peak, own, sizeof(own)), allocations,
-		plural(allocations));
+		percent(at_peak, owner_peak), vt_text_size(own_peak, own, sizeof(own)), count,
+		counted, plural(count));
 }
 
 void vt_text_contexts(FILE *out, const char *prefix, int64_t contexts)

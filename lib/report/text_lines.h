@@ -19,9 +19,11 @@ const char *vt_text_size(int64_t bytes, char *buf, unsigned size);
 /* "peak 1.50 GiB (1610612736 bytes) at 0.012 s by cudaMalloc\n" */
 void vt_text_peak(FILE *out, const char *prefix, int64_t bytes, int64_t at_ns, const char *api);
 /* A kind's or tag's row: its bytes at the owner's peak, their share of
- * it, its own peak and its allocations. */
+ * it, its own peak and how many it made of what is counted ("allocation";
+ * for graph memory, whose reservation the driver makes, the program's
+ * "allocation node"s). */
 void vt_text_counter_row(FILE *out, const char *prefix, const char *name, int64_t at_peak,
-			 int64_t owner_peak, int64_t own_peak, int64_t allocations);
+			 int64_t owner_peak, int64_t own_peak, int64_t count, const char *counted);
 void vt_text_contexts(FILE *out, const char *prefix, int64_t contexts);
 
 /* What the device itself showed beside what was tracked. */

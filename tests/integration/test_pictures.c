@@ -365,7 +365,13 @@ Test(pictures, graph_memory_as_the_driver_holds_it)
 	cr_assert(strstr(run.err, "vramtrace:   live at exit: 0 B in 0 allocations; graph memory "
 				  "reserved, not trimmed: 64.00 MiB\n"),
 		  "%s", run.err);
+	/* The reservation rose once; the program made two graph allocations. */
+	const char *kind =
+		"    graph                       64.00 MiB 100.0%   own peak 64.00 MiB, 2 "
+		"allocation nodes over the run\n";
+	cr_assert(strstr(run.err, kind), "%s", run.err);
 	char *text = tool_output(&run, "report REPORT");
+	cr_assert(strstr(text, kind), "%s", text);
 	cr_assert(strstr(text, "  live at exit: 0 B in 0 allocations; graph memory reserved, not "
 			       "trimmed: 64.00 MiB\n"),
 		  "%s", text);

@@ -176,6 +176,7 @@ Test(truth, the_summary_says_what_it_means)
 	const char *merged =
 		strstr(run.err, "#1 13.04 GiB 71.3% [weights], 2 stacks at these lines\n"
 				"vramtrace:         at load_weights (llm_serving.c:164)\n"
+				"vramtrace:            inlined in serve (llm_serving.c:228)\n"
 				"vramtrace:            inlined in main (llm_serving.c:");
 	cr_assert(merged, "%s", run.err);
 	const char *line = strstr(run.err, "at load_weights (llm_serving.c:164)");
