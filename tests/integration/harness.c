@@ -204,3 +204,112 @@ json_t *report_tag(json_t *report, const char *owner, const char *tag)
 	snprintf(path, sizeof(path), "%s/tags", owner);
 	return report_entry(report, path, "tag", tag);
 }
+
+void hostile(struct traced_run *run, const char *mode, const char *arg, const char *const *env)
+{
+	struct run_options options = {.preload = true, .simulate = true, .env = env};
+	traced_run(run, &options,
+		   (char *[]){(char *)program_path("hostile"), (char *)mode, (char *)arg, NULL});
+}
+
+void run_signals(struct traced_run *run, bool preload, char *mode, char *arg, char *extra)
+{
+	struct run_options options = {.preload = preload, .simulate = true};
+	traced_run(run, &options,
+		   (char *[]){(char *)program_path("signals"), mode, arg, extra, NULL});
+}
+
+void same_with_a_report(char *mode, char *arg, char *extra, const char *ended_by, int64_t peak)
+{
+	struct traced_run with, without;
+	run_signals(&without, false, mode, arg, extra);
+	run_signals(&with, true, mode, arg, extra);
+	cr_assert_eq(with.wait_status, without.wait_status, "%s %s %s: %#x, not %#x: %s", mode, arg,
+		     extra, with.wait_status, without.wait_status, with.err);
+	cr_assert_str_eq(with.out, without.out, "%s %s", mode, arg);
+	cr_assert_eq(with.reports, 1, "%s %s %s: %u reports: %s", mode, arg, extra, with.reports,
+		     with.err);
+	cr_assert_str_eq(report_string(with.report, "run/ended_by"), ended_by, "%s %s", mode, arg);
+	cr_assert_eq(report_int(with.report, "devices/0/peak/bytes"), peak, "%s %s", mode, arg);
+	traced_run_free(&with);
+	traced_run_free(&without);
+}
+
+void run_both(struct both *runs, const char *program, const char *mode, const char *argument,
+	      const char *const *env)
+{
+	struct run_options options = {.preload = true, .simulate = true, .env = env};
+	char *argv[] = {(char *)program_path(program), (char *)mode, (char *)argument, NULL};
+	traced_run(&runs->with, &options, argv);
+	options.preload = false;
+	traced_run(&runs->without, &options, argv);
+}
+
+void free_both(struct both *runs)
+{
+	traced_run_free(&runs->with);
+	traced_run_free(&runs->without);
+}
+
+/* The whole of a file the program wrote in its run's directory; NULL when
+ * there is none. */
+static char *run_file(const struct traced_run *run, const char *name, size_t *length)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", run->dir, name);
+	FILE *file = fopen(path, "re");
+	if (!file)
+		return NULL;
+	char *text = NULL;
+	FILE *buffer = open_memstream(&text, length);
+	char chunk[4096];
+	for (size_t got; (got = fread(chunk, 1, sizeof(chunk), file)) > 0;)
+		fwrite(chunk, 1, got, buffer);
+	fclose(buffer);
+	fclose(file);
+	return text;
+}
+
+void same_file(const struct both *runs, const char *name)
+{
+	size_t with_length = 0, without_length = 0;
+	char *with = run_file(&runs->with, name, &with_length);
+	char *without = run_file(&runs->without, name, &without_length);
+	cr_assert(without, "the program wrote %s", name);
+	cr_assert(with, "%s is missing under vramtrace", name);
+	cr_assert_eq(with_length, without_length, "%s: %zu bytes, %zu without vramtrace", name,
+		     with_length, without_length);
+	cr_assert(memcmp(with, without, with_length) == 0, "%s differs", name);
+	free(with);
+	free(without);
+}
+
+void same_behaviour(const struct both *runs)
+{
+	cr_assert_eq(runs->with.status, runs->without.status, "%s", runs->with.err);
+	cr_assert_str_eq(runs->with.out, runs->without.out);
+}
+
+void no_leftovers(const struct traced_run *run)
+{
+	DIR *dir = opendir(run->dir);
+	cr_assert(dir);
+	for (struct dirent *entry; (entry = readdir(dir));)
+		cr_assert(!strstr(entry->d_name, ".tmp"), "%s was left behind", entry->d_name);
+	closedir(dir);
+}
+
+void run_both_with_summary(const char *program, const char *argument, struct traced_run *with,
+			   struct traced_run *without)
+{
+	/* With the summary on: the notes that come with it are checked. */
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL},
+	};
+	char *argv[] = {(char *)program_path(program), (char *)argument, NULL};
+	traced_run(with, &options, argv);
+	options.preload = false;
+	traced_run(without, &options, argv);
+}

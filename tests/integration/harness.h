@@ -49,3 +49,36 @@ json_t *report_entry(json_t *report, const char *path, const char *key, const ch
 /* The kinds (tags) entry named kind (tag) of owner ("devices/0" or "host"). */
 json_t *report_kind(json_t *report, const char *owner, const char *kind);
 json_t *report_tag(json_t *report, const char *owner, const char *tag);
+
+/* hostile (programs/hostile.c) in mode with arg, under the preload on the
+ * simulated device: what servers, daemons and runtimes do. */
+void hostile(struct traced_run *run, const char *mode, const char *arg, const char *const *env);
+
+/* signals (programs/signals.c) in mode with arg and extra, on the
+ * simulated device, with the preload or without. */
+void run_signals(struct traced_run *run, bool preload, char *mode, char *arg, char *extra);
+/* With and without vramtrace: the same status and output; with it, one
+ * report with the peak the program holds and the ending it had. */
+void same_with_a_report(char *mode, char *arg, char *extra, const char *ended_by, int64_t peak);
+
+/* One program run twice on the simulated device, with vramtrace and
+ * without, for its files, output and status to be compared. */
+struct both {
+	struct traced_run with, without;
+};
+
+void run_both(struct both *runs, const char *program, const char *mode, const char *argument,
+	      const char *const *env);
+void free_both(struct both *runs);
+/* The file the program wrote in its run's directory is the same, byte for
+ * byte, with vramtrace and without. */
+void same_file(const struct both *runs, const char *name);
+/* The same status and standard output. */
+void same_behaviour(const struct both *runs);
+/* Nothing but the report, the program's own files and the captured output:
+ * no temporary file left behind. */
+void no_leftovers(const struct traced_run *run);
+
+/* program with one argument, with vramtrace and without, the summary on. */
+void run_both_with_summary(const char *program, const char *argument, struct traced_run *with,
+			   struct traced_run *without);

@@ -41,28 +41,6 @@ Test(attribution, explicit_tags_nest_per_thread_and_retag)
 	traced_run_free(&run);
 }
 
-Test(attribution, report_on_demand)
-{
-	struct traced_run run;
-	struct run_options options = {.preload = true, .simulate = true};
-	char path[400];
-	traced_run(&run, &options, (char *[]){(char *)program_path("tags"), "placeholder", NULL});
-	traced_run_free(&run);
-	/* Now with the dump inside the run's own directory. */
-	char dir[] = "/tmp/vt-dump.XXXXXX";
-	cr_assert(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/now.%%p.json", dir);
-	traced_run(&run, &options, (char *[]){(char *)program_path("tags"), path, NULL});
-	cr_assert(strstr(run.out, "dumped=0"), "%s", run.out);
-	char command[600];
-	snprintf(command, sizeof(command), "grep -q '\"ended_by\": \"running\"' %s/now.*.json",
-		 dir);
-	cr_assert_eq(system(command), 0, "the dump says the program was still running");
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
-	traced_run_free(&run);
-}
-
 static void run_nvtx(struct traced_run *run, const char *mode)
 {
 	char injection[600], nvtx[64];
@@ -76,7 +54,7 @@ static void run_nvtx(struct traced_run *run, const char *mode)
 	cr_assert(run->report, "%s", run->err);
 }
 
-Test(attribution, nvtx_ranges_and_domains)
+Test(attribution, nvtx_ranges_of_every_domain_tag_by_the_innermost)
 {
 	struct traced_run run;
 	run_nvtx(&run, "innermost");
@@ -95,7 +73,7 @@ Test(attribution, nvtx_ranges_and_domains)
 	traced_run_free(&run);
 }
 
-Test(attribution, nvtx_full_paths)
+Test(attribution, nvtx_ranges_tag_by_their_full_path_when_asked)
 {
 	struct traced_run run;
 	run_nvtx(&run, "path");
@@ -235,7 +213,7 @@ Test(attribution, deep_stacks_keep_their_depth)
 	traced_run_free(&run);
 }
 
-Test(attribution, stacks_off)
+Test(attribution, a_stack_depth_of_0_records_no_stack)
 {
 	struct traced_run run;
 	trace_program(&run, "stacks", (const char *const[]){"VRAMTRACE_STACK_DEPTH=0", NULL});
@@ -245,7 +223,7 @@ Test(attribution, stacks_off)
 	traced_run_free(&run);
 }
 
-Test(attribution, out_of_memory_snapshot_and_leaks)
+Test(attribution, an_out_of_memory_failure_keeps_its_tag_its_snapshot_and_the_leaks)
 {
 	struct traced_run run;
 	trace_program(&run, "oom_snapshot", (const char *const[]){"VRAMSIM_CAPACITY=8GiB", NULL});
@@ -283,7 +261,7 @@ static void run_python(struct traced_run *run, bool preload)
 	cr_assert_eq(run->status, 0, "%s", run->err);
 }
 
-Test(attribution, python_helper)
+Test(attribution, the_python_helper_tags_nests_and_retags)
 {
 	struct traced_run run;
 	run_python(&run, true);
@@ -298,7 +276,7 @@ Test(attribution, python_helper)
 	traced_run_free(&run);
 }
 
-Test(attribution, python_helper_without_vramtrace)
+Test(attribution, the_python_helper_without_vramtrace_does_nothing)
 {
 	struct traced_run run;
 	run_python(&run, false);

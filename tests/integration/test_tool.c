@@ -47,7 +47,7 @@ static int check(const char *budget, const char *headroom)
 }
 
 /* minimal.json peaks at exactly 1000 bytes. */
-Test(tool, check_at_the_exact_boundary)
+Test(tool, check_fits_at_the_exact_byte_with_and_without_headroom)
 {
 	cr_assert_eq(check("1000B", NULL), 0, "equal fits");
 	cr_assert_eq(check("999B", NULL), 1, "one byte short");
@@ -126,7 +126,7 @@ static json_t *diff_json(const char *a, const char *b)
 	return parsed;
 }
 
-Test(tool, diff_of_a_doubled_batch)
+Test(tool, a_doubled_batch_diffs_as_twice_the_activations)
 {
 	json_t *d = diff_json("llm_batch8.json", "llm_batch16.json");
 	cr_assert_float_eq(
@@ -142,7 +142,7 @@ Test(tool, diff_of_a_doubled_batch)
 	json_decref(d);
 }
 
-Test(tool, diff_of_a_changed_dtype)
+Test(tool, a_changed_dtype_diffs_as_twice_the_weights_and_the_same_workspace)
 {
 	json_t *d = diff_json("llm_bf16.json", "llm_fp32.json");
 	cr_assert_eq(json_integer_value(json_object_get(diff_row(d, "tag", "weights"), "b_bytes")),
@@ -186,7 +186,7 @@ Test(tool, diff_gates_on_peak_growth)
 	traced_run_free(&run);
 }
 
-Test(tool, merge_of_four_ranks)
+Test(tool, four_ranks_merge_into_one_peak_skew_and_tags)
 {
 	struct traced_run run;
 	char out[512];
@@ -331,7 +331,7 @@ static char *make_content(const char *name)
 	return text;
 }
 
-Test(tool, bad_input_table)
+Test(tool, every_bad_input_exits_2_naming_its_file_in_every_command)
 {
 	char dir[] = "/tmp/vt-bad.XXXXXX";
 	cr_assert(mkdtemp(dir));
@@ -374,7 +374,7 @@ Test(tool, bad_input_table)
 	cr_assert_eq(system(command), 0);
 }
 
-Test(tool, missing_directory_and_huge_files)
+Test(tool, a_missing_file_a_directory_and_a_huge_file_exit_2)
 {
 	struct traced_run run;
 	tool(&run, (char *[]){"report", "/no/such/report.json", NULL}, NULL);
@@ -414,7 +414,7 @@ Test(tool, merge_refuses_the_same_run_twice)
 /* 2^15 distinct stacks, every one live at the peak: the report stays
  * compact (each frame written once), and every command reads it in linear
  * time (the test's timeout is the bound; it took minutes when quadratic). */
-Test(tool, thirty_two_thousand_stacks, .timeout = 120)
+Test(tool, thirty_two_thousand_stacks_are_written_read_and_add_up_to_the_peak, .timeout = 120)
 {
 	struct traced_run traced;
 	struct run_options options = {

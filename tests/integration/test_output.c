@@ -1,0 +1,350 @@
+/* The report's files: private (mode 0600, arguments redacted, no secret),
+ * named as asked (a directory, a long environment, dumps on demand beside
+ * the exit report or inside a directory), never a run list created or
+ * followed; and when one cannot be written (no such directory,
+ * RLIMIT_FSIZE, host memory running out at exit, failing checkpoints, a
+ * removed working directory) the program is unharmed and vramtrace says so
+ * in one line. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define MiB (1024ll * 1024ll)
+
+static unsigned count_lines(const char *text)
+{
+	unsigned lines = 0;
+	for (const char *c = text; *c; c++)
+		lines += *c == '\n';
+	return lines;
+}
+
+static void make_temporary_dir(char *dir, size_t size, const char *name)
+{
+	snprintf(dir, size, "/tmp/vramtrace-%s.XXXXXX", name);
+	cr_assert(mkdtemp(dir));
+}
+
+static void remove_tree(const char *dir)
+{
+	char command[600];
+	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+	cr_assert_eq(system(command), 0);
+}
+
+static unsigned files_in(const char *dir, const char *suffix)
+{
+	unsigned count = 0;
+	DIR *listing = opendir(dir);
+	cr_assert(listing, "%s", dir);
+	for (struct dirent *entry; (entry = readdir(listing));) {
+		size_t length = strlen(entry->d_name), tail = strlen(suffix);
+		if (entry->d_name[0] != '.' && length >= tail &&
+		    strcmp(entry->d_name + length - tail, suffix) == 0)
+			count++;
+	}
+	closedir(listing);
+	return count;
+}
+
+Test(output, the_report_file_is_regular_and_only_its_owners)
+{
+	struct traced_run run;
+	trace_program(&run, "sequence", NULL);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/report.json", run.dir);
+	struct stat st;
+	cr_assert_eq(lstat(path, &st), 0);
+	cr_assert(S_ISREG(st.st_mode));
+	cr_assert_eq(st.st_mode & 0777, 0600);
+	cr_assert_eq(run.reports, 1);
+	traced_run_free(&run);
+}
+
+Test(output, redacted_arguments_and_secrets_stay_out_of_the_report)
+{
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMTRACE_REDACT_ARGS=1", "SECRET_TOKEN=hunter2",
+					     "CUDA_VISIBLE_DEVICES=0", NULL},
+	};
+	traced_run(
+		&run, &options,
+		(char *[]){(char *)program_path("ending"), "return", "--password=swordfish", NULL});
+	json_t *r = run.report;
+	cr_assert_eq(json_array_size(report_at(r, "run/command")), 1, "only argv[0]");
+	cr_assert_str_eq(report_string(r, "run/environment/CUDA_VISIBLE_DEVICES"), "0");
+	cr_assert_str_eq(report_string(r, "run/environment/VRAMTRACE_REDACT_ARGS"), "1");
+	char command[700];
+	snprintf(command, sizeof(command),
+		 "grep -q -e hunter2 -e swordfish -e SECRET %s/report.json", run.dir);
+	cr_assert_neq(system(command), 0, "no secret in the report");
+	traced_run_free(&run);
+}
+
+Test(output, a_long_environment_variable_leaves_room_for_the_others_in_the_report)
+{
+	static char huge[6000] = "CUDA_MODULE_LOADING=";
+	memset(huge + strlen(huge), 'x', 5000);
+	struct traced_run run;
+	hostile(&run, "raise", "SIGUSR2",
+		(const char *const[]){huge, "CUDA_VISIBLE_DEVICES=0", "RANK=3", NULL});
+	cr_assert_str_eq(report_string(run.report, "run/environment/CUDA_VISIBLE_DEVICES"), "0");
+	cr_assert_str_eq(report_string(run.report, "run/environment/RANK"), "3");
+	traced_run_free(&run);
+}
+
+Test(output, an_output_directory_gets_a_vramtrace_pid_json_inside)
+{
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true, .output_name = "sub/"};
+	char dir[300];
+	snprintf(dir, sizeof(dir), "/tmp/vramtrace-out.%d", (int)getpid());
+	mkdir(dir, 0700);
+	char output[330];
+	snprintf(output, sizeof(output), "VRAMTRACE_OUTPUT=%s/", dir);
+	options.env = (const char *const[]){output, NULL};
+	traced_run(&run, &options, (char *[]){(char *)program_path("ending"), "return", NULL});
+	char command[700];
+	snprintf(command, sizeof(command), "ls %s | grep -qx 'vramtrace\\.[0-9]*\\.json'", dir);
+	cr_assert_eq(system(command), 0, "a vramtrace.PID.json inside %s", dir);
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+	traced_run_free(&run);
+}
+
+Test(output, a_dump_on_demand_says_the_program_was_still_running)
+{
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	char path[400];
+	traced_run(&run, &options, (char *[]){(char *)program_path("tags"), "placeholder", NULL});
+	traced_run_free(&run);
+	/* Now with the dump inside the run's own directory. */
+	char dir[] = "/tmp/vt-dump.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/now.%%p.json", dir);
+	traced_run(&run, &options, (char *[]){(char *)program_path("tags"), path, NULL});
+	cr_assert(strstr(run.out, "dumped=0"), "%s", run.out);
+	char command[600];
+	snprintf(command, sizeof(command), "grep -q '\"ended_by\": \"running\"' %s/now.*.json",
+		 dir);
+	cr_assert_eq(system(command), 0, "the dump says the program was still running");
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+	traced_run_free(&run);
+}
+
+Test(output, a_dump_without_a_path_keeps_the_exit_report_name)
+{
+	struct traced_run run;
+	hostile(&run, "dump_null", NULL, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_eq(run.reports, 2);
+	char path[400];
+	snprintf(path, sizeof(path), "%s/report.json", run.dir);
+	json_t *final = json_load_file(path, 0, NULL);
+	snprintf(path, sizeof(path), "%s/report.dump1.json", run.dir);
+	json_t *dump = json_load_file(path, 0, NULL);
+	cr_assert(final && dump, "report.json and report.dump1.json");
+	cr_assert_str_eq(report_string(final, "run/ended_by"), "exit 0");
+	cr_assert_eq(report_int(final, "devices/0/peak/bytes"), 96 * MiB);
+	cr_assert_str_eq(report_string(dump, "run/ended_by"), "running");
+	cr_assert_eq(report_int(dump, "devices/0/peak/bytes"), 64 * MiB);
+	json_decref(final);
+	json_decref(dump);
+	traced_run_free(&run);
+}
+
+/* vramtrace_dump("") is the default dump beside the report; a directory,
+ * with or without its '/', takes the default name inside; /dev/null is
+ * written to (the report discarded, as asked); a FIFO with no reader and a
+ * missing directory fail with -1 and a warning. No file named "-1",
+ * "sub/-1" or "/dev/null-1" appears. */
+Test(output, a_dump_to_a_directory_goes_inside_and_one_to_a_fifo_fails_with_a_warning)
+{
+	char dir[64], sub[128], sub_slash[128], fifo[128], missing[128];
+	make_temporary_dir(dir, sizeof(dir), "dumps");
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	snprintf(sub_slash, sizeof(sub_slash), "%s/sub/", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(missing, sizeof(missing), "%s/none/x.json", dir);
+	cr_assert_eq(mkdir(sub, 0700), 0);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	struct run_options options = {.preload = true, .simulate = true};
+	struct traced_run run;
+	traced_run(&run, &options,
+		   (char *[]){(char *)program_path("odd_names"), "dump", "", sub_slash, sub,
+			      "/dev/null", fifo, missing, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char want[1024];
+	snprintf(want, sizeof(want),
+		 "dump : 0\ndump %s: 0\ndump %s: 0\ndump /dev/null: 0\ndump %s: -1\ndump %s: -1\n",
+		 sub_slash, sub, fifo, missing);
+	cr_assert_str_eq(run.out, want);
+	char beside[512];
+	snprintf(beside, sizeof(beside), "%s/report.dump1.json", run.dir);
+	cr_assert_eq(access(beside, F_OK), 0, "the default dump beside the report");
+	cr_assert_eq(files_in(sub, ".json"), 2, "both dumps inside sub");
+	cr_assert_eq(files_in(sub, "-1"), 0);
+	cr_assert_eq(files_in(dir, "-1"), 0);
+	cr_assert_neq(access("/dev/null-1", F_OK), 0, "nothing beside /dev/null");
+	char fifo_warning[256];
+	snprintf(fifo_warning, sizeof(fifo_warning),
+		 "vramtrace: vramtrace_dump: cannot write the report to %s: a FIFO no process has "
+		 "open for reading",
+		 fifo);
+	cr_assert(strstr(run.err, fifo_warning), "%s", run.err);
+	traced_run_free(&run);
+	remove_tree(dir);
+}
+
+Test(output, the_run_list_is_never_created_nor_followed)
+{
+	char dir[] = "/tmp/vramtrace-list.XXXXXX", missing[300], link_path[300], target[300];
+	char linked[400];
+	cr_assert(mkdtemp(dir));
+	snprintf(missing, sizeof(missing), "VRAMTRACE_REPORT_LIST=%s/gone", dir);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	snprintf(link_path, sizeof(link_path), "%s/link", dir);
+	cr_assert(symlink(target, link_path) == 0);
+	snprintf(linked, sizeof(linked), "VRAMTRACE_REPORT_LIST=%s", link_path);
+	const char *const *envs[] = {(const char *const[]){missing, NULL},
+				     (const char *const[]){linked, NULL}};
+	for (int i = 0; i < 2; i++) {
+		struct traced_run run;
+		hostile(&run, "raise", "SIGUSR1", envs[i]);
+		cr_assert_eq(run.reports, 1);
+		traced_run_free(&run);
+	}
+	struct stat status;
+	cr_assert_neq(lstat(missing + strlen("VRAMTRACE_REPORT_LIST="), &status), 0, "not created");
+	cr_assert_neq(stat(target, &status), 0, "not followed");
+	unlink(link_path);
+	rmdir(dir);
+}
+
+Test(output, an_unwritable_output_is_said_in_one_line)
+{
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.output_name = "no/such/dir/report.json",
+	};
+	traced_run(&run, &options, (char *[]){(char *)program_path("ending"), "return", NULL});
+	cr_assert_eq(run.status, 3, "the program's own status");
+	cr_assert_eq(run.reports, 0);
+	char expected[600];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace: cannot write the report to %s/no/such/dir/report.json: No such file "
+		 "or directory; no report written\n",
+		 run.dir);
+	cr_assert_str_eq(run.err, expected, "one line, and no report dumped on stderr");
+	traced_run_free(&run);
+}
+
+Test(output, failing_checkpoints_warn_once_and_never_flood_stderr, .timeout = 30)
+{
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.output_name = "no/such/dir/report.json",
+		.env = (const char *const[]){"VRAMTRACE_CHECKPOINT_S=1", NULL},
+	};
+	traced_run(&run, &options, (char *[]){(char *)program_path("ending"), "_exit", NULL});
+	cr_assert_eq(run.status, 4);
+	cr_assert_null(strstr(run.err, "\"schema\""), "no report on stderr: %s", run.err);
+	const char *first = strstr(run.err, "cannot write a checkpoint");
+	cr_assert(first, "%s", run.err);
+	cr_assert_null(strstr(first + 1, "cannot write a checkpoint"), "once: %s", run.err);
+	traced_run_free(&run);
+}
+
+Test(output, a_report_past_rlimit_fsize_is_the_tracers_failure)
+{
+	struct both runs;
+	run_both(&runs, "limits", "small_files", NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_eq(runs.with.status, 0, "not killed by SIGXFSZ");
+	cr_assert_str_eq(runs.with.out, "done\n");
+	same_file(&runs, "data");
+	char expected[600];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace: cannot write the report to %s/report.json: File too large; no report "
+		 "written\n",
+		 runs.with.dir);
+	cr_assert_str_eq(runs.with.err, expected);
+	cr_assert_eq(runs.with.reports, 0);
+	no_leftovers(&runs.with);
+	free_both(&runs);
+}
+
+/* malloc fails after N more calls once main returns, for N across every
+ * allocation the exit report makes (libdw's and ld.so's included): the
+ * program's status and output stay its own, a report is whole or absent,
+ * and the tracer says so in one line at most. */
+Test(output, host_memory_running_out_at_exit_is_the_tracers_failure, .timeout = 240)
+{
+	for (int after = 0; after <= 600; after += 3) {
+		char text[16];
+		snprintf(text, sizeof(text), "%d", after);
+		struct both runs;
+		run_both(&runs, "malloc_fails", text, "5", NULL);
+		same_behaviour(&runs);
+		cr_assert_eq(runs.with.status, 5, "after %d: %s", after, runs.with.err);
+		cr_assert_str_eq(runs.with.out, "leaving with 5\n");
+		cr_assert_leq(count_lines(runs.with.err), 1, "after %d: %s", after, runs.with.err);
+		cr_assert(!runs.with.err[0] || strncmp(runs.with.err, "vramtrace: ", 11) == 0,
+			  "after %d: %s", after, runs.with.err);
+		no_leftovers(&runs.with);
+		if (runs.with.reports)
+			cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"),
+				     10 * MiB);
+		free_both(&runs);
+	}
+}
+
+/* The working directory removed before the first CUDA call: a relative
+ * VRAMTRACE_OUTPUT has no place, so the report goes to $TMPDIR, and the
+ * warning says why in words (it said "expands to a path too long" and
+ * "cannot write the report to : Success"). */
+Test(output, a_removed_working_directory_sends_the_report_to_tmpdir)
+{
+	char tmpdir[64], gone[64], env_tmpdir[128];
+	make_temporary_dir(tmpdir, sizeof(tmpdir), "tmpdir");
+	make_temporary_dir(gone, sizeof(gone), "gone");
+	snprintf(env_tmpdir, sizeof(env_tmpdir), "TMPDIR=%s", tmpdir);
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMTRACE_OUTPUT=moved.%p.json", env_tmpdir, NULL}};
+	struct traced_run run;
+	traced_run(&run, &options,
+		   (char *[]){(char *)program_path("odd_names"), "gone", gone, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.err, "vramtrace: the working directory is gone (No such file or "
+				  "directory), so the relative VRAMTRACE_OUTPUT 'moved.%p.json' "
+				  "has no place there; the report goes to "),
+		  "%s", run.err);
+	cr_assert(strstr(run.err, tmpdir), "%s", run.err);
+	cr_assert_not(strstr(run.err, "too long"), "%s", run.err);
+	cr_assert_not(strstr(run.err, "Success"), "%s", run.err);
+	cr_assert_eq(files_in(tmpdir, ".json"), 1, "the report in %s", tmpdir);
+	char command[256];
+	snprintf(command, sizeof(command),
+		 "grep -q '\"live_at_exit_bytes\": 3145728' %s/moved.*.json", tmpdir);
+	cr_assert_eq(system(command), 0, "the report holds the 3 MiB allocation");
+	traced_run_free(&run);
+	remove_tree(tmpdir);
+}
