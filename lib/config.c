@@ -169,7 +169,8 @@ static bool parse_python_depth(const char *value, struct vt_config *config)
 	       config->python_depth > 0;
 }
 
-/* "12GiB" or "90%" (hundredths allowed: "92.5%"), never zero. */
+/* "12GiB" or "90%" (hundredths allowed: "92.5%"), never zero; a bare
+ * number could mean either, and is refused. */
 static bool parse_level(const char *text, struct vt_level *mark)
 {
 	size_t length = strlen(text);
@@ -188,7 +189,7 @@ static bool parse_level(const char *text, struct vt_level *mark)
 		mark->hundredths = whole * 100 + fraction;
 		return at == text + length - 1 && mark->hundredths > 0 && mark->hundredths <= 10000;
 	}
-	return vt_size_parse(text, &mark->bytes) && mark->bytes > 0;
+	return !vt_size_unitless(text) && vt_size_parse(text, &mark->bytes) && mark->bytes > 0;
 }
 
 static bool parse_watermark(const char *value, struct vt_config *config)
@@ -248,8 +249,8 @@ static const struct option options[] = {
 	{"VRAMTRACE_PYTHON_DEPTH", parse_python_depth, "a number of frames from 1 to 128"},
 	{"VRAMTRACE_CONTROL", parse_control, "0 or 1"},
 	{"VRAMTRACE_WATERMARK", parse_watermark,
-	 "a size or a percentage of capacity, and optionally ',' and a lower mark that re-arms "
-	 "it: 60GiB or 90%,80%"},
+	 "a size with its unit or a percentage of capacity, and optionally ',' and a lower mark "
+	 "that re-arms it: 60GiB or 90%,80%"},
 };
 
 static void set_defaults(struct vt_config *config)

@@ -178,6 +178,12 @@ Test(run_tool, bad_simulator_setting_is_named)
 	cr_assert(strstr(run.err, "vramsim: VRAMSIM_GRANULARITY='huge' is not valid"), "%s",
 		  run.err);
 	traced_run_free(&run);
+	/* A bare number is a size no reader could be sure of. */
+	run_tool(&run, (char *[]){"run", "--simulate", "--", (char *)program_path("oom"), NULL},
+		 (const char *const[]){"VRAMSIM_CAPACITY=2", NULL});
+	cr_assert_neq(run.status, 0);
+	cr_assert(strstr(run.err, "vramsim: VRAMSIM_CAPACITY='2' is not valid"), "%s", run.err);
+	traced_run_free(&run);
 }
 
 /* VRAMSIM_VERBOSE names each call the simulation does not implement when

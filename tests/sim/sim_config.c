@@ -22,7 +22,10 @@ static void read_size(const char *name, uint64_t fallback, bool zero_ok, uint64_
 	*out = fallback;
 	if (!value || !*value)
 		return;
-	if (!vt_size_parse(value, out) || (*out == 0 && !zero_ok))
+	/* A bare number has no meaning a reader could be sure of: 0 alone
+	 * is the same in every unit. */
+	bool unitless = vt_size_unitless(value);
+	if (!vt_size_parse(value, out) || (*out == 0 && !zero_ok) || (unitless && *out != 0))
 		report_bad(name, value,
 			   "expected a size with its unit, such as 80GiB, 512MiB or 4096B");
 }
@@ -77,7 +80,8 @@ static void read_capacities(void)
 		char *save = NULL;
 		for (char *item = strtok_r(buf, ",", &save); item;
 		     item = strtok_r(NULL, ",", &save)) {
-			if (!vt_size_parse(item, &capacity) || capacity == 0) {
+			if (vt_size_unitless(item) || !vt_size_parse(item, &capacity) ||
+			    capacity == 0) {
 				report_bad("VRAMSIM_CAPACITY", value,
 					   "expected sizes such as 80GiB or 80GiB,40GiB");
 				return;

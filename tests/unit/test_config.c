@@ -95,6 +95,33 @@ Test(config, counts_are_digits_alone, .init = cr_redirect_stderr)
 	cr_assert_eq(config.stack_depth, 5);
 }
 
+/* A watermark is a size or a share of the capacity: a bare number could be
+ * either, and is refused with the default (none) kept. */
+Test(config, a_watermark_without_a_unit_is_refused, .init = cr_redirect_stderr)
+{
+	clear();
+	vt_stderr_remember();
+	struct vt_config config;
+	setenv("VRAMTRACE_WATERMARK", "2", 1);
+	vt_config_load(&config);
+	cr_assert_eq(config.watermark.high.bytes, 0);
+	cr_assert_eq(config.watermark.high.hundredths, 0);
+	setenv("VRAMTRACE_WATERMARK", "2GiB,1024", 1);
+	vt_config_load(&config);
+	cr_assert_eq(config.watermark.high.bytes, 0, "the lower mark is held to the same");
+	setenv("VRAMTRACE_WATERMARK", "2KiB,90.5%", 1);
+	vt_config_load(&config);
+	cr_assert_eq(config.watermark.high.bytes, 2048);
+	cr_assert_eq(config.watermark.low.hundredths, 9050);
+	unsetenv("VRAMTRACE_WATERMARK");
+	fflush(stderr);
+	char text[2048] = "";
+	text[fread(text, 1, sizeof(text) - 1, cr_get_redirected_stderr())] = '\0';
+	cr_assert(strstr(text, "vramtrace: VRAMTRACE_WATERMARK='2' is not valid (expected a size "
+			       "with its unit or a percentage of capacity"),
+		  "%s", text);
+}
+
 Test(config, an_output_directory_gets_the_default_name)
 {
 	clear();
