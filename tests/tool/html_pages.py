@@ -342,7 +342,7 @@ def big_page(driver):
     # and a machine busy with other work adds seconds to either.
     elapsed = min(load(driver, page, "big"), load(driver, page, "big"))
     listed = driver.find_elements(By.CSS_SELECTOR, "table.sortable")[2]
-    check("show all 32768 rows" in listed.text, "big: every stack listed, the first 200 shown")
+    check("show all 32,768 rows" in listed.text, "big: every stack listed, the first 200 shown")
     started = time.monotonic()
     target = driver.execute_script(
         "for (const r of document.querySelectorAll('svg.flame rect'))"

@@ -21,6 +21,8 @@ function human(bytes) {
 /* A signed size: "+1.00 GiB", "-512 B", "0 B". */
 function signed(bytes) { return (bytes > 0 ? '+' : '') + human(bytes); }
 function count(n) { return Number(n).toLocaleString('en-US'); }
+/* "1 stack", "2 stacks": a count with its noun. */
+function counted(n, noun) { return count(n) + ' ' + noun + (Number(n) === 1 ? '' : 's'); }
 /* A moment in the run, in the unit its size wants: 450 µs, 2.402 ms, 3.141 s. */
 function seconds(ns) { return ns < 1e6 ? trim(ns / 1e3, 1) + ' \u00b5s' : ns < 1e9 ? trim(ns / 1e6, 3) + ' ms' : (ns / 1e9).toFixed(3) + ' s'; }
 function base(path) { return path ? path.slice(path.lastIndexOf('/') + 1) : ''; }

@@ -116,12 +116,12 @@ function renderDiff(data, container) {
 	 * first, inline chains), the whole place on hover. */
 	const stacks = rows('stack').map(r => [r, r.a_bytes, r.b_bytes, r.b_bytes - r.a_bytes]).sort((x, y) => y[3] - x[3]);
 	const hidden = (sections.stack || {}).hidden, rest = (sections.stack || {}).rest;
-	const footer = rest ? [count(rest.count) + ' more stacks that changed less (vramtrace diff --format json lists them)',
+	const footer = rest ? [counted(rest.count, 'more stack') + ' that changed less (vramtrace diff --format json lists them)',
 		human(rest.a_bytes), human(rest.b_bytes), signed(rest.b_bytes - rest.a_bytes)] : null;
 	container.append(el('h3', {text: 'stacks ranked by growth'}), sortableTable([{name: 'stack', render: row => placeNode(row), key: row => row.label || row.key},
 		{name: 'A', numeric: true, bytes: true}, {name: 'B', numeric: true, bytes: true},
 		{name: 'growth', numeric: true, signed: true}], stacks, null, footer));
-	if (hidden) container.append(el('p', {'class': 'note', text: hidden + ' stacks changed by less than the least delta shown (' +
+	if (hidden) container.append(el('p', {'class': 'note', text: counted(hidden, 'stack') + ' changed by less than the least delta shown (' +
 		human(data.diff.min_delta_bytes || 0) + ')'}));
 }
 

@@ -46,7 +46,7 @@ function buildTree(report, owner) {
 	}
 	const rest = remainders(owner), left = owner.stack_rest || {};
 	const name = rest.length === 1 && left.stacks > 0 && !(left.no_stack_bytes > 0)
-		? '[' + count(left.stacks) + (left.stacks === 1 ? ' more stack' : ' more stacks') + ', not listed]'
+		? '[' + counted(left.stacks, 'more stack') + ', not listed]'
 		: '[other stacks, not listed]';
 	for (const {tag, bytes} of rest)
 		addPath(root, [{name: '[' + tag + ']', kind: 'tag'}, {name, kind: 'rest'}], bytes);

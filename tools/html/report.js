@@ -31,7 +31,7 @@ function restRows(owner, columns) {
 	if (rest.bytes > 0 || rest.stacks > 0) {
 		const row = blank();
 		row[1] = (rest.stacks === null || rest.stacks === undefined ? 'the other stacks'
-			: count(rest.stacks) + (rest.stacks === 1 ? ' more stack' : ' more stacks')) + ', not listed';
+			: counted(rest.stacks, 'more stack')) + ', not listed';
 		row[3] = human(rest.bytes);
 		rows.push(row);
 	}

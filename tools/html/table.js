@@ -51,7 +51,7 @@ function sortableTable(columns, rows, caption, footer) {
 		const shown = Math.min(limit, order.length);
 		for (let r = 0; r < shown; r++) fragment.append(rowNode(r));
 		if (order.length > limit) {
-			const more = el('button', {type: 'button', text: 'show all ' + order.length + ' rows'});
+			const more = el('button', {type: 'button', text: 'show all ' + counted(order.length, 'row')});
 			more.addEventListener('click', () => {
 				limit = order.length;
 				windowed = order.length > WINDOW_AFTER;
