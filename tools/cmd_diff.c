@@ -42,9 +42,10 @@ static struct diff_row *row_for(struct diff_table *table, const char *key)
 }
 
 /* Sums over devices and ranks are checked: past 2^63-1 bytes the diff
- * names the row and stops rather than print a wrapped number. */
-static struct diff_row *add(struct diff *d, enum diff_section section, const char *key, bool side_b,
-			    int64_t at_peak, int64_t peak)
+ * names the row and stops rather than print a wrapped number. peak_low is
+ * the least the contribution held at its own high point, peak the most. */
+static struct diff_row *add_bounded(struct diff *d, enum diff_section section, const char *key,
+				    bool side_b, int64_t at_peak, int64_t peak, int64_t peak_low)
 {
 	struct diff_row *row = d->by[section] ? row_for(&d->tables[section], key) : NULL;
 	if (!row)
@@ -55,27 +56,43 @@ static struct diff_row *add(struct diff *d, enum diff_section section, const cha
 	    !d->overflow[0])
 		snprintf(d->overflow, sizeof(d->overflow), "the %s row '%.100s' of %s",
 			 vt_diff_section_names[section], key, side_b ? "B" : "A");
-	/* Several stacks at one place: their peaks need not have coincided. */
+	/* Several contributions to a row: their peaks need not have coincided. */
 	int64_t *low = side_b ? &row->b_peak_low : &row->a_peak_low;
-	if (peak > *low)
-		*low = peak;
+	if (peak_low > *low)
+		*low = peak_low;
 	if (*sum > *low)
 		*low = *sum;
 	return row;
 }
 
-/* A stack's row: matched across runs by its place (stack_view.h), shown
- * by its brief line. */
-static void add_stack(struct diff *d, const struct vt_report *report,
-		      const struct vt_stack_row *stack, bool side_b)
+static struct diff_row *add(struct diff *d, enum diff_section section, const char *key, bool side_b,
+			    int64_t at_peak, int64_t peak)
+{
+	return add_bounded(d, section, key, side_b, at_peak, peak, peak);
+}
+
+/* A place's row: matched across runs by its place (stack_view.h), shown
+ * by its brief line; a group's own peak is exact where the report has it. */
+static void add_group(struct diff *d, const struct vt_report *report,
+		      const struct vt_stack_group *group, bool side_b)
 {
 	char key[4096], label[1024];
-	vt_stack_place(report, stack->id, key, sizeof(key));
-	struct diff_row *row = add(d, BY_STACK, key, side_b, stack->counters.at_peak_bytes,
-				   stack->counters.peak_bytes);
+	vt_stack_place(report, group->id, key, sizeof(key));
+	struct diff_row *row = add_bounded(d, BY_STACK, key, side_b, group->sum.at_peak_bytes,
+					   group->sum.peak_bytes, group->peak_low);
 	if (row && !row->label)
 		row->label =
-			strdup(vt_stack_line(report, stack->id, &d->view, 0, label, sizeof(label)));
+			strdup(vt_stack_line(report, group->id, &d->view, 0, label, sizeof(label)));
+}
+
+static void add_stacks(struct diff *d, const struct vt_report *report,
+		       const struct vt_owner *device, bool side_b)
+{
+	struct vt_stack_group *groups;
+	size_t count = vt_stack_groups(report, device, &groups);
+	for (size_t g = 0; g < count; g++)
+		add_group(d, report, &groups[g], side_b);
+	free(groups);
 }
 
 static void add_report(struct diff *d, const struct vt_report *report, const char *rank,
@@ -97,8 +114,7 @@ static void add_report(struct diff *d, const struct vt_report *report, const cha
 			add(d, BY_TAG, device->tags[t].tag, side_b,
 			    device->tags[t].counters.at_peak_bytes,
 			    device->tags[t].counters.peak_bytes);
-		for (size_t s = 0; s < device->stack_count; s++)
-			add_stack(d, report, &device->stacks[s], side_b);
+		add_stacks(d, report, device, side_b);
 	}
 }
 

@@ -65,11 +65,11 @@ static void device_events(json_t *events, const struct vt_owner *device, int64_t
 					? json_string(digits)
 					: json_integer((json_int_t)failure->bytes);
 		json_array_append_new(
-			events,
-			mark("failed allocation", ordinal, failure->at_ns,
-			     json_pack("{s:o, s:I, s:s, s:s}", "bytes", bytes, "error", failure->error,
-				       "error_name", failure->error_name ? failure->error_name : "?",
-				       "tag", failure->tag ? failure->tag : "untagged")));
+			events, mark("failed allocation", ordinal, failure->at_ns,
+				     json_pack("{s:o, s:I, s:s, s:s}", "bytes", bytes, "error",
+					       failure->error, "error_name",
+					       failure->error_name ? failure->error_name : "?",
+					       "tag", failure->tag ? failure->tag : "untagged")));
 	}
 }
 

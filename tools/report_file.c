@@ -351,17 +351,24 @@ static bool check_run(struct checker *c, json_t *root)
 	return CHECK_FIELDS(VT_SCHEMA_RUN, run, "run");
 }
 
+static bool check_group_peak(struct checker *c, json_t *item, const char *path)
+{
+	return CHECK_FIELDS(VT_SCHEMA_GROUP_PEAK, item, path);
+}
+
 static bool check_single(struct checker *c, json_t *root)
 {
 	json_t *host = json_object_get(root, "host");
 	json_t *table = json_object_get(root, "frames");
 	json_t *frames = json_object_get(root, "stack_frames");
+	json_t *group_peaks = json_object_get(root, "group_peaks");
 	if (table && !each(c, root, "frames", "", check_frame))
 		return false;
 	c->frame_table_size = json_array_size(table);
 	return check_run(c, root) && check_devices(c, root) && need_object(c, host, "host") &&
 	       check_totals(c, host, "host") &&
-	       (!frames || each(c, root, "stack_frames", "", check_stack_frames));
+	       (!frames || each(c, root, "stack_frames", "", check_stack_frames)) &&
+	       (!group_peaks || each(c, root, "group_peaks", "", check_group_peak));
 }
 
 static bool check_rank(struct checker *c, json_t *item, const char *path)

@@ -327,6 +327,7 @@ static void fill_stacks(json_t *root, struct vt_report *out, bool *ok)
 }
 
 #define RESOURCE(item, event) FILL_FIELDS(VT_SCHEMA_RESOURCE_EVENT, item, event)
+#define GROUP_PEAK(item, row) FILL_FIELDS(VT_SCHEMA_GROUP_PEAK, item, row)
 
 bool vt_report_model_fill(json_t *root, struct vt_report *out)
 {
@@ -349,6 +350,7 @@ bool vt_report_model_fill(json_t *root, struct vt_report *out)
 	json_t *resources = json_object_get(root, "resources");
 	out->has_resources = json_is_array(json_object_get(resources, "events"));
 	FILL_ARRAY(resources, "events", &out->resources, &out->resource_count, &ok, RESOURCE);
+	FILL_ARRAY(root, "group_peaks", &out->group_peaks, &out->group_peak_count, &ok, GROUP_PEAK);
 	if (!ok)
 		vt_report_model_free(out);
 	return ok;
@@ -368,6 +370,7 @@ void vt_report_model_free(struct vt_report *report)
 	free(report->frame_table);
 	free(report->inline_frames);
 	free(report->resources);
+	free(report->group_peaks);
 	*report = (struct vt_report){0};
 }
 

@@ -205,6 +205,11 @@ struct vt_resource_event {
 	VT_MEMBERS(VT_SCHEMA_RESOURCE_EVENT)
 };
 
+/* A listed row of two stacks or more, with its own high point. */
+struct vt_group_peak {
+	VT_MEMBERS(VT_SCHEMA_GROUP_PEAK)
+};
+
 /* One process's report. */
 struct vt_report {
 	json_t *root;
@@ -221,6 +226,8 @@ struct vt_report {
 	bool has_resources; /* CUPTI's resource events were recorded */
 	struct vt_resource_event *resources;
 	size_t resource_count;
+	struct vt_group_peak *group_peaks; /* newer reports */
+	size_t group_peak_count;
 };
 
 struct vt_rank {

@@ -258,6 +258,24 @@ static void add_member(struct vt_stack_group *group, const struct vt_stack_row *
 		group->peak_low = low;
 }
 
+/* A group's own high point, where the report replayed it (group_peaks):
+ * the same stacks as the report's row, or nothing is known. */
+static void exact_peak(const struct vt_report *report, const struct vt_owner *owner,
+		       struct vt_stack_group *group)
+{
+	const struct vt_stack_frames *first = vt_report_stack(report, group->id);
+	bool host = owner == &report->host;
+	for (size_t i = 0; first && group->members > 1 && i < report->group_peak_count; i++) {
+		const struct vt_group_peak *row = &report->group_peaks[i];
+		if (row->device.has == host || (!host && row->device.value != owner->ordinal) ||
+		    row->group != first->group || (size_t)row->members != group->members ||
+		    strcmp(row->tag, group->tag ? group->tag : "") != 0)
+			continue;
+		group->sum.peak_bytes = group->peak_low = row->peak_bytes;
+		return;
+	}
+}
+
 static int by_bytes(const void *x, const void *y)
 {
 	const struct vt_stack_group *a = x, *b = y;
@@ -296,6 +314,8 @@ size_t vt_stack_groups(const struct vt_report *report, const struct vt_owner *ow
 		free(groups);
 		return 0;
 	}
+	for (size_t i = 0; i < count; i++)
+		exact_peak(report, owner, &groups[i]);
 	qsort(groups, count, sizeof(*groups), by_bytes);
 	*out = groups;
 	return count;

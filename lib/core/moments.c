@@ -137,3 +137,25 @@ struct vt_moment *vt_moments_replay(const struct vt_history *history,
 	}
 	return moments;
 }
+
+bool vt_sets_replay(const struct vt_history *history, const uint32_t *set_of, uint32_t stack_count,
+		    uint32_t set_count, uint64_t *peaks)
+{
+	if (!history->records || history->changes > history->bound)
+		return false;
+	uint64_t *live = calloc(set_count ? set_count : 1, sizeof(*live));
+	if (!live)
+		return false;
+	memset(peaks, 0, set_count * sizeof(*peaks));
+	for (uint64_t i = 0; i < history->changes; i++) {
+		const struct vt_history_record *record = &history->records[i];
+		uint32_t set = record->stack < stack_count ? set_of[record->stack] : 0;
+		if (!set)
+			continue;
+		live[set - 1] += record->bytes; /* modulo 2^64, as recorded */
+		if (live[set - 1] > peaks[set - 1])
+			peaks[set - 1] = live[set - 1];
+	}
+	free(live);
+	return true;
+}

@@ -24,3 +24,10 @@ struct vt_moment {
  * (at most bound) records; NULL when memory runs out or nothing is kept. */
 struct vt_moment *vt_moments_replay(const struct vt_history *history,
 				    const struct vt_timeline *timeline);
+
+/* The high point of the bytes several stacks held together, for each of
+ * set_count sets: set_of[stack] is its set's index plus one (0: in none),
+ * for the stacks below stack_count. Exact, from a history that kept every
+ * change; false (peaks untouched) when it did not or memory ran out. */
+bool vt_sets_replay(const struct vt_history *history, const uint32_t *set_of, uint32_t stack_count,
+		    uint32_t set_count, uint64_t *peaks);

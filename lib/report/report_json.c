@@ -541,6 +541,102 @@ static void write_tracer(struct vt_json *json, const struct vt_report *report)
 	vt_json_end_object(json);
 }
 
+/* A row of the listings: a device's listed stacks at one place with one
+ * tag, as the tools and the summary show them. */
+struct group_row {
+	uint32_t group, tag, members;
+	uint64_t peak;
+};
+
+struct group_member {
+	uint32_t group, tag, stack;
+};
+
+static int by_group_and_tag(const void *x, const void *y)
+{
+	const struct group_member *a = x, *b = y;
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	return (a->tag > b->tag) - (a->tag < b->tag);
+}
+
+/* The rows of two stacks or more among members (sorted), each stack's row
+ * into row_of (index plus one); returns how many. */
+static uint32_t shared_rows(const struct group_member *members, uint32_t count, uint32_t *row_of,
+			    struct group_row *rows)
+{
+	uint32_t found = 0;
+	for (uint32_t i = 0, end; i < count; i = end) {
+		for (end = i + 1; end < count && by_group_and_tag(&members[i], &members[end]) == 0;)
+			end++;
+		if (end - i < 2)
+			continue;
+		rows[found++] = (struct group_row){members[i].group, members[i].tag, end - i, 0};
+		for (uint32_t m = i; m < end; m++)
+			row_of[members[m].stack] = found;
+	}
+	return found;
+}
+
+/* The own peak of each row of two stacks or more that a device lists:
+ * not the sum of its stacks' peaks, which need not have coincided, but
+ * its high point, replayed from the device's history where it kept every
+ * change (else the tools give bounds). */
+static void write_owner_group_peaks(struct vt_json *json, const struct vt_report *report,
+				    const struct vt_device_stats *stats, int device,
+				    const struct vt_stack_group_map *groups)
+{
+	uint32_t size = stats->stacks.size, count = 0;
+	uint32_t *order = calloc(report->top ? report->top : 1, sizeof(*order));
+	struct vt_top_entry *scratch = calloc(report->top ? report->top : 1, sizeof(*scratch));
+	struct group_member *members = NULL;
+	uint32_t *row_of = calloc(size ? size : 1, sizeof(*row_of));
+	struct group_row *rows = NULL;
+	if (order && scratch && row_of)
+		count = vt_report_top_stacks(stats, report->top, order, scratch);
+	members = count ? malloc(count * sizeof(*members)) : NULL;
+	rows = count ? malloc(count * sizeof(*rows)) : NULL;
+	uint32_t row_count = 0;
+	if (members && rows) {
+		for (uint32_t i = 0; i < count; i++)
+			members[i] =
+				(struct group_member){vt_stack_group_of(groups, order[i]),
+						      stats->stacks.items[order[i]].tag, order[i]};
+		qsort(members, count, sizeof(*members), by_group_and_tag);
+		row_count = shared_rows(members, count, row_of, rows);
+	}
+	uint64_t *peaks = row_count ? malloc(row_count * sizeof(*peaks)) : NULL;
+	if (peaks && vt_sets_replay(&stats->history, row_of, size, row_count, peaks)) {
+		for (uint32_t r = 0; r < row_count; r++) {
+			const struct group_row *row = &rows[r];
+			rows[r].peak = peaks[r];
+			vt_json_begin_object(json, NULL);
+			WRITE_FIELDS(VT_SCHEMA_GROUP_PEAK)
+			vt_json_end_object(json);
+		}
+	}
+	free(peaks);
+	free(rows);
+	free(members);
+	free(row_of);
+	free(scratch);
+	free(order);
+}
+
+static void write_group_peaks(struct vt_json *json, const struct vt_report *report,
+			      const struct vt_stack_group_map *groups)
+{
+	vt_json_begin_array(json, "group_peaks");
+	for (int d = 0; groups->stacks && d < VT_MAX_DEVICES; d++)
+		if (report->snapshot->devices[d].seen)
+			write_owner_group_peaks(json, report, &report->snapshot->devices[d], d,
+						groups);
+	if (groups->stacks)
+		write_owner_group_peaks(json, report, &report->snapshot->host, VT_HOST_DEVICE,
+					groups);
+	vt_json_end_array(json);
+}
+
 bool vt_report_write_json(const struct vt_report *report, int fd)
 {
 	struct vt_json json;
@@ -560,7 +656,10 @@ bool vt_report_write_json(const struct vt_report *report, int fd)
 	vt_json_begin_object(&json, "host");
 	write_totals(&json, report, &report->snapshot->host, VT_HOST_DEVICE, &set);
 	vt_json_end_object(&json);
-	vt_stack_frames_write(&json, report->symbolizer, &set);
+	struct vt_stack_group_map groups;
+	vt_stack_frames_write(&json, report->symbolizer, &set, &groups);
+	write_group_peaks(&json, report, &groups);
+	free(groups.stacks);
 	write_resources(&json, report->cupti);
 	write_tracer(&json, report);
 	vt_json_end_object(&json);

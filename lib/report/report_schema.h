@@ -253,6 +253,16 @@
 	X(group, FIGURE_OR_NULL, 0) \
 	X(frames, NESTED, 0)
 
+/* group_peaks[]: a row of the listings (a device's listed stacks at one
+ * place with one tag, two or more) and its own high point; locals:
+ * device, row (struct group_row) */
+#define VT_SCHEMA_GROUP_PEAK(X) \
+	X(device, FIGURE_OR_NULL, VT_KNOWN_IF(device != VT_HOST_DEVICE, device)) \
+	X(group, COUNT, row->group) \
+	X(tag, STRING, vt_tag_name(row->tag)) \
+	X(members, COUNT, row->members) \
+	X(peak_bytes, COUNT, row->peak)
+
 /* resources (null without CUPTI) */
 #define VT_SCHEMA_RESOURCES(X) \
 	X(events, NESTED, write_resource_events(json, cupti)) \
@@ -317,6 +327,7 @@
 	S("timeline", "rows[].", VT_SCHEMA_ROW) \
 	S("frames and stack_frames", "", VT_SCHEMA_FRAME) \
 	S("frames and stack_frames", "", VT_SCHEMA_STACK_FRAMES) \
+	S("group_peaks", "", VT_SCHEMA_GROUP_PEAK) \
 	S("resources", "", VT_SCHEMA_RESOURCES) \
 	S("resources", "events[].", VT_SCHEMA_RESOURCE_EVENT) \
 	S("tracer", "", VT_SCHEMA_TRACER)

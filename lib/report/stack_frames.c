@@ -228,15 +228,9 @@ static void write_stack(struct vt_json *json, uint32_t id, const struct pc_table
 	vt_json_end_object(json);
 }
 
-struct placed {
-	uint64_t place;
-	uint32_t id;
-	uint32_t group;
-};
-
 static int by_place(const void *x, const void *y)
 {
-	const struct placed *a = x, *b = y;
+	const struct vt_placed_stack *a = x, *b = y;
 	if (a->place != b->place)
 		return a->place < b->place ? -1 : 1;
 	return (a->id > b->id) - (a->id < b->id);
@@ -244,18 +238,20 @@ static int by_place(const void *x, const void *y)
 
 static int by_id(const void *x, const void *y)
 {
-	const struct placed *a = x, *b = y;
+	const struct vt_placed_stack *a = x, *b = y;
 	return (a->id > b->id) - (a->id < b->id);
 }
 
 /* Each mentioned stack's group, in the order of set's (sorted) ids. */
-static struct placed *group_stacks(const struct pc_table *table, const struct vt_stack_ids *set)
+static struct vt_placed_stack *group_stacks(const struct pc_table *table,
+					    const struct vt_stack_ids *set)
 {
-	struct placed *placed = malloc((set->count ? set->count : 1) * sizeof(*placed));
+	struct vt_placed_stack *placed = malloc((set->count ? set->count : 1) * sizeof(*placed));
 	if (!placed)
 		return NULL;
 	for (size_t i = 0; i < set->count; i++)
-		placed[i] = (struct placed){stack_place(table, set->ids[i]), set->ids[i], 0};
+		placed[i] =
+			(struct vt_placed_stack){stack_place(table, set->ids[i]), set->ids[i], 0};
 	qsort(placed, set->count, sizeof(*placed), by_place);
 	for (size_t i = 0; i < set->count; i++)
 		placed[i].group = i && placed[i - 1].place == placed[i].place ? placed[i - 1].group
@@ -264,21 +260,31 @@ static struct placed *group_stacks(const struct pc_table *table, const struct vt
 	return placed;
 }
 
+uint32_t vt_stack_group_of(const struct vt_stack_group_map *map, uint32_t id)
+{
+	struct vt_placed_stack key = {.id = id};
+	const struct vt_placed_stack *found =
+		map->stacks ? bsearch(&key, map->stacks, map->count, sizeof(key), by_id) : NULL;
+	return found ? found->group : id;
+}
+
 static void write_symbolized(struct vt_json *json, struct vt_symbolizer *symbolizer,
-			     const struct vt_stack_ids *set, struct pc_table *table)
+			     const struct vt_stack_ids *set, struct pc_table *table,
+			     struct vt_stack_group_map *groups)
 {
 	write_table(json, symbolizer, table);
-	struct placed *placed = group_stacks(table, set);
+	struct vt_placed_stack *placed = group_stacks(table, set);
 	vt_json_begin_array(json, "stack_frames");
 	for (size_t i = 0; i < set->count; i++)
 		write_stack(json, set->ids[i], table, placed ? placed[i].group : set->ids[i]);
 	vt_json_end_array(json);
-	free(placed);
+	*groups = (struct vt_stack_group_map){placed, placed ? set->count : 0};
 }
 
 void vt_stack_frames_write(struct vt_json *json, struct vt_symbolizer *symbolizer,
-			   struct vt_stack_ids *set)
+			   struct vt_stack_ids *set, struct vt_stack_group_map *groups)
 {
+	*groups = (struct vt_stack_group_map){0};
 	distinct_ids(set);
 	struct pc_table table = {0};
 	uintptr_t *pcs = set->fixed ? NULL : distinct_pcs(set, &table.count);
@@ -286,7 +292,7 @@ void vt_stack_frames_write(struct vt_json *json, struct vt_symbolizer *symbolize
 	table.first = pcs ? malloc((table.count + 1) * sizeof(*table.first)) : NULL;
 	table.places = pcs ? malloc((table.count + 1) * sizeof(*table.places)) : NULL;
 	if (table.first && table.places) {
-		write_symbolized(json, symbolizer, set, &table);
+		write_symbolized(json, symbolizer, set, &table, groups);
 	} else {
 		vt_json_begin_array(json, "stack_frames");
 		for (size_t i = 0; i < set->count; i++)

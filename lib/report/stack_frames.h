@@ -28,8 +28,23 @@ void vt_stack_ids_mention(struct vt_stack_ids *set, uint32_t id);
  * are one group. */
 const char *vt_frame_place(const struct vt_frame *frame, char *out, size_t size);
 
-/* "frames" and "stack_frames", symbolized now and only now. A fixed set
+/* Each mentioned stack's group: the smallest id of the mentioned stacks
+ * at its place. */
+struct vt_stack_group_map {
+	struct vt_placed_stack {
+		uint64_t place;
+		uint32_t id;
+		uint32_t group;
+	} * stacks; /* by id; NULL when the stacks were not symbolized */
+	size_t count;
+};
+
+/* The group of id, which the map must hold; id itself without a map. */
+uint32_t vt_stack_group_of(const struct vt_stack_group_map *map, uint32_t id);
+
+/* "frames" and "stack_frames", symbolized now and only now, and each
+ * stack's group into groups (the caller frees groups->stacks). A fixed set
  * (the emergency report, which may not allocate) writes each stack's
- * frames in place instead, unsymbolized. */
+ * frames in place instead, unsymbolized, and groups nothing. */
 void vt_stack_frames_write(struct vt_json *json, struct vt_symbolizer *symbolizer,
-			   struct vt_stack_ids *set);
+			   struct vt_stack_ids *set, struct vt_stack_group_map *groups);

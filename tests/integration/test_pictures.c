@@ -167,6 +167,39 @@ Test(pictures, an_inline_chain_names_every_caller)
 	traced_run_free(&run);
 }
 
+/* Two stacks of one line that peak apart: the line's own peak is its high
+ * point (100 MB), in the report, the text and the diff; where the history
+ * did not keep the changes, bounds (100 MB to their 160 MB added). */
+Test(pictures, a_rows_own_peak_is_its_high_point)
+{
+	struct traced_run run;
+	trace_program(&run, "group_peak", summary);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_t *rows = report_at(run.report, "group_peaks");
+	cr_assert_eq(json_array_size(rows), 1, "one row of two stacks");
+	json_t *row = json_array_get(rows, 0);
+	cr_assert_eq(report_int(row, "device"), 0);
+	cr_assert_eq(report_int(row, "members"), 2);
+	cr_assert_eq(report_int(row, "peak_bytes"), 100000000);
+	char *text = tool_output(&run, "report REPORT");
+	cr_assert(strstr(text, "3 allocations, own peak 95.37 MiB; 2 stacks at these lines\n"),
+		  "%s", text);
+	free(text);
+	text = tool_output(&run, "diff REPORT REPORT --by stack");
+	cr_assert(strstr(text, "x1.00    95.37 MiB    95.37 MiB\n"), "%s", text);
+	free(text);
+	traced_run_free(&run);
+	static const char *const no_history[] = {"VRAMTRACE_SUMMARY=1", "VRAMTRACE_HISTORY=0",
+						 NULL};
+	trace_program(&run, "group_peak", no_history);
+	cr_assert_eq(json_array_size(report_at(run.report, "group_peaks")), 0);
+	text = tool_output(&run, "report REPORT");
+	cr_assert(strstr(text, "own peak 95.37 MiB to 152.59 MiB; 2 stacks at these lines\n"), "%s",
+		  text);
+	free(text);
+	traced_run_free(&run);
+}
+
 Test(pictures, one_row_per_line)
 {
 	struct traced_run run;
