@@ -1,7 +1,9 @@
 #include "cuda_errors.h"
 
 #include <cuda.h>
+#include <driver_types.h>
 #include <stddef.h>
+#include <string.h>
 
 struct error_name {
 	int code;
@@ -14,7 +16,7 @@ struct error_name {
 	}
 
 /* The results an allocation entry point can return. */
-static const struct error_name names[] = {
+static const struct error_name driver_names[] = {
 	NAME(CUDA_ERROR_INVALID_VALUE),
 	NAME(CUDA_ERROR_OUT_OF_MEMORY),
 	NAME(CUDA_ERROR_NOT_INITIALIZED),
@@ -34,10 +36,40 @@ static const struct error_name names[] = {
 	NAME(CUDA_ERROR_UNKNOWN),
 };
 
-const char *vt_cuda_error_name(int error)
+/* Since CUDA 11 the runtime returns a driver failure as its own code of
+ * the same number (cudaErrorUnknown where it has none): the same failures,
+ * as a program calling the runtime saw them. */
+static const struct error_name runtime_names[] = {
+	NAME(cudaErrorInvalidValue),
+	NAME(cudaErrorMemoryAllocation),
+	NAME(cudaErrorInitializationError),
+	NAME(cudaErrorCudartUnloading),
+	NAME(cudaErrorStubLibrary),
+	NAME(cudaErrorNoDevice),
+	NAME(cudaErrorInvalidDevice),
+	NAME(cudaErrorDeviceUninitialized),
+	NAME(cudaErrorContextIsDestroyed),
+	NAME(cudaErrorInvalidResourceHandle),
+	NAME(cudaErrorSymbolNotFound),
+	NAME(cudaErrorNotSupported),
+	NAME(cudaErrorNotPermitted),
+	NAME(cudaErrorIllegalAddress),
+	NAME(cudaErrorLaunchFailure),
+	NAME(cudaErrorStreamCaptureUnsupported),
+	NAME(cudaErrorUnknown),
+};
+
+static const char *find(const struct error_name *names, size_t count, int error)
 {
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (size_t i = 0; i < count; i++)
 		if (names[i].code == error)
 			return names[i].name;
 	return NULL;
+}
+
+const char *vt_cuda_error_name(const char *api, int error)
+{
+	if (api && strncmp(api, "cuda", 4) == 0)
+		return find(runtime_names, sizeof(runtime_names) / sizeof(runtime_names[0]), error);
+	return find(driver_names, sizeof(driver_names) / sizeof(driver_names[0]), error);
 }

@@ -153,7 +153,7 @@
 	X(bytes, REQUEST, failure->bytes) \
 	X(kind, NOTE, vt_kind_name(failure->kind)) \
 	X(error, INTEGER, failure->error) \
-	X(error_name, NOTE, vt_cuda_error_name(failure->error)) \
+	X(error_name, NOTE, vt_cuda_error_name(failure->api, failure->error)) \
 	X(api, STRING_OR_NULL, failure->api) \
 	X(driver_api, NOTE, failure->driver_api) \
 	X(at_ns, COUNT, failure->at_ns) \

@@ -150,8 +150,9 @@ static void summarize_failures(FILE *out, const struct vt_snapshot *snapshot,
 		vt_text_failure(out, PREFIX,
 				&(struct vt_text_failure){
 					failure->bytes, failure->api, vt_tag_name(failure->tag),
-					vt_cuda_error_name(failure->error), failure->error,
-					(int64_t)failure->at_ns, (int64_t)failure->live_bytes});
+					vt_cuda_error_name(failure->api, failure->error),
+					failure->error, (int64_t)failure->at_ns,
+					(int64_t)failure->live_bytes});
 		if (failure->snapshot)
 			summarize_snapshot(out, failure->snapshot, failure->live_bytes);
 	}

@@ -211,7 +211,7 @@ class ControlTest(unittest.TestCase):
         self.assertEqual(lines[2], "  peak 8.00 MiB, 1 failed allocation")
         failed = lines.index(f"{'FAILED':>12} {'AT':>10}  {'TAG':<16} ERROR")
         self.assertRegex(lines[failed + 1], r"^  100\.00 TiB +\d+\.\d{3}s  huge +"
-                                            r"CUDA_ERROR_OUT_OF_MEMORY$")
+                                            r"cudaErrorMemoryAllocation$")
         self.assertIn("weights", text)
         tags = [l.split() for l in lines if l.startswith(("weights", "kv_cache"))]
         self.assertEqual(tags, [["weights", "6.00", "MiB", "6.00", "MiB", "1"],

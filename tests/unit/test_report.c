@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/cuda_errors.h"
 #include "report/report.h"
 
 #define MiB (1ull << 20)
@@ -79,4 +80,16 @@ Test(report, a_snapshot_written_without_the_interposer)
 	free(run.command);
 	vt_snapshot_free(&snapshot);
 	vt_tracker_destroy(&tracker);
+}
+
+/* A failure is named as the program saw it: the runtime returns the
+ * driver's code as its own of the same number. */
+Test(report, a_failure_is_named_as_the_program_saw_it)
+{
+	cr_assert_str_eq(vt_cuda_error_name("cudaMalloc", 2), "cudaErrorMemoryAllocation");
+	cr_assert_str_eq(vt_cuda_error_name("cudaMallocAsync", 1), "cudaErrorInvalidValue");
+	cr_assert_str_eq(vt_cuda_error_name("cuMemAlloc_v2", 2), "CUDA_ERROR_OUT_OF_MEMORY");
+	cr_assert_str_eq(vt_cuda_error_name(NULL, 201), "CUDA_ERROR_INVALID_CONTEXT");
+	cr_assert_str_eq(vt_cuda_error_name("cudaMalloc", 201), "cudaErrorDeviceUninitialized");
+	cr_assert_null(vt_cuda_error_name("cudaMalloc", 12345));
 }
