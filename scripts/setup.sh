@@ -10,8 +10,9 @@ build_dir=${BUILD_DIR:-$root/build}
 packages="gcc g++ meson ninja-build pkg-config uthash-dev libcriterion-dev libjansson-dev binutils
 	clang-format git libdw-dev python3 patchelf"
 # python3-numba: a library driving the driver through ctypes (test_python.c).
+# nodejs: the pages' unit tests (tests/tool/js_units.mjs).
 [ "${1:-}" = "--tests" ] && packages="$packages chromium bsdutils valgrind python3-pytest python3-selenium
-	chromium-driver python3-prometheus-client python3-numba"
+	chromium-driver python3-prometheus-client python3-numba nodejs"
 
 missing=""
 for package in $packages; do

@@ -1,0 +1,72 @@
+// Unit tests of the pages' pure functions (tools/html/common.js): round
+// ticks for bytes, times and settings at every zoom, labels that never
+// overprint, numbers in words. Run by `node --test`; the scripts are
+// loaded as the page loads them, into one scope, with a stand-in document.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import vm from 'node:vm';
+
+const html = new URL('../../tools/html/', import.meta.url);
+const names = ['human', 'counted', 'seconds', 'roundStep', 'byteTicks', 'timeTicks', 'valueTicks',
+	'labelPlacer'];
+
+function load() {
+	const element = () => ({attributes: {}, setAttribute(key, value) { this.attributes[key] = value; },
+		append() {}});
+	const document = {createElement: element, createElementNS: element};
+	const text = fs.readFileSync(new URL('common.js', html), 'utf8');
+	return vm.runInNewContext(text + `\n;({${names.join(', ')}})`, {document});
+}
+const page = load();
+// Values made in the page's scope, compared as plain data.
+const plain = value => JSON.parse(JSON.stringify(value));
+const GiB = 1024 ** 3;
+
+test('byte ticks are round steps in the unit of the top', () => {
+	const ticks = page.byteTicks(10 * GiB, 5);
+	assert.deepEqual(plain(ticks.map(t => t.text)), ['0 GiB', '2 GiB', '4 GiB', '6 GiB', '8 GiB', '10 GiB']);
+	assert.deepEqual(plain(ticks.map(t => t.value)), [0, 2, 4, 6, 8, 10].map(v => v * GiB));
+	assert.deepEqual(plain(page.byteTicks(18.29 * GiB, 4).map(t => t.text)), ['0 GiB', '5 GiB', '10 GiB', '15 GiB']);
+});
+
+test('time ticks are re-ticked in round units at every zoom', () => {
+	// The whole of a 1.358 ms run, then a zoom into a quarter millisecond.
+	assert.deepEqual(plain(page.timeTicks(0, 1358000, 5).map(t => t.text)), ['0 \u00b5s', '500 \u00b5s', '1000 \u00b5s']);
+	assert.deepEqual(plain(page.timeTicks(10.15e6, 10.4e6, 5).map(t => t.text)),
+		['10.15 ms', '10.2 ms', '10.25 ms', '10.3 ms', '10.35 ms', '10.4 ms']);
+	for (const [low, high] of [[0, 3.7e9], [1.2e9, 1.3e9], [123, 4567], [5e6, 5.5e6]]) {
+		const ticks = page.timeTicks(low, high, 6);
+		assert.ok(ticks.length >= 2 && ticks.length <= 13, `${ticks.length} ticks for ${low}..${high}`);
+		assert.ok(ticks.every(t => t.value >= low - 1e-6 && t.value <= high + 1e-6), 'inside the range');
+		const steps = new Set(ticks.slice(1).map((t, i) => Math.round((t.value - ticks[i].value) * 1e6)));
+		assert.equal(steps.size, 1, 'one step between every two ticks');
+	}
+});
+
+test('a whole-numbered setting gets whole ticks', () => {
+	const ticks = page.valueTicks(2, 8, 5, true);
+	assert.deepEqual(plain(ticks.map(t => t.value)), [2, 4, 6, 8]);
+	assert.ok(page.valueTicks(1, 3, 10, true).every(t => Number.isInteger(t.value)), 'never 1.5');
+	assert.deepEqual(plain(page.valueTicks(0, 1, 4, false).map(t => t.text)), ['0', '0.5', '1']);
+});
+
+test('labels never overprint and stay inside the chart', () => {
+	const place = page.labelPlacer(200);
+	const first = place('capacity 80 GiB', [{x: 10, y: 20}]);
+	const second = place('peak 18 GiB', [{x: 12, y: 20}, {x: 12, y: 40}]);
+	assert.ok(first && second);
+	assert.equal(second.attributes.y, 40, 'the second takes its next place');
+	assert.equal(place('budget', [{x: 14, y: 20}, {x: 14, y: 40}]), null, 'no place left: left out');
+	assert.equal(place('far too long to fit here', [{x: 190, y: 80}]), null, 'past the width');
+	assert.ok(place('end', [{x: 190, y: 80, anchor: 'end'}]), 'anchored at its end, it fits');
+});
+
+test('numbers in words', () => {
+	assert.equal(page.human(1536), '1.50 KiB');
+	assert.equal(page.human(-512), '-512 B');
+	assert.equal(page.counted(1, 'stack'), '1 stack');
+	assert.equal(page.counted(32768, 'row'), '32,768 rows');
+	assert.equal(page.seconds(450000), '450 \u00b5s');
+	assert.equal(page.seconds(2402000), '2.402 ms');
+});
