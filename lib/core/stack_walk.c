@@ -31,6 +31,7 @@ struct stacks {
 	struct region regions[3];
 	unsigned count;
 	bool asked_signal_stack;
+	struct region *last_hit; /* where the walk read last: most reads follow it */
 };
 
 /* Past this, a stack pointer is not on the stack it is measured against. */
@@ -65,6 +66,8 @@ static void find_stacks(struct stacks *stacks, uintptr_t sp)
 	uintptr_t low, high, program_sp;
 	stacks->count = 0;
 	stacks->asked_signal_stack = false;
+	stacks->regions[0] = (struct region){0}; /* holds nothing until added */
+	stacks->last_hit = &stacks->regions[0];
 	if (vt_thread_own_stack(&low, &high, &program_sp) && sp >= low && sp < high) {
 		add_region(stacks, sp, high);
 		sp = program_sp;
@@ -82,21 +85,32 @@ static void add_signal_stack(struct stacks *stacks)
 			   (uintptr_t)current.ss_sp + current.ss_size);
 }
 
-static struct region *region_of(struct stacks *stacks, uintptr_t address)
+static struct region *search_regions(struct stacks *stacks, uintptr_t address)
 {
 	for (unsigned i = 0; i < stacks->count; i++) {
 		struct region *r = &stacks->regions[i];
 		if (address >= r->low && address < r->high)
-			return r;
+			return stacks->last_hit = r;
 	}
 	if (!stacks->asked_signal_stack) {
 		add_signal_stack(stacks);
-		return region_of(stacks, address);
+		return search_regions(stacks, address);
 	}
 	return NULL;
 }
 
-static bool load(struct stacks *stacks, uintptr_t address, uintptr_t *value)
+/* The region address is in: the one read last, almost always. */
+static inline struct region *region_of(struct stacks *stacks, uintptr_t address)
+{
+	struct region *r = stacks->last_hit;
+	if (address - r->low < r->high - r->low)
+		return r;
+	return search_regions(stacks, address);
+}
+
+/* Inline: a walk reads two or three words a frame. */
+static inline __attribute__((always_inline)) bool load(struct stacks *stacks, uintptr_t address,
+						       uintptr_t *value)
 {
 	struct region *r = region_of(stacks, address);
 	if (!r || address + sizeof(uintptr_t) > r->high || (address & 7))
