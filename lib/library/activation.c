@@ -73,8 +73,6 @@ static void start_tracker(void)
 		.history_bound = vt_library.config.history,
 		.clock = vt_clock_ns,
 		.coarse_clock = vt_clock_coarse_ns,
-		.on_peak = vt_nvml_note_peak,
-		.on_watermark = vt_watermark_note,
 	};
 	vt_tracker_init(&vt_library.tracker, &options);
 	vt_devices_apply_watermarks();

@@ -4,10 +4,24 @@
 
 #include "../log.h"
 #include "../sources/nvml_view.h"
+#include "../watermark.h"
 #include "devices.h"
 #include "state.h"
 
 static atomic_bool warned_untracked;
+
+/* What the tracker said happened, acted on once its locks are given back. */
+static void after_record(unsigned outcome, const struct vt_event *event)
+{
+	if (outcome & VT_RECORDED_UNKEPT)
+		vt_warn_once(&warned_untracked,
+			     "out of host memory for the ledger: counting continues, but some "
+			     "frees will not be matched");
+	if (outcome & VT_RECORDED_PEAK)
+		vt_nvml_note_peak(event->device);
+	if (outcome & VT_RECORDED_WATERMARK)
+		vt_watermark_warn(&vt_library.tracker);
+}
 
 /* Every event comes from inside a caught call, which activated the
  * library on entering (vt_call_enter): no second activation here. */
@@ -20,10 +34,9 @@ void vt_library_record(const struct vt_event *event)
 		vt_devices_describe(event->device);
 	else
 		vt_nvml_before_free();
-	if (!vt_tracker_record(&vt_library.tracker, event))
-		vt_warn_once(&warned_untracked,
-			     "out of host memory for the ledger: counting continues, but some "
-			     "frees will not be matched");
+	unsigned outcome = vt_tracker_record(&vt_library.tracker, event);
+	if (outcome)
+		after_record(outcome, event);
 }
 
 bool vt_library_retag(uint64_t address, uint32_t tag)
