@@ -28,6 +28,7 @@ struct vt_collect_inputs {
 	struct vt_tracker *tracker;
 	const struct vt_run *run;
 	const struct vt_device_info *devices;
+	const struct vt_cuda_info *cuda; /* the run's versions, as described */
 	unsigned top;
 	bool framework_cache_off;
 };

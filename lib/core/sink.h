@@ -16,12 +16,6 @@ struct vt_sink {
 	void (*activate)(void);
 	/* Whether this process traces (it used CUDA). */
 	bool (*active)(void);
-	void (*record)(const struct vt_event *event);
-	/* Moves a live allocation to tag; false when it is not live. */
-	bool (*retag)(uint64_t address, uint32_t tag);
-	/* Visits every live allocation, one device locked at a time: visit
-	 * must be quick and call nothing of CUDA's or the tracer's. */
-	void (*each_live)(void (*visit)(const struct vt_allocation *, void *), void *context);
 	/* A report now, to path or a name of its own. */
 	bool (*dump)(const char *path);
 	bool (*window_begin)(void);
@@ -31,9 +25,6 @@ struct vt_sink {
 	/* The process ends without its destructors (quick_exit, _Exit): the
 	 * final report now, as at exit. */
 	void (*finish)(void);
-	/* Whether it has: what the runtime's teardown frees after that is
-	 * still what the program left. */
-	bool (*ending)(void);
 	/* The process is about to exec: the report is written now. */
 	void (*before_exec)(void);
 	/* A signal ends the process (final), or may (after a program's own

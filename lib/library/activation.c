@@ -13,14 +13,13 @@
 #include "../log.h"
 #include "../report/symbolize.h"
 #include "../sources/call.h"
+#include "../sources/devices.h"
 #include "../sources/nvml_view.h"
 #include "../sources/python.h"
 #include "../sources/real.h"
-#include "../watermark.h"
 #include "checkpoints.h"
 #include "control.h"
 #include "destination.h"
-#include "devices.h"
 #include "fork.h"
 #include "state.h"
 
@@ -44,15 +43,6 @@ static void load_configuration(void)
 			     vt_rules_left_out());
 }
 
-/* For the NVML sampler: a plain read, racing writers only by a sample. */
-static uint64_t tracked_live(int device)
-{
-	return device >= 0 && device < VT_MAX_DEVICES
-		       ? __atomic_load_n(&vt_library.tracker.slots[device].stats.live,
-					 __ATOMIC_RELAXED)
-		       : 0;
-}
-
 static void prepare_stacks(void)
 {
 	const struct vt_config *config = &vt_library.config;
@@ -74,8 +64,8 @@ static void start_tracker(void)
 		.clock = vt_clock_ns,
 		.coarse_clock = vt_clock_coarse_ns,
 	};
-	vt_tracker_init(&vt_library.tracker, &options);
-	vt_devices_apply_watermarks();
+	vt_tracker_init(&vt_tracking.tracker, &options);
+	vt_devices_watch(&vt_library.config.watermark);
 }
 
 static void activate(void)
@@ -90,25 +80,25 @@ static void activate(void)
 	vt_run_start(&vt_library.run, vt_library.config.labels, vt_library.config.redact_args);
 	vt_destination_resolve();
 	vt_signals_install();
-	atomic_store(&vt_library.active, true);
+	atomic_store(&vt_tracking.active, true);
 	vt_dlopen_warn_deepbind();
-	vt_nvml_start(vt_library.config.sample_ms, tracked_live, vt_library.devices);
+	vt_nvml_start(vt_library.config.sample_ms);
 	vt_checkpoints_start();
 	vt_library_control_start();
 	/* Last: loading CUPTI may call into the driver, and those calls must
 	 * find the library active. */
-	vt_cupti_start(vt_library.config.sources, vt_library.tracker.start_ns);
+	vt_cupti_start(vt_library.config.sources, vt_tracking.tracker.start_ns);
 	vt_low_fds_release(filled);
 }
 
 bool vt_library_active(void)
 {
-	return atomic_load_explicit(&vt_library.active, memory_order_acquire);
+	return atomic_load_explicit(&vt_tracking.active, memory_order_acquire);
 }
 
 void vt_library_activate(void)
 {
-	if (atomic_load_explicit(&vt_library.active, memory_order_acquire) ||
+	if (atomic_load_explicit(&vt_tracking.active, memory_order_acquire) ||
 	    atomic_load_explicit(&vt_library.disabled, memory_order_relaxed))
 		return;
 	int saved_errno = errno;

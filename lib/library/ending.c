@@ -13,6 +13,7 @@
 #include "../control/endpoint.h"
 #include "../lifecycle/signals.h"
 #include "../sources/call.h"
+#include "../sources/context_end.h"
 #include "../sources/nvml_view.h"
 #include "state.h"
 #include "writer.h"
@@ -156,11 +157,7 @@ void vt_library_note_exit(int status)
 {
 	int unknown = -1;
 	atomic_compare_exchange_strong(&exit_status, &unknown, status & 0xff);
-}
-
-bool vt_library_ending(void)
-{
-	return atomic_load(&exit_status) >= 0;
+	vt_context_end_note_program_ended();
 }
 
 __attribute__((destructor)) void vt_library_finish(void)

@@ -4,21 +4,16 @@
 
 #include "activation.h"
 #include "ending.h"
-#include "recording.h"
 #include "requests.h"
 
 const struct vt_sink vt_sink = {
 	.activate = vt_library_activate,
 	.active = vt_library_active,
-	.record = vt_library_record,
-	.retag = vt_library_retag,
-	.each_live = vt_library_each_live,
 	.dump = vt_library_dump,
 	.window_begin = vt_library_window_begin,
 	.window_peak = vt_library_window_peak,
 	.note_exit = vt_library_note_exit,
 	.finish = vt_library_finish,
-	.ending = vt_library_ending,
 	.before_exec = vt_library_before_exec,
 	.emergency = vt_library_emergency,
 };

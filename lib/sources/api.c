@@ -10,6 +10,7 @@
 #include "../config.h"
 #include "../core/sink.h"
 #include "call.h"
+#include "recording.h"
 
 VT_EXPORT int vramtrace_push(const char *tag);
 VT_EXPORT int vramtrace_pop(void);
@@ -37,7 +38,7 @@ VT_EXPORT int vramtrace_tag_pointer(const void *ptr, const char *tag)
 	if (!ptr || !tag || !*tag)
 		return -1;
 	VT_TRACER_WORK();
-	return vt_sink.retag((uintptr_t)ptr, vt_tag_intern(tag)) ? 0 : -1;
+	return vt_record_retag((uintptr_t)ptr, vt_tag_intern(tag)) ? 0 : -1;
 }
 
 VT_EXPORT int vramtrace_dump(const char *path)

@@ -11,6 +11,7 @@
 #include "../config.h"
 #include "../core/sink.h"
 #include "driver_query.h"
+#include "recording.h"
 #include "python.h"
 
 struct call_state {
@@ -176,7 +177,7 @@ static int emit_on(enum vt_op op, enum vt_kind kind, int device, uint64_t addres
 				device == CURRENT_DEVICE ? vt_driver_current_device() : device;
 		attribute(&event);
 	}
-	vt_sink.record(&event);
+	vt_record(&event);
 	return event.device;
 }
 
@@ -200,7 +201,7 @@ void vt_emit_context(int device, const char *driver_api)
 		.api = call.api ? call.api : driver_api,
 		.driver_api = driver_api,
 	};
-	vt_sink.record(&event);
+	vt_record(&event);
 }
 
 void vt_emit_level(enum vt_kind kind, int device, uint64_t bytes, const char *driver_api)

@@ -3,10 +3,10 @@
 #include <stdatomic.h>
 
 #include "../log.h"
-#include "../sources/nvml_view.h"
 #include "../watermark.h"
 #include "devices.h"
-#include "state.h"
+#include "nvml_view.h"
+#include "tracking.h"
 
 static atomic_bool warned_untracked;
 
@@ -20,34 +20,32 @@ static void after_record(unsigned outcome, const struct vt_event *event)
 	if (outcome & VT_RECORDED_PEAK)
 		vt_nvml_note_peak(event->device);
 	if (outcome & VT_RECORDED_WATERMARK)
-		vt_watermark_warn(&vt_library.tracker);
+		vt_watermark_warn(&vt_tracking.tracker);
 }
 
-/* Every event comes from inside a caught call, which activated the
- * library on entering (vt_call_enter): no second activation here. */
-void vt_library_record(const struct vt_event *event)
+void vt_record(const struct vt_event *event)
 {
-	if (!atomic_load(&vt_library.active))
+	if (!atomic_load(&vt_tracking.active))
 		return; /* not following this fork */
 	VT_TRACER_WORK();
 	if (event->op != VT_OP_FREE)
 		vt_devices_describe(event->device);
 	else
 		vt_nvml_before_free();
-	unsigned outcome = vt_tracker_record(&vt_library.tracker, event);
+	unsigned outcome = vt_tracker_record(&vt_tracking.tracker, event);
 	if (outcome)
 		after_record(outcome, event);
 }
 
-bool vt_library_retag(uint64_t address, uint32_t tag)
+bool vt_record_retag(uint64_t address, uint32_t tag)
 {
-	if (!atomic_load(&vt_library.active))
+	if (!atomic_load(&vt_tracking.active))
 		return false;
-	return vt_tracker_retag(&vt_library.tracker, address, tag);
+	return vt_tracker_retag(&vt_tracking.tracker, address, tag);
 }
 
-void vt_library_each_live(void (*visit)(const struct vt_allocation *, void *), void *context)
+void vt_record_each_live(void (*visit)(const struct vt_allocation *, void *), void *context)
 {
-	if (atomic_load(&vt_library.active))
-		vt_tracker_for_each_live(&vt_library.tracker, visit, context);
+	if (atomic_load(&vt_tracking.active))
+		vt_tracker_for_each_live(&vt_tracking.tracker, visit, context);
 }
