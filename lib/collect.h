@@ -8,7 +8,7 @@
 #include "report/report.h"
 #include "report/run.h"
 #include "sources/call.h"
-#include "interpose/cupti.h"
+#include "sources/cupti_view.h"
 #include "sources/graphs.h"
 #include "sources/nvml_view.h"
 #include "sources/pools.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "../control/endpoint.h"
-#include "../interpose/cupti.h"
+#include "../sources/cupti_view.h"
 #include "../sources/background.h"
 #include "../sources/devices.h"
 #include "../sources/graphs.h"
