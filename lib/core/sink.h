@@ -27,8 +27,8 @@ struct vt_sink {
 	void (*finish)(void);
 	/* The process is about to exec: the report is written now. */
 	void (*before_exec)(void);
-	/* A signal ends the process (final), or may (after a program's own
-	 * SIGABRT handler): the report from the handler. */
+	/* A signal may end the process (after a program's own SIGABRT
+	 * handler): the report as it stands. */
 	void (*emergency)(int signal_number, bool final);
 };
 

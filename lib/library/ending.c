@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "../control/endpoint.h"
-#include "../lifecycle/signals.h"
 #include "../sources/call.h"
 #include "../sources/context_end.h"
 #include "../sources/nvml_view.h"
+#include "ending_signals.h"
 #include "state.h"
 #include "writer.h"
 
@@ -102,7 +102,7 @@ static void write_locked(const char *ended_by)
 static void write_final(const char *ended_by)
 {
 	sigset_t ending, previous;
-	vt_signals_ending(&ending);
+	vt_ending_signals_fill(&ending);
 	pthread_sigmask(SIG_BLOCK, &ending, &previous);
 	if (vt_tracer_busy)
 		write_unlocked(ended_by, true, 0);
@@ -111,7 +111,7 @@ static void write_final(const char *ended_by)
 	pthread_sigmask(SIG_SETMASK, &previous, NULL);
 	int signal_number = atomic_exchange(&deferred_signal, 0);
 	if (signal_number)
-		vt_signals_take_default_action(signal_number);
+		vt_ending_signals_default_action(signal_number);
 }
 
 void vt_library_emergency(int signal_number, bool final)
