@@ -4,13 +4,11 @@
 
 #include "../report/report.h"
 #include "../report/symbolize.h"
-#include "activation.h"
 #include "state.h"
 #include "writer.h"
 
 bool vt_library_dump(const char *path)
 {
-	vt_library_activate();
 	if (!atomic_load(&vt_tracking.active))
 		return false;
 	VT_TRACER_WORK();
@@ -19,7 +17,6 @@ bool vt_library_dump(const char *path)
 
 bool vt_library_window_begin(void)
 {
-	vt_library_activate();
 	if (!atomic_load(&vt_tracking.active))
 		return false;
 	VT_TRACER_WORK();

@@ -5,7 +5,6 @@
 #include "../sources/devices.h"
 
 struct vt_library_state vt_library = {
-	.once = PTHREAD_ONCE_INIT,
 	.report_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 

@@ -14,8 +14,6 @@
 #include "../report/run.h"
 
 struct vt_library_state {
-	atomic_bool disabled; /* a child after fork with VRAMTRACE_FOLLOW_FORK=0 */
-	pthread_once_t once;
 	struct vt_config config;
 	struct vt_run run;
 	char output_path[4096];

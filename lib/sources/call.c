@@ -9,7 +9,6 @@
 #include "../core/tags.h"
 #include "../core/thread_space.h"
 #include "../config.h"
-#include "../core/sink.h"
 #include "driver_query.h"
 #include "recording.h"
 #include "python.h"
@@ -47,13 +46,12 @@ unsigned vt_sources_recording(void)
 	return atomic_load_explicit(&recording, memory_order_acquire);
 }
 
-/* Activation decides which sources record, so it comes first. A call made
- * while the thread is inside the tracer (from a signal handler that
- * interrupted it) goes through unrecorded: recording would take locks the
- * thread may hold. */
+/* The caller activated the tracer first, since activation decides which
+ * sources record. A call made while the thread is inside the tracer (from
+ * a signal handler that interrupted it) goes through unrecorded: recording
+ * would take locks the thread may hold. */
 enum vt_layer vt_call_enter(enum vt_source source)
 {
-	vt_sink.activate();
 	call.depth++;
 	if (vt_tracer_busy || !(atomic_load_explicit(&recording, memory_order_relaxed) & source))
 		return VT_LAYER_PASSIVE;

@@ -1,6 +1,6 @@
 #include "tracking.h"
 
-struct vt_tracking vt_tracking;
+struct vt_tracking vt_tracking = {.once = PTHREAD_ONCE_INIT};
 
 uint64_t vt_tracking_live(int device)
 {

@@ -9,19 +9,20 @@
 #include "../core/stack_capture.h"
 #include "../descriptors.h"
 #include "../interpose/cupti.h"
-#include "../lifecycle/signals.h"
+#include "../interpose/dlsym.h"
 #include "../log.h"
 #include "../report/symbolize.h"
 #include "../sources/call.h"
 #include "../sources/devices.h"
 #include "../sources/nvml_view.h"
 #include "../sources/python.h"
-#include "../sources/real.h"
-#include "checkpoints.h"
-#include "control.h"
-#include "destination.h"
+#include "../library/checkpoints.h"
+#include "../control/endpoint.h"
+#include "../library/destination.h"
+#include "../library/state.h"
+#include "../sources/tracking.h"
 #include "fork.h"
-#include "state.h"
+#include "signals.h"
 
 static atomic_bool warned_rules, warned_unwinder;
 
@@ -46,7 +47,7 @@ static void load_configuration(void)
 static void prepare_stacks(void)
 {
 	const struct vt_config *config = &vt_library.config;
-	if (config->stack_depth && !vt_stack_capture_init((const void *)vt_library_activate))
+	if (config->stack_depth && !vt_stack_capture_init((const void *)vt_activate))
 		vt_warn_once(&warned_unwinder, "cannot find glibc's backtrace: allocations are "
 					       "recorded without call stacks");
 	if (config->stack_depth)
@@ -84,24 +85,20 @@ static void activate(void)
 	vt_dlopen_warn_deepbind();
 	vt_nvml_start(vt_library.config.sample_ms);
 	vt_checkpoints_start();
-	vt_library_control_start();
+	if (vt_library.config.control)
+		vt_control_start();
 	/* Last: loading CUPTI may call into the driver, and those calls must
 	 * find the library active. */
 	vt_cupti_start(vt_library.config.sources, vt_tracking.tracker.start_ns);
 	vt_low_fds_release(filled);
 }
 
-bool vt_library_active(void)
+void vt_activate(void)
 {
-	return atomic_load_explicit(&vt_tracking.active, memory_order_acquire);
-}
-
-void vt_library_activate(void)
-{
-	if (atomic_load_explicit(&vt_tracking.active, memory_order_acquire) ||
-	    atomic_load_explicit(&vt_library.disabled, memory_order_relaxed))
+	if (vt_tracking_active() ||
+	    atomic_load_explicit(&vt_tracking.disabled, memory_order_relaxed))
 		return;
 	int saved_errno = errno;
-	pthread_once(&vt_library.once, activate);
+	pthread_once(&vt_tracking.once, activate);
 	errno = saved_errno;
 }

@@ -10,9 +10,10 @@
 #include "../sources/graphs.h"
 #include "../sources/nvml_view.h"
 #include "../sources/pools.h"
-#include "ending.h"
-#include "process_file.h"
-#include "state.h"
+#include "../library/ending.h"
+#include "../library/process_file.h"
+#include "../library/state.h"
+#include "../sources/tracking.h"
 
 /* The child forgets all, inactive (CUDA does not survive fork) or, with
  * VRAMTRACE_FOLLOW_FORK=0 or from a handler that interrupted the tracer
@@ -58,14 +59,14 @@ static void after_fork_in_child(void)
 	vt_ending_forget();
 	atomic_store(&vt_library.stopping, false);
 	atomic_store(&vt_tracking.active, false);
-	atomic_store(&vt_library.disabled, !vt_library.config.follow_fork || !safe);
+	atomic_store(&vt_tracking.disabled, !vt_library.config.follow_fork || !safe);
 	vt_background_reset();
 	vt_nvml_reset();
 	vt_pools_reset();
 	vt_graphs_reset();
 	vt_cupti_reset();
 	vt_control_forget_after_fork();
-	vt_library.once = (pthread_once_t)PTHREAD_ONCE_INIT;
+	vt_tracking.once = (pthread_once_t)PTHREAD_ONCE_INIT;
 }
 
 void vt_fork_handlers_register(void)
