@@ -141,6 +141,8 @@ struct vt_snapshot {
 struct vt_tracker_options {
 	unsigned oom_snapshots; /* per device */
 	unsigned snapshot_top;  /* stacks kept in each OOM snapshot */
+	/* The clocks are read with a device locked: they must neither lock
+	 * nor allocate, and call nothing of the tracer's. */
 	uint64_t (*clock)(void);
 	/* A cheaper, coarser reading of the same clock, read on every event to
 	 * advance the timeline; NULL: clock. */
