@@ -4,22 +4,22 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "../control/endpoint.h"
 #include "../core/clock.h"
 #include "../core/rules.h"
 #include "../core/stack_capture.h"
 #include "../descriptors.h"
 #include "../interpose/cupti.h"
 #include "../interpose/dlsym.h"
+#include "../library/checkpoints.h"
+#include "../library/destination.h"
+#include "../library/state.h"
 #include "../log.h"
 #include "../report/symbolize.h"
 #include "../sources/call.h"
 #include "../sources/devices.h"
 #include "../sources/nvml_view.h"
 #include "../sources/python.h"
-#include "../library/checkpoints.h"
-#include "../control/endpoint.h"
-#include "../library/destination.h"
-#include "../library/state.h"
 #include "../sources/tracking.h"
 #include "fork.h"
 #include "signals.h"
@@ -88,7 +88,7 @@ static void activate(void)
 	if (vt_library.config.control)
 		vt_control_start();
 	/* Last: loading CUPTI may call into the driver, and those calls must
-	 * find the library active. */
+	 * find the tracer active. */
 	vt_cupti_start(vt_library.config.sources, vt_tracking.tracker.start_ns);
 	vt_low_fds_release(filled);
 }

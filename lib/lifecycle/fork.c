@@ -4,15 +4,15 @@
 #include <stdlib.h>
 
 #include "../control/endpoint.h"
-#include "../sources/cupti_view.h"
+#include "../library/ending.h"
+#include "../library/process_file.h"
+#include "../library/state.h"
 #include "../sources/background.h"
+#include "../sources/cupti_view.h"
 #include "../sources/devices.h"
 #include "../sources/graphs.h"
 #include "../sources/nvml_view.h"
 #include "../sources/pools.h"
-#include "../library/ending.h"
-#include "../library/process_file.h"
-#include "../library/state.h"
 #include "../sources/tracking.h"
 
 /* The child forgets all, inactive (CUDA does not survive fork) or, with
