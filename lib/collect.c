@@ -66,6 +66,7 @@ void vt_collect(struct vt_collection *c, const struct vt_collect_inputs *inputs,
 {
 	bool emergency = mode == VT_COLLECT_EMERGENCY;
 	c->run = *inputs->run;
+	c->run.cuda = *inputs->cuda;
 	c->tracker = inputs->tracker;
 	vt_run_end(&c->run, ended_by);
 	/* The snapshot and the leaks are one cut of the tracker: see

@@ -8,7 +8,7 @@
 #include "report/report.h"
 #include "report/run.h"
 #include "sources/call.h"
-#include "interpose/cupti.h"
+#include "sources/cupti_view.h"
 #include "sources/graphs.h"
 #include "sources/nvml_view.h"
 #include "sources/pools.h"
@@ -28,6 +28,7 @@ struct vt_collect_inputs {
 	struct vt_tracker *tracker;
 	const struct vt_run *run;
 	const struct vt_device_info *devices;
+	const struct vt_cuda_info *cuda; /* the run's versions, as described */
 	unsigned top;
 	bool framework_cache_off;
 };

@@ -17,13 +17,17 @@ void vt_watermark_apply(struct vt_tracker *tracker, const struct vt_watermark_se
 
 static atomic_bool warned;
 
-void vt_watermark_note(int device, uint64_t live, uint64_t watermark)
+void vt_watermark_warn(struct vt_tracker *tracker)
 {
+	struct vt_crossing first;
+	if (atomic_load_explicit(&warned, memory_order_relaxed) ||
+	    !vt_tracker_crossing(tracker, 0, &first))
+		return;
 	char live_text[32], mark_text[32];
-	vt_size_format(live, live_text, sizeof(live_text));
-	vt_size_format(watermark, mark_text, sizeof(mark_text));
+	vt_size_format(first.live_bytes, live_text, sizeof(live_text));
+	vt_size_format(first.watermark, mark_text, sizeof(mark_text));
 	vt_warn_once(&warned,
 		     "device %d reached the watermark: %s live (mark %s); what was live then is "
 		     "in the report",
-		     device, live_text, mark_text);
+		     first.device, live_text, mark_text);
 }

@@ -12,5 +12,7 @@
 /* Sets device's marks from setting (a percentage needs the capacity). */
 void vt_watermark_apply(struct vt_tracker *tracker, const struct vt_watermark_setting *setting,
 			int device, const struct vt_device_info *info);
-/* The tracker's on_watermark: with the device locked, one warning, once. */
-void vt_watermark_note(int device, uint64_t live, uint64_t watermark);
+/* A watermark was crossed (VT_RECORDED_WATERMARK): one warning, the first
+ * time, with the figures of the first crossing recorded. Takes the
+ * tracker's crossing lock; never with a device locked. */
+void vt_watermark_warn(struct vt_tracker *tracker);

@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "../log.h"
+#include "../library/control.h"
 #include "directory.h"
+#include "socket_file.h"
 #include "../sources/background.h"
 
 /* Under this many descriptors the program may need every one it has, so
@@ -31,13 +33,9 @@
 #define WATCH_MS          200
 
 static struct {
-	const struct vt_control_handlers *handlers;
 	int listener;
 	dev_t device;
 	ino_t inode;
-	pid_t owner; /* the process that bound path */
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	atomic_bool bound;
 	atomic_int connection; /* the one being answered, for a fork's child to close */
 } endpoint = {.listener = -1, .connection = -1};
 
@@ -144,7 +142,7 @@ static void answer(int connection, const char *request)
 	sigaddset(&pipe_only, SIGPIPE);
 	sigpending(&pending);
 	bool was_pending = sigismember(&pending, SIGPIPE);
-	endpoint.handlers->snapshot(connection, reset);
+	vt_library_control_snapshot(connection, reset);
 	sigpending(&pending);
 	if (!was_pending && sigismember(&pending, SIGPIPE)) {
 		struct timespec none = {0, 0};
@@ -213,7 +211,7 @@ static int listen_at(const struct sockaddr_un *address)
 	return fd;
 }
 
-bool vt_control_start(const struct vt_control_handlers *handlers)
+bool vt_control_start(void)
 {
 	if (descriptor_floor() < 0)
 		return false; /* the program's few descriptors are all its own */
@@ -229,13 +227,10 @@ bool vt_control_start(const struct vt_control_handlers *handlers)
 			close(fd);
 		return false;
 	}
-	endpoint.handlers = handlers;
 	endpoint.listener = fd;
 	endpoint.device = status.st_dev;
 	endpoint.inode = status.st_ino;
-	endpoint.owner = getpid();
-	memcpy(endpoint.path, address.sun_path, sizeof(endpoint.path));
-	atomic_store(&endpoint.bound, true);
+	vt_control_socket_file_keep(address.sun_path);
 	pthread_t thread;
 	if (!vt_background_start(&thread, serve)) {
 		vt_warn_once(&warned_socket, "cannot start the control thread: %s",
@@ -249,20 +244,9 @@ bool vt_control_start(const struct vt_control_handlers *handlers)
 	return true;
 }
 
-void vt_control_remove(void)
-{
-	/* Only the process that made the file removes it: never a vfork
-	 * child's exec, never a fork's child. */
-	if (atomic_exchange(&endpoint.bound, false) && getpid() == endpoint.owner) {
-		int saved_errno = errno;
-		unlink(endpoint.path);
-		errno = saved_errno;
-	}
-}
-
 void vt_control_forget_after_fork(void)
 {
-	atomic_store(&endpoint.bound, false);
+	vt_control_socket_file_forget();
 	if (endpoint.listener >= 0 && listener_is_ours())
 		close(endpoint.listener);
 	endpoint.listener = -1;

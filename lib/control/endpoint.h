@@ -21,23 +21,11 @@
 
 #define VT_CONTROL_REQUEST_MAX 64
 
-/* What the endpoint asks of the library. */
-struct vt_control_handlers {
-	/* Writes the report of this moment to fd; when reset_peak, a new peak
-	 * interval begins once it is taken. Runs on the endpoint's thread,
-	 * which holds no lock of the tracer's; it may block on the tracker's
-	 * locks as a dump does. */
-	bool (*snapshot)(int fd, bool reset_peak);
-};
-
 /* Makes the directory and the socket and starts the thread; false, with
  * one warning, when any of it cannot be done. The program is unharmed
- * either way. */
-bool vt_control_start(const struct vt_control_handlers *handlers);
-
-/* Removes the socket file: at every ending. Async-signal-safe, and safe to
- * call when nothing was started. */
-void vt_control_remove(void);
+ * either way. A request is answered by the library
+ * (vt_library_control_snapshot). */
+bool vt_control_start(void);
 
 /* In the child after fork: the parent's socket and thread are not its
  * own. Closes the inherited descriptors; the child starts its own

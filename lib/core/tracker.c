@@ -189,8 +189,8 @@ uint64_t vt_tracker_slot_events(struct vt_tracker *tracker)
 	return total;
 }
 
-static void take_peak(struct vt_tracker *tracker, struct vt_device_slot *slot,
-		      const struct vt_event *event)
+static unsigned take_peak(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			  const struct vt_event *event)
 {
 	struct vt_device_stats *stats = &slot->stats;
 	stats->peak = stats->live;
@@ -202,9 +202,7 @@ static void take_peak(struct vt_tracker *tracker, struct vt_device_slot *slot,
 	stats->peak_api = event->api;
 	stats->peak_driver_api = event->driver_api;
 	stats->epoch++; /* every counter's live bytes are now its bytes at the peak */
-	int device = (int)(slot - tracker->slots);
-	if (tracker->options.on_peak && device < VT_MAX_DEVICES)
-		tracker->options.on_peak(device);
+	return slot != &tracker->slots[HOST_SLOT] ? VT_RECORDED_PEAK : 0;
 }
 
 /* Called with the device locked: live bytes reached the watermark. What
@@ -222,6 +220,7 @@ static void cross_watermark(struct vt_tracker *tracker, struct vt_device_slot *s
 			 atomic_load_explicit(&tracker->graph_frees, memory_order_relaxed) +
 			 atomic_load_explicit(&tracker->dropped, memory_order_relaxed),
 		.live_bytes = stats->live,
+		.watermark = stats->watermark_high,
 		.api = event->api,
 		.snapshot = vt_live_snapshot_take(&stats->tags, &stats->stacks,
 						  tracker->options.snapshot_top),
@@ -233,8 +232,6 @@ static void cross_watermark(struct vt_tracker *tracker, struct vt_device_slot *s
 	pthread_mutex_unlock(&tracker->failures_lock);
 	if (!kept)
 		vt_live_snapshot_free(crossing.snapshot);
-	if (tracker->options.on_watermark)
-		tracker->options.on_watermark(crossing.device, stats->live, stats->watermark_high);
 }
 
 /* The levels the common paths compare live bytes with, from the peak
@@ -249,42 +246,49 @@ static void watch_levels(struct vt_device_stats *stats)
 }
 
 /* Called with the device locked: live bytes passed a level. */
-static void note_levels(struct vt_tracker *tracker, struct vt_device_slot *slot,
-			const struct vt_event *event)
+static unsigned note_levels(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			    const struct vt_event *event)
 {
 	struct vt_device_stats *stats = &slot->stats;
+	unsigned outcome = 0;
 	if (stats->interval.open && stats->live > stats->interval.peak) {
 		stats->interval.peak = stats->live;
 		stats->interval.peak_ns = tracker->options.clock() - tracker->start_ns;
 	}
-	if (stats->watermark_armed && stats->live >= stats->watermark_high)
+	if (stats->watermark_armed && stats->live >= stats->watermark_high) {
 		cross_watermark(tracker, slot, event);
+		outcome = VT_RECORDED_WATERMARK;
+	}
 	watch_levels(stats);
+	return outcome;
 }
 
 /* Called with the device locked, after an event that may have raised its
- * bytes: the device's peak, an open window's peak, the open row. */
-static void after_growth(struct vt_tracker *tracker, struct vt_device_slot *slot,
-			 const struct vt_event *event)
+ * bytes: the device's peak, an open window's peak, the open row. What the
+ * caller is told of (a new peak, a crossing) is 0 on the common path. */
+static unsigned after_growth(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			     const struct vt_event *event)
 {
 	struct vt_device_stats *stats = &slot->stats;
+	unsigned outcome = 0;
 	if (stats->live > stats->peak)
-		take_peak(tracker, slot, event);
+		outcome = take_peak(tracker, slot, event);
 	if (stats->live > stats->levels_above)
-		note_levels(tracker, slot, event);
+		outcome |= note_levels(tracker, slot, event);
 	note_window(stats);
 	vt_timeline_after(&stats->timeline, stats->live);
+	return outcome;
 }
 
-static void count_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
-			const struct vt_event *event)
+static unsigned count_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			    const struct vt_event *event)
 {
 	struct vt_device_stats *stats = &slot->stats;
 	uint32_t epoch = stats->epoch;
 	count_up(&stats->kinds[event->kind], event->bytes, epoch);
 	stats->seen = true;
 	if (!vt_kind_is_counted(event->kind))
-		return;                       /* shown under its kind, never in the totals */
+		return 0;                     /* shown under its kind, never in the totals */
 	counter_at(&stats->tags, event->tag); /* grown before the timeline reads the tags */
 	advance_timeline(tracker, stats);
 	count_up(changing_tag(stats, event->tag), event->bytes, epoch);
@@ -299,7 +303,7 @@ static void count_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
 	stats->live_count++;
 	stats->allocs++;
 	stats->bytes_allocated = vt_add_bytes(stats->bytes_allocated, event->bytes);
-	after_growth(tracker, slot, event);
+	return after_growth(tracker, slot, event);
 }
 
 static void count_free(struct vt_tracker *tracker, struct vt_device_stats *stats,
@@ -345,23 +349,26 @@ static struct vt_allocation entry_of(const struct vt_event *event)
 	};
 }
 
-static bool record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
-			 const struct vt_event *event)
+static unsigned record_alloc(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			     const struct vt_event *event)
 {
 	struct vt_allocation allocation = entry_of(event);
+	unsigned outcome = 0;
 	vt_lock_take(&slot->lock);
 	count_event(slot);
 	enum vt_ledger_result result = vt_ledger_insert(&slot->ledger, &allocation);
 	if (result != VT_LEDGER_DUPLICATE)
-		count_alloc(tracker, slot, event);
+		outcome = count_alloc(tracker, slot, event);
 	/* Counted under the lock, with the event: a snapshot holds all the
 	 * slots' locks, so it sees both or neither. */
 	if (result == VT_LEDGER_DUPLICATE)
 		atomic_fetch_add(&tracker->deduplicated, 1);
-	if (result == VT_LEDGER_NO_MEMORY)
+	if (result == VT_LEDGER_NO_MEMORY) {
 		atomic_fetch_add(&tracker->untracked, 1);
+		outcome |= VT_RECORDED_UNKEPT;
+	}
 	vt_lock_give(&slot->lock);
-	return result != VT_LEDGER_NO_MEMORY;
+	return outcome;
 }
 
 /* Each slot holds one family (host or device memory), and a free names its
@@ -497,8 +504,8 @@ static void note_level(struct vt_device_stats *stats, const struct vt_allocation
  * total between the old and the new size is ever seen. A level that keeps
  * its tag (or stack) is one allocation growing or shrinking there; one that
  * changes it ends on the old and begins on the new. */
-static void count_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
-			const struct vt_allocation *before, const struct vt_event *event)
+static unsigned count_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			    const struct vt_allocation *before, const struct vt_event *event)
 {
 	struct vt_device_stats *stats = &slot->stats;
 	uint32_t epoch = stats->epoch;
@@ -530,13 +537,13 @@ static void count_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
 	stats->frees += before->bytes && !after;
 	stats->bytes_allocated =
 		vt_add_bytes(stats->bytes_allocated, vt_sub_bytes(after, before->bytes));
-	after_growth(tracker, slot, event);
+	return after_growth(tracker, slot, event);
 }
 
 /* The level's old entry and its new one change under one lock, so no total
  * between the old and the new size is ever seen. */
-static bool record_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
-			 const struct vt_event *event)
+static unsigned record_level(struct vt_tracker *tracker, struct vt_device_slot *slot,
+			     const struct vt_event *event)
 {
 	struct vt_allocation before = {0};
 	struct vt_allocation now = entry_of(event);
@@ -548,11 +555,13 @@ static bool record_level(struct vt_tracker *tracker, struct vt_device_slot *slot
 		vt_ledger_erase(&slot->ledger, entry);
 	}
 	bool kept = !event->bytes || vt_ledger_insert(&slot->ledger, &now) == VT_LEDGER_INSERTED;
-	count_level(tracker, slot, &before, event);
-	if (!kept)
+	unsigned outcome = count_level(tracker, slot, &before, event);
+	if (!kept) {
 		atomic_fetch_add(&tracker->untracked, 1);
+		outcome |= VT_RECORDED_UNKEPT;
+	}
 	vt_lock_give(&slot->lock);
-	return kept;
+	return outcome;
 }
 
 /* A context is not an allocation event: it only puts its device in the
@@ -577,17 +586,17 @@ static void mark_used(struct vt_tracker *tracker, struct vt_device_slot *slot)
 		atomic_fetch_or_explicit(&tracker->devices_used, bit, memory_order_release);
 }
 
-bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event)
+unsigned vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event)
 {
 	if (event->op == VT_OP_FREE) {
 		record_free(tracker, event);
-		return true;
+		return 0;
 	}
 	struct vt_device_slot *slot = slot_for(tracker, event->device, event->kind);
 	if (!slot) {
 		if (event->op != VT_OP_CONTEXT)
 			atomic_fetch_add(&tracker->dropped, 1);
-		return true;
+		return 0;
 	}
 	mark_used(tracker, slot);
 	if (event->op == VT_OP_ALLOC)
@@ -598,7 +607,17 @@ bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event)
 		record_context(slot);
 	else
 		record_failure(tracker, slot, event);
-	return true;
+	return 0;
+}
+
+bool vt_tracker_crossing(struct vt_tracker *tracker, unsigned index, struct vt_crossing *out)
+{
+	pthread_mutex_lock(&tracker->failures_lock);
+	bool there = index < tracker->crossing_count;
+	if (there)
+		*out = tracker->crossings[index];
+	pthread_mutex_unlock(&tracker->failures_lock);
+	return there;
 }
 
 struct retag {

@@ -102,6 +102,7 @@ struct vt_crossing {
 	uint64_t at_ns;
 	uint64_t event; /* as a peak's: the 1-based number of the event */
 	uint64_t live_bytes;
+	uint64_t watermark; /* the mark crossed */
 	const char *api;
 	const struct vt_oom_snapshot *snapshot; /* NULL when out of memory */
 };
@@ -140,17 +141,12 @@ struct vt_snapshot {
 struct vt_tracker_options {
 	unsigned oom_snapshots; /* per device */
 	unsigned snapshot_top;  /* stacks kept in each OOM snapshot */
+	/* The clocks are read with a device locked: they must neither lock
+	 * nor allocate, and call nothing of the tracer's. */
 	uint64_t (*clock)(void);
 	/* A cheaper, coarser reading of the same clock, read on every event to
 	 * advance the timeline; NULL: clock. */
 	uint64_t (*coarse_clock)(void);
-	/* Told of every new peak of a device (not the host), with the device
-	 * locked: it must be quick and take no lock of the tracker's. May be
-	 * NULL. */
-	void (*on_peak)(int device);
-	/* Told when a device's live bytes cross its watermark, with the device
-	 * locked, under the same rules as on_peak. May be NULL. */
-	void (*on_watermark)(int device, uint64_t live_bytes, uint64_t watermark);
 	/* Changes of live bytes kept per device for the moments (history.h);
 	 * 0 keeps none. */
 	uint64_t history_bound;
@@ -183,9 +179,25 @@ struct vt_tracker {
 
 void vt_tracker_init(struct vt_tracker *tracker, const struct vt_tracker_options *options);
 void vt_tracker_destroy(struct vt_tracker *tracker);
-/* Applies one event. Returns false only when the event could not be kept in
- * full (no host memory): counted, but its free will be unknown. */
-bool vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event);
+/* What applying an event did that its caller acts on, once the tracker's
+ * locks are given back: a set of these, 0 on the common path. The tracker
+ * calls nothing above it; the caller tells whoever must know. */
+enum vt_recorded {
+	/* Counted, but not kept in full (no host memory): its free will be
+	 * unknown. */
+	VT_RECORDED_UNKEPT = 1u << 0,
+	/* A new peak of the event's device (never of the host). */
+	VT_RECORDED_PEAK = 1u << 1,
+	/* The device's live bytes crossed its watermark: a crossing was
+	 * recorded (vt_tracker_crossing), unless VT_MAX_CROSSINGS were. */
+	VT_RECORDED_WATERMARK = 1u << 2,
+};
+
+/* Applies one event; returns what it did as a set of enum vt_recorded. */
+unsigned vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event);
+/* The index-th crossing of a watermark recorded, copied under the lock
+ * that guards the list; false when there is none. */
+bool vt_tracker_crossing(struct vt_tracker *tracker, unsigned index, struct vt_crossing *out);
 /* Moves a live allocation to another tag; false when it is not live. */
 bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint32_t tag);
 /* A shallow copy taken without allocation, for a signal handler: its

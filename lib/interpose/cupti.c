@@ -8,11 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/clock.h"
 #include "../core/event.h"
 #include "../log.h"
 #include "hooks.h"
-#include "../sources/driver_query.h"
+#include "../sources/cupti_view.h"
 #include "observe.h"
 #include "../sources/real.h"
 
@@ -26,13 +25,9 @@ typedef CUptiResult (*result_string_fn)(CUptiResult, const char **);
 
 static struct {
 	bool started;
-	uint64_t start_ns;
 	struct vt_cupti_status status;
 	CUpti_SubscriberHandle subscriber;
 	const struct vt_observer *observers[CUPTI_DRIVER_TRACE_CBID_SIZE];
-	struct vt_resource_event events[VT_CUPTI_MAX_EVENTS];
-	_Atomic bool ready[VT_CUPTI_MAX_EVENTS];
-	_Atomic uint64_t claimed;
 } cupti;
 
 static atomic_bool warned, warned_resources;
@@ -54,37 +49,23 @@ static void on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData *data)
 				 *(const CUresult *)data->functionReturnValue);
 }
 
-static void log_resource(enum vt_resource_kind kind, void *context, uint64_t bytes)
-{
-	uint64_t slot = atomic_fetch_add(&cupti.claimed, 1);
-	if (slot >= VT_CUPTI_MAX_EVENTS)
-		return;
-	cupti.events[slot] = (struct vt_resource_event){
-		.at_ns = vt_clock_ns() - cupti.start_ns,
-		.kind = kind,
-		.device = vt_driver_context_device(context),
-		.bytes = bytes,
-	};
-	atomic_store_explicit(&cupti.ready[slot], true, memory_order_release);
-}
-
 static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *data)
 {
 	const CUpti_ModuleResourceData *module = data->resourceDescriptor;
 	switch (cbid) {
 	case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
-		log_resource(VT_RESOURCE_CONTEXT_CREATED, data->context, 0);
+		vt_cupti_view_log(VT_RESOURCE_CONTEXT_CREATED, data->context, 0);
 		break;
 	case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
-		log_resource(VT_RESOURCE_CONTEXT_DESTROYING, data->context, 0);
+		vt_cupti_view_log(VT_RESOURCE_CONTEXT_DESTROYING, data->context, 0);
 		break;
 	case CUPTI_CBID_RESOURCE_MODULE_LOADED:
-		log_resource(VT_RESOURCE_MODULE_LOADED, data->context,
-			     module ? module->cubinSize : 0);
+		vt_cupti_view_log(VT_RESOURCE_MODULE_LOADED, data->context,
+				  module ? module->cubinSize : 0);
 		break;
 	case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
-		log_resource(VT_RESOURCE_MODULE_UNLOADING, data->context,
-			     module ? module->cubinSize : 0);
+		vt_cupti_view_log(VT_RESOURCE_MODULE_UNLOADING, data->context,
+				  module ? module->cubinSize : 0);
 		break;
 	default: break;
 	}
@@ -204,7 +185,7 @@ static bool subscribe(void *library)
 
 void vt_cupti_start(enum vt_sources sources, uint64_t start_ns)
 {
-	cupti.start_ns = start_ns;
+	vt_cupti_view_start(start_ns);
 	if (sources == VT_SOURCES_HOOKS || cupti.started)
 		return;
 	cupti.started = true;
@@ -213,29 +194,12 @@ void vt_cupti_start(enum vt_sources sources, uint64_t start_ns)
 		note("cannot load libcupti.so.13");
 	if (library && subscribe(library)) {
 		cupti.status.subscribed = true;
+		vt_cupti_view_set_status(&cupti.status);
 		vt_sources_set_recording(sources == VT_SOURCES_BOTH
 						 ? VT_SOURCE_HOOKS | VT_SOURCE_CUPTI
 						 : VT_SOURCE_CUPTI);
 		return;
 	}
+	vt_cupti_view_set_status(&cupti.status);
 	vt_warn_once(&warned, "%s; recording with the hooks instead of CUPTI", cupti.status.note);
-}
-
-void vt_cupti_read(struct vt_cupti_view *out)
-{
-	out->status = cupti.status;
-	uint64_t claimed = atomic_load(&cupti.claimed);
-	uint64_t kept = claimed < VT_CUPTI_MAX_EVENTS ? claimed : VT_CUPTI_MAX_EVENTS;
-	out->dropped = claimed - kept;
-	out->count = 0;
-	for (uint64_t i = 0; i < kept; i++)
-		if (atomic_load_explicit(&cupti.ready[i], memory_order_acquire))
-			out->events[out->count++] = cupti.events[i];
-}
-
-void vt_cupti_reset(void)
-{
-	for (size_t i = 0; i < VT_CUPTI_MAX_EVENTS; i++)
-		atomic_store(&cupti.ready[i], false);
-	atomic_store(&cupti.claimed, 0);
 }

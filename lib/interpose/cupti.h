@@ -1,6 +1,7 @@
 /* The CUPTI source: CUPTI's driver-API callbacks for every observed entry
  * point, recorded through the same observers as the hooks, and its
- * resource domain (contexts, modules), kept as events for the report. */
+ * resource domain (contexts, modules), kept as events for the report
+ * (sources/cupti_view.h). */
 #pragma once
 
 #include <stdbool.h>
@@ -15,9 +16,3 @@
  * recording. Sets which sources record. Called once activation is done;
  * start_ns is when the tracer started, by vt_clock_ns. */
 void vt_cupti_start(enum vt_sources sources, uint64_t start_ns);
-
-/* A copy of what was seen so far; takes no lock and allocates nothing. */
-void vt_cupti_read(struct vt_cupti_view *out);
-
-/* Forgets the events, for the child after fork; the subscription stays. */
-void vt_cupti_reset(void);

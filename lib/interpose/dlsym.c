@@ -10,7 +10,8 @@
 #include <stdio.h>
 
 #include "../config.h"
-#include "../core/sink.h"
+#include "../sources/tracking.h"
+#include "dlsym.h"
 #include "../log.h"
 #include "hooks.h"
 #include "../sources/real.h"
@@ -127,7 +128,7 @@ __attribute__((visibility("hidden"))) void *vt_dlopen_prepare(const char *path, 
 {
 	if (flags & RTLD_DEEPBIND) {
 		const char *name = path ? path : "a library";
-		if (vt_sink.active())
+		if (vt_tracking_active())
 			warn_deepbind(name);
 		else if (!deepbind_path[0])
 			snprintf(deepbind_path, sizeof(deepbind_path), "%s", name);

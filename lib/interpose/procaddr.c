@@ -4,6 +4,7 @@
  * cuGetProcAddress itself gets these wrappers back. */
 #include <errno.h>
 
+#include "../lifecycle/activation.h"
 #include "../sources/call.h"
 #include "hooks.h"
 #include "prototypes.h"
@@ -21,6 +22,7 @@ VT_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int versi
 		&vt_hooks[VT_HOOK_cuGetProcAddress_v2], VT_LEGACY_STREAM);
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
+	vt_activate();
 	enum vt_layer layer = vt_call_enter(VT_SOURCE_HOOKS);
 	CUresult rc = real(symbol, pfn, version, flags, status);
 	int saved_errno = errno;
@@ -36,6 +38,7 @@ VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int version,
 		&vt_hooks[VT_HOOK_cuGetProcAddress], VT_LEGACY_STREAM);
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
+	vt_activate();
 	enum vt_layer layer = vt_call_enter(VT_SOURCE_HOOKS);
 	CUresult rc = real(symbol, pfn, version, flags);
 	int saved_errno = errno;

@@ -1,7 +1,9 @@
 /* The exported driver wrappers, one per entry point in entry_points.h:
  * each finds the real function behind its hook, packs its arguments into
- * CUPTI's parameter struct and forwards the call between its observer's
- * halves. Return codes, output values and errno pass through untouched. */
+ * CUPTI's parameter struct, activates the tracer (the first CUDA call
+ * does) and forwards the call between its observer's halves. Return codes, output values and errno
+ * pass through untouched. */
+#include "../lifecycle/activation.h"
 #include "../sources/call.h"
 #include "hooks.h"
 #include "observe.h"
@@ -17,6 +19,7 @@
 		if (!real)                                                                        \
 			return CUDA_ERROR_NOT_INITIALIZED;                                        \
 		abi##_params params = {VT_UNPAREN arguments};                                     \
+		vt_activate();                                                                    \
 		VT_RETURN_OBSERVED(abi, &params, real arguments);                                 \
 	}
 

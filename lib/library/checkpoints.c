@@ -16,7 +16,7 @@ static bool write_checkpoint(void)
 {
 	VT_TRACER_WORK();
 	pthread_mutex_lock(&vt_library.report_lock);
-	bool go_on = !atomic_load(&vt_library.stopping) && atomic_load(&vt_library.active);
+	bool go_on = !atomic_load(&vt_library.stopping) && atomic_load(&vt_tracking.active);
 	if (go_on)
 		vt_write(VT_WRITE_CHECKPOINT, "checkpoint", NULL);
 	pthread_mutex_unlock(&vt_library.report_lock);

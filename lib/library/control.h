@@ -1,6 +1,15 @@
-/* The control endpoint's requests, answered with the library's report of
- * this moment. */
+/* The control endpoint's requests (control/endpoint.c), answered with the
+ * library's report of this moment. */
 #pragma once
 
-/* Starts the endpoint when the configuration asks for one. */
-void vt_library_control_start(void);
+#include <stdbool.h>
+
+/* Writes the report of this moment to fd, the client's socket; when
+ * reset_peak, a new peak interval begins once it is taken. True once
+ * written. Called on the endpoint's own thread (every signal blocked),
+ * only after activation, never from a signal handler; an ending removes
+ * the socket first, so no new client finds it, but a request taken before
+ * may still be answered meanwhile. It may allocate, take the tracker's
+ * locks as a dump does and ask the driver and NVML; it takes the tracer's
+ * recursion guard itself. */
+bool vt_library_control_snapshot(int fd, bool reset_peak);

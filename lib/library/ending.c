@@ -10,10 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../control/endpoint.h"
-#include "../lifecycle/signals.h"
+#include "../control/socket_file.h"
 #include "../sources/call.h"
+#include "../sources/context_end.h"
 #include "../sources/nvml_view.h"
+#include "ending_signals.h"
 #include "state.h"
 #include "writer.h"
 
@@ -101,7 +102,7 @@ static void write_locked(const char *ended_by)
 static void write_final(const char *ended_by)
 {
 	sigset_t ending, previous;
-	vt_signals_ending(&ending);
+	vt_ending_signals_fill(&ending);
 	pthread_sigmask(SIG_BLOCK, &ending, &previous);
 	if (vt_tracer_busy)
 		write_unlocked(ended_by, true, 0);
@@ -110,7 +111,7 @@ static void write_final(const char *ended_by)
 	pthread_sigmask(SIG_SETMASK, &previous, NULL);
 	int signal_number = atomic_exchange(&deferred_signal, 0);
 	if (signal_number)
-		vt_signals_take_default_action(signal_number);
+		vt_ending_signals_default_action(signal_number);
 }
 
 void vt_library_emergency(int signal_number, bool final)
@@ -156,11 +157,7 @@ void vt_library_note_exit(int status)
 {
 	int unknown = -1;
 	atomic_compare_exchange_strong(&exit_status, &unknown, status & 0xff);
-}
-
-bool vt_library_ending(void)
-{
-	return atomic_load(&exit_status) >= 0;
+	vt_context_end_note_program_ended();
 }
 
 __attribute__((destructor)) void vt_library_finish(void)

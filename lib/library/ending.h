@@ -6,8 +6,6 @@
 
 /* The program is ending with status (main returned, or exit()). */
 void vt_library_note_exit(int status);
-/* Whether it is: exit's status is known. */
-bool vt_library_ending(void);
 /* The final report now (the destructor, or quick_exit and _Exit). */
 void vt_library_finish(void);
 /* The report before exec; should the exec fail, the report goes on. */

@@ -1,5 +1,6 @@
-/* The program's own requests through the public API: a dump, a window's
- * peak. */
+/* The program's own requests through the public API (interpose/api.c,
+ * which activates the tracer first for a dump or a window): a dump, a
+ * window's peak. Each answers false (or -1) where nothing is traced. */
 #pragma once
 
 #include <stdbool.h>

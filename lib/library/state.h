@@ -1,6 +1,7 @@
 /* The library's state: what activation fills in and the rest of the
- * library reads (the configuration, the tracker, the run, where the report
- * goes, the devices described). One instance, vt_library. */
+ * library reads (the configuration, the run, where the report goes). The
+ * tracker and the devices described are the sources' (sources/tracking.h,
+ * sources/devices.h). One instance, vt_library. */
 #pragma once
 
 #include <pthread.h>
@@ -9,20 +10,15 @@
 
 #include "../collect.h"
 #include "../config.h"
-#include "../core/tracker.h"
+#include "../sources/tracking.h"
 #include "../report/run.h"
 
 struct vt_library_state {
-	atomic_bool active;
-	atomic_bool disabled; /* a child after fork with VRAMTRACE_FOLLOW_FORK=0 */
-	pthread_once_t once;
 	struct vt_config config;
-	struct vt_tracker tracker;
 	struct vt_run run;
 	char output_path[4096];
 	bool output_ok;
 	int output_errno; /* why output_path is not usable */
-	struct vt_device_info devices[VT_MAX_DEVICES];
 	/* Held while this process's file is written and across fork. */
 	pthread_mutex_t report_lock;
 	/* The final report is under way: no checkpoint after it. */

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../config.h"
-#include "../core/sink.h"
+#include "../library/ending.h"
 #include "../sources/call.h"
 #include "../sources/real.h"
 
@@ -26,35 +26,35 @@ static void *real_function(const char *name)
 VT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	execve_fn real = (execve_fn)real_function("execve");
-	vt_sink.before_exec();
+	vt_library_before_exec();
 	return real ? real(path, argv, envp) : (errno = ENOSYS, -1);
 }
 
 VT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	execve_fn real = (execve_fn)real_function("execvpe");
-	vt_sink.before_exec();
+	vt_library_before_exec();
 	return real ? real(file, argv, envp) : (errno = ENOSYS, -1);
 }
 
 VT_EXPORT int execv(const char *path, char *const argv[])
 {
 	execv_fn real = (execv_fn)real_function("execv");
-	vt_sink.before_exec();
+	vt_library_before_exec();
 	return real ? real(path, argv) : (errno = ENOSYS, -1);
 }
 
 VT_EXPORT int execvp(const char *file, char *const argv[])
 {
 	execv_fn real = (execv_fn)real_function("execvp");
-	vt_sink.before_exec();
+	vt_library_before_exec();
 	return real ? real(file, argv) : (errno = ENOSYS, -1);
 }
 
 VT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	fexecve_fn real = (fexecve_fn)real_function("fexecve");
-	vt_sink.before_exec();
+	vt_library_before_exec();
 	return real ? real(fd, argv, envp) : (errno = ENOSYS, -1);
 }
 

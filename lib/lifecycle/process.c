@@ -16,10 +16,11 @@
 #include <unistd.h>
 
 #include "../config.h"
-#include "../core/sink.h"
+#include "../library/ending.h"
 #include "../sources/background.h"
 #include "../sources/call.h"
 #include "../sources/real.h"
+#include "../sources/tracking.h"
 #include "signals.h"
 
 typedef int (*main_fn)(int, char **, char **);
@@ -46,7 +47,7 @@ static void *libc_function(const char *name)
 static int wrapped_main(int argc, char **argv, char **envp)
 {
 	int status = program_main(argc, argv, envp);
-	vt_sink.note_exit(status);
+	vt_library_note_exit(status);
 	return status;
 }
 
@@ -66,7 +67,7 @@ VT_EXPORT void exit(int status)
 		fn = (exit_fn)libc_function("exit");
 		atomic_store(&real, fn);
 	}
-	vt_sink.note_exit(status);
+	vt_library_note_exit(status);
 	fn(status);
 	__builtin_unreachable();
 }
@@ -93,8 +94,8 @@ VT_EXPORT void pthread_exit(void *value)
 /* The endings that run no destructor: the report is written first. */
 static void ending_now(int status)
 {
-	vt_sink.note_exit(status);
-	vt_sink.finish();
+	vt_library_note_exit(status);
+	vt_library_finish();
 }
 
 VT_EXPORT void quick_exit(int status)
@@ -139,8 +140,8 @@ VT_EXPORT void abort(void)
 		fn = (abort_fn)vt_real_next("abort");
 		atomic_store(&real, fn);
 	}
-	if (vt_sink.active() && !vt_signals_tracer_handles(SIGABRT))
-		vt_sink.emergency(SIGABRT, false);
+	if (vt_tracking_active() && !vt_signals_tracer_handles(SIGABRT))
+		vt_library_emergency(SIGABRT, false);
 	if (fn)
 		fn();
 	raise(SIGABRT);

@@ -11,41 +11,13 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "../core/sink.h"
+#include "../library/ending.h"
+#include "../library/ending_signals.h"
 #include "../sources/call.h"
 #include "../sources/real.h"
 
 /* core/stack_switch.S: fn(arg) with the stack pointer at top. */
 void vt_stack_switch(void (*fn)(void *), void *arg, void *top);
-
-/* Every signal whose default action ends the process, but the real-time
- * ones, which follow from SIGRTMIN to SIGRTMAX. */
-static const int ending[] = {SIGHUP,  SIGINT,  SIGQUIT,   SIGILL,  SIGTRAP, SIGABRT,
-			     SIGBUS,  SIGFPE,  SIGUSR1,   SIGSEGV, SIGUSR2, SIGPIPE,
-			     SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM,
-			     SIGPROF, SIGIO,   SIGPWR,    SIGSYS};
-
-#define ENDING_COUNT (sizeof(ending) / sizeof(ending[0]))
-
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-
-extern int __sigaction(int, const struct sigaction *, struct sigaction *); /* libc's own */
-
-/* The sigaction behind the exported one (a sanitizer's, when there is
- * one), found before any handler of the tracer's can run. */
-static _Atomic(sigaction_fn) real_sigaction;
-
-static int set_action(int signal_number, const struct sigaction *action, struct sigaction *old)
-{
-	sigaction_fn fn = atomic_load(&real_sigaction);
-	if (!fn) {
-		fn = (sigaction_fn)vt_real_next("sigaction");
-		if (!fn)
-			fn = __sigaction;
-		atomic_store(&real_sigaction, fn);
-	}
-	return fn(signal_number, action, old);
-}
 
 /* The ending signals, once the handlers are installed: where the tracer's
  * handler stands in for the default action, the program is shown what it
@@ -62,15 +34,6 @@ static bool is_fault(int signal_number)
 	       signal_number == SIGILL || signal_number == SIGTRAP || signal_number == SIGSYS;
 }
 
-void vt_signals_ending(sigset_t *set)
-{
-	sigemptyset(set);
-	for (size_t i = 0; i < ENDING_COUNT; i++)
-		sigaddset(set, ending[i]);
-	for (int number = SIGRTMIN; number <= SIGRTMAX; number++)
-		sigaddset(set, number);
-}
-
 /* Only for a signal left at its default action, which ends the process:
  * the report first, then that very action. Other ending signals wait
  * meanwhile, so the first one is the one the process dies of. */
@@ -79,32 +42,16 @@ static void handler(int signal_number, siginfo_t *info, void *context)
 	(void)info;
 	(void)context;
 	int saved_errno = errno;
-	vt_sink.emergency(signal_number, true);
-	vt_signals_take_default_action(signal_number);
+	vt_library_emergency(signal_number, true);
+	vt_ending_signals_default_action(signal_number);
 	errno = saved_errno;
-}
-
-/* Raised again at the default action, and let through at once while the
- * other ending signals stay blocked: the process ends of this one, with
- * its core dump as the kernel would make it. */
-void vt_signals_take_default_action(int signal_number)
-{
-	struct sigaction default_action;
-	memset(&default_action, 0, sizeof(default_action));
-	default_action.sa_handler = SIG_DFL;
-	set_action(signal_number, &default_action, NULL);
-	raise(signal_number);
-	sigset_t only;
-	sigemptyset(&only);
-	sigaddset(&only, signal_number);
-	pthread_sigmask(SIG_UNBLOCK, &only, NULL);
 }
 
 bool vt_signals_tracer_handles(int signal_number)
 {
 	struct sigaction current;
-	return set_action(signal_number, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
-	       current.sa_sigaction == handler;
+	return vt_real_sigaction(signal_number, NULL, &current) == 0 &&
+	       (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == handler;
 }
 
 /* The tracer's alternate stack of this thread, NULL when it has none. */
@@ -199,10 +146,10 @@ static void tracer_action(int signal_number, struct sigaction *action)
 	memset(action, 0, sizeof(*action));
 	action->sa_sigaction = handler;
 	action->sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-	vt_signals_ending(&action->sa_mask);
-	for (size_t i = 0; i < ENDING_COUNT; i++)
-		if (is_fault(ending[i]))
-			sigdelset(&action->sa_mask, ending[i]);
+	vt_ending_signals_fill(&action->sa_mask);
+	for (size_t i = 0; i < vt_ending_signal_count; i++)
+		if (is_fault(vt_ending_signal_numbers[i]))
+			sigdelset(&action->sa_mask, vt_ending_signal_numbers[i]);
 }
 
 /* A signal the program handles or ignores stays the program's, untouched:
@@ -210,14 +157,14 @@ static void tracer_action(int signal_number, struct sigaction *action)
 static void install(int signal_number)
 {
 	struct sigaction action, old;
-	if (set_action(signal_number, NULL, &old) != 0)
+	if (vt_real_sigaction(signal_number, NULL, &old) != 0)
 		return;
 	shown[signal_number] = old;
 	atomic_store(&watched[signal_number], true);
 	if (!is_default(&old))
 		return;
 	tracer_action(signal_number, &action);
-	set_action(signal_number, &action, NULL);
+	vt_real_sigaction(signal_number, &action, NULL);
 }
 
 /* The program's sigaction, once the tracer's handlers are in: asking for
@@ -234,7 +181,7 @@ static bool is_handler(const struct sigaction *action)
 VT_EXPORT int sigaction(int signal_number, const struct sigaction *action, struct sigaction *old)
 {
 	if (signal_number <= 0 || signal_number >= NSIG)
-		return set_action(signal_number, action, old);
+		return vt_real_sigaction(signal_number, action, old);
 	bool tracked = atomic_load(&watched[signal_number]);
 	struct sigaction previous, ours;
 	const struct sigaction *setting = action;
@@ -249,7 +196,7 @@ VT_EXPORT int sigaction(int signal_number, const struct sigaction *action, struc
 		setting = &ours;
 	}
 	struct sigaction was_shown = shown[signal_number];
-	if (set_action(signal_number, setting, &previous) != 0)
+	if (vt_real_sigaction(signal_number, setting, &previous) != 0)
 		return -1;
 	if (action)
 		shown[signal_number] = *action;
@@ -289,8 +236,8 @@ VT_EXPORT sighandler_t signal(int signal_number, sighandler_t program_handler)
 void vt_signals_install(void)
 {
 	vt_signals_prepare_thread();
-	for (size_t i = 0; i < ENDING_COUNT; i++)
-		install(ending[i]);
+	for (size_t i = 0; i < vt_ending_signal_count; i++)
+		install(vt_ending_signal_numbers[i]);
 	for (int number = SIGRTMIN; number <= SIGRTMAX; number++)
 		install(number);
 }

@@ -20,13 +20,8 @@
 void vt_signals_install(void);
 /* Whether the tracer's handler is signal_number's now. */
 bool vt_signals_tracer_handles(int signal_number);
-/* The ending signals, which wait while a final report is written. */
-void vt_signals_ending(sigset_t *set);
 
 /* Gives the calling thread the tracer's alternate stack (256 KiB and a
  * guard page), unless it has one, so that the report is written after a
  * stack overflow on any thread; it is unmapped when the thread ends. */
 void vt_signals_prepare_thread(void);
-
-/* Ends the process as signal_number's default action would. */
-void vt_signals_take_default_action(int signal_number);

@@ -9,8 +9,8 @@
 #include "../core/tags.h"
 #include "../core/thread_space.h"
 #include "../config.h"
-#include "../core/sink.h"
 #include "driver_query.h"
+#include "recording.h"
 #include "python.h"
 
 struct call_state {
@@ -46,13 +46,12 @@ unsigned vt_sources_recording(void)
 	return atomic_load_explicit(&recording, memory_order_acquire);
 }
 
-/* Activation decides which sources record, so it comes first. A call made
- * while the thread is inside the tracer (from a signal handler that
- * interrupted it) goes through unrecorded: recording would take locks the
- * thread may hold. */
+/* The caller activated the tracer first, since activation decides which
+ * sources record. A call made while the thread is inside the tracer (from
+ * a signal handler that interrupted it) goes through unrecorded: recording
+ * would take locks the thread may hold. */
 enum vt_layer vt_call_enter(enum vt_source source)
 {
-	vt_sink.activate();
 	call.depth++;
 	if (vt_tracer_busy || !(atomic_load_explicit(&recording, memory_order_relaxed) & source))
 		return VT_LAYER_PASSIVE;
@@ -176,7 +175,7 @@ static int emit_on(enum vt_op op, enum vt_kind kind, int device, uint64_t addres
 				device == CURRENT_DEVICE ? vt_driver_current_device() : device;
 		attribute(&event);
 	}
-	vt_sink.record(&event);
+	vt_record(&event);
 	return event.device;
 }
 
@@ -200,7 +199,7 @@ void vt_emit_context(int device, const char *driver_api)
 		.api = call.api ? call.api : driver_api,
 		.driver_api = driver_api,
 	};
-	vt_sink.record(&event);
+	vt_record(&event);
 }
 
 void vt_emit_level(enum vt_kind kind, int device, uint64_t bytes, const char *driver_api)

@@ -33,6 +33,8 @@ enum vt_layer {
 	VT_LAYER_OUTER,
 };
 
+/* Entered after activation (lifecycle/activation.h): the hook wrappers
+ * activate first; CUPTI's callbacks run only once activation started it. */
 enum vt_layer vt_call_enter(enum vt_source source);
 void vt_call_leave(enum vt_layer layer);
 /* This thread is inside a hooked CUDA call: the driver (and the simulated

@@ -16,11 +16,19 @@
 
 #include "context_end.h"
 
-#include "../core/sink.h"
 #include "../log.h"
 #include "call.h"
 #include "driver_query.h"
 #include "observer.h"
+#include "recording.h"
+
+/* Set by the library once exit's status is known. */
+static atomic_bool program_ended;
+
+void vt_context_end_note_program_ended(void)
+{
+	atomic_store(&program_ended, true);
+}
 
 /* A bit per device some cuCtxCreate made a context on. */
 static _Atomic uint64_t created_on;
@@ -102,7 +110,7 @@ static struct doomed made_in(void *context, int device, bool primary)
 	struct doomed doomed = {.device = device, .arrays_too = primary && only_primary_on(device)};
 	if (!context)
 		return doomed;
-	vt_sink.each_live(add_candidate, &doomed);
+	vt_record_each_live(add_candidate, &doomed);
 	if (doomed.short_of_memory)
 		vt_warn_once(&warned_short, "out of host memory: some allocations a context's end "
 					    "destroyed stay counted as live");
@@ -123,7 +131,7 @@ static void record_and_release(struct doomed *doomed, const char *driver_api)
 static void before_destroy(const struct vt_observer *self, const void *args)
 {
 	const cuCtxDestroy_v2_params *p = args;
-	if (vt_sink.ending())
+	if (atomic_load(&program_ended))
 		return;
 	struct doomed doomed = made_in(p->ctx, vt_driver_context_device(p->ctx), false);
 	record_and_release(&doomed, self->name);
@@ -133,7 +141,7 @@ VT_OBSERVER(cuCtxDestroy_v2, before_destroy, NULL);
 static void before_reset(const struct vt_observer *self, const void *args)
 {
 	const cuDevicePrimaryCtxReset_v2_params *p = args;
-	if (vt_sink.ending())
+	if (atomic_load(&program_ended))
 		return;
 	struct doomed doomed = made_in(vt_driver_active_primary(p->dev), p->dev, true);
 	record_and_release(&doomed, self->name);
@@ -149,7 +157,7 @@ static void before_release(const struct vt_observer *self, const void *args)
 	(void)self;
 	const cuDevicePrimaryCtxRelease_v2_params *p = args;
 	releasing = (struct doomed){0};
-	if (!vt_sink.ending())
+	if (!atomic_load(&program_ended))
 		releasing = made_in(vt_driver_active_primary(p->dev), p->dev, true);
 }
 

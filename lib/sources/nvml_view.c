@@ -2,6 +2,8 @@
 #include "nvml_view.h"
 
 #include "background.h"
+#include "devices.h"
+#include "tracking.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -48,8 +50,6 @@ static struct {
 	struct vt_device_view views[VT_VIEW_DEVICES];
 	nvml_device_t handles[VT_VIEW_DEVICES]; /* by CUDA ordinal, once mapped */
 	bool mapped[VT_VIEW_DEVICES];
-	vt_tracked_fn tracked;
-	const struct vt_device_info *devices;
 	unsigned period_ms;
 	atomic_bool running;
 	pthread_t thread;
@@ -112,7 +112,7 @@ static bool parse_bus_id(const char *text, unsigned *domain, unsigned *bus, unsi
 
 static void map_device(int ordinal)
 {
-	const struct vt_device_info *info = &view.devices[ordinal];
+	const struct vt_device_info *info = &vt_devices[ordinal];
 	unsigned domain, bus, device, count = 0;
 	if (!info->known || !parse_bus_id(info->pci_bus_id, &domain, &bus, &device) ||
 	    view.nvml.count(&count) != NVML_SUCCESS)
@@ -162,7 +162,7 @@ static void sample_device(int d)
 	bool per_process;
 	if (!view.mapped[d] || !used_bytes(view.handles[d], &used, &per_process))
 		return;
-	uint64_t tracked = view.tracked(d);
+	uint64_t tracked = vt_tracking_live(d);
 	pthread_mutex_lock(&view.lock);
 	struct vt_device_view *v = &view.views[d];
 	v->sampled = true;
@@ -189,7 +189,7 @@ static void sample_devices(uint64_t devices)
 {
 	atomic_fetch_and(&view.unread_peaks, ~devices);
 	for (int d = 0; d < VT_VIEW_DEVICES; d++)
-		if ((devices & (1ull << d)) && view.devices[d].known)
+		if ((devices & (1ull << d)) && vt_devices[d].known)
 			sample_device(d);
 }
 
@@ -280,7 +280,7 @@ static bool worth_reading(uint64_t unread)
 	for (int d = 0; d < VT_VIEW_DEVICES; d++) {
 		uint64_t caught =
 			atomic_load_explicit(&view.peak_read_tracked[d], memory_order_relaxed);
-		if ((unread & (1ull << d)) && view.tracked(d) > caught + caught / 64)
+		if ((unread & (1ull << d)) && vt_tracking_live(d) > caught + caught / 64)
 			return true;
 	}
 	return false;
@@ -300,16 +300,14 @@ void vt_nvml_before_free(void)
 		atomic_store(&view.last_peak_read_ns, now_ns());
 		for (int d = 0; d < VT_VIEW_DEVICES; d++)
 			if (unread & (1ull << d))
-				atomic_store_explicit(&view.peak_read_tracked[d], view.tracked(d),
-						      memory_order_relaxed);
+				atomic_store_explicit(&view.peak_read_tracked[d],
+						      vt_tracking_live(d), memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&view.sampling);
 }
 
-void vt_nvml_start(unsigned period_ms, vt_tracked_fn tracked, const struct vt_device_info *devices)
+void vt_nvml_start(unsigned period_ms)
 {
-	view.tracked = tracked;
-	view.devices = devices;
 	view.period_ms = period_ms;
 	view.status.available = load();
 	if (!view.status.available || period_ms == 0)

@@ -9,11 +9,10 @@
 
 #include "../core/views.h"
 
-/* Reads the tracked live bytes of a device, for pairing with a sample. */
-typedef uint64_t (*vt_tracked_fn)(int device);
-
-/* Starts sampling every period_ms (from activation). */
-void vt_nvml_start(unsigned period_ms, vt_tracked_fn tracked, const struct vt_device_info *devices);
+/* Starts sampling every period_ms (from activation). Each reading is paired
+ * with the tracked live bytes (tracking.h) of a device described
+ * (devices.h). */
+void vt_nvml_start(unsigned period_ms);
 /* The tracked peak of device rose. Cheap when a reading is already due. */
 void vt_nvml_note_peak(int device);
 /* A free is about to be recorded and forwarded: the last moment a peak

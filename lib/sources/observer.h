@@ -6,6 +6,15 @@
 
 #include <cupti.h> /* the parameter structs, generated_cuda_meta.h */
 
+/* The table interpose calls down through (interpose/observe.h), one per
+ * entry point. Both halves are called only in the outermost call a
+ * recording source sees on the thread, after activation (a hook wrapper
+ * activates first; CUPTI calls back only once activation started it),
+ * with the tracer's recursion guard held and errno kept for them; never
+ * from a handler of the tracer's. They may allocate, take the tracker's
+ * locks and ask the real driver (driver_query.h), never a hooked entry
+ * point. They may run after the final report (the runtime's teardown at
+ * exit): what they record then is not in it. */
 struct vt_observer {
 	const char *name; /* the ABI name: the event's driver_api */
 	int cbid;         /* CUPTI's id for the same entry point */

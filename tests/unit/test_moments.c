@@ -27,7 +27,7 @@ static void alloc(uint64_t address, uint64_t bytes, uint32_t stack)
 	struct vt_event event = {VT_OP_ALLOC, VT_KIND_DEVICE, 0,   address, bytes,
 				 0,           "api",          "d", 1,       stack};
 	now += 10;
-	cr_assert(vt_tracker_record(&tracker, &event));
+	cr_assert_eq(vt_tracker_record(&tracker, &event) & VT_RECORDED_UNKEPT, 0);
 }
 
 static void release(uint64_t address)

@@ -41,7 +41,7 @@ static void alloc_tagged(int device, enum vt_kind kind, uint64_t address, uint64
 	struct vt_event event = {VT_OP_ALLOC, kind,  device,   address, bytes,
 				 0,           "api", "driver", tag,     stack};
 	now += 10;
-	cr_assert(vt_tracker_record(&tracker, &event));
+	cr_assert_eq(vt_tracker_record(&tracker, &event) & VT_RECORDED_UNKEPT, 0);
 }
 
 static void alloc(int device, enum vt_kind kind, uint64_t address, uint64_t bytes)
@@ -189,7 +189,7 @@ static void level(int device, uint64_t bytes, uint32_t tag, uint32_t stack)
 				 tag,
 				 stack};
 	now += 10;
-	cr_assert(vt_tracker_record(&tracker, &event));
+	cr_assert_eq(vt_tracker_record(&tracker, &event) & VT_RECORDED_UNKEPT, 0);
 }
 
 Test(tracker, a_level_on_the_same_stack_is_one_allocation)
@@ -434,7 +434,7 @@ Test(tracker, out_of_host_memory_degrades_to_counting)
 {
 	vt_ledger_set_calloc(no_memory);
 	struct vt_event event = {VT_OP_ALLOC, VT_KIND_DEVICE, 0, 0x10, GiB, 0, "a", "a"};
-	bool kept = vt_tracker_record(&tracker, &event);
+	bool kept = !(vt_tracker_record(&tracker, &event) & VT_RECORDED_UNKEPT);
 	vt_ledger_set_calloc(NULL);
 	cr_assert_not(kept, "the caller is told, to warn once");
 	release(0x10, VT_KIND_DEVICE);

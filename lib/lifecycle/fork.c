@@ -4,14 +4,16 @@
 #include <stdlib.h>
 
 #include "../control/endpoint.h"
-#include "../interpose/cupti.h"
+#include "../library/ending.h"
+#include "../library/process_file.h"
+#include "../library/state.h"
 #include "../sources/background.h"
+#include "../sources/cupti_view.h"
+#include "../sources/devices.h"
 #include "../sources/graphs.h"
 #include "../sources/nvml_view.h"
 #include "../sources/pools.h"
-#include "ending.h"
-#include "process_file.h"
-#include "state.h"
+#include "../sources/tracking.h"
 
 /* The child forgets all, inactive (CUDA does not survive fork) or, with
  * VRAMTRACE_FOLLOW_FORK=0 or from a handler that interrupted the tracer
@@ -20,10 +22,10 @@ static bool held_for_fork; /* read and written with the locks held */
 
 static void before_fork(void)
 {
-	if (vt_tracer_busy || !atomic_load(&vt_library.active))
+	if (vt_tracer_busy || !atomic_load(&vt_tracking.active))
 		return;
 	pthread_mutex_lock(&vt_library.report_lock);
-	vt_tracker_lock_all(&vt_library.tracker);
+	vt_tracker_lock_all(&vt_tracking.tracker);
 	held_for_fork = true;
 }
 
@@ -32,14 +34,14 @@ static void after_fork_in_parent(void)
 	if (vt_tracer_busy || !held_for_fork)
 		return;
 	held_for_fork = false;
-	vt_tracker_unlock_all(&vt_library.tracker);
+	vt_tracker_unlock_all(&vt_tracking.tracker);
 	pthread_mutex_unlock(&vt_library.report_lock);
 }
 
 static void forget_in_child(void)
 {
 	held_for_fork = false;
-	vt_tracker_reset_unlocked(&vt_library.tracker);
+	vt_tracker_reset_unlocked(&vt_tracking.tracker);
 	pthread_mutex_init(&vt_library.report_lock, NULL);
 	free(vt_library.run.command);
 	vt_library.run.command = NULL;
@@ -47,23 +49,24 @@ static void forget_in_child(void)
 
 static void after_fork_in_child(void)
 {
-	if (!atomic_load(&vt_library.active))
+	if (!atomic_load(&vt_tracking.active))
 		return;
 	bool safe = !vt_tracer_busy;
 	if (safe)
 		forget_in_child();
+	vt_devices_forget_cuda();
 	vt_process_file_forget();
 	vt_ending_forget();
 	atomic_store(&vt_library.stopping, false);
-	atomic_store(&vt_library.active, false);
-	atomic_store(&vt_library.disabled, !vt_library.config.follow_fork || !safe);
+	atomic_store(&vt_tracking.active, false);
+	atomic_store(&vt_tracking.disabled, !vt_library.config.follow_fork || !safe);
 	vt_background_reset();
 	vt_nvml_reset();
 	vt_pools_reset();
 	vt_graphs_reset();
 	vt_cupti_reset();
 	vt_control_forget_after_fork();
-	vt_library.once = (pthread_once_t)PTHREAD_ONCE_INIT;
+	vt_tracking.once = (pthread_once_t)PTHREAD_ONCE_INIT;
 }
 
 void vt_fork_handlers_register(void)

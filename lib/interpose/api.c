@@ -1,6 +1,6 @@
 /* The public API (include/vramtrace.h reaches it through dlsym, so a program
  * that runs without vramtrace loses nothing but the tags). Pushing a tag
- * does not activate the library: only CUDA use does. */
+ * does not activate the tracer: only CUDA use, a dump or a window does. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -8,8 +8,10 @@
 #include "../core/tag_stack.h"
 #include "../core/tags.h"
 #include "../config.h"
-#include "../core/sink.h"
-#include "call.h"
+#include "../library/requests.h"
+#include "../lifecycle/activation.h"
+#include "../sources/call.h"
+#include "../sources/recording.h"
 
 VT_EXPORT int vramtrace_push(const char *tag);
 VT_EXPORT int vramtrace_pop(void);
@@ -37,20 +39,22 @@ VT_EXPORT int vramtrace_tag_pointer(const void *ptr, const char *tag)
 	if (!ptr || !tag || !*tag)
 		return -1;
 	VT_TRACER_WORK();
-	return vt_sink.retag((uintptr_t)ptr, vt_tag_intern(tag)) ? 0 : -1;
+	return vt_record_retag((uintptr_t)ptr, vt_tag_intern(tag)) ? 0 : -1;
 }
 
 VT_EXPORT int vramtrace_dump(const char *path)
 {
-	return vt_sink.dump(path) ? 0 : -1;
+	vt_activate();
+	return vt_library_dump(path) ? 0 : -1;
 }
 
 VT_EXPORT int vramtrace_window_begin(void)
 {
-	return vt_sink.window_begin() ? 0 : -1;
+	vt_activate();
+	return vt_library_window_begin() ? 0 : -1;
 }
 
 VT_EXPORT long long vramtrace_window_peak(char *where, size_t size)
 {
-	return vt_sink.window_peak(where, size);
+	return vt_library_window_peak(where, size);
 }

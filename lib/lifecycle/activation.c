@@ -4,25 +4,25 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "../control/endpoint.h"
 #include "../core/clock.h"
 #include "../core/rules.h"
 #include "../core/stack_capture.h"
 #include "../descriptors.h"
 #include "../interpose/cupti.h"
-#include "../lifecycle/signals.h"
+#include "../interpose/dlsym.h"
+#include "../library/checkpoints.h"
+#include "../library/destination.h"
+#include "../library/state.h"
 #include "../log.h"
 #include "../report/symbolize.h"
 #include "../sources/call.h"
+#include "../sources/devices.h"
 #include "../sources/nvml_view.h"
 #include "../sources/python.h"
-#include "../sources/real.h"
-#include "../watermark.h"
-#include "checkpoints.h"
-#include "control.h"
-#include "destination.h"
-#include "devices.h"
+#include "../sources/tracking.h"
 #include "fork.h"
-#include "state.h"
+#include "signals.h"
 
 static atomic_bool warned_rules, warned_unwinder;
 
@@ -44,19 +44,10 @@ static void load_configuration(void)
 			     vt_rules_left_out());
 }
 
-/* For the NVML sampler: a plain read, racing writers only by a sample. */
-static uint64_t tracked_live(int device)
-{
-	return device >= 0 && device < VT_MAX_DEVICES
-		       ? __atomic_load_n(&vt_library.tracker.slots[device].stats.live,
-					 __ATOMIC_RELAXED)
-		       : 0;
-}
-
 static void prepare_stacks(void)
 {
 	const struct vt_config *config = &vt_library.config;
-	if (config->stack_depth && !vt_stack_capture_init((const void *)vt_library_activate))
+	if (config->stack_depth && !vt_stack_capture_init((const void *)vt_activate))
 		vt_warn_once(&warned_unwinder, "cannot find glibc's backtrace: allocations are "
 					       "recorded without call stacks");
 	if (config->stack_depth)
@@ -73,11 +64,9 @@ static void start_tracker(void)
 		.history_bound = vt_library.config.history,
 		.clock = vt_clock_ns,
 		.coarse_clock = vt_clock_coarse_ns,
-		.on_peak = vt_nvml_note_peak,
-		.on_watermark = vt_watermark_note,
 	};
-	vt_tracker_init(&vt_library.tracker, &options);
-	vt_devices_apply_watermarks();
+	vt_tracker_init(&vt_tracking.tracker, &options);
+	vt_devices_watch(&vt_library.config.watermark);
 }
 
 static void activate(void)
@@ -92,28 +81,24 @@ static void activate(void)
 	vt_run_start(&vt_library.run, vt_library.config.labels, vt_library.config.redact_args);
 	vt_destination_resolve();
 	vt_signals_install();
-	atomic_store(&vt_library.active, true);
+	atomic_store(&vt_tracking.active, true);
 	vt_dlopen_warn_deepbind();
-	vt_nvml_start(vt_library.config.sample_ms, tracked_live, vt_library.devices);
+	vt_nvml_start(vt_library.config.sample_ms);
 	vt_checkpoints_start();
-	vt_library_control_start();
+	if (vt_library.config.control)
+		vt_control_start();
 	/* Last: loading CUPTI may call into the driver, and those calls must
-	 * find the library active. */
-	vt_cupti_start(vt_library.config.sources, vt_library.tracker.start_ns);
+	 * find the tracer active. */
+	vt_cupti_start(vt_library.config.sources, vt_tracking.tracker.start_ns);
 	vt_low_fds_release(filled);
 }
 
-bool vt_library_active(void)
+void vt_activate(void)
 {
-	return atomic_load_explicit(&vt_library.active, memory_order_acquire);
-}
-
-void vt_library_activate(void)
-{
-	if (atomic_load_explicit(&vt_library.active, memory_order_acquire) ||
-	    atomic_load_explicit(&vt_library.disabled, memory_order_relaxed))
+	if (vt_tracking_active() ||
+	    atomic_load_explicit(&vt_tracking.disabled, memory_order_relaxed))
 		return;
 	int saved_errno = errno;
-	pthread_once(&vt_library.once, activate);
+	pthread_once(&vt_tracking.once, activate);
 	errno = saved_errno;
 }

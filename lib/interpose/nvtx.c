@@ -12,8 +12,7 @@
 #include "../core/tag_stack.h"
 #include "../core/tags.h"
 #include "../config.h"
-#include "../core/sink.h"
-#include "call.h"
+#include "../sources/call.h"
 
 VT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table);
 

@@ -2,19 +2,23 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
-#include "../sources/driver_query.h"
 #include "../watermark.h"
-#include "state.h"
+#include "driver_query.h"
+#include "tracking.h"
+
+struct vt_device_info vt_devices[VT_MAX_DEVICES];
+struct vt_cuda_info vt_devices_cuda;
 
 static pthread_mutex_t describe_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool described[VT_MAX_DEVICES];
 static atomic_bool cuda_described;
+static struct vt_watermark_setting watermark;
 
 static void apply_watermark(int device)
 {
-	vt_watermark_apply(&vt_library.tracker, &vt_library.config.watermark, device,
-			   &vt_library.devices[device]);
+	vt_watermark_apply(&vt_tracking.tracker, &watermark, device, &vt_devices[device]);
 }
 
 void vt_devices_describe(int device)
@@ -25,20 +29,29 @@ void vt_devices_describe(int device)
 		return;
 	pthread_mutex_lock(&describe_lock);
 	if (!atomic_load(&cuda_described)) {
-		vt_driver_describe_cuda(&vt_library.run.cuda);
+		vt_driver_describe_cuda(&vt_devices_cuda);
 		atomic_store(&cuda_described, true);
 	}
 	if (in_range && !atomic_load(&described[device])) {
-		vt_driver_describe_device(device, &vt_library.devices[device]);
+		vt_driver_describe_device(device, &vt_devices[device]);
 		apply_watermark(device);
 		atomic_store(&described[device], true);
 	}
 	pthread_mutex_unlock(&describe_lock);
 }
 
-void vt_devices_apply_watermarks(void)
+void vt_devices_watch(const struct vt_watermark_setting *setting)
 {
+	watermark = *setting;
 	for (int device = 0; device < VT_MAX_DEVICES; device++)
 		if (atomic_load(&described[device]))
 			apply_watermark(device);
+}
+
+/* As when the versions were kept in the run, which activation starts
+ * afresh: a child that activates again reports none (the flag stays, so
+ * they are not asked again). */
+void vt_devices_forget_cuda(void)
+{
+	memset(&vt_devices_cuda, 0, sizeof(vt_devices_cuda));
 }
