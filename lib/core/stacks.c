@@ -30,8 +30,7 @@ struct shard {
 	uint32_t *ids; /* open addressing over ids; 0 is empty */
 } __attribute__((aligned(64)));
 
-static struct shard shards[SHARDS];
-static pthread_once_t shards_once = PTHREAD_ONCE_INIT;
+static struct shard shards[SHARDS] = {[0 ... SHARDS - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER}};
 static _Atomic(struct record *) chunks[MAX_CHUNKS];
 static _Atomic uint32_t next_id = 1;
 
@@ -43,9 +42,7 @@ struct cache_slot {
 _Static_assert(sizeof(struct cache_slot) * CACHE_SLOTS <= VT_CACHE_STACKS_BYTES,
 	       "the stack cache fits its per-thread space");
 
-/* Every shard lock is held across fork, so a child never inherits one
- * taken. */
-static void before_fork(void)
+void vt_stacks_fork_prepare(void)
 {
 	if (vt_tracer_busy)
 		return; /* this thread may hold one: see lock.h */
@@ -53,7 +50,7 @@ static void before_fork(void)
 		pthread_mutex_lock(&shards[i].lock);
 }
 
-static void after_fork_in_parent(void)
+void vt_stacks_fork_parent(void)
 {
 	if (vt_tracer_busy)
 		return;
@@ -61,17 +58,10 @@ static void after_fork_in_parent(void)
 		pthread_mutex_unlock(&shards[i].lock);
 }
 
-static void after_fork_in_child(void)
+void vt_stacks_fork_child(void)
 {
 	for (int i = 0; i < SHARDS; i++)
 		pthread_mutex_init(&shards[i].lock, NULL);
-}
-
-static void init_shards(void)
-{
-	for (int i = 0; i < SHARDS; i++)
-		pthread_mutex_init(&shards[i].lock, NULL);
-	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 static uint64_t hash_frames(const uintptr_t *frames, unsigned depth)
@@ -165,7 +155,6 @@ static bool grow(struct shard *shard)
 
 static uint32_t find_or_add(uint64_t hash, const uintptr_t *frames, unsigned depth)
 {
-	pthread_once(&shards_once, init_shards);
 	struct shard *shard = &shards[hash >> 58];
 	uint32_t id = VT_STACK_NONE;
 	pthread_mutex_lock(&shard->lock);

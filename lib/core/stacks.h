@@ -25,3 +25,10 @@ uint32_t vt_stack_limit(void);
  * tag), kept with the record. */
 bool vt_stack_get_note(uint32_t id, uint32_t *note);
 void vt_stack_set_note(uint32_t id, uint32_t note);
+
+/* fork (lifecycle/fork.c): every shard lock is held across it, so a child
+ * never inherits one taken; none is taken from a handler that interrupted
+ * the tracer on this thread. */
+void vt_stacks_fork_prepare(void);
+void vt_stacks_fork_parent(void);
+void vt_stacks_fork_child(void);

@@ -18,29 +18,22 @@
 #define FIRST_SIZE 8192 /* the index's first size; it doubles past half full */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
-/* The lock is held across fork, so a child never inherits it taken. */
-static void before_fork(void)
+void vt_tags_fork_prepare(void)
 {
 	if (!vt_tracer_busy) /* this thread may hold it: see lock.h */
 		pthread_mutex_lock(&lock);
 }
 
-static void after_fork_in_parent(void)
+void vt_tags_fork_parent(void)
 {
 	if (!vt_tracer_busy)
 		pthread_mutex_unlock(&lock);
 }
 
-static void after_fork_in_child(void)
+void vt_tags_fork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
-}
-
-static void watch_fork(void)
-{
-	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 static _Atomic(const char *) *_Atomic pages[PAGE_COUNT];
@@ -133,7 +126,6 @@ uint32_t vt_tag_intern(const char *name)
 		return VT_TAG_UNTAGGED;
 	size_t length = strnlen(name, VT_TAG_MAX_NAME);
 	uint32_t id = VT_TAG_OTHER;
-	pthread_once(&fork_once, watch_fork);
 	pthread_mutex_lock(&lock);
 	if (index_has_room()) {
 		uint32_t slot = slot_of(table, table_size, name, length);

@@ -26,3 +26,9 @@ const char *vt_tag_name(uint32_t id);
 uint32_t vt_tag_limit(void);
 /* How many times a name new to the table was grouped under VT_TAG_OTHER. */
 uint64_t vt_tag_grouped(void);
+
+/* fork (lifecycle/fork.c): the lock is held across it, so a child never
+ * inherits it taken. */
+void vt_tags_fork_prepare(void);
+void vt_tags_fork_parent(void);
+void vt_tags_fork_child(void);

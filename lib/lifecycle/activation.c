@@ -21,7 +21,6 @@
 #include "../sources/nvml_view.h"
 #include "../sources/python.h"
 #include "../sources/tracking.h"
-#include "fork.h"
 #include "signals.h"
 
 static atomic_bool warned_rules, warned_unwinder;
@@ -74,7 +73,6 @@ static void activate(void)
 	/* What activation opens and keeps (NVML's and
 	 * CUPTI's files) stays off descriptors 0-2 a program closed. */
 	unsigned filled = vt_low_fds_fill();
-	vt_fork_handlers_register();
 	load_configuration();
 	prepare_stacks();
 	start_tracker();

@@ -1,9 +1,12 @@
-#include "fork.h"
-
+/* fork: the tracer's locks are held across it, and the child forgets
+ * what it inherited. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "../control/endpoint.h"
+#include "../core/stacks.h"
+#include "../core/tags.h"
 #include "../library/ending.h"
 #include "../library/process_file.h"
 #include "../library/state.h"
@@ -20,8 +23,12 @@
  * (none is taken then), for good. */
 static bool held_for_fork; /* read and written with the locks held */
 
+/* The tables of names and stacks first, as a report holds them inside the
+ * report's and the tracker's locks. */
 static void before_fork(void)
 {
+	vt_tags_fork_prepare();
+	vt_stacks_fork_prepare();
 	if (vt_tracer_busy || !atomic_load(&vt_tracking.active))
 		return;
 	pthread_mutex_lock(&vt_library.report_lock);
@@ -31,11 +38,13 @@ static void before_fork(void)
 
 static void after_fork_in_parent(void)
 {
-	if (vt_tracer_busy || !held_for_fork)
-		return;
-	held_for_fork = false;
-	vt_tracker_unlock_all(&vt_tracking.tracker);
-	pthread_mutex_unlock(&vt_library.report_lock);
+	if (!vt_tracer_busy && held_for_fork) {
+		held_for_fork = false;
+		vt_tracker_unlock_all(&vt_tracking.tracker);
+		pthread_mutex_unlock(&vt_library.report_lock);
+	}
+	vt_stacks_fork_parent();
+	vt_tags_fork_parent();
 }
 
 static void forget_in_child(void)
@@ -49,6 +58,8 @@ static void forget_in_child(void)
 
 static void after_fork_in_child(void)
 {
+	vt_stacks_fork_child();
+	vt_tags_fork_child();
 	if (!atomic_load(&vt_tracking.active))
 		return;
 	bool safe = !vt_tracer_busy;
@@ -69,10 +80,13 @@ static void after_fork_in_child(void)
 	vt_tracking.once = (pthread_once_t)PTHREAD_ONCE_INIT;
 }
 
-void vt_fork_handlers_register(void)
+/* Registered as the library loads, before the program registers its own:
+ * fork runs the prepare handlers last registered first, so the tracer takes
+ * its locks after the program's prepare handlers ran (they may use CUDA,
+ * which takes them too), and gives them back before the program's parent
+ * and child handlers run, which may also. A process that never uses CUDA
+ * pays one inactive check per fork. */
+__attribute__((constructor)) static void register_fork_handlers(void)
 {
-	static bool registered;
-	if (!registered &&
-	    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) == 0)
-		registered = true;
+	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }

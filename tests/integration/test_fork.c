@@ -71,3 +71,21 @@ Test(fork, a_thousand_forks_from_a_timer_handler_complete, .timeout = 240)
 		same_with_a_report("fork_in_handler", "1000", endings[i], "exit 0", 65 * MiB);
 	}
 }
+
+/* Handlers the program registered with pthread_atfork before its first CUDA
+ * call, that use CUDA in each phase, run as without the tracer: the
+ * tracer's own take its locks after the program's prepare handlers and give
+ * them back before its parent and child handlers. */
+Test(fork, the_programs_fork_handlers_may_use_cuda, .timeout = 60)
+{
+	static const char *const phases[] = {"prepare", "parent", "child"};
+	for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
+		struct both runs;
+		run_both(&runs, "fork_handlers", phases[i], NULL, NULL);
+		same_behaviour(&runs);
+		cr_assert_eq(runs.with.status, 0, "%s: %s", phases[i], runs.with.err);
+		cr_assert(strstr(runs.with.out, "fork_handlers: child status 0"), "%s",
+			  runs.with.out);
+		free_both(&runs);
+	}
+}
