@@ -1,5 +1,6 @@
 #include "report_file.h"
 
+#include "../lib/core/tags.h"
 #include "../lib/report/report_schema.h"
 
 #include <ctype.h>
@@ -109,6 +110,26 @@ static bool each(struct checker *c, json_t *object, const char *key, const char 
 	return true;
 }
 
+/* The library cuts a tag at VT_TAG_MAX_NAME bytes and writes each byte
+ * that is not UTF-8 as U+FFFD (3 bytes): no tag it writes is longer. */
+#define TAG_MAX_WRITTEN (3 * VT_TAG_MAX_NAME)
+
+static bool tag_fits(struct checker *c, const char *tag, const char *path, const char *what)
+{
+	size_t length = strlen(tag);
+	return length <= TAG_MAX_WRITTEN ||
+	       fail(c, "%s%s: a tag of %zu bytes; no tag is longer than %d bytes (%d as written)",
+		    path, what, length, VT_TAG_MAX_NAME, TAG_MAX_WRITTEN);
+}
+
+static bool need_tag(struct checker *c, json_t *object, const char *key, const char *path)
+{
+	json_t *value = json_object_get(object, key);
+	char what[32];
+	snprintf(what, sizeof(what), ".%s", key);
+	return !json_is_string(value) || tag_fits(c, json_string_value(value), path, what);
+}
+
 static bool need_integer(struct checker *c, json_t *object, const char *key, const char *path)
 {
 	return json_is_integer(json_object_get(object, key)) ||
@@ -148,18 +169,18 @@ static bool check_kind(struct checker *c, json_t *item, const char *path)
 static bool check_tag(struct checker *c, json_t *item, const char *path)
 {
 	return CHECK_FIELDS(VT_SCHEMA_TAG, item, path) &&
-	       CHECK_FIELDS(VT_SCHEMA_COUNTER, item, path);
+	       CHECK_FIELDS(VT_SCHEMA_COUNTER, item, path) && need_tag(c, item, "tag", path);
 }
 
 static bool check_stack(struct checker *c, json_t *item, const char *path)
 {
 	return CHECK_FIELDS(VT_SCHEMA_STACK, item, path) &&
-	       CHECK_FIELDS(VT_SCHEMA_COUNTER, item, path);
+	       CHECK_FIELDS(VT_SCHEMA_COUNTER, item, path) && need_tag(c, item, "tag", path);
 }
 
 static bool check_leak(struct checker *c, json_t *item, const char *path)
 {
-	return CHECK_FIELDS(VT_SCHEMA_LEAK, item, path);
+	return CHECK_FIELDS(VT_SCHEMA_LEAK, item, path) && need_tag(c, item, "tag", path);
 }
 
 static bool check_top_stack(struct checker *c, json_t *item, const char *path)
@@ -173,6 +194,8 @@ static bool need_tag_counts(struct checker *c, json_t *object, const char *path)
 	const char *key;
 	json_t *value;
 	json_object_foreach (object, key, value) {
+		if (!tag_fits(c, key, path, " key"))
+			return false;
 		if (!is_count(value))
 			return fail(c, "%s.%s: expected a non-negative integer below 2^62", path,
 				    key);
@@ -196,7 +219,8 @@ static bool check_snapshot(struct checker *c, json_t *failure, const char *path)
 
 static bool check_failure(struct checker *c, json_t *item, const char *path)
 {
-	return CHECK_FIELDS(VT_SCHEMA_FAILURE, item, path) && check_snapshot(c, item, path);
+	return CHECK_FIELDS(VT_SCHEMA_FAILURE, item, path) && need_tag(c, item, "tag", path) &&
+	       check_snapshot(c, item, path);
 }
 
 /* top_stacks: null past the history's bound, absent in older reports. */

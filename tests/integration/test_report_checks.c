@@ -1,0 +1,142 @@
+/* What the tool's reader refuses, and what it still takes: reports whose
+ * figures cannot all be true (parts above their whole, a name listed
+ * twice, figures no writer writes), tags longer than the library makes,
+ * merged reports whose summary disagrees with their ranks, and documents
+ * shaped to exhaust memory. Each refusal is exit 2 and one exact line. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *fixture(const char *name)
+{
+	static __thread char path[4][512];
+	static __thread int next;
+	char *out = path[next++ % 4];
+	snprintf(out, 512, "%s/%s", build_path("VT_TEST_FIXTURES"), name);
+	return out;
+}
+
+static void tool(struct traced_run *run, char **args)
+{
+	char *argv[32] = {(char *)build_path("VT_TEST_TOOL")};
+	size_t n = 1;
+	for (; args[n - 1] && n < 31; n++)
+		argv[n] = args[n - 1];
+	argv[n] = NULL;
+	struct run_options options = {0};
+	traced_run(run, &options, argv);
+}
+
+static json_t *load_fixture(const char *name)
+{
+	json_t *report = json_load_file(fixture(name), 0, NULL);
+	cr_assert(report, "%s", name);
+	return report;
+}
+
+/* The document written to a new file in /tmp, its path returned (the
+ * caller frees and unlinks it). */
+static char *written(json_t *document)
+{
+	char *path = strdup("/tmp/vt-check.XXXXXX.json");
+	int fd = mkstemps(path, 5);
+	cr_assert(fd >= 0);
+	cr_assert_eq(json_dumpfd(document, fd, JSON_COMPACT), 0);
+	close(fd);
+	json_decref(document);
+	return path;
+}
+
+static json_t *device0(json_t *report)
+{
+	return json_array_get(json_object_get(report, "devices"), 0);
+}
+
+/* Every command that reads the report refuses it with exactly
+ * "vramtrace CMD: PATH: reason" and writes nothing. */
+static void refused_everywhere(json_t *document, const char *reason)
+{
+	char *path = written(document);
+	static const char *const commands[] = {"report", "check", "merge"};
+	for (size_t c = 0; c < 3; c++) {
+		char *args[8] = {(char *)commands[c], path, NULL};
+		if (c == 1)
+			args[2] = "--budget", args[3] = "1GiB";
+		struct traced_run run;
+		tool(&run, args);
+		char expected[2048];
+		snprintf(expected, sizeof(expected), "vramtrace %s: %s: %s\n", commands[c], path,
+			 reason);
+		cr_assert_eq(run.status, 2, "%s: %d %s", commands[c], run.status, run.err);
+		cr_assert_str_eq(run.err, expected);
+		cr_assert_str_eq(run.out, "");
+		traced_run_free(&run);
+	}
+	unlink(path);
+	free(path);
+}
+
+static void accepted(json_t *document, const char *format)
+{
+	char *path = written(document);
+	struct traced_run run;
+	tool(&run, (char *[]){"report", path, "--format", (char *)format, "-o", "/dev/null", NULL});
+	cr_assert_eq(run.status, 0, "%s: %d %s", format, run.status, run.err);
+	cr_assert_str_eq(run.err, "");
+	traced_run_free(&run);
+	unlink(path);
+	free(path);
+}
+
+static char *repeated(char c, size_t n)
+{
+	char *text = malloc(n + 1);
+	memset(text, c, n);
+	text[n] = '\0';
+	return text;
+}
+
+/* A tag of 8192 bytes crashed the text, folded and html renderings (a key
+ * buffer's size went below zero); no tag the library writes is longer than
+ * 765 bytes (255, each byte that is not UTF-8 written as U+FFFD). */
+Test(report_checks, a_tag_longer_than_the_library_writes_is_refused)
+{
+	char *tag = repeated('T', 8192);
+	json_t *report = load_fixture("minimal.json");
+	json_object_set_new(json_array_get(json_object_get(device0(report), "tags"), 0), "tag",
+			    json_string(tag));
+	json_object_set_new(json_array_get(json_object_get(device0(report), "stacks"), 0), "tag",
+			    json_string(tag));
+	refused_everywhere(report, ".devices[0].tags[0].tag: a tag of 8192 bytes; no tag is "
+				   "longer than 255 bytes (765 as written)");
+	report = load_fixture("minimal.json");
+	json_t *rows = json_object_get(json_object_get(device0(report), "timeline"), "rows");
+	json_object_set_new(json_object_get(json_array_get(rows, 1), "by_tag"), tag,
+			    json_integer(1));
+	refused_everywhere(report, ".devices[0].timeline.rows[1].by_tag key: a tag of 8192 "
+				   "bytes; no tag is longer than 255 bytes (765 as written)");
+	free(tag);
+}
+
+/* The longest tag the library can write renders in every format, and two
+ * stacks at one place with it are one row. */
+Test(report_checks, the_longest_tag_written_renders_everywhere)
+{
+	char *tag = repeated('T', 765);
+	static const char *const formats[] = {"text", "json", "folded", "trace", "html"};
+	for (size_t f = 0; f < 5; f++) {
+		json_t *report = load_fixture("minimal.json");
+		json_t *device = device0(report);
+		json_object_set_new(json_array_get(json_object_get(device, "tags"), 0), "tag",
+				    json_string(tag));
+		json_object_set_new(json_array_get(json_object_get(device, "stacks"), 0), "tag",
+				    json_string(tag));
+		accepted(report, formats[f]);
+	}
+	free(tag);
+}
