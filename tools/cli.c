@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../lib/core/size.h"
+#include "json_build.h"
 #include "report_file.h"
 
 bool vt_output_open(struct vt_output *output, const char *path, const char *command)
@@ -40,8 +41,23 @@ bool vt_output_open(struct vt_output *output, const char *path, const char *comm
 	return true;
 }
 
+/* A document with a piece that could not be added (out of memory) is
+ * never passed off as whole. */
+static bool document_whole(struct vt_output *output, const char *command)
+{
+	if (!vt_json_failed())
+		return true;
+	fprintf(stderr, "vramtrace %s: out of memory building the output; %s\n", command,
+		output->path ? "nothing was written" : "what was written is incomplete");
+	if (output->path)
+		vt_output_abort(output);
+	return false;
+}
+
 bool vt_output_commit(struct vt_output *output, const char *command)
 {
+	if (!document_whole(output, command))
+		return false;
 	if (!output->path) {
 		bool ok = fflush(stdout) == 0 && !ferror(stdout);
 		if (!ok)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_build.h"
 #include "cli.h"
 #include "commands.h"
 #include "formats.h"
@@ -103,7 +104,7 @@ static void render_merged(const struct vt_merged *merged, format_fn format,
 	if (format == vt_format_trace) {
 		json_t *document =
 			json_pack("{s:O, s:s}", "traceEvents", events, "displayTimeUnit", "ms");
-		json_dumpf(document, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		vt_json_dump(document, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		fputc('\n', out);
 		json_decref(document);
 	}

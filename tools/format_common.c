@@ -1,6 +1,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "json_build.h"
 #include "../lib/core/size.h"
 #include "../lib/report/text_lines.h"
 #include "formats.h"
@@ -56,14 +57,14 @@ json_t *vt_selected_document(const struct vt_report *report,
 	json_t *devices = json_array();
 	for (size_t i = 0; i < report->device_count; i++)
 		if (vt_device_selected(&report->devices[i], options))
-			json_array_append_new(devices, json_deep_copy(report->devices[i].json));
-	json_object_set_new(shown, "devices", devices);
+			vt_json_push(devices, json_deep_copy(report->devices[i].json));
+	vt_json_put(shown, "devices", devices);
 	return shown;
 }
 
 void vt_print_json(json_t *document, FILE *out)
 {
-	json_dumpf(document, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	vt_json_dump(document, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', out);
 }
 

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "json_build.h"
 #include "formats.h"
 #include "report_file.h"
 
@@ -195,7 +196,7 @@ static void fit_text(json_t *fit, FILE *out)
 void vt_format_fit(json_t *fit, const char *format, FILE *out)
 {
 	if (strcmp(format, "json") == 0) {
-		json_dumpf(fit, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		vt_json_dump(fit, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', out);
 	} else if (strcmp(format, "html") == 0) {
 		vt_fit_html(fit, out);

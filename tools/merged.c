@@ -1,3 +1,4 @@
+#include "json_build.h"
 #include "merged.h"
 
 #include <stdint.h>
@@ -15,7 +16,7 @@ struct rank {
 static json_t *single_entry(const struct vt_report_file *file)
 {
 	const char *rank = file->report.run.rank;
-	return json_pack("{s:s, s:o, s:I, s:O}", "file", file->path, "rank",
+	return json_pack("{s:o, s:o, s:I, s:O}", "file", vt_json_text(file->path), "rank",
 			 rank ? json_string(rank) : json_null(), "peak_bytes",
 			 (json_int_t)vt_report_peak(&file->report), "report", file->root);
 }
@@ -60,9 +61,10 @@ static json_t *peak_summary(const struct rank *ranks, size_t count)
 			min_rank = ranks[i].name;
 		}
 	}
-	return json_pack("{s:I, s:s, s:I, s:s, s:I, s:o}", "max_bytes", (json_int_t)max, "max_rank",
-			 max_rank, "min_bytes", (json_int_t)min, "min_rank", min_rank, "skew_bytes",
-			 (json_int_t)(max - min), "skew_ratio",
+	return json_pack("{s:I, s:o, s:I, s:o, s:I, s:o}", "max_bytes", (json_int_t)max, "max_rank",
+			 vt_json_text(max_rank), "min_bytes", (json_int_t)min, "min_rank",
+			 vt_json_text(min_rank), "skew_bytes", (json_int_t)(max - min),
+			 "skew_ratio",
 			 min > 0 ? json_real((double)max / (double)min) : json_null());
 }
 
@@ -93,7 +95,7 @@ static struct tag_total *total_of(json_t *index, struct tag_total *totals, size_
 	json_t *position = json_object_get(index, tag);
 	if (position)
 		return &totals[json_integer_value(position)];
-	json_object_set_new(index, tag, json_integer((json_int_t)*count));
+	vt_json_put(index, tag, json_integer((json_int_t)*count));
 	totals[*count] = (struct tag_total){tag, 0, 0, 0};
 	return &totals[(*count)++];
 }
@@ -129,10 +131,9 @@ static json_t *tag_summary(const struct rank *ranks, size_t count)
 	if (totals)
 		qsort(totals, distinct, sizeof(*totals), larger_sum_first);
 	for (size_t t = 0; totals && t < distinct; t++)
-		json_array_append_new(tags,
-				      json_pack("{s:s, s:I, s:I}", "tag", totals[t].tag,
-						"at_peak_sum_bytes", (json_int_t)totals[t].sum,
-						"at_peak_max_bytes", (json_int_t)totals[t].max));
+		vt_json_push(tags, json_pack("{s:s, s:I, s:I}", "tag", totals[t].tag,
+					     "at_peak_sum_bytes", (json_int_t)totals[t].sum,
+					     "at_peak_max_bytes", (json_int_t)totals[t].max));
 	json_decref(index);
 	free(totals);
 	return tags;
@@ -146,10 +147,11 @@ json_t *vt_merge(const struct vt_report_file *files, size_t count)
 		return NULL;
 	json_t *entries = json_array();
 	for (size_t i = 0; i < rank_count; i++)
-		json_array_append_new(entries, ranks[i].entry);
-	json_t *merged = json_pack("{s:s, s:o, s:o, s:o}", "schema", VT_SCHEMA_MERGED, "peak",
-				   peak_summary(ranks, rank_count), "tags",
-				   tag_summary(ranks, rank_count), "ranks", entries);
+		vt_json_push(entries, ranks[i].entry);
+	json_t *merged =
+		vt_json_checked(json_pack("{s:s, s:o, s:o, s:o}", "schema", VT_SCHEMA_MERGED,
+					  "peak", peak_summary(ranks, rank_count), "tags",
+					  tag_summary(ranks, rank_count), "ranks", entries));
 	free(ranks);
 	return merged;
 }
@@ -172,7 +174,7 @@ static bool note_run(json_t *seen, const struct vt_run *run, const char *file, c
 			 json_string_value(before), file, (long long)run->pid, host);
 		return false;
 	}
-	json_object_set_new(seen, identity, json_string(file));
+	vt_json_put(seen, identity, json_string_nocheck(file)); /* never written out */
 	return true;
 }
 
