@@ -84,11 +84,14 @@ static void refused_everywhere(json_t *document, const char *reason)
 static void accepted(json_t *document, const char *format)
 {
 	char *path = written(document);
+	char out[600];
+	snprintf(out, sizeof(out), "%s.%s", path, format);
 	struct traced_run run;
-	tool(&run, (char *[]){"report", path, "--format", (char *)format, "-o", "/dev/null", NULL});
+	tool(&run, (char *[]){"report", path, "--format", (char *)format, "-o", out, NULL});
 	cr_assert_eq(run.status, 0, "%s: %d %s", format, run.status, run.err);
 	cr_assert_str_eq(run.err, "");
 	traced_run_free(&run);
+	unlink(out);
 	unlink(path);
 	free(path);
 }

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,124 @@ Test(tool_output, file_names_that_are_not_utf8_are_kept_escaped)
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(document, "a"), "file")),
 			 expected);
 	json_decref(document);
+	traced_run_free(&run);
+	remove_tree(dir);
+}
+
+static void report_to(const char *out)
+{
+	struct traced_run run;
+	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), "-o", (char *)out, NULL});
+	cr_assert_eq(run.status, 0, "%s: %s", out, run.err);
+	cr_assert_str_eq(run.err, "");
+	traced_run_free(&run);
+}
+
+static bool starts_with_report(const char *path)
+{
+	char head[16] = "";
+	FILE *file = fopen(path, "r");
+	cr_assert(file, "%s", path);
+	cr_assert(fgets(head, sizeof(head), file));
+	fclose(file);
+	return strncmp(head, "command:", 8) == 0;
+}
+
+/* -o through a symlink replaced the link with a file; now the link stays
+ * and its target is replaced, keeping its mode. */
+Test(tool_output, a_symlink_is_written_through_and_a_file_keeps_its_mode)
+{
+	char *dir = scratch();
+	char real[600], link[600];
+	snprintf(real, sizeof(real), "%s/real.txt", dir);
+	snprintf(link, sizeof(link), "%s/link.txt", dir);
+	FILE *file = fopen(real, "w");
+	fputs("old\n", file);
+	fclose(file);
+	cr_assert_eq(chmod(real, 0640), 0);
+	cr_assert_eq(symlink("real.txt", link), 0);
+	report_to(link);
+	struct stat st;
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
+	cr_assert_eq(stat(real, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0640, "mode %o", st.st_mode & 07777);
+	cr_assert(starts_with_report(real));
+	remove_tree(dir);
+}
+
+/* A new file got 0600 whatever the umask; it follows the umask now. */
+Test(tool_output, a_new_file_follows_the_umask)
+{
+	char *dir = scratch();
+	static const struct {
+		const char *mask;
+		mode_t mode;
+	} cases[] = {{"022", 0644}, {"077", 0600}, {"002", 0664}};
+	for (size_t i = 0; i < 3; i++) {
+		char command[2048], out[600];
+		snprintf(out, sizeof(out), "%s/new%zu.txt", dir, i);
+		snprintf(command, sizeof(command), "umask %s && '%s' report '%s' -o '%s'",
+			 cases[i].mask, build_path("VT_TEST_TOOL"), fixture("minimal.json"), out);
+		cr_assert_eq(system(command), 0);
+		struct stat st;
+		cr_assert_eq(stat(out, &st), 0);
+		cr_assert_eq(st.st_mode & 07777, cases[i].mode, "umask %s: mode %o", cases[i].mask,
+			     st.st_mode & 07777);
+	}
+	remove_tree(dir);
+}
+
+/* A FIFO was replaced by a regular file (and, as root, so was /dev/null);
+ * a file that is not regular is written through now, and stays what it
+ * was. */
+Test(tool_output, a_fifo_is_written_through)
+{
+	char *dir = scratch();
+	char fifo[600], copy[600];
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(copy, sizeof(copy), "%s/copy.txt", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	pid_t reader = fork();
+	if (reader == 0) {
+		execlp("sh", "sh", "-c", "exec cat \"$0\" > \"$1\"", fifo, copy, (char *)NULL);
+		_exit(127);
+	}
+	report_to(fifo);
+	struct stat st;
+	cr_assert_eq(lstat(fifo, &st), 0);
+	if (!S_ISFIFO(st.st_mode))
+		kill(reader, SIGKILL); /* it waits for a writer that never came */
+	int status;
+	cr_assert_eq(waitpid(reader, &status, 0), reader);
+	cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+	cr_assert_eq(status, 0);
+	cr_assert(starts_with_report(copy));
+	remove_tree(dir);
+}
+
+/* A link to /proc/self/fd/1 (what /dev/stdout is) writes to standard
+ * output, wherever that goes, and the link stays. */
+Test(tool_output, a_link_to_standard_output_writes_there)
+{
+	char *dir = scratch();
+	char link[600];
+	snprintf(link, sizeof(link), "%s/stdout", dir);
+	cr_assert_eq(symlink("/proc/self/fd/1", link), 0);
+	struct traced_run run;
+	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), "-o", link, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strncmp(run.out, "command: ./serve --batch 8\n", 27) == 0, "%s", run.out);
+	traced_run_free(&run);
+	struct stat st;
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
+	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), "-o", dir, NULL});
+	cr_assert_eq(run.status, 2);
+	char expected[700];
+	snprintf(expected, sizeof(expected), "vramtrace report: cannot write %s: Is a directory\n",
+		 dir);
+	cr_assert_str_eq(run.err, expected);
 	traced_run_free(&run);
 	remove_tree(dir);
 }
