@@ -275,6 +275,46 @@ static bool parse_address(const char *text, struct sockaddr_in *address)
 	       inet_pton(AF_INET, host, &address->sin_addr) == 1;
 }
 
+/* A client has REQUEST_MS from connecting to send its request's head, and
+ * ANSWER_MS to take the answer: one that trickles or stops reading is
+ * dropped, and the clients queued behind it are served. */
+#define REQUEST_MS 2000
+#define ANSWER_MS  5000
+
+static int64_t now_ms(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* Waits until fd is ready for events, false once the deadline passed. */
+static bool ready(int fd, short events, int64_t deadline)
+{
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		struct pollfd wanted = {fd, events, 0};
+		int got = left > 0 ? poll(&wanted, 1, (int)left) : 0;
+		if (got < 0 && errno == EINTR)
+			continue;
+		return got > 0;
+	}
+}
+
+static bool send_within(int fd, const char *data, size_t length, int64_t deadline)
+{
+	for (size_t sent = 0; sent < length;) {
+		ssize_t wrote = send(fd, data + sent, length - sent, MSG_NOSIGNAL);
+		if (wrote < 0 &&
+		    (errno == EINTR || (errno == EAGAIN && ready(fd, POLLOUT, deadline))))
+			continue;
+		if (wrote <= 0)
+			return false;
+		sent += (size_t)wrote;
+	}
+	return true;
+}
+
 static void send_text(int fd, const char *status, const char *type, const char *body, size_t length)
 {
 	char head[256];
@@ -282,25 +322,23 @@ static void send_text(int fd, const char *status, const char *type, const char *
 			    "HTTP/1.0 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 			    "Connection: close\r\n\r\n",
 			    status, type, length);
-	send(fd, head, (size_t)used, MSG_NOSIGNAL);
-	for (size_t sent = 0; sent < length;) {
-		ssize_t wrote = send(fd, body + sent, length - sent, MSG_NOSIGNAL);
-		if (wrote <= 0)
-			break;
-		sent += (size_t)wrote;
-	}
+	int64_t deadline = now_ms() + ANSWER_MS;
+	if (send_within(fd, head, (size_t)used, deadline))
+		send_within(fd, body, length, deadline);
 }
 
-/* One request: its first line within two seconds, 8 KiB at most. */
+/* One request: its head within REQUEST_MS in all, 8 KiB at most. */
 static void serve_request(int fd, const pid_t *named, int named_count)
 {
 	char request[8192];
 	size_t used = 0;
+	int64_t deadline = now_ms() + REQUEST_MS;
 	while (used < sizeof(request) - 1 && !memmem(request, used, "\r\n\r\n", 4)) {
-		struct pollfd ready = {fd, POLLIN, 0};
-		if (poll(&ready, 1, 2000) <= 0)
+		if (!ready(fd, POLLIN, deadline))
 			return;
 		ssize_t got = recv(fd, request + used, sizeof(request) - 1 - used, 0);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
 		if (got <= 0)
 			return;
 		used += (size_t)got;
@@ -340,7 +378,7 @@ static int listen_loop(const char *where, const pid_t *named, int named_count)
 	}
 	fprintf(stderr, "vramtrace metrics: serving http://%s/metrics\n", where);
 	for (;;) {
-		int client = accept4(server, NULL, NULL, SOCK_CLOEXEC);
+		int client = accept4(server, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (client < 0)
 			continue;
 		serve_request(client, named, named_count);
