@@ -504,15 +504,27 @@ static bool emit(struct quoted *q, size_t at, const char *piece, size_t n)
 	return true;
 }
 
+/* jansson holds an array or an object in 150 to 250 bytes, so a file of
+ * "[]," or "{}," (3 bytes each) took 45 to 80 times its size in memory
+ * (12 GB for 250 MB) before any check could look at it. A report holds one
+ * per 100 bytes or so (one per 25 written compactly); past one per 16, a
+ * document is refused before it is parsed, which bounds what parsing takes
+ * to some 25 times the file's size, as the densest reports take. The slack
+ * lets a small document (an empty report) through whatever its shape. */
+#define BYTES_PER_CONTAINER 16
+#define CONTAINER_SLACK     4096
+
 /* A copy of the document in which every number from 2^63 to 2^64-1 (the
  * tracer writes request sizes as they were asked, to 2^64-1) is a string
  * of its digits, read back exactly by vt_request_bytes; NULL when there is
  * none, and the document is parsed as it is. */
-static char *quote_unsigned(const char *text, size_t length, size_t *out_length, bool *no_memory)
+static char *quote_unsigned(const char *text, size_t length, size_t *out_length, bool *no_memory,
+			    size_t *containers)
 {
 	struct quoted q = {text, length, NULL, 0};
 	bool in_string = false;
 	*no_memory = false;
+	*containers = 0;
 	for (size_t i = 0; i < length;) {
 		char ch = text[i];
 		size_t n = 1;
@@ -521,6 +533,8 @@ static char *quote_unsigned(const char *text, size_t length, size_t *out_length,
 			n = 2;
 		else if (ch == '"')
 			in_string = !in_string;
+		else if (!in_string && (ch == '[' || ch == '{'))
+			++*containers;
 		else if (!in_string && (isdigit((unsigned char)ch) || ch == '-'))
 			n = number_length(text + i, text + length, &whole);
 		if (whole && unsigned_only(text + i, n)) {
@@ -609,9 +623,18 @@ static bool read_report(const char *path, char **text, size_t *length, char *err
 
 json_t *vt_report_parse(const char *path, const char *text, size_t length, char *error, size_t size)
 {
-	size_t quoted_length = 0;
+	size_t quoted_length = 0, containers;
 	bool no_memory;
-	char *quoted = quote_unsigned(text, length, &quoted_length, &no_memory);
+	char *quoted = quote_unsigned(text, length, &quoted_length, &no_memory, &containers);
+	if (containers > length / BYTES_PER_CONTAINER + CONTAINER_SLACK) {
+		free(quoted);
+		snprintf(error, size,
+			 "%s: not a vramtrace report: %zu arrays and objects in %zu bytes, more "
+			 "than one per %d bytes, which no report holds (refused before reading it "
+			 "into memory)",
+			 path, containers, length, BYTES_PER_CONTAINER);
+		return NULL;
+	}
 	json_error_t parse_error;
 	errno = 0;
 	json_t *root = no_memory

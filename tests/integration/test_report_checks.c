@@ -143,3 +143,31 @@ Test(report_checks, the_longest_tag_written_renders_everywhere)
 	}
 	free(tag);
 }
+
+/* 250 MB of "[]," took 11.9 GB to read and 50 MB of "{}," 4 GB, before any
+ * check: a document denser in arrays and objects than any report (one per
+ * 16 bytes) is refused before it is parsed. */
+Test(report_checks, a_document_of_empty_containers_is_refused_before_parsing)
+{
+	char path[] = "/tmp/vt-dense.XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	FILE *file = fdopen(fd, "w");
+	fputs("{\"schema\": \"vramtrace/1\", \"x\": [", file);
+	for (int i = 0; i < 1 << 21; i++)
+		fputs("[],", file);
+	fputs("[]]}", file);
+	fclose(file);
+	struct traced_run run;
+	tool(&run, (char *[]){"report", path, NULL});
+	char expected[600];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace report: %s: not a vramtrace report: 2097155 arrays and objects in "
+		 "6291492 bytes, more than one per 16 bytes, which no report holds (refused "
+		 "before reading it into memory)\n",
+		 path);
+	cr_assert_eq(run.status, 2);
+	cr_assert_str_eq(run.err, expected);
+	traced_run_free(&run);
+	unlink(path);
+}

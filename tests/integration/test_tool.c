@@ -300,10 +300,14 @@ static const struct bad_input bad_inputs[] = {
 static char *make_content(const char *name)
 {
 	if (strcmp(name, "deep_nesting") == 0) {
+		/* spaced as no denser than a report, so that the depth is what
+		 * refuses it */
 		size_t depth = 100000;
-		char *text = malloc(depth + 1);
-		memset(text, '[', depth);
-		text[depth] = '\0';
+		char *text = malloc(depth * 16 + 1);
+		memset(text, ' ', depth * 16);
+		for (size_t i = 0; i < depth; i++)
+			text[i * 16] = '[';
+		text[depth * 16] = '\0';
 		return text;
 	}
 	char path[512];
