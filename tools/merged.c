@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "json_build.h"
 #include "merged.h"
 
@@ -161,21 +162,29 @@ json_t *vt_merge(const struct vt_report_file *files, size_t count)
 static bool note_run(json_t *seen, const struct vt_run *run, const char *file, char *error,
 		     size_t size)
 {
-	char identity[512];
+	/* allocated to fit: a long host name once skipped the check */
+	char *identity;
 	const char *host = run->host ? run->host : "?";
-	if ((size_t)snprintf(identity, sizeof(identity), "%s/%lld/%s", host, (long long)run->pid,
-			     run->start ? run->start : "?") >= sizeof(identity))
-		return true;
+	if (asprintf(&identity, "%zu:%s/%lld/%s", strlen(host), host, (long long)run->pid,
+		     run->start ? run->start : "?") < 0) {
+		snprintf(error, size, "out of memory");
+		return false;
+	}
 	json_t *before = json_object_get(seen, identity);
 	if (before) {
 		snprintf(error, size,
 			 "%s and %s hold the same run (process %lld on %s): give each rank's "
 			 "report once",
 			 json_string_value(before), file, (long long)run->pid, host);
+		free(identity);
 		return false;
 	}
-	vt_json_put(seen, identity, json_string_nocheck(file)); /* never written out */
-	return true;
+	json_t *name = json_string_nocheck(file); /* never written out */
+	bool ok = name && json_object_set_new_nocheck(seen, identity, name) == 0;
+	free(identity);
+	if (!ok)
+		snprintf(error, size, "out of memory");
+	return ok;
 }
 
 bool vt_merge_distinct(const struct vt_report_file *files, size_t count, char *error, size_t size)

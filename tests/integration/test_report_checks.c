@@ -171,3 +171,30 @@ Test(report_checks, a_document_of_empty_containers_is_refused_before_parsing)
 	traced_run_free(&run);
 	unlink(path);
 }
+
+/* The same run given twice was merged (counted twice) when its host name
+ * was long: the identity was cut, and a cut one skipped the check. */
+Test(report_checks, merge_refuses_a_copy_whatever_the_host_name)
+{
+	char *host = repeated('h', 600);
+	json_t *report = load_fixture("minimal.json");
+	json_object_set_new(json_object_get(report, "run"), "host", json_string(host));
+	char *a = written(json_deep_copy(report));
+	char *b = written(report);
+	struct traced_run run;
+	tool(&run, (char *[]){"merge", a, b, NULL});
+	char expected[2048];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace merge: %s and %s hold the same run (process 4242 on %s): give each "
+		 "rank's report once\n",
+		 a, b, host);
+	cr_assert_eq(run.status, 2);
+	cr_assert_str_eq(run.err, expected);
+	cr_assert_str_eq(run.out, "");
+	traced_run_free(&run);
+	unlink(a);
+	unlink(b);
+	free(a);
+	free(b);
+	free(host);
+}
