@@ -79,9 +79,10 @@ bool vt_json_put(json_t *object, const char *key, json_t *value)
 
 bool vt_json_dump(json_t *document, FILE *out, size_t flags)
 {
-	bool ok = document && json_dumpf(document, out, flags) == 0;
-	failed = failed || !ok;
-	return ok;
+	/* a write that fails leaves its mark on out, which the output's
+	 * commit checks: only a missing document is a failure here */
+	failed = failed || !document;
+	return document && json_dumpf(document, out, flags) == 0;
 }
 
 bool vt_json_failed(void)

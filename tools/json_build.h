@@ -21,7 +21,7 @@ json_t *vt_json_checked(json_t *value);
  * remembered) when value is NULL or it could not be added. */
 bool vt_json_push(json_t *array, json_t *value);
 bool vt_json_put(json_t *object, const char *key, json_t *value);
-/* json_dumpf, checked. */
+/* json_dumpf of a document that may be NULL (a build that failed). */
 bool vt_json_dump(json_t *document, FILE *out, size_t flags);
 /* Whether any piece failed since the start. */
 bool vt_json_failed(void);

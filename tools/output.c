@@ -146,13 +146,8 @@ bool vt_output_commit(struct vt_output *output, const char *command)
 {
 	if (!document_whole(output, command))
 		return false;
-	if (!output->path) {
-		bool ok = fflush(stdout) == 0 && !ferror(stdout);
-		if (!ok)
-			fprintf(stderr, "vramtrace %s: cannot write to standard output: %s\n",
-				command, strerror(errno));
-		return ok;
-	}
+	if (!output->path) /* flushed and said once, for every command, in main */
+		return !ferror(stdout);
 	errno = 0;
 	bool ok = fflush(output->stream) == 0 && !ferror(output->stream);
 	int saved = ok ? 0 : errno ? errno : EIO;

@@ -214,3 +214,41 @@ Test(tool_output, a_link_to_standard_output_writes_there)
 	traced_run_free(&run);
 	remove_tree(dir);
 }
+
+/* The tool run by sh with its standard output redirected as given:
+ * the exit status, and what it said on standard error into err. */
+static int redirected(const char *arguments, const char *redirection, char *err, size_t size)
+{
+	char command[2048];
+	snprintf(command, sizeof(command), "'%s' %s 2>&1 %s", build_path("VT_TEST_TOOL"), arguments,
+		 redirection);
+	FILE *pipe = popen(command, "r");
+	cr_assert(pipe);
+	size_t got = fread(err, 1, size - 1, pipe);
+	err[got] = '\0';
+	int status = pclose(pipe);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* check's verdict to a full disk or a closed descriptor exited 0 or 1
+ * having printed nothing; every command's standard output is checked. */
+Test(tool_output, standard_output_that_cannot_be_written_is_an_error)
+{
+	char arguments[1024], err[1024];
+	snprintf(arguments, sizeof(arguments), "check '%s' --budget 1GiB", fixture("minimal.json"));
+	cr_assert_eq(redirected(arguments, ">/dev/full", err, sizeof(err)), 2);
+	cr_assert_str_eq(err, "vramtrace check: cannot write to standard output: No space left on "
+			      "device\n");
+	snprintf(arguments, sizeof(arguments), "check '%s' --budget 1", fixture("minimal.json"));
+	cr_assert_eq(redirected(arguments, ">&-", err, sizeof(err)), 2);
+	cr_assert_str_eq(err,
+			 "vramtrace check: cannot write to standard output: Bad file descriptor\n");
+	snprintf(arguments, sizeof(arguments), "report '%s' --format json",
+		 fixture("minimal.json"));
+	cr_assert_eq(redirected(arguments, ">/dev/full", err, sizeof(err)), 2);
+	cr_assert_str_eq(err, "vramtrace report: cannot write to standard output: No space left "
+			      "on device\n");
+	cr_assert_eq(redirected("--version", ">/dev/full", err, sizeof(err)), 2);
+	cr_assert_str_eq(err, "vramtrace --version: cannot write to standard output: No space "
+			      "left on device\n");
+}
