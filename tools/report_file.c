@@ -2,6 +2,7 @@
 
 #include "../lib/core/tags.h"
 #include "../lib/report/report_schema.h"
+#include "report_relations.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -130,6 +131,23 @@ static bool need_tag(struct checker *c, json_t *object, const char *key, const c
 	return !json_is_string(value) || tag_fits(c, json_string_value(value), path, what);
 }
 
+/* A figure (the writer writes an unsigned number, or null where a frame
+ * has no line): absent in older reports, null, or a non-negative integer
+ * that fits 64 signed bits; -1 or 2^63 would print as -8.00 EiB. */
+static bool need_figure(struct checker *c, json_t *object, const char *key, const char *path)
+{
+	json_t *value = json_object_get(object, key);
+	return !value || json_is_null(value) ||
+	       (json_is_integer(value) && json_integer_value(value) >= 0) ||
+	       fail(c, "%s.%s: expected a non-negative integer below 2^63", path, key);
+}
+
+static bool need_signed(struct checker *c, json_t *object, const char *key, const char *path)
+{
+	json_t *value = json_object_get(object, key);
+	return !value || json_is_integer(value) || fail(c, "%s.%s: expected an integer", path, key);
+}
+
 static bool need_integer(struct checker *c, json_t *object, const char *key, const char *path)
 {
 	return json_is_integer(json_object_get(object, key)) ||
@@ -142,6 +160,7 @@ static bool need_integer(struct checker *c, json_t *object, const char *key, con
 	({                                  \
 		json_t *object_ = (object); \
 		const char *path_ = (path); \
+		(void)object_, (void)path_; \
 		true list(CHECK_FIELD);     \
 	})
 #define CHECK_FIELD(key, type, value) &&CHECK_##type(#key)
@@ -153,9 +172,9 @@ static bool need_integer(struct checker *c, json_t *object, const char *key, con
 #define CHECK_INTEGER(key)            need_integer(c, object_, key, path_)
 #define CHECK_STRING(key)             need_string(c, object_, key, path_)
 #define CHECK_STRING_OR_NULL(key)     need_string_or_null(c, object_, key, path_)
-#define CHECK_FIGURE(key)             true
-#define CHECK_FIGURE_OR_NULL(key)     true
-#define CHECK_SIGNED(key)             true
+#define CHECK_FIGURE(key)             need_figure(c, object_, key, path_)
+#define CHECK_FIGURE_OR_NULL(key)     need_figure(c, object_, key, path_)
+#define CHECK_SIGNED(key)             need_signed(c, object_, key, path_)
 #define CHECK_NOTE(key)               true
 #define CHECK_FLAG(key)               true
 #define CHECK_NESTED(key)             true
@@ -284,6 +303,7 @@ static bool check_totals(struct checker *c, json_t *owner, const char *path)
 	json_t *peak = json_object_get(owner, "peak");
 	return need_object(c, peak, where) && CHECK_FIELDS(VT_SCHEMA_PEAK, peak, where) &&
 	       CHECK_FIELDS(VT_SCHEMA_TOTALS, owner, path) &&
+	       CHECK_FIELDS(VT_SCHEMA_STACKS_AT_PEAK, owner, path) &&
 	       each(c, owner, "kinds", path, check_kind) &&
 	       each(c, owner, "tags", path, check_tag) &&
 	       each(c, owner, "stacks", path, check_stack) &&
@@ -291,10 +311,42 @@ static bool check_totals(struct checker *c, json_t *owner, const char *path)
 	       each(c, owner, "failures", path, check_failure) && check_timeline(c, owner, path);
 }
 
+/* An object at owner[key] whose fields check passes; null or absent
+ * (older reports) when may_be_missing. */
+static bool check_part(struct checker *c, json_t *owner, const char *key, const char *path,
+		       bool (*check)(struct checker *, json_t *, const char *))
+{
+	json_t *part = json_object_get(owner, key);
+	char where[256];
+	snprintf(where, sizeof(where), "%s.%s", path, key);
+	return !part || json_is_null(part) ||
+	       (need_object(c, part, where) && check(c, part, where));
+}
+
+static bool check_device_view(struct checker *c, json_t *view, const char *path)
+{
+	return CHECK_FIELDS(VT_SCHEMA_DEVICE_VIEW, view, path);
+}
+
+static bool check_pool(struct checker *c, json_t *pool, const char *path)
+{
+	return CHECK_FIELDS(VT_SCHEMA_RESERVE, pool, path) &&
+	       CHECK_FIELDS(VT_SCHEMA_POOL, pool, path);
+}
+
+static bool check_graph_memory(struct checker *c, json_t *graphs, const char *path)
+{
+	return CHECK_FIELDS(VT_SCHEMA_RESERVE, graphs, path) &&
+	       CHECK_FIELDS(VT_SCHEMA_GRAPH_MEMORY, graphs, path);
+}
+
 static bool check_device(struct checker *c, json_t *item, const char *path)
 {
 	return CHECK_FIELDS(VT_SCHEMA_DEVICE, item, path) && check_totals(c, item, path) &&
-	       check_levels(c, item, path);
+	       check_levels(c, item, path) &&
+	       check_part(c, item, "device_view", path, check_device_view) &&
+	       (!json_object_get(item, "pools") || each(c, item, "pools", path, check_pool)) &&
+	       check_part(c, item, "graph_memory", path, check_graph_memory);
 }
 
 /* Each device once: a report with two device 0 entries would be counted
@@ -352,6 +404,23 @@ static bool check_stack_frames(struct checker *c, json_t *item, const char *path
 	return true;
 }
 
+static bool check_cuda(struct checker *c, json_t *cuda, const char *path)
+{
+	return CHECK_FIELDS(VT_SCHEMA_CUDA, cuda, path);
+}
+
+static bool check_resource_event(struct checker *c, json_t *event, const char *path)
+{
+	return CHECK_FIELDS(VT_SCHEMA_RESOURCE_EVENT, event, path);
+}
+
+static bool check_resources(struct checker *c, json_t *resources, const char *path)
+{
+	return CHECK_FIELDS(VT_SCHEMA_RESOURCES, resources, path) &&
+	       (!json_object_get(resources, "events") ||
+		each(c, resources, "events", path, check_resource_event));
+}
+
 static bool check_run(struct checker *c, json_t *root)
 {
 	json_t *run = json_object_get(root, "run");
@@ -372,7 +441,8 @@ static bool check_run(struct checker *c, json_t *root)
 		if (!json_is_string(value))
 			return fail(c, "run.labels.%s: expected a string", key);
 	}
-	return CHECK_FIELDS(VT_SCHEMA_RUN, run, "run");
+	return CHECK_FIELDS(VT_SCHEMA_RUN, run, "run") &&
+	       check_part(c, run, "cuda", "run", check_cuda);
 }
 
 static bool check_single(struct checker *c, json_t *root)
@@ -385,6 +455,7 @@ static bool check_single(struct checker *c, json_t *root)
 	c->frame_table_size = json_array_size(table);
 	return check_run(c, root) && check_devices(c, root) && need_object(c, host, "host") &&
 	       check_totals(c, host, "host") &&
+	       check_part(c, root, "resources", "", check_resources) &&
 	       (!frames || each(c, root, "stack_frames", "", check_stack_frames));
 }
 
@@ -395,20 +466,38 @@ static bool check_rank(struct checker *c, json_t *item, const char *path)
 	snprintf(where, sizeof(where), "%s.report", path);
 	if (!need_object(c, report, where))
 		return false;
+	json_t *schema = json_object_get(report, "schema");
+	if (schema &&
+	    !(json_is_string(schema) && strcmp(json_string_value(schema), VT_SCHEMA) == 0))
+		return fail(c, "%s.schema: a rank's report must be %s", where, VT_SCHEMA);
 	struct checker inner = {c->error, c->size, false};
 	if (!check_single(&inner, report)) {
 		char reason[512];
 		snprintf(reason, sizeof(reason), "%s", c->error);
 		return fail(c, "%s: %s", where, reason);
 	}
-	return need_string(c, item, "file", path);
+	return need_string(c, item, "file", path) && need_string_or_null(c, item, "rank", path);
+}
+
+static bool check_merged_tag(struct checker *c, json_t *item, const char *path)
+{
+	return need_string(c, item, "tag", path) && need_tag(c, item, "tag", path) &&
+	       need_count(c, item, "at_peak_sum_bytes", path) &&
+	       need_count(c, item, "at_peak_max_bytes", path);
 }
 
 static bool check_merged(struct checker *c, json_t *root)
 {
+	json_t *peak = json_object_get(root, "peak");
 	return each(c, root, "ranks", "", check_rank) &&
 	       (json_array_size(json_object_get(root, "ranks")) > 0 ||
-		fail(c, "ranks: a merged report needs at least one rank"));
+		fail(c, "ranks: a merged report needs at least one rank")) &&
+	       need_object(c, peak, "peak") && need_count(c, peak, "max_bytes", "peak") &&
+	       need_count(c, peak, "min_bytes", "peak") &&
+	       need_count(c, peak, "skew_bytes", "peak") &&
+	       need_string_or_null(c, peak, "max_rank", "peak") &&
+	       need_string_or_null(c, peak, "min_rank", "peak") &&
+	       each(c, root, "tags", "", check_merged_tag);
 }
 
 bool vt_report_check(json_t *root, bool *merged, char *error, size_t size)
@@ -454,7 +543,15 @@ static bool check_and_fill(struct vt_report_file *out, char *error, size_t size)
 		vt_report_close(out);
 		return false;
 	}
-	return fill_model(out, error, size);
+	if (!fill_model(out, error, size))
+		return false;
+	if (!vt_report_relations(out->merged ? NULL : &out->report,
+				 out->merged ? &out->ranks : NULL, reason, sizeof(reason))) {
+		snprintf(error, size, "%s: %s", out->path, reason);
+		vt_report_close(out);
+		return false;
+	}
+	return true;
 }
 
 /* Whether text[0..length) is a whole number from 2^63 to 2^64-1, which

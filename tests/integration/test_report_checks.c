@@ -198,3 +198,108 @@ Test(report_checks, merge_refuses_a_copy_whatever_the_host_name)
 	free(b);
 	free(host);
 }
+
+static void set(json_t *object, const char *key, json_int_t value)
+{
+	cr_assert_eq(json_object_set_new(object, key, json_integer(value)), 0);
+}
+
+static json_t *entry(json_t *owner, const char *list, size_t i)
+{
+	return json_array_get(json_object_get(owner, list), i);
+}
+
+static json_t *timeline_row(json_t *report, size_t i)
+{
+	return json_array_get(json_object_get(json_object_get(device0(report), "timeline"), "rows"),
+			      i);
+}
+
+/* Figures that cannot all be true were drawn as if they were: tags at the
+ * peak above the peak (a share of 100000000000000.0%), a tag or kind twice
+ * (diff invented +100%), a row's tags above the row, a row's lowest above
+ * its highest, fewer stacks at the peak than listed ("9,223,372,036,854,
+ * 775,806 more stacks"), and figures no writer writes ("process
+ * -9223372036854775808", "-8.00 EiB"). */
+Test(report_checks, figures_that_cannot_all_be_true_are_refused)
+{
+	json_t *report = load_fixture("minimal.json");
+	set(entry(device0(report), "tags", 0), "at_peak_bytes", 600);
+	set(entry(device0(report), "tags", 1), "at_peak_bytes", 400);
+	set(entry(device0(report), "tags", 1), "peak_bytes", 4000);
+	set(entry(device0(report), "tags", 1), "at_peak_bytes", 4000);
+	refused_everywhere(report, ".devices[0].tags: at the peak they hold 4600 bytes, more "
+				   "than the peak's 1000");
+
+	report = load_fixture("minimal.json");
+	json_array_append_new(json_object_get(device0(report), "tags"),
+			      json_deep_copy(entry(device0(report), "tags", 1)));
+	refused_everywhere(report, ".devices[0].tags[2]: tag \"kv_cache\" is listed twice");
+
+	report = load_fixture("minimal.json");
+	json_array_append_new(json_object_get(device0(report), "kinds"),
+			      json_deep_copy(entry(device0(report), "kinds", 0)));
+	refused_everywhere(report, ".devices[0].kinds[1]: kind \"device\" is listed twice");
+
+	report = load_fixture("minimal.json");
+	set(json_object_get(timeline_row(report, 2), "by_tag"), "weights", 6000);
+	refused_everywhere(report, ".devices[0].timeline.rows[2]: by_tag holds 6400 bytes, more "
+				   "than the row's 1000");
+
+	report = load_fixture("minimal.json");
+	set(timeline_row(report, 1), "min_bytes", 900);
+	set(timeline_row(report, 1), "max_bytes", 700);
+	refused_everywhere(report,
+			   ".devices[0].timeline.rows[1]: min_bytes 900 is above max_bytes 700");
+
+	report = load_fixture("minimal.json");
+	set(device0(report), "stacks_at_peak", 1);
+	set(device0(report), "stacks_at_peak_bytes", 1000);
+	refused_everywhere(report, ".devices[0].stacks_at_peak: 1 is fewer than the 2 stacks "
+				   "listed with bytes at the peak");
+
+	report = load_fixture("minimal.json");
+	set(json_object_get(report, "run"), "pid", INT64_MIN);
+	refused_everywhere(report, "run.pid: expected a non-negative integer below 2^63");
+
+	report = load_fixture("minimal.json");
+	set(device0(report), "stacks_at_peak_bytes", INT64_MAX);
+	refused_everywhere(report, ".devices[0].stacks_at_peak_bytes: 9223372036854775807 bytes, "
+				   "more than the peak's 1000");
+}
+
+static json_t *load_merged(void)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "%s/../golden/merged.json", build_path("VT_TEST_FIXTURES"));
+	json_t *merged = json_load_file(path, 0, NULL);
+	cr_assert(merged);
+	return merged;
+}
+
+/* A merged report's summary was taken on trust, and a rank listed twice
+ * or of another schema was read. */
+Test(report_checks, a_merged_summary_must_agree_with_its_ranks)
+{
+	json_t *merged = load_merged();
+	json_t *ranks = json_object_get(merged, "ranks");
+	json_array_append_new(ranks, json_deep_copy(json_array_get(ranks, 0)));
+	refused_everywhere(merged, ".ranks[4]: the same run as .ranks[0] (process 32338), counted "
+				   "twice");
+
+	merged = load_merged();
+	set(json_object_get(merged, "peak"), "max_bytes", 1);
+	refused_everywhere(merged, "peak.max_bytes: 1, but the ranks' highest peak is 22321499136");
+
+	merged = load_merged();
+	set(entry(merged, "tags", 0), "at_peak_sum_bytes", 1);
+	refused_everywhere(merged, ".tags[0]: tag \"weights\" holds 1 summed and 14000000000 at "
+				   "most on one rank, but the ranks give 56000000000 and "
+				   "14000000000");
+
+	merged = load_merged();
+	json_object_set_new(
+		json_object_get(json_array_get(json_object_get(merged, "ranks"), 1), "report"),
+		"schema", json_string("vramtrace/99"));
+	refused_everywhere(merged, ".ranks[1].report.schema: a rank's report must be vramtrace/1");
+}
