@@ -478,11 +478,37 @@ static double uncertainty_at(const struct vt_fit_group *group, const struct vt_f
 	return model->loo_max_error * (1 + beyond) + (beyond > 0 ? extrapolated / 4 : 0);
 }
 
+/* A peak or tag the models put below zero at this setting (outside what
+ * was measured, a line crosses zero): said, never shown as 0 B beside
+ * tags that hold bytes. NULL when none is. */
+static const char *below_zero(const struct group_models *models, const double *x, double *value)
+{
+	*value = vt_fit_predict(&models->peak, x);
+	if (*value <= -0.5)
+		return "the peak";
+	for (unsigned t = 0; t < models->tag_count; t++)
+		if (models->tag_models[t].valid &&
+		    (*value = vt_fit_predict(&models->tag_models[t], x)) <= -0.5)
+			return models->tag_names[t];
+	return NULL;
+}
+
 static json_t *prediction_json(const struct vt_fit_group *group, const struct group_models *models,
 			       const struct setting *setting, char *error, size_t size)
 {
 	unsigned worst = 0;
-	double beyond = beyond_range(group, setting->x, &worst);
+	double beyond = beyond_range(group, setting->x, &worst), negative;
+	const char *below = below_zero(models, setting->x, &negative);
+	if (below) {
+		char bytes[32];
+		vt_human(-(int64_t)fmin(-negative, 9.2e18), bytes, sizeof(bytes));
+		snprintf(error, size,
+			 "--predict %s=%g: the prediction for %s is below zero (%s), where the "
+			 "fitted model means nothing; the runs measured %s from %g to %g",
+			 group->variables[worst], setting->x[worst], below, bytes,
+			 group->variables[worst], group->low[worst], group->high[worst]);
+		return NULL;
+	}
 	json_t *tags = json_object();
 	json_int_t peak = 0, uncertainty = 0, bytes = 0;
 	bool ok = predicted_bytes(vt_fit_predict(&models->peak, setting->x), &peak) &&

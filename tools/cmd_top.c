@@ -159,7 +159,7 @@ static void failures_section(FILE *out, const struct vt_owner *device, int rows)
 			&device->failures[device->failure_count - 1 - shown];
 		char bytes[32];
 		fprintf(out, "%12s %9.3fs  %-16.16s %s\n",
-			vt_human(failure->bytes, bytes, sizeof(bytes)),
+			vt_bytes_text(failure->bytes, bytes, sizeof(bytes)),
 			(double)failure->at_ns / 1e9, failure->tag ? failure->tag : "-",
 			failure->error_name ? failure->error_name : "?");
 	}

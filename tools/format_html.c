@@ -56,7 +56,10 @@ void vt_html_body(const struct vt_report *report, const struct vt_format_options
 		snprintf(title, sizeof(title), "rank %s", options->rank);
 	json_t *data =
 		json_pack("{s:s, s:o, s:o, s:o}", "page", "report", "budget",
-			  options->budget ? json_integer((json_int_t)options->budget) : json_null(),
+			  /* past 2^63-1 bytes as the double the page's script reads anyway */
+			  !options->budget              ? json_null()
+			  : options->budget > INT64_MAX ? json_real((double)options->budget)
+							: json_integer((json_int_t)options->budget),
 			  "title", vt_json_text(title), "report", shown);
 	vt_html_data(out, data);
 	json_decref(data);

@@ -612,3 +612,36 @@ Test(cli, the_pytest_marker_reads_sizes_as_options_do)
 	fclose(file);
 	unlink(command);
 }
+
+/* Numbers past 2^63 wrapped on the way out: a budget of 2^64-1 reached the
+ * page as -1, fit's llround made a budget of 2^63-1 "-8.00 EiB", and a
+ * prediction below zero showed a peak of 0 B beside tags that hold bytes. */
+Test(cli, big_and_negative_numbers_are_said_as_they_are)
+{
+	char dir[] = "/tmp/vt-big.XXXXXX", paths[4][64], page[128];
+	cr_assert(mkdtemp(dir));
+	batch_runs(dir, paths);
+	struct traced_run run;
+	tool(&run, (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--budget",
+			      "9223372036854775807", "--solve", "batch", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "largest batch that fits 8.00 EiB with 0 B kept free: "
+				  "batch=137438953455, predicted peak 8.00 EiB\n"),
+		  "%s", run.out);
+	traced_run_free(&run);
+	refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict", "batch=-100",
+			   NULL},
+		"vramtrace fit: --predict batch=-100: the prediction for the peak is below zero "
+		"(-5.25 GiB), where the fitted model means nothing; the runs measured batch from 2 "
+		"to 8\n");
+	snprintf(page, sizeof(page), "%s/page.html", dir);
+	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), "--format", "html",
+			      "--budget", "18446744073709551615", "-o", page, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	traced_run_free(&run);
+	char command[300];
+	snprintf(command, sizeof(command), "grep -c '\"budget\":1.8446744073709552e19' %s", page);
+	cr_assert_eq(system(command), 0, "the page's budget is not 2^64-1");
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
