@@ -53,17 +53,17 @@ static format_fn format_named(const char *name)
 
 static void merged_summary(const struct vt_merged *merged, FILE *out)
 {
-	char max[32], min[32], skew[32];
+	char max[32], min[32], skew[32], max_rank[128], min_rank[128], name[1024];
 	fprintf(out, "%zu ranks: peak max %s (rank %s), min %s (rank %s), skew %s\n",
 		merged->rank_count, vt_human(merged->peak_max_bytes, max, sizeof(max)),
-		merged->peak_max_rank ? merged->peak_max_rank : "?",
+		vt_safe(merged->peak_max_rank, "?", max_rank, sizeof(max_rank)),
 		vt_human(merged->peak_min_bytes, min, sizeof(min)),
-		merged->peak_min_rank ? merged->peak_min_rank : "?",
+		vt_safe(merged->peak_min_rank, "?", min_rank, sizeof(min_rank)),
 		vt_human(merged->peak_skew_bytes, skew, sizeof(skew)));
 	for (size_t i = 0; i < merged->tag_count; i++) {
 		const struct vt_merged_tag *tag = &merged->tags[i];
 		fprintf(out, "  %-24s at the peaks: %s summed, %s at most on one rank\n",
-			tag->tag ? tag->tag : "?",
+			vt_safe(tag->tag, "?", name, sizeof(name)),
 			vt_human(tag->at_peak_sum_bytes, max, sizeof(max)),
 			vt_human(tag->at_peak_max_bytes, min, sizeof(min)));
 	}
@@ -89,8 +89,13 @@ static void render_merged(const struct vt_merged *merged, format_fn format,
 		char name[64];
 		snprintf(name, sizeof(name), "%s", rank->rank ? rank->rank : file);
 		options->rank = name;
-		if (format == vt_format_text)
-			fprintf(out, "\n== rank %s (%s) ==\n", name, file);
+		if (format == vt_format_text) {
+			fputs("\n== rank ", out);
+			vt_print_safe(out, name);
+			fputs(" (", out);
+			vt_print_safe(out, file);
+			fputs(") ==\n", out);
+		}
 		if (format == vt_format_trace)
 			vt_trace_add(events, &rank->report, options, (int64_t)i * 1000);
 		else if (format == vt_format_html)

@@ -73,6 +73,21 @@ void vt_print_safe(FILE *out, const char *text)
 	vt_text_safe(out, text);
 }
 
+const char *vt_safe(const char *text, const char *fallback, char *buf, size_t size)
+{
+	FILE *out = size > 1 ? fmemopen(buf, size - 1, "w") : NULL;
+	long used = 0;
+	if (out) {
+		vt_text_safe(out, text ? text : fallback);
+		fflush(out);
+		used = ftell(out);
+		fclose(out);
+	}
+	if (size)
+		buf[used > 0 ? (size_t)used : 0] = '\0';
+	return buf;
+}
+
 void vt_print_levels(FILE *out, const struct vt_owner *device, const char *indent)
 {
 	char size[32], low[32], live[32];

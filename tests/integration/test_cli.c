@@ -645,3 +645,59 @@ Test(cli, big_and_negative_numbers_are_said_as_they_are)
 	snprintf(command, sizeof(command), "rm -rf %s", dir);
 	cr_assert_eq(system(command), 0);
 }
+
+/* Strings from a report reached the terminal raw in report's text (start,
+ * ended_by, the device's name, the peak's call, a failure's call, tag and
+ * error, the tags live at a failure, leak tags) and in diff (labels, file
+ * names, keys): every one goes through the one safe printer now. */
+Test(cli, no_escape_from_a_report_reaches_the_terminal)
+{
+	const char *evil = "x\x1b]0;PWNED\x07\x1b[2J";
+	json_t *report = json_load_file(fixture("minimal.json"), 0, NULL);
+	cr_assert(report);
+	json_t *run = report_at(report, "run"), *device = report_at(report, "devices/0");
+	json_t *failure = report_at(report, "devices/0/failures/0");
+	json_object_set_new(run, "start", json_string(evil));
+	json_object_set_new(run, "ended_by", json_string(evil));
+	json_object_set_new(run, "rank", json_string(evil));
+	json_object_set_new(run, "labels", json_pack("{s:s}", evil, evil));
+	json_object_set_new(device, "name", json_string(evil));
+	json_object_set_new(report_at(report, "devices/0/peak"), "api", json_string(evil));
+	json_object_set_new(failure, "api", json_string(evil));
+	json_object_set_new(failure, "tag", json_string(evil));
+	json_object_set_new(failure, "error_name", json_string(evil));
+	json_t *live = report_at(report, "devices/0/failures/0/snapshot/live_by_tag");
+	json_object_set_new(live, "weights", json_integer(299));
+	json_object_set_new(live, evil, json_integer(1));
+	json_object_set_new(report_at(report, "devices/0/leaks/0"), "tag", json_string(evil));
+	json_object_set_new(report_at(report, "devices/0/kinds/0"), "kind", json_string(evil));
+	char path[] = "/tmp/vt-escape.XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(json_dumpfd(report, fd, 0), 0);
+	close(fd);
+	json_decref(report);
+	static const char *const commands[][6] = {
+		{"report", NULL},
+		{"diff", "@", NULL},
+		{"check", "--budget", "1", NULL},
+	};
+	for (size_t c = 0; c < 3; c++) {
+		char *args[8] = {(char *)commands[c][0], path};
+		for (size_t i = 1; commands[c][i]; i++)
+			args[i + 1] = strcmp(commands[c][i], "@") == 0
+					      ? (char *)fixture("minimal.json")
+					      : (char *)commands[c][i];
+		struct traced_run out;
+		tool(&out, args);
+		cr_assert(out.status == 0 || out.status == 1, "%s: %d %s", args[0], out.status,
+			  out.err);
+		cr_assert(!strchr(out.out, '\x1b') && !strchr(out.out, '\x07'),
+			  "%s let an escape through: %s", args[0], out.out);
+		if (c == 0)
+			cr_assert(strstr(out.out, "ended by x\\x1b]0;PWNED\\x07\\x1b[2J\n"), "%s",
+				  out.out);
+		traced_run_free(&out);
+	}
+	unlink(path);
+}
