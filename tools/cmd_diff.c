@@ -223,19 +223,20 @@ static void usage(FILE *out)
 static bool parse_by(struct diff *d, const char *list)
 {
 	memset(d->by, 0, sizeof(d->by));
-	char copy[128];
-	snprintf(copy, sizeof(copy), "%s", list);
+	char *copy = strdup(list); /* the whole list, however long: none of it is cut */
 	char *save = NULL;
-	bool any = false;
-	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+	bool any = false, known = copy != NULL;
+	for (char *item = known ? strtok_r(copy, ",", &save) : NULL; item && known;
+	     item = strtok_r(NULL, ",", &save)) {
 		int s = 0;
 		while (s < SECTIONS && strcmp(vt_diff_section_names[s], item) != 0)
 			s++;
-		if (s == SECTIONS)
-			return false;
-		d->by[s] = any = true;
+		known = s < SECTIONS;
+		if (known)
+			d->by[s] = any = true;
 	}
-	return any;
+	free(copy);
+	return known && any;
 }
 
 static bool parse_format(struct diff *d, const char *name)

@@ -180,8 +180,9 @@ static void write_metrics(FILE *out, const struct process *processes, int count)
 
 /* Snapshots of the processes named (all of this user's when none): a
  * process that has ended since is left out with a word on stderr. */
-static int gather(const pid_t *named, int named_count, struct process *processes)
+static int gather(const pid_t *named, int named_count, struct process *processes, int *missing)
 {
+	*missing = 0;
 	static pid_t listed[MAX_PROCESSES];
 	char error[1024];
 	int count = named_count;
@@ -201,8 +202,10 @@ static int gather(const pid_t *named, int named_count, struct process *processes
 		if (vt_control_snapshot(named[i], false, &process->file, &process->data, &length,
 					error, sizeof(error)))
 			taken++;
-		else
+		else {
 			fprintf(stderr, "vramtrace metrics: %s\n", error);
+			++*missing;
+		}
 	}
 	return taken;
 }
@@ -216,10 +219,10 @@ static void release(struct process *processes, int count)
 }
 
 /* The whole text, in memory: for a file written at once or an HTTP body. */
-static char *render(const pid_t *named, int named_count, size_t *length)
+static char *render(const pid_t *named, int named_count, size_t *length, int *missing)
 {
 	static struct process processes[MAX_PROCESSES];
-	int count = gather(named, named_count, processes);
+	int count = gather(named, named_count, processes, missing);
 	char *text = NULL;
 	FILE *out = open_memstream(&text, length);
 	if (out) {
@@ -251,7 +254,8 @@ static int textfile_loop(const char *directory, long interval, long count, const
 				;
 		}
 		size_t length = 0;
-		char *text = render(named, named_count, &length);
+		int missing;
+		char *text = render(named, named_count, &length, &missing);
 		bool ok = text && write_textfile(directory, text, length);
 		free(text);
 		if (!ok)
@@ -351,7 +355,8 @@ static void serve_request(int fd, const pid_t *named, int named_count)
 		return;
 	}
 	size_t length = 0;
-	char *text = render(named, named_count, &length);
+	int missing;
+	char *text = render(named, named_count, &length, &missing);
 	send_text(fd, "200 OK", "application/openmetrics-text; version=1.0.0; charset=utf-8",
 		  text ? text : "", text ? length : 0);
 	free(text);
@@ -438,8 +443,11 @@ int vt_command_metrics(int argc, char **argv)
 	if (textfile)
 		return textfile_loop(textfile, interval, count, named, named_count);
 	size_t length = 0;
-	char *text = render(named, named_count, &length);
+	int missing;
+	char *text = render(named, named_count, &length, &missing);
 	bool ok = text && fwrite(text, 1, length, stdout) == length && fflush(stdout) == 0;
 	free(text);
-	return ok ? VT_EXIT_OK : VT_EXIT_FAILED;
+	/* a process named that could not be asked is a failure, as for
+	 * snapshot: the metrics printed lack it */
+	return ok && !missing ? VT_EXIT_OK : VT_EXIT_FAILED;
 }

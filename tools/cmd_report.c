@@ -97,7 +97,9 @@ static void render_merged(const struct vt_merged *merged, format_fn format,
 			fputs(") ==\n", out);
 		}
 		if (format == vt_format_trace)
-			vt_trace_add(events, &rank->report, options, (int64_t)i * 1000);
+			/* ordinals are below 65536 (checked on load): each rank's
+			 * devices get pids of their own, the same on every run */
+			vt_trace_add(events, &rank->report, options, (int64_t)i * 65536);
 		else if (format == vt_format_html)
 			vt_html_body(&rank->report, options, out);
 		else
@@ -193,6 +195,12 @@ int vt_command_report(int argc, char **argv)
 	struct vt_format_options options = request.options;
 	format_fn format = request.format;
 	const char *output = request.output;
+	if (options.budget && format != vt_format_html) {
+		vt_usage_error("report", "--budget draws a line on the html page only; for the "
+					 "peak against a budget, use vramtrace check FILE --budget "
+					 "SIZE");
+		return VT_EXIT_BAD_INPUT;
+	}
 	if (format == vt_format_html && !output && isatty(STDOUT_FILENO)) {
 		vt_usage_error("report", "an HTML page is not for the terminal: give -o FILE.html "
 					 "(or -o - for standard output)");

@@ -106,18 +106,9 @@ static void add_leak_groups(const struct vt_report *report, const struct vt_owne
 	 * keeps 32k leaks of 32k places linear. */
 	struct vt_stack_group *groups;
 	size_t group_count = vt_stack_groups(report, owner, &groups);
-	json_t *ranks = json_object(), *list = json_array();
+	json_t *ranks = vt_json_checked(vt_stack_group_ranks(report, groups, group_count));
+	json_t *list = json_array();
 	char place[4096];
-	for (size_t i = group_count; i-- > 0;) {
-		/* an index, never written out: a place cut inside a character
-		 * needs no UTF-8 check */
-		json_t *rank = vt_json_checked(json_integer((json_int_t)i + 1));
-		if (rank &&
-		    json_object_set_new_nocheck(
-			    ranks, vt_stack_place(report, groups[i].id, place, sizeof(place)),
-			    rank) != 0)
-			vt_json_checked(NULL);
-	}
 	for (size_t i = 0; i < count; i++) {
 		const struct vt_maybe *stack = &rows[i].first->stack;
 		json_t *rank =

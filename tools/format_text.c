@@ -298,6 +298,7 @@ static void leaks(const struct text *t, const struct vt_owner *owner)
 	size_t group_count = vt_stack_groups(t->report, owner, &groups);
 	if (group_count > (size_t)t->options->top)
 		group_count = (size_t)t->options->top; /* only the listed ones */
+	json_t *ranks = vt_stack_group_ranks(t->report, groups, group_count);
 	for (size_t i = 0; i < count && (long)i < t->options->top; i++) {
 		const struct vt_leak_group *row = &rows[i];
 		fprintf(t->out, "    %s in %" PRId64 " allocation%s [",
@@ -306,15 +307,14 @@ static void leaks(const struct text *t, const struct vt_owner *owner)
 		vt_print_safe(t->out, row->first->tag);
 		fputc(']', t->out);
 		const struct vt_maybe *stack = &row->first->stack;
-		size_t rank = stack->has ? vt_stack_group_rank(t->report, groups, group_count,
-							       stack->value)
-					 : 0;
+		size_t rank = stack->has ? vt_stack_group_rank(t->report, ranks, stack->value) : 0;
 		if (rank)
 			fprintf(t->out, ", stack #%zu above", rank);
 		fputc('\n', t->out);
 		if (stack->has)
 			frames(t, stack->value, "        ");
 	}
+	json_decref(ranks);
 	free(groups);
 	free(rows);
 }

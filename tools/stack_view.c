@@ -220,15 +220,32 @@ const char *vt_stack_line(const struct vt_report *report, int64_t id,
 	return out;
 }
 
-size_t vt_stack_group_rank(const struct vt_report *report, const struct vt_stack_group *groups,
-			   size_t count, int64_t id)
+json_t *vt_stack_group_ranks(const struct vt_report *report, const struct vt_stack_group *groups,
+			     size_t count)
 {
-	char place[4096], other[4096];
-	vt_stack_place(report, id, place, sizeof(place));
-	for (size_t i = 0; i < count; i++)
-		if (strcmp(vt_stack_place(report, groups[i].id, other, sizeof(other)), place) == 0)
-			return i + 1;
-	return 0;
+	json_t *ranks = json_object();
+	char place[4096];
+	/* the first group at a place keeps it: added last */
+	for (size_t i = count; ranks && i-- > 0;) {
+		json_t *rank = json_integer((json_int_t)i + 1);
+		/* an index, never written out: a place cut inside a character
+		 * needs no UTF-8 check */
+		if (!rank ||
+		    json_object_set_new_nocheck(
+			    ranks, vt_stack_place(report, groups[i].id, place, sizeof(place)),
+			    rank) != 0) {
+			json_decref(ranks);
+			return NULL;
+		}
+	}
+	return ranks;
+}
+
+size_t vt_stack_group_rank(const struct vt_report *report, json_t *ranks, int64_t id)
+{
+	char place[4096];
+	json_t *rank = json_object_get(ranks, vt_stack_place(report, id, place, sizeof(place)));
+	return rank ? (size_t)json_integer_value(rank) : 0;
 }
 
 bool vt_stack_group_peak_exact(const struct vt_stack_group *group)

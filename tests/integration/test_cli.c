@@ -701,3 +701,80 @@ Test(cli, no_escape_from_a_report_reaches_the_terminal)
 	}
 	unlink(path);
 }
+
+/* Smaller ways the tool said less than the truth: a long --by cut at 127
+ * characters, --budget ignored by the text, a merged trace giving two
+ * devices one pid, run blaming CUDA for a report it could not write, and
+ * metrics exiting 0 for a process it could not ask. */
+Test(cli, options_are_taken_whole_or_refused)
+{
+	char by[400] = "";
+	for (int i = 0; i < 40; i++)
+		strcat(by, "tag,");
+	strcat(by, "stack");
+	struct traced_run run;
+	tool(&run, (char *[]){"diff", (char *)fixture("minimal.json"),
+			      (char *)fixture("minimal_b.json"), "--by", by, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "by stack (bytes at the peak)"), "%s", run.out);
+	traced_run_free(&run);
+	refused((char *[]){"report", (char *)fixture("minimal.json"), "--budget", "1GiB", NULL},
+		"vramtrace report: --budget draws a line on the html page only; for the peak "
+		"against a budget, use vramtrace check FILE --budget SIZE (see vramtrace report "
+		"--help)\n");
+	refused((char *[]){"run", "--simulate", "-o", "/nonexistent/dir/r.json", "--", "true",
+			   NULL},
+		"vramtrace run: no report can be written in /nonexistent/dir/: No such file or "
+		"directory\n");
+
+	char runtime[] = "/tmp/vt-runtime.XXXXXX", env[64];
+	cr_assert(mkdtemp(runtime));
+	snprintf(env, sizeof(env), "XDG_RUNTIME_DIR=%s", runtime);
+	struct run_options options = {.env = (const char *const[]){env, NULL}};
+	tool_in(&run, (char *[]){"metrics", "999999", NULL}, &options);
+	cr_assert_eq(run.status, 1);
+	cr_assert_str_eq(run.err, "vramtrace metrics: process 999999 is not traced by vramtrace "
+				  "(no control socket; it may have ended, or run with "
+				  "VRAMTRACE_CONTROL=0)\n");
+	traced_run_free(&run);
+	rmdir(runtime);
+}
+
+/* Ranks' devices were numbered rank * 1000 + ordinal in a merged trace:
+ * device 1000 of rank 0 and device 0 of rank 1 were one process. */
+Test(cli, every_device_of_a_merged_trace_has_its_own_pid)
+{
+	char path[600], merged[] = "/tmp/vt-trace.XXXXXX";
+	snprintf(path, sizeof(path), "%s/../golden/merged.json", build_path("VT_TEST_FIXTURES"));
+	json_t *document = json_load_file(path, 0, NULL);
+	cr_assert(document);
+	json_object_set_new(report_at(document, "ranks/0/report/devices/0"), "ordinal",
+			    json_integer(1000));
+	int fd = mkstemp(merged);
+	cr_assert(fd >= 0);
+	cr_assert_eq(json_dumpfd(document, fd, 0), 0);
+	close(fd);
+	json_decref(document);
+	struct traced_run run;
+	tool(&run, (char *[]){"report", merged, "--format", "trace", NULL});
+	unlink(merged);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_t *trace = json_loads(run.out, 0, NULL);
+	cr_assert(trace);
+	json_t *seen = json_object(), *event;
+	size_t i, processes = 0;
+	json_array_foreach (json_object_get(trace, "traceEvents"), i, event) {
+		if (strcmp(json_string_value(json_object_get(event, "name")), "process_name") != 0)
+			continue;
+		char pid[32];
+		snprintf(pid, sizeof(pid), "%lld",
+			 (long long)json_integer_value(json_object_get(event, "pid")));
+		cr_assert_null(json_object_get(seen, pid), "pid %s twice", pid);
+		json_object_set_new(seen, pid, json_true());
+		processes++;
+	}
+	cr_assert_eq(processes, 4);
+	json_decref(seen);
+	json_decref(trace);
+	traced_run_free(&run);
+}
