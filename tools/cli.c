@@ -11,69 +11,6 @@
 #include "../lib/core/size.h"
 #include "report_file.h"
 
-bool vt_output_open(struct vt_output *output, const char *path, const char *command)
-{
-	memset(output, 0, sizeof(*output));
-	if (!path || strcmp(path, "-") == 0) {
-		output->stream = stdout;
-		return true;
-	}
-	output->path = strdup(path);
-	if (!output->path || asprintf(&output->temporary, "%s.XXXXXX", path) < 0) {
-		free(output->path);
-		fprintf(stderr, "vramtrace %s: out of memory\n", command);
-		return false;
-	}
-	int fd = mkostemp(output->temporary, O_CLOEXEC);
-	output->stream = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!output->stream) {
-		fprintf(stderr, "vramtrace %s: cannot write %s: %s\n", command, path,
-			strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(output->temporary);
-		}
-		free(output->path);
-		free(output->temporary);
-		return false;
-	}
-	return true;
-}
-
-bool vt_output_commit(struct vt_output *output, const char *command)
-{
-	if (!output->path) {
-		bool ok = fflush(stdout) == 0 && !ferror(stdout);
-		if (!ok)
-			fprintf(stderr, "vramtrace %s: cannot write to standard output\n", command);
-		return ok;
-	}
-	bool ok = fflush(output->stream) == 0 && !ferror(output->stream);
-	ok = fclose(output->stream) == 0 && ok;
-	if (ok && rename(output->temporary, output->path) != 0)
-		ok = false;
-	if (!ok) {
-		fprintf(stderr, "vramtrace %s: cannot write %s: %s\n", command, output->path,
-			strerror(errno));
-		unlink(output->temporary);
-	}
-	free(output->path);
-	free(output->temporary);
-	memset(output, 0, sizeof(*output));
-	return ok;
-}
-
-void vt_output_abort(struct vt_output *output)
-{
-	if (output->path) {
-		fclose(output->stream);
-		unlink(output->temporary);
-		free(output->path);
-		free(output->temporary);
-	}
-	memset(output, 0, sizeof(*output));
-}
-
 bool vt_color_wanted(FILE *stream)
 {
 	const char *no_color = getenv("NO_COLOR");

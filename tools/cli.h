@@ -11,16 +11,22 @@
 #define VT_EXIT_FAILED    1 /* a check or gate did not pass */
 #define VT_EXIT_BAD_INPUT 2
 
-/* Output to stdout, or to path through a temporary file that replaces it
- * only when all was written: a failed run never leaves a partial file. */
+/* Output to stdout, or to path (tools/output.c). A regular file or a new
+ * path is written through a temporary file beside it (beside a symlink's
+ * target, which is what is replaced) that replaces it only when all was
+ * written: a failed run never leaves a partial file. A replaced file keeps
+ * its mode; a new one gets 0666 less the umask. A device, FIFO or other
+ * file that is not regular (/dev/null, /dev/stdout) is written through. */
 struct vt_output {
 	FILE *stream;
-	char *path;
-	char *temporary;
+	char *path;      /* as given; NULL for standard output */
+	char *target;    /* what is replaced: path, or its symlink's target */
+	char *temporary; /* NULL when written through */
 };
 
 bool vt_output_open(struct vt_output *output, const char *path, const char *command);
-/* Finishes (renames into place); false when anything failed. */
+/* Finishes (renames into place); false when anything failed, said on
+ * stderr. */
 bool vt_output_commit(struct vt_output *output, const char *command);
 /* Drops a file output unwritten. */
 void vt_output_abort(struct vt_output *output);

@@ -44,8 +44,10 @@ static void device_peaks(const struct vt_report *report, const char *rank, long 
 			continue;
 		if (!peak->found || entry->peak.bytes > peak->bytes) {
 			peak->bytes = entry->peak.bytes;
+			char safe[64];
 			snprintf(peak->whose, sizeof(peak->whose), "%s%s%sdevice %" PRId64,
-				 rank ? "rank " : "", rank ? rank : "", rank ? " " : "",
+				 rank ? "rank " : "",
+				 rank ? vt_safe(rank, "", safe, sizeof(safe)) : "", rank ? " " : "",
 				 entry->ordinal);
 		}
 		peak->found = true;

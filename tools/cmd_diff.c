@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_build.h"
 #include "cli.h"
 #include "commands.h"
 #include "diff.h"
@@ -20,7 +21,7 @@ const char *const vt_diff_section_titles[SECTIONS] = {
 static struct diff_row *row_for(struct diff_table *table, const char *key)
 {
 	if (!table->positions && !(table->positions = json_object()))
-		return NULL;
+		return vt_json_checked(NULL), NULL;
 	json_t *position = json_object_get(table->positions, key);
 	if (position)
 		return &table->rows[json_integer_value(position)];
@@ -28,15 +29,17 @@ static struct diff_row *row_for(struct diff_table *table, const char *key)
 		size_t capacity = table->capacity ? table->capacity * 2 : 32;
 		struct diff_row *rows = realloc(table->rows, capacity * sizeof(*rows));
 		if (!rows)
-			return NULL;
+			return vt_json_checked(NULL), NULL;
 		table->rows = rows;
 		table->capacity = capacity;
 	}
 	struct diff_row *row = &table->rows[table->count];
 	*row = (struct diff_row){.key = strdup(key)};
-	if (!row->key ||
-	    json_object_set_new(table->positions, key, json_integer((json_int_t)table->count)))
-		return NULL;
+	/* The index is never written out: a place cut inside a character
+	 * needs no UTF-8 check. */
+	json_t *index = json_integer((json_int_t)table->count);
+	if (!row->key || !index || json_object_set_new_nocheck(table->positions, key, index) != 0)
+		return vt_json_checked(NULL), NULL;
 	table->count++;
 	return row;
 }
@@ -177,7 +180,7 @@ static void print(const struct diff *d, FILE *out)
 		if (d->format == FORMAT_HTML) {
 			vt_html_diff(d->a.root, d->b.root, d->a.path, d->b.path, document, out);
 		} else {
-			json_dumpf(document, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			vt_json_dump(document, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			fputc('\n', out);
 		}
 		json_decref(document);
@@ -236,19 +239,20 @@ static void usage(FILE *out)
 static bool parse_by(struct diff *d, const char *list)
 {
 	memset(d->by, 0, sizeof(d->by));
-	char copy[128];
-	snprintf(copy, sizeof(copy), "%s", list);
+	char *copy = strdup(list); /* the whole list, however long: none of it is cut */
 	char *save = NULL;
-	bool any = false;
-	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+	bool any = false, known = copy != NULL;
+	for (char *item = known ? strtok_r(copy, ",", &save) : NULL; item && known;
+	     item = strtok_r(NULL, ",", &save)) {
 		int s = 0;
 		while (s < SECTIONS && strcmp(vt_diff_section_names[s], item) != 0)
 			s++;
-		if (s == SECTIONS)
-			return false;
-		d->by[s] = any = true;
+		known = s < SECTIONS;
+		if (known)
+			d->by[s] = any = true;
 	}
-	return any;
+	free(copy);
+	return known && any;
 }
 
 static bool parse_format(struct diff *d, const char *name)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_build.h"
 #include "cli.h"
 #include "commands.h"
 #include "fit_runs.h"
@@ -175,8 +176,8 @@ static json_t *model_json(const struct vt_fit_group *group, const struct vt_fit_
 	for (unsigned t = 0; t < model->term_count; t++) {
 		char name[160];
 		term_name(group, model->terms[t], name, sizeof(name));
-		json_array_append_new(terms, json_pack("{s:s, s:f}", "term", name, "coefficient",
-						       model->coefficients[t]));
+		vt_json_push(terms, json_pack("{s:s, s:f}", "term", name, "coefficient",
+					      model->coefficients[t]));
 	}
 	return json_pack("{s:o, s:I, s:I}", "terms", terms, "loo_max_error_bytes",
 			 (json_int_t)llround(model->loo_max_error), "fit_max_error_bytes",
@@ -191,7 +192,7 @@ static json_t *group_tags(const struct vt_fit_group *group, const struct vt_fit_
 		const char *key;
 		json_t *value;
 		json_object_foreach (runs[group->runs[r]].tags, key, value)
-			json_object_set_new(tags, key, json_true());
+			vt_json_put(tags, key, json_true());
 	}
 	return tags;
 }
@@ -238,12 +239,12 @@ static json_t *labels_json(const struct vt_fit_group *group, const double *x)
 		char *equals = strchr(pair, '=');
 		if (equals) {
 			*equals = '\0';
-			json_object_set_new(labels, pair, json_string(equals + 1));
+			vt_json_put(labels, pair, vt_json_text(equals + 1));
 		}
 	}
 	json_object_update(labels, group->fixed);
 	for (unsigned v = 0; v < group->variable_count; v++)
-		json_object_set_new(labels, group->variables[v], json_real(x[v]));
+		vt_json_put(labels, group->variables[v], json_real(x[v]));
 	return labels;
 }
 
@@ -252,9 +253,8 @@ static json_t *group_json(const struct vt_fit_group *group, const struct vt_fit_
 {
 	json_t *variables = json_array();
 	for (unsigned v = 0; v < group->variable_count; v++)
-		json_array_append_new(variables,
-				      json_pack("{s:s, s:f, s:f}", "name", group->variables[v],
-						"low", group->low[v], "high", group->high[v]));
+		vt_json_push(variables, json_pack("{s:s, s:f, s:f}", "name", group->variables[v],
+						  "low", group->low[v], "high", group->high[v]));
 	json_t *run_list = json_array();
 	for (unsigned r = 0; r < group->run_count; r++) {
 		const struct vt_fit_run *run = &runs[group->runs[r]];
@@ -262,18 +262,18 @@ static json_t *group_json(const struct vt_fit_group *group, const struct vt_fit_
 		for (unsigned v = 0; v < group->variable_count; v++)
 			x[v] = vt_fit_label_value(run, group->variables[v]);
 		json_int_t fitted = (json_int_t)llround(vt_fit_predict(&models->peak, x));
-		json_array_append_new(run_list,
-				      json_pack("{s:s, s:O, s:I, s:I, s:I, s:O}", "file", run->file,
-						"labels", run->labels, "peak_bytes",
-						(json_int_t)run->peak, "fitted_bytes", fitted,
-						"residual_bytes", (json_int_t)run->peak - fitted,
-						"tags", run->tags));
+		vt_json_push(run_list,
+			     json_pack("{s:o, s:O, s:I, s:I, s:I, s:O}", "file",
+				       vt_json_text(run->file), "labels", run->labels, "peak_bytes",
+				       (json_int_t)run->peak, "fitted_bytes", fitted,
+				       "residual_bytes", (json_int_t)run->peak - fitted, "tags",
+				       run->tags));
 	}
 	json_t *tags = json_object();
 	for (unsigned t = 0; t < models->tag_count; t++)
 		if (models->tag_models[t].valid)
-			json_object_set_new(tags, models->tag_names[t],
-					    model_json(group, &models->tag_models[t]));
+			vt_json_put(tags, models->tag_names[t],
+				    model_json(group, &models->tag_models[t]));
 	return json_pack("{s:s, s:o, s:O, s:o, s:{s:o, s:o}}", "name", group->name, "variables",
 			 variables, "fixed", group->fixed, "runs", run_list, "model", "peak",
 			 model_json(group, &models->peak), "tags", tags);
@@ -365,7 +365,7 @@ static json_t *parse_pairs(const struct fit *fit, const char *text, char *error,
 			json_decref(labels);
 			return NULL;
 		}
-		json_object_set_new(labels, item, json_string(equals + 1));
+		vt_json_put(labels, item, vt_json_text(equals + 1));
 	}
 	return labels;
 }
@@ -478,11 +478,37 @@ static double uncertainty_at(const struct vt_fit_group *group, const struct vt_f
 	return model->loo_max_error * (1 + beyond) + (beyond > 0 ? extrapolated / 4 : 0);
 }
 
+/* A peak or tag the models put below zero at this setting (outside what
+ * was measured, a line crosses zero): said, never shown as 0 B beside
+ * tags that hold bytes. NULL when none is. */
+static const char *below_zero(const struct group_models *models, const double *x, double *value)
+{
+	*value = vt_fit_predict(&models->peak, x);
+	if (*value <= -0.5)
+		return "the peak";
+	for (unsigned t = 0; t < models->tag_count; t++)
+		if (models->tag_models[t].valid &&
+		    (*value = vt_fit_predict(&models->tag_models[t], x)) <= -0.5)
+			return models->tag_names[t];
+	return NULL;
+}
+
 static json_t *prediction_json(const struct vt_fit_group *group, const struct group_models *models,
 			       const struct setting *setting, char *error, size_t size)
 {
 	unsigned worst = 0;
-	double beyond = beyond_range(group, setting->x, &worst);
+	double beyond = beyond_range(group, setting->x, &worst), negative;
+	const char *below = below_zero(models, setting->x, &negative);
+	if (below) {
+		char bytes[32];
+		vt_human(-(int64_t)fmin(-negative, 9.2e18), bytes, sizeof(bytes));
+		snprintf(error, size,
+			 "--predict %s=%g: the prediction for %s is below zero (%s), where the "
+			 "fitted model means nothing; the runs measured %s from %g to %g",
+			 group->variables[worst], setting->x[worst], below, bytes,
+			 group->variables[worst], group->low[worst], group->high[worst]);
+		return NULL;
+	}
 	json_t *tags = json_object();
 	json_int_t peak = 0, uncertainty = 0, bytes = 0;
 	bool ok = predicted_bytes(vt_fit_predict(&models->peak, setting->x), &peak) &&
@@ -492,7 +518,7 @@ static json_t *prediction_json(const struct vt_fit_group *group, const struct gr
 		if (models->tag_models[t].valid) {
 			ok = predicted_bytes(vt_fit_predict(&models->tag_models[t], setting->x),
 					     &bytes);
-			json_object_set_new(tags, models->tag_names[t], json_integer(bytes));
+			vt_json_put(tags, models->tag_names[t], json_integer(bytes));
 		}
 	if (!ok) {
 		snprintf(error, size,
@@ -620,7 +646,7 @@ static bool fit_groups(struct fit *fit, struct group_models *models, const bool 
 			fprintf(stderr, "vramtrace fit: warning: %s left out: %s\n", name, why);
 			continue;
 		}
-		json_array_append_new(groups, group_json(group, fit->runs, &models[g]));
+		vt_json_push(groups, group_json(group, fit->runs, &models[g]));
 		fitted++;
 	}
 	if (!fitted)
@@ -665,7 +691,7 @@ static int analyse(struct fit *fit, const struct fit_options *o, json_t *documen
 			fprintf(stderr, "vramtrace fit: %s\n", error);
 			return VT_EXIT_BAD_INPUT;
 		}
-		json_array_append_new(predictions, prediction);
+		vt_json_push(predictions, prediction);
 	}
 	if (o->solve) {
 		unsigned g = settings[0].group;
@@ -675,7 +701,7 @@ static int analyse(struct fit *fit, const struct fit_options *o, json_t *documen
 			fprintf(stderr, "vramtrace fit: %s\n", error);
 			return VT_EXIT_BAD_INPUT;
 		}
-		json_object_set_new(document, "largest_fit", largest);
+		vt_json_put(document, "largest_fit", largest);
 	}
 	for (unsigned p = 0; p < count; p++)
 		json_decref(settings[p].labels);

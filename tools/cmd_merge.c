@@ -2,6 +2,7 @@
  * into one merged report. */
 #include <stdlib.h>
 
+#include "json_build.h"
 #include "cli.h"
 #include "commands.h"
 #include "merged.h"
@@ -76,7 +77,7 @@ int vt_command_merge(int argc, char **argv)
 	json_t *merged = status == VT_EXIT_OK ? vt_merge(reports, count) : NULL;
 	struct vt_output out;
 	if (merged && vt_output_open(&out, output, "merge")) {
-		json_dumpf(merged, out.stream, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		vt_json_dump(merged, out.stream, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', out.stream);
 		if (!vt_output_commit(&out, "merge"))
 			status = VT_EXIT_BAD_INPUT;

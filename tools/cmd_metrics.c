@@ -180,8 +180,9 @@ static void write_metrics(FILE *out, const struct process *processes, int count)
 
 /* Snapshots of the processes named (all of this user's when none): a
  * process that has ended since is left out with a word on stderr. */
-static int gather(const pid_t *named, int named_count, struct process *processes)
+static int gather(const pid_t *named, int named_count, struct process *processes, int *missing)
 {
+	*missing = 0;
 	static pid_t listed[MAX_PROCESSES];
 	char error[1024];
 	int count = named_count;
@@ -201,8 +202,10 @@ static int gather(const pid_t *named, int named_count, struct process *processes
 		if (vt_control_snapshot(named[i], false, &process->file, &process->data, &length,
 					error, sizeof(error)))
 			taken++;
-		else
+		else {
 			fprintf(stderr, "vramtrace metrics: %s\n", error);
+			++*missing;
+		}
 	}
 	return taken;
 }
@@ -216,10 +219,10 @@ static void release(struct process *processes, int count)
 }
 
 /* The whole text, in memory: for a file written at once or an HTTP body. */
-static char *render(const pid_t *named, int named_count, size_t *length)
+static char *render(const pid_t *named, int named_count, size_t *length, int *missing)
 {
 	static struct process processes[MAX_PROCESSES];
-	int count = gather(named, named_count, processes);
+	int count = gather(named, named_count, processes, missing);
 	char *text = NULL;
 	FILE *out = open_memstream(&text, length);
 	if (out) {
@@ -251,7 +254,8 @@ static int textfile_loop(const char *directory, long interval, long count, const
 				;
 		}
 		size_t length = 0;
-		char *text = render(named, named_count, &length);
+		int missing;
+		char *text = render(named, named_count, &length, &missing);
 		bool ok = text && write_textfile(directory, text, length);
 		free(text);
 		if (!ok)
@@ -275,6 +279,46 @@ static bool parse_address(const char *text, struct sockaddr_in *address)
 	       inet_pton(AF_INET, host, &address->sin_addr) == 1;
 }
 
+/* A client has REQUEST_MS from connecting to send its request's head, and
+ * ANSWER_MS to take the answer: one that trickles or stops reading is
+ * dropped, and the clients queued behind it are served. */
+#define REQUEST_MS 2000
+#define ANSWER_MS  5000
+
+static int64_t now_ms(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* Waits until fd is ready for events, false once the deadline passed. */
+static bool ready(int fd, short events, int64_t deadline)
+{
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		struct pollfd wanted = {fd, events, 0};
+		int got = left > 0 ? poll(&wanted, 1, (int)left) : 0;
+		if (got < 0 && errno == EINTR)
+			continue;
+		return got > 0;
+	}
+}
+
+static bool send_within(int fd, const char *data, size_t length, int64_t deadline)
+{
+	for (size_t sent = 0; sent < length;) {
+		ssize_t wrote = send(fd, data + sent, length - sent, MSG_NOSIGNAL);
+		if (wrote < 0 &&
+		    (errno == EINTR || (errno == EAGAIN && ready(fd, POLLOUT, deadline))))
+			continue;
+		if (wrote <= 0)
+			return false;
+		sent += (size_t)wrote;
+	}
+	return true;
+}
+
 static void send_text(int fd, const char *status, const char *type, const char *body, size_t length)
 {
 	char head[256];
@@ -282,25 +326,23 @@ static void send_text(int fd, const char *status, const char *type, const char *
 			    "HTTP/1.0 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 			    "Connection: close\r\n\r\n",
 			    status, type, length);
-	send(fd, head, (size_t)used, MSG_NOSIGNAL);
-	for (size_t sent = 0; sent < length;) {
-		ssize_t wrote = send(fd, body + sent, length - sent, MSG_NOSIGNAL);
-		if (wrote <= 0)
-			break;
-		sent += (size_t)wrote;
-	}
+	int64_t deadline = now_ms() + ANSWER_MS;
+	if (send_within(fd, head, (size_t)used, deadline))
+		send_within(fd, body, length, deadline);
 }
 
-/* One request: its first line within two seconds, 8 KiB at most. */
+/* One request: its head within REQUEST_MS in all, 8 KiB at most. */
 static void serve_request(int fd, const pid_t *named, int named_count)
 {
 	char request[8192];
 	size_t used = 0;
+	int64_t deadline = now_ms() + REQUEST_MS;
 	while (used < sizeof(request) - 1 && !memmem(request, used, "\r\n\r\n", 4)) {
-		struct pollfd ready = {fd, POLLIN, 0};
-		if (poll(&ready, 1, 2000) <= 0)
+		if (!ready(fd, POLLIN, deadline))
 			return;
 		ssize_t got = recv(fd, request + used, sizeof(request) - 1 - used, 0);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
 		if (got <= 0)
 			return;
 		used += (size_t)got;
@@ -313,7 +355,8 @@ static void serve_request(int fd, const pid_t *named, int named_count)
 		return;
 	}
 	size_t length = 0;
-	char *text = render(named, named_count, &length);
+	int missing;
+	char *text = render(named, named_count, &length, &missing);
 	send_text(fd, "200 OK", "application/openmetrics-text; version=1.0.0; charset=utf-8",
 		  text ? text : "", text ? length : 0);
 	free(text);
@@ -340,7 +383,7 @@ static int listen_loop(const char *where, const pid_t *named, int named_count)
 	}
 	fprintf(stderr, "vramtrace metrics: serving http://%s/metrics\n", where);
 	for (;;) {
-		int client = accept4(server, NULL, NULL, SOCK_CLOEXEC);
+		int client = accept4(server, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (client < 0)
 			continue;
 		serve_request(client, named, named_count);
@@ -400,8 +443,11 @@ int vt_command_metrics(int argc, char **argv)
 	if (textfile)
 		return textfile_loop(textfile, interval, count, named, named_count);
 	size_t length = 0;
-	char *text = render(named, named_count, &length);
+	int missing;
+	char *text = render(named, named_count, &length, &missing);
 	bool ok = text && fwrite(text, 1, length, stdout) == length && fflush(stdout) == 0;
 	free(text);
-	return ok ? VT_EXIT_OK : VT_EXIT_FAILED;
+	/* a process named that could not be asked is a failure, as for
+	 * snapshot: the metrics printed lack it */
+	return ok && !missing ? VT_EXIT_OK : VT_EXIT_FAILED;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_build.h"
 #include "cli.h"
 #include "commands.h"
 #include "formats.h"
@@ -52,17 +53,17 @@ static format_fn format_named(const char *name)
 
 static void merged_summary(const struct vt_merged *merged, FILE *out)
 {
-	char max[32], min[32], skew[32];
+	char max[32], min[32], skew[32], max_rank[128], min_rank[128], name[1024];
 	fprintf(out, "%zu ranks: peak max %s (rank %s), min %s (rank %s), skew %s\n",
 		merged->rank_count, vt_human(merged->peak_max_bytes, max, sizeof(max)),
-		merged->peak_max_rank ? merged->peak_max_rank : "?",
+		vt_safe(merged->peak_max_rank, "?", max_rank, sizeof(max_rank)),
 		vt_human(merged->peak_min_bytes, min, sizeof(min)),
-		merged->peak_min_rank ? merged->peak_min_rank : "?",
+		vt_safe(merged->peak_min_rank, "?", min_rank, sizeof(min_rank)),
 		vt_human(merged->peak_skew_bytes, skew, sizeof(skew)));
 	for (size_t i = 0; i < merged->tag_count; i++) {
 		const struct vt_merged_tag *tag = &merged->tags[i];
 		fprintf(out, "  %-24s at the peaks: %s summed, %s at most on one rank\n",
-			tag->tag ? tag->tag : "?",
+			vt_safe(tag->tag, "?", name, sizeof(name)),
 			vt_human(tag->at_peak_sum_bytes, max, sizeof(max)),
 			vt_human(tag->at_peak_max_bytes, min, sizeof(min)));
 	}
@@ -88,10 +89,17 @@ static void render_merged(const struct vt_merged *merged, format_fn format,
 		char name[64];
 		snprintf(name, sizeof(name), "%s", rank->rank ? rank->rank : file);
 		options->rank = name;
-		if (format == vt_format_text)
-			fprintf(out, "\n== rank %s (%s) ==\n", name, file);
+		if (format == vt_format_text) {
+			fputs("\n== rank ", out);
+			vt_print_safe(out, name);
+			fputs(" (", out);
+			vt_print_safe(out, file);
+			fputs(") ==\n", out);
+		}
 		if (format == vt_format_trace)
-			vt_trace_add(events, &rank->report, options, (int64_t)i * 1000);
+			/* ordinals are below 65536 (checked on load): each rank's
+			 * devices get pids of their own, the same on every run */
+			vt_trace_add(events, &rank->report, options, (int64_t)i * 65536);
 		else if (format == vt_format_html)
 			vt_html_body(&rank->report, options, out);
 		else
@@ -103,7 +111,7 @@ static void render_merged(const struct vt_merged *merged, format_fn format,
 	if (format == vt_format_trace) {
 		json_t *document =
 			json_pack("{s:O, s:s}", "traceEvents", events, "displayTimeUnit", "ms");
-		json_dumpf(document, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		vt_json_dump(document, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		fputc('\n', out);
 		json_decref(document);
 	}
@@ -187,6 +195,12 @@ int vt_command_report(int argc, char **argv)
 	struct vt_format_options options = request.options;
 	format_fn format = request.format;
 	const char *output = request.output;
+	if (options.budget && format != vt_format_html) {
+		vt_usage_error("report", "--budget draws a line on the html page only; for the "
+					 "peak against a budget, use vramtrace check FILE --budget "
+					 "SIZE");
+		return VT_EXIT_BAD_INPUT;
+	}
 	if (format == vt_format_html && !output && isatty(STDOUT_FILENO)) {
 		vt_usage_error("report", "an HTML page is not for the terminal: give -o FILE.html "
 					 "(or -o - for standard output)");

@@ -480,12 +480,32 @@ static int make_report_list(const struct run_options *options, char *path, size_
 	return 0;
 }
 
+/* The directory the reports go to, when the template names one without
+ * %-escapes, must be there and writable: else every process's report is
+ * lost, and the command's run was for nothing (the library says so, and
+ * run could only say that no process used CUDA). */
+static bool output_directory_writable(const char *output)
+{
+	const char *slash = output ? strrchr(output, '/') : NULL;
+	if (!slash)
+		return true;
+	char directory[PATH_MAX];
+	snprintf(directory, sizeof(directory), "%.*s", (int)(slash - output + 1), output);
+	if (strchr(directory, '%') || access(directory, W_OK | X_OK) == 0)
+		return true;
+	fprintf(stderr, "vramtrace run: no report can be written in %s: %s\n", directory,
+		strerror(errno));
+	return false;
+}
+
 /* A report path without %-escapes (from --output, else VRAMTRACE_OUTPUT)
  * that exists is not replaced unless --force says so: a later `check FILE`
  * must not read an old report. */
 static bool output_free(const struct run_options *options)
 {
 	const char *output = options->output ? options->output : getenv("VRAMTRACE_OUTPUT");
+	if (!output_directory_writable(output))
+		return false;
 	if (!output || strchr(output, '%') || access(output, F_OK) != 0)
 		return true;
 	if (!options->force) {

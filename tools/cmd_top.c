@@ -126,7 +126,9 @@ static void tags_section(FILE *out, const struct view *view, const struct vt_own
 		"LIVE", "PEAK", "ALLOCS");
 	for (size_t i = 0; i < device->tag_count && (int)i < rows; i++) {
 		char live[32], peak[32];
-		fprintf(out, "%-32.32s %12s %12s %8" PRId64 "\n", sorted[i]->tag,
+		char tag[128];
+		fprintf(out, "%-32.32s %12s %12s %8" PRId64 "\n",
+			vt_safe(sorted[i]->tag, "", tag, sizeof(tag)),
 			vt_human(sorted[i]->counters.live_at_exit_bytes, live, sizeof(live)),
 			vt_human(sorted[i]->counters.peak_bytes, peak, sizeof(peak)),
 			sorted[i]->counters.allocations);
@@ -140,10 +142,11 @@ static void stacks_section(FILE *out, const struct vt_report *report, const stru
 	fprintf(out, "\n%12s %6s  %-16s %s\n", "LIVE", "COUNT", "TAG", "WHERE");
 	for (size_t i = 0; i < device->leak_count && (int)i < rows; i++) {
 		const struct vt_leak *leak = &device->leaks[i];
-		char live[32], place[512];
+		char live[32], place[512], tag[128];
 		int room = columns - 38 > 10 ? columns - 38 : 10;
 		fprintf(out, "%12s %6" PRId64 "  %-16.16s %.*s\n",
-			vt_human(leak->bytes, live, sizeof(live)), leak->count, leak->tag, room,
+			vt_human(leak->bytes, live, sizeof(live)), leak->count,
+			vt_safe(leak->tag, "", tag, sizeof(tag)), room,
 			stack_place(report, leak, (size_t)room, place, sizeof(place)));
 	}
 }
@@ -157,19 +160,19 @@ static void failures_section(FILE *out, const struct vt_owner *device, int rows)
 	for (size_t shown = 0; shown < device->failure_count && (int)shown < rows; shown++) {
 		const struct vt_failure *failure =
 			&device->failures[device->failure_count - 1 - shown];
-		char bytes[32];
+		char bytes[32], tag[128], error[128];
 		fprintf(out, "%12s %9.3fs  %-16.16s %s\n",
-			vt_human(failure->bytes, bytes, sizeof(bytes)),
-			(double)failure->at_ns / 1e9, failure->tag ? failure->tag : "-",
-			failure->error_name ? failure->error_name : "?");
+			vt_bytes_text(failure->bytes, bytes, sizeof(bytes)),
+			(double)failure->at_ns / 1e9, vt_safe(failure->tag, "-", tag, sizeof(tag)),
+			vt_safe(failure->error_name, "?", error, sizeof(error)));
 	}
 }
 
 static void device_header(FILE *out, const struct view *view, const struct vt_owner *device)
 {
-	char live[32], peak[32], capacity[32];
+	char live[32], peak[32], capacity[32], name[256];
 	fprintf(out, "device %" PRId64 " (%s): live %s", device->ordinal,
-		device->name ? device->name : "unnamed",
+		vt_safe(device->name, "unnamed", name, sizeof(name)),
 		vt_human(device->live_at_exit_bytes, live, sizeof(live)));
 	if (device->capacity_bytes.has)
 		fprintf(out, " of %s (%.1f%%)",
@@ -188,10 +191,11 @@ static void device_header(FILE *out, const struct view *view, const struct vt_ow
 
 static void draw(FILE *out, struct view *view, const struct vt_report *report)
 {
-	char command[256] = "";
+	char command[256] = "", word[256];
 	for (size_t i = 0, used = 0; i < report->run.command_count && used < sizeof(command); i++)
 		used += (size_t)snprintf(command + used, sizeof(command) - used, "%s%s",
-					 i ? " " : "", report->run.command[i]);
+					 i ? " " : "",
+					 vt_safe(report->run.command[i], "", word, sizeof(word)));
 	fprintf(out, "vramtrace top: pid %d  %.*s%s\n", (int)view->pid, view->columns - 30, command,
 		view->paused ? "  [paused]" : "");
 	if (!report->device_count) {

@@ -1,3 +1,4 @@
+#include "json_build.h"
 #include "fit_runs.h"
 
 #include <math.h>
@@ -44,16 +45,16 @@ bool vt_fit_run_from_report(const struct vt_report_file *file, long device, stru
 	run->file = file->path;
 	run->labels = json_object();
 	for (size_t i = 0; i < report->run.label_count; i++)
-		json_object_set_new(run->labels, report->run.labels[i].key,
-				    json_string(report->run.labels[i].value));
+		vt_json_put(run->labels, report->run.labels[i].key,
+			    json_string(report->run.labels[i].value));
 	const char *program = report->run.command_count ? report->run.command[0] : NULL;
 	const char *slash = program ? strrchr(program, '/') : NULL;
 	run->program = slash ? slash + 1 : program ? program : "?";
 	run->peak = entry->peak.bytes;
 	run->tags = json_object();
 	for (size_t i = 0; i < entry->tag_count; i++)
-		json_object_set_new(run->tags, entry->tags[i].tag,
-				    json_integer(entry->tags[i].counters.at_peak_bytes));
+		vt_json_put(run->tags, entry->tags[i].tag,
+			    json_integer(entry->tags[i].counters.at_peak_bytes));
 	return true;
 }
 
@@ -104,7 +105,7 @@ static const char **all_labels(const struct vt_fit_run *runs, unsigned count)
 		const char *key;
 		json_t *value;
 		json_object_foreach (runs[r].labels, key, value)
-			json_object_set_new(seen, key, json_true());
+			vt_json_put(seen, key, json_true());
 	}
 	size_t n = json_object_size(seen), i = 0;
 	const char **names = calloc(n + 1, sizeof(*names));
@@ -155,7 +156,7 @@ static void find_variables(struct vt_fit_group *group, const struct vt_fit_run *
 			high = fmax(high, value);
 		}
 		if (low == high) {
-			json_object_set_new(group->fixed, labels[i], json_real(low));
+			vt_json_put(group->fixed, labels[i], json_real(low));
 		} else if (group->variable_count < VT_FIT_MAX_VARIABLES) {
 			unsigned v = group->variable_count++;
 			snprintf(group->variables[v], sizeof(group->variables[v]), "%s", labels[i]);

@@ -1,6 +1,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "json_build.h"
 #include "../lib/core/size.h"
 #include "../lib/report/text_lines.h"
 #include "formats.h"
@@ -56,20 +57,35 @@ json_t *vt_selected_document(const struct vt_report *report,
 	json_t *devices = json_array();
 	for (size_t i = 0; i < report->device_count; i++)
 		if (vt_device_selected(&report->devices[i], options))
-			json_array_append_new(devices, json_deep_copy(report->devices[i].json));
-	json_object_set_new(shown, "devices", devices);
+			vt_json_push(devices, json_deep_copy(report->devices[i].json));
+	vt_json_put(shown, "devices", devices);
 	return shown;
 }
 
 void vt_print_json(json_t *document, FILE *out)
 {
-	json_dumpf(document, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	vt_json_dump(document, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', out);
 }
 
 void vt_print_safe(FILE *out, const char *text)
 {
 	vt_text_safe(out, text);
+}
+
+const char *vt_safe(const char *text, const char *fallback, char *buf, size_t size)
+{
+	FILE *out = size > 1 ? fmemopen(buf, size - 1, "w") : NULL;
+	long used = 0;
+	if (out) {
+		vt_text_safe(out, text ? text : fallback);
+		fflush(out);
+		used = ftell(out);
+		fclose(out);
+	}
+	if (size)
+		buf[used > 0 ? (size_t)used : 0] = '\0';
+	return buf;
 }
 
 void vt_print_levels(FILE *out, const struct vt_owner *device, const char *indent)

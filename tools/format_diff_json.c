@@ -1,4 +1,5 @@
 /* vramtrace diff as JSON: both sides, and each section's rows. */
+#include "json_build.h"
 #include "diff.h"
 
 static json_t *side_json(const struct vt_report_file *report)
@@ -6,8 +7,8 @@ static json_t *side_json(const struct vt_report_file *report)
 	json_t *labels = json_object();
 	const struct vt_run *run = report->merged ? NULL : &report->report.run;
 	for (size_t i = 0; run && i < run->label_count; i++)
-		json_object_set_new(labels, run->labels[i].key, json_string(run->labels[i].value));
-	return json_pack("{s:s, s:o}", "file", report->path, "labels", labels);
+		vt_json_put(labels, run->labels[i].key, json_string(run->labels[i].value));
+	return json_pack("{s:o, s:o}", "file", vt_json_text(report->path), "labels", labels);
 }
 
 static json_t *table_json(const struct diff_table *table)
@@ -16,8 +17,8 @@ static json_t *table_json(const struct diff_table *table)
 	for (size_t i = 0; i < table->count; i++) {
 		const struct diff_row *row = &table->rows[i];
 		json_t *entry = json_pack(
-			"{s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I}", "key", row->key, "a_bytes",
-			(json_int_t)row->a, "b_bytes", (json_int_t)row->b, "delta_bytes",
+			"{s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:I}", "key", vt_json_text(row->key),
+			"a_bytes", (json_int_t)row->a, "b_bytes", (json_int_t)row->b, "delta_bytes",
 			(json_int_t)(row->b - row->a), "relative",
 			row->a ? json_real((double)(row->b - row->a) / (double)row->a)
 			       : json_null(),
@@ -26,13 +27,11 @@ static json_t *table_json(const struct diff_table *table)
 			(json_int_t)row->b_peak);
 		/* Several stacks at one place: the own peaks are bounds. */
 		if (row->label) {
-			json_object_set_new(entry, "label", json_string(row->label));
-			json_object_set_new(entry, "a_peak_low_bytes",
-					    json_integer(row->a_peak_low));
-			json_object_set_new(entry, "b_peak_low_bytes",
-					    json_integer(row->b_peak_low));
+			vt_json_put(entry, "label", vt_json_text(row->label));
+			vt_json_put(entry, "a_peak_low_bytes", json_integer(row->a_peak_low));
+			vt_json_put(entry, "b_peak_low_bytes", json_integer(row->b_peak_low));
 		}
-		json_array_append_new(rows, entry);
+		vt_json_push(rows, entry);
 	}
 	return json_pack("{s:o, s:I}", "rows", rows, "hidden", (json_int_t)table->hidden);
 }
@@ -42,8 +41,8 @@ json_t *vt_diff_json(const struct diff *d)
 	json_t *sections = json_object();
 	for (int s = 0; s < SECTIONS; s++)
 		if (d->by[s])
-			json_object_set_new(sections, vt_diff_section_names[s],
-					    table_json(&d->tables[s]));
-	return json_pack("{s:o, s:o, s:I, s:o}", "a", side_json(&d->a), "b", side_json(&d->b),
-			 "min_delta_bytes", (json_int_t)d->min_delta, "sections", sections);
+			vt_json_put(sections, vt_diff_section_names[s], table_json(&d->tables[s]));
+	return vt_json_checked(json_pack("{s:o, s:o, s:I, s:o}", "a", side_json(&d->a), "b",
+					 side_json(&d->b), "min_delta_bytes",
+					 (json_int_t)d->min_delta, "sections", sections));
 }

@@ -30,12 +30,17 @@ void vt_diff_change_texts(const struct diff_row *row, char *relative, char *rati
 static void side_header(FILE *out, const char *name, const struct vt_report_file *report,
 			bool markdown)
 {
-	fprintf(out, "%s%s: %s", markdown ? "- **" : "", name, report->path);
+	fprintf(out, "%s%s: ", markdown ? "- **" : "", name);
+	vt_print_safe(out, report->path);
 	if (markdown)
 		fputs("**", out);
 	const struct vt_run *run = report->merged ? NULL : &report->report.run;
-	for (size_t i = 0; run && i < run->label_count; i++)
-		fprintf(out, "%s%s=%s", i ? ", " : "  ", run->labels[i].key, run->labels[i].value);
+	for (size_t i = 0; run && i < run->label_count; i++) {
+		fputs(i ? ", " : "  ", out);
+		vt_print_safe(out, run->labels[i].key);
+		fputc('=', out);
+		vt_print_safe(out, run->labels[i].value);
+	}
 	fputc('\n', out);
 }
 
@@ -70,7 +75,8 @@ static void print_row(const struct diff_row *row, bool peaks, bool markdown, FIL
 	vt_human(row->b, b, sizeof(b));
 	peak_text(row->a_peak, row->a_peak_low, a_peak, sizeof(a_peak));
 	peak_text(row->b_peak, row->b_peak_low, b_peak, sizeof(b_peak));
-	const char *shown = row->label ? row->label : row->key;
+	char safe[8192];
+	const char *shown = vt_safe(row->label ? row->label : row->key, "", safe, sizeof(safe));
 	signed_size(row->b - row->a, delta, sizeof(delta));
 	vt_diff_change_texts(row, relative, ratio, sizeof(relative));
 	if (markdown)

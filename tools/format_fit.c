@@ -6,12 +6,23 @@
 #include <math.h>
 #include <string.h>
 
+#include "json_build.h"
 #include "formats.h"
 #include "report_file.h"
 
+/* A size from a double, exact to 2^64-1 either way: llround past 2^63
+ * wrapped (a budget of 2^63-1 bytes showed as -8.00 EiB). */
 static const char *human(double bytes, char *buf, unsigned size)
 {
-	return vt_human((int64_t)llround(bytes), buf, size);
+	double magnitude = fmin(fabs(bytes), 18446744073709551615.0);
+	if (magnitude < 9223372036854775807.0)
+		return vt_human((int64_t)llround(bytes), buf, size);
+	uint64_t whole = magnitude >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)magnitude;
+	if (bytes >= 0 || size < 2)
+		return vt_bytes_text(whole, buf, size);
+	buf[0] = '-';
+	vt_bytes_text(whole, buf + 1, size - 1);
+	return buf;
 }
 
 static double number(json_t *object, const char *key)
@@ -195,7 +206,7 @@ static void fit_text(json_t *fit, FILE *out)
 void vt_format_fit(json_t *fit, const char *format, FILE *out)
 {
 	if (strcmp(format, "json") == 0) {
-		json_dumpf(fit, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		vt_json_dump(fit, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', out);
 	} else if (strcmp(format, "html") == 0) {
 		vt_fit_html(fit, out);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_build.h"
 #include "formats.h"
 #include "stack_view.h"
 
@@ -40,9 +41,8 @@ static json_t *listed_by_tag(const struct vt_owner *device)
 	for (size_t i = 0; i < device->stack_count; i++) {
 		const struct vt_stack_row *stack = &device->stacks[i];
 		json_t *sum = json_object_get(sums, stack->tag);
-		json_object_set_new(
-			sums, stack->tag,
-			json_integer(json_integer_value(sum) + stack->counters.at_peak_bytes));
+		vt_json_put(sums, stack->tag,
+			    json_integer(json_integer_value(sum) + stack->counters.at_peak_bytes));
 	}
 	return sums;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_build.h"
 #include "formats.h"
 #include "format_html_stacks.h"
 #include "html_assets.h"
@@ -54,9 +55,12 @@ void vt_html_body(const struct vt_report *report, const struct vt_format_options
 	if (options->rank)
 		snprintf(title, sizeof(title), "rank %s", options->rank);
 	json_t *data =
-		json_pack("{s:s, s:o, s:s, s:o}", "page", "report", "budget",
-			  options->budget ? json_integer((json_int_t)options->budget) : json_null(),
-			  "title", title, "report", shown);
+		json_pack("{s:s, s:o, s:o, s:o}", "page", "report", "budget",
+			  /* past 2^63-1 bytes as the double the page's script reads anyway */
+			  !options->budget              ? json_null()
+			  : options->budget > INT64_MAX ? json_real((double)options->budget)
+							: json_integer((json_int_t)options->budget),
+			  "title", vt_json_text(title), "report", shown);
 	vt_html_data(out, data);
 	json_decref(data);
 }
@@ -72,7 +76,7 @@ static json_t *owner_outline(json_t *owner)
 	json_t *outline = json_object();
 	for (const char *const *key = keys; *key; key++)
 		if (json_object_get(owner, *key))
-			json_object_set(outline, *key, json_object_get(owner, *key));
+			vt_json_put(outline, *key, json_incref(json_object_get(owner, *key)));
 	return outline;
 }
 
@@ -81,7 +85,7 @@ static json_t *outline(json_t *report)
 	json_t *devices = json_array(), *device;
 	size_t i;
 	json_array_foreach (json_object_get(report, "devices"), i, device)
-		json_array_append_new(devices, owner_outline(device));
+		vt_json_push(devices, owner_outline(device));
 	json_t *host = json_object_get(report, "host");
 	return json_pack("{s:O?, s:o, s:o}", "run", json_object_get(report, "run"), "devices",
 			 devices, "host", json_is_object(host) ? owner_outline(host) : json_null());
@@ -135,11 +139,10 @@ static json_t *page_diff(json_t *diff)
 		}
 	}
 	free(sorted);
-	json_object_set_new(section, "rows", kept);
-	json_object_set_new(section, "rest",
-			    json_pack("{s:I, s:I, s:I}", "count",
-				      (json_int_t)(count - PAGE_STACK_ROWS), "a_bytes",
-				      (json_int_t)a, "b_bytes", (json_int_t)b));
+	vt_json_put(section, "rows", kept);
+	vt_json_put(section, "rest",
+		    json_pack("{s:I, s:I, s:I}", "count", (json_int_t)(count - PAGE_STACK_ROWS),
+			      "a_bytes", (json_int_t)a, "b_bytes", (json_int_t)b));
 	return shown;
 }
 
@@ -147,9 +150,9 @@ void vt_html_diff(json_t *a, json_t *b, const char *a_path, const char *b_path, 
 		  FILE *out)
 {
 	vt_html_begin(out);
-	json_t *data =
-		json_pack("{s:s, s:o, s:o, s:s, s:s, s:o}", "page", "diff", "a", outline(a), "b",
-			  outline(b), "a_path", a_path, "b_path", b_path, "diff", page_diff(diff));
+	json_t *data = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "page", "diff", "a", outline(a),
+				 "b", outline(b), "a_path", vt_json_text(a_path), "b_path",
+				 vt_json_text(b_path), "diff", page_diff(diff));
 	vt_html_data(out, data);
 	json_decref(data);
 	vt_html_end(out);

@@ -5,6 +5,7 @@
  * line first, the library frames before it folded); per device and the
  * host, one row per place and tag with its figures combined, and what the
  * rows leave out of the peak. */
+#include "json_build.h"
 #include "format_html_stacks.h"
 
 #include <stdlib.h>
@@ -20,11 +21,11 @@ static void mark_frame(json_t *frame)
 	const char *function = json_string_value(json_object_get(frame, "function"));
 	const char *file = json_string_value(json_object_get(frame, "file"));
 	if (vt_plumbing_frame(module ? module : "", function))
-		json_object_set_new(frame, "plumbing", json_true());
+		vt_json_put(frame, "plumbing", json_true());
 	char library[64] = "";
 	if (!vt_frame_own(module, file, json_is_true(json_object_get(frame, "python")), library,
 			  sizeof(library)))
-		json_object_set_new(frame, "library", json_string(library[0] ? library : "?"));
+		vt_json_put(frame, "library", vt_json_text(library[0] ? library : "?"));
 }
 
 static void mark_frames(json_t *document)
@@ -51,11 +52,11 @@ static void add_briefs(const struct vt_report *report, json_t *document,
 			       &picks);
 		json_t *brief = json_array();
 		for (size_t p = 0; p < picks.count; p++)
-			json_array_append_new(brief, json_integer((json_int_t)picks.index[p]));
-		json_object_set_new(entry, "brief", brief);
+			vt_json_push(brief, json_integer((json_int_t)picks.index[p]));
+		vt_json_put(entry, "brief", brief);
 		if (picks.via[0])
-			json_object_set_new(entry, "via", json_string(picks.via));
-		json_object_set_new(entry, "more", json_integer((json_int_t)picks.left));
+			vt_json_put(entry, "via", vt_json_text(picks.via));
+		vt_json_put(entry, "more", json_integer((json_int_t)picks.left));
 	}
 }
 
@@ -81,17 +82,17 @@ static void add_groups(const struct vt_report *report, const struct vt_owner *ow
 	size_t count = vt_stack_groups(report, owner, &groups);
 	json_t *rows = json_array();
 	for (size_t i = 0; i < count; i++)
-		json_array_append_new(rows, group_json(&groups[i], i + 1));
+		vt_json_push(rows, group_json(&groups[i], i + 1));
 	free(groups);
-	json_object_set_new(shown, "stack_groups", rows);
+	vt_json_put(shown, "stack_groups", rows);
 	struct vt_stack_rest rest;
 	vt_stack_rest(owner, &rest);
-	json_object_set_new(shown, "stack_rest",
-			    json_pack("{s:o, s:I, s:I}", "stacks",
-				      rest.stacks.has ? json_integer((json_int_t)rest.stacks.value)
-						      : json_null(),
-				      "bytes", (json_int_t)rest.bytes, "no_stack_bytes",
-				      (json_int_t)rest.no_stack_bytes));
+	vt_json_put(shown, "stack_rest",
+		    json_pack("{s:o, s:I, s:I}", "stacks",
+			      rest.stacks.has ? json_integer((json_int_t)rest.stacks.value)
+					      : json_null(),
+			      "bytes", (json_int_t)rest.bytes, "no_stack_bytes",
+			      (json_int_t)rest.no_stack_bytes));
 }
 
 /* "leak_groups": the leaks at one place with one tag as one row, as the
@@ -105,19 +106,16 @@ static void add_leak_groups(const struct vt_report *report, const struct vt_owne
 	 * keeps 32k leaks of 32k places linear. */
 	struct vt_stack_group *groups;
 	size_t group_count = vt_stack_groups(report, owner, &groups);
-	json_t *ranks = json_object(), *list = json_array();
+	json_t *ranks = vt_json_checked(vt_stack_group_ranks(report, groups, group_count));
+	json_t *list = json_array();
 	char place[4096];
-	for (size_t i = group_count; i-- > 0;)
-		json_object_set_new(ranks,
-				    vt_stack_place(report, groups[i].id, place, sizeof(place)),
-				    json_integer((json_int_t)i + 1));
 	for (size_t i = 0; i < count; i++) {
 		const struct vt_maybe *stack = &rows[i].first->stack;
 		json_t *rank =
 			stack->has ? json_object_get(ranks, vt_stack_place(report, stack->value,
 									   place, sizeof(place)))
 				   : NULL;
-		json_array_append_new(
+		vt_json_push(
 			list,
 			json_pack("{s:I, s:I, s:s, s:o, s:O}", "bytes", (json_int_t)rows[i].bytes,
 				  "count", (json_int_t)rows[i].allocations, "tag",
@@ -128,7 +126,7 @@ static void add_leak_groups(const struct vt_report *report, const struct vt_owne
 	json_decref(ranks);
 	free(groups);
 	free(rows);
-	json_object_set_new(shown, "leak_groups", list);
+	vt_json_put(shown, "leak_groups", list);
 }
 
 static const struct vt_owner *device_of(const struct vt_report *report, json_t *shown)

@@ -79,10 +79,17 @@ static void run_section(const struct text *t)
 	}
 	fprintf(t->out, "process %" PRId64 " on ", run->pid);
 	vt_print_safe(t->out, or (run->host, "?"));
-	if (run->rank)
-		fprintf(t->out, ", rank %s", run->rank);
-	fprintf(t->out, ", %s to %s, ended by %s\n", or (run->start, "?"), or (run->end, "?"),
-		or (run->ended_by, "?"));
+	if (run->rank) {
+		fputs(", rank ", t->out);
+		vt_print_safe(t->out, run->rank);
+	}
+	fputs(", ", t->out);
+	vt_print_safe(t->out, or (run->start, "?"));
+	fputs(" to ", t->out);
+	vt_print_safe(t->out, or (run->end, "?"));
+	fputs(", ended by ", t->out);
+	vt_print_safe(t->out, or (run->ended_by, "?"));
+	fputc('\n', t->out);
 	cuda_line(t->out, &run->cuda);
 }
 
@@ -233,8 +240,9 @@ static void snapshot(const struct text *t, const struct vt_failure *failure)
 		fprintf(t->out, "      live then:");
 	for (size_t i = 0; i < failure->live_by_tag_count; i++) {
 		const struct vt_tag_bytes *tag = &failure->live_by_tag[i];
-		fprintf(t->out, "%s %s %s (%.1f%%)", i ? "," : "", tag->tag,
-			vt_human(tag->bytes, size, sizeof(size)),
+		fprintf(t->out, "%s ", i ? "," : "");
+		vt_print_safe(t->out, tag->tag);
+		fprintf(t->out, " %s (%.1f%%)", vt_human(tag->bytes, size, sizeof(size)),
 			percent(tag->bytes, failure->live_bytes));
 	}
 	if (failure->live_by_tag_count)
@@ -255,11 +263,16 @@ static void failures(const struct text *t, const struct vt_owner *owner)
 		owner->failed_allocations, plain(t));
 	for (size_t i = 0; i < owner->failure_count; i++) {
 		const struct vt_failure *failure = &owner->failures[i];
-		vt_text_failure(t->out, "",
-				&(struct vt_text_failure){failure->bytes, failure->api,
-							  failure->tag, failure->error_name,
-							  failure->error, failure->at_ns,
-							  failure->live_bytes});
+		char api[256], tag[1024], error[256];
+		vt_text_failure(
+			t->out, "",
+			&(struct vt_text_failure){
+				failure->bytes, vt_safe(failure->api, "?", api, sizeof(api)),
+				vt_safe(failure->tag, "untagged", tag, sizeof(tag)),
+				failure->error_name
+					? vt_safe(failure->error_name, "", error, sizeof(error))
+					: NULL,
+				failure->error, failure->at_ns, failure->live_bytes});
 		if (failure->stack.has)
 			frames(t, failure->stack.value, "        ");
 		snapshot(t, failure);
@@ -285,21 +298,23 @@ static void leaks(const struct text *t, const struct vt_owner *owner)
 	size_t group_count = vt_stack_groups(t->report, owner, &groups);
 	if (group_count > (size_t)t->options->top)
 		group_count = (size_t)t->options->top; /* only the listed ones */
+	json_t *ranks = vt_stack_group_ranks(t->report, groups, group_count);
 	for (size_t i = 0; i < count && (long)i < t->options->top; i++) {
 		const struct vt_leak_group *row = &rows[i];
-		fprintf(t->out, "    %s in %" PRId64 " allocation%s [%s]",
+		fprintf(t->out, "    %s in %" PRId64 " allocation%s [",
 			vt_human(row->bytes, size, sizeof(size)), row->allocations,
-			plural(row->allocations), row->first->tag);
+			plural(row->allocations));
+		vt_print_safe(t->out, row->first->tag);
+		fputc(']', t->out);
 		const struct vt_maybe *stack = &row->first->stack;
-		size_t rank = stack->has ? vt_stack_group_rank(t->report, groups, group_count,
-							       stack->value)
-					 : 0;
+		size_t rank = stack->has ? vt_stack_group_rank(t->report, ranks, stack->value) : 0;
 		if (rank)
 			fprintf(t->out, ", stack #%zu above", rank);
 		fputc('\n', t->out);
 		if (stack->has)
 			frames(t, stack->value, "        ");
 	}
+	json_decref(ranks);
 	free(groups);
 	free(rows);
 }
@@ -307,7 +322,9 @@ static void leaks(const struct text *t, const struct vt_owner *owner)
 static void totals(const struct text *t, const struct vt_owner *owner, bool is_device)
 {
 	const struct vt_peak *peak = &owner->peak;
-	vt_text_peak(t->out, "", peak->bytes, peak->at_ns, peak->api);
+	char api[256];
+	vt_text_peak(t->out, "", peak->bytes, peak->at_ns,
+		     vt_safe(peak->api, "?", api, sizeof(api)));
 	vt_print_levels(t->out, owner, "  ");
 	if (owner->kind_count)
 		fprintf(t->out, "  %skinds at the peak:%s\n", bold(t), plain(t));
@@ -337,8 +354,9 @@ void vt_format_text(const struct vt_report *report, const struct vt_format_optio
 		const struct vt_owner *device = &report->devices[i];
 		if (!vt_device_selected(device, options))
 			continue;
-		fprintf(out, "\n%sdevice %" PRId64 ": %s, %s%s\n", bold(&t), device->ordinal,
-			or (device->name, "unknown"),
+		fprintf(out, "\n%sdevice %" PRId64 ": ", bold(&t), device->ordinal);
+		vt_print_safe(out, or (device->name, "unknown"));
+		fprintf(out, ", %s%s\n",
 			vt_human(device->capacity_bytes.value, capacity, sizeof(capacity)),
 			plain(&t));
 		totals(&t, device, true);

@@ -6,6 +6,7 @@
  * when the report was written. Times are in microseconds. */
 #include <inttypes.h>
 
+#include "json_build.h"
 #include "formats.h"
 
 static json_t *counter(const char *name, int64_t device, int64_t t_ns, json_t *args)
@@ -29,33 +30,30 @@ static void device_events(json_t *events, const struct vt_owner *device, int64_t
 	snprintf(process, sizeof(process), "%s%s%sdevice %" PRId64 " (%s)", rank ? "rank " : "",
 		 rank ? rank : "", rank ? ", " : "", device->ordinal,
 		 device->name ? device->name : "unknown");
-	json_array_append_new(events,
-			      json_pack("{s:s, s:s, s:I, s:{s:s}}", "name", "process_name", "ph",
-					"M", "pid", ordinal, "args", "name", process));
+	vt_json_push(events, json_pack("{s:s, s:s, s:I, s:{s:o}}", "name", "process_name", "ph",
+				       "M", "pid", ordinal, "args", "name", vt_json_text(process)));
 	const struct vt_timeline *timeline = &device->timeline;
 	for (size_t i = 0; i < timeline->row_count; i++) {
 		const struct vt_timeline_row *row = &timeline->rows[i];
 		int64_t max = row->live_bytes;
 		int64_t min = row->min_bytes.has ? row->min_bytes.value : max;
-		json_array_append_new(events,
-				      counter("live bytes", ordinal, row->t_ns,
-					      json_pack("{s:I, s:I}", "max", max, "min", min)));
-		json_array_append_new(events, counter("live bytes by tag", ordinal, row->t_ns,
-						      json_deep_copy(row->by_tag_json)));
+		vt_json_push(events, counter("live bytes", ordinal, row->t_ns,
+					     json_pack("{s:I, s:I}", "max", max, "min", min)));
+		vt_json_push(events, counter("live bytes by tag", ordinal, row->t_ns,
+					     json_deep_copy(row->by_tag_json)));
 	}
 	const struct vt_timeline_row *last =
 		timeline->row_count ? &timeline->rows[timeline->row_count - 1] : NULL;
 	if (last && last->end_bytes.has && timeline->end_ns.has) {
 		int64_t end = last->end_bytes.value;
-		json_array_append_new(events,
-				      counter("live bytes", ordinal, timeline->end_ns.value,
-					      json_pack("{s:I, s:I}", "max", end, "min", end)));
+		vt_json_push(events, counter("live bytes", ordinal, timeline->end_ns.value,
+					     json_pack("{s:I, s:I}", "max", end, "min", end)));
 	}
 	const struct vt_peak *peak = &device->peak;
 	if (peak->bytes)
-		json_array_append_new(events, mark("peak", ordinal, peak->at_ns,
-						   json_pack("{s:I, s:s}", "bytes", peak->bytes,
-							     "api", peak->api ? peak->api : "?")));
+		vt_json_push(events, mark("peak", ordinal, peak->at_ns,
+					  json_pack("{s:I, s:s}", "bytes", peak->bytes, "api",
+						    peak->api ? peak->api : "?")));
 	for (size_t i = 0; i < device->failure_count; i++) {
 		const struct vt_failure *failure = &device->failures[i];
 		/* a request past 2^63-1 bytes keeps its digits, as a string */
@@ -64,12 +62,12 @@ static void device_events(json_t *events, const struct vt_owner *device, int64_t
 		json_t *bytes = failure->bytes > INT64_MAX
 					? json_string(digits)
 					: json_integer((json_int_t)failure->bytes);
-		json_array_append_new(
-			events, mark("failed allocation", ordinal, failure->at_ns,
-				     json_pack("{s:o, s:I, s:s, s:s}", "bytes", bytes, "error",
-					       failure->error, "error_name",
-					       failure->error_name ? failure->error_name : "?",
-					       "tag", failure->tag ? failure->tag : "untagged")));
+		vt_json_push(events,
+			     mark("failed allocation", ordinal, failure->at_ns,
+				  json_pack("{s:o, s:I, s:s, s:s}", "bytes", bytes, "error",
+					    failure->error, "error_name",
+					    failure->error_name ? failure->error_name : "?", "tag",
+					    failure->tag ? failure->tag : "untagged")));
 	}
 }
 
@@ -87,7 +85,7 @@ void vt_format_trace(const struct vt_report *report, const struct vt_format_opti
 	json_t *events = json_array();
 	vt_trace_add(events, report, options, 0);
 	json_t *document = json_pack("{s:o, s:s}", "traceEvents", events, "displayTimeUnit", "ms");
-	json_dumpf(document, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	vt_json_dump(document, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	fputc('\n', out);
 	json_decref(document);
 }

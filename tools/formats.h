@@ -53,6 +53,9 @@ const char *vt_bytes_text(uint64_t bytes, char *buf, unsigned size);
 /* Text from a report, with control characters shown as escapes: a label or
  * an argument must not move the cursor or colour the terminal. */
 void vt_print_safe(FILE *out, const char *text);
+/* The same into buf (cut to fit), for a line built elsewhere or printed
+ * in a column: text or NULL (then fallback) as vt_print_safe shows it. */
+const char *vt_safe(const char *text, const char *fallback, char *buf, size_t size);
 /* "function (file:line)" or "module+0xoffset", into buf. */
 const char *vt_frame_label(const struct vt_frame *frame, char *buf, size_t size);
 /* Whether a frame is CUDA's, vramtrace's or process start-up plumbing. */

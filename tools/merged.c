@@ -1,3 +1,5 @@
+#define _GNU_SOURCE
+#include "json_build.h"
 #include "merged.h"
 
 #include <stdint.h>
@@ -15,7 +17,7 @@ struct rank {
 static json_t *single_entry(const struct vt_report_file *file)
 {
 	const char *rank = file->report.run.rank;
-	return json_pack("{s:s, s:o, s:I, s:O}", "file", file->path, "rank",
+	return json_pack("{s:o, s:o, s:I, s:O}", "file", vt_json_text(file->path), "rank",
 			 rank ? json_string(rank) : json_null(), "peak_bytes",
 			 (json_int_t)vt_report_peak(&file->report), "report", file->root);
 }
@@ -60,9 +62,10 @@ static json_t *peak_summary(const struct rank *ranks, size_t count)
 			min_rank = ranks[i].name;
 		}
 	}
-	return json_pack("{s:I, s:s, s:I, s:s, s:I, s:o}", "max_bytes", (json_int_t)max, "max_rank",
-			 max_rank, "min_bytes", (json_int_t)min, "min_rank", min_rank, "skew_bytes",
-			 (json_int_t)(max - min), "skew_ratio",
+	return json_pack("{s:I, s:o, s:I, s:o, s:I, s:o}", "max_bytes", (json_int_t)max, "max_rank",
+			 vt_json_text(max_rank), "min_bytes", (json_int_t)min, "min_rank",
+			 vt_json_text(min_rank), "skew_bytes", (json_int_t)(max - min),
+			 "skew_ratio",
 			 min > 0 ? json_real((double)max / (double)min) : json_null());
 }
 
@@ -93,7 +96,7 @@ static struct tag_total *total_of(json_t *index, struct tag_total *totals, size_
 	json_t *position = json_object_get(index, tag);
 	if (position)
 		return &totals[json_integer_value(position)];
-	json_object_set_new(index, tag, json_integer((json_int_t)*count));
+	vt_json_put(index, tag, json_integer((json_int_t)*count));
 	totals[*count] = (struct tag_total){tag, 0, 0, 0};
 	return &totals[(*count)++];
 }
@@ -129,10 +132,9 @@ static json_t *tag_summary(const struct rank *ranks, size_t count)
 	if (totals)
 		qsort(totals, distinct, sizeof(*totals), larger_sum_first);
 	for (size_t t = 0; totals && t < distinct; t++)
-		json_array_append_new(tags,
-				      json_pack("{s:s, s:I, s:I}", "tag", totals[t].tag,
-						"at_peak_sum_bytes", (json_int_t)totals[t].sum,
-						"at_peak_max_bytes", (json_int_t)totals[t].max));
+		vt_json_push(tags, json_pack("{s:s, s:I, s:I}", "tag", totals[t].tag,
+					     "at_peak_sum_bytes", (json_int_t)totals[t].sum,
+					     "at_peak_max_bytes", (json_int_t)totals[t].max));
 	json_decref(index);
 	free(totals);
 	return tags;
@@ -146,10 +148,11 @@ json_t *vt_merge(const struct vt_report_file *files, size_t count)
 		return NULL;
 	json_t *entries = json_array();
 	for (size_t i = 0; i < rank_count; i++)
-		json_array_append_new(entries, ranks[i].entry);
-	json_t *merged = json_pack("{s:s, s:o, s:o, s:o}", "schema", VT_SCHEMA_MERGED, "peak",
-				   peak_summary(ranks, rank_count), "tags",
-				   tag_summary(ranks, rank_count), "ranks", entries);
+		vt_json_push(entries, ranks[i].entry);
+	json_t *merged =
+		vt_json_checked(json_pack("{s:s, s:o, s:o, s:o}", "schema", VT_SCHEMA_MERGED,
+					  "peak", peak_summary(ranks, rank_count), "tags",
+					  tag_summary(ranks, rank_count), "ranks", entries));
 	free(ranks);
 	return merged;
 }
@@ -159,21 +162,29 @@ json_t *vt_merge(const struct vt_report_file *files, size_t count)
 static bool note_run(json_t *seen, const struct vt_run *run, const char *file, char *error,
 		     size_t size)
 {
-	char identity[512];
+	/* allocated to fit: a long host name once skipped the check */
+	char *identity;
 	const char *host = run->host ? run->host : "?";
-	if ((size_t)snprintf(identity, sizeof(identity), "%s/%lld/%s", host, (long long)run->pid,
-			     run->start ? run->start : "?") >= sizeof(identity))
-		return true;
+	if (asprintf(&identity, "%zu:%s/%lld/%s", strlen(host), host, (long long)run->pid,
+		     run->start ? run->start : "?") < 0) {
+		snprintf(error, size, "out of memory");
+		return false;
+	}
 	json_t *before = json_object_get(seen, identity);
 	if (before) {
 		snprintf(error, size,
 			 "%s and %s hold the same run (process %lld on %s): give each rank's "
 			 "report once",
 			 json_string_value(before), file, (long long)run->pid, host);
+		free(identity);
 		return false;
 	}
-	json_object_set_new(seen, identity, json_string(file));
-	return true;
+	json_t *name = json_string_nocheck(file); /* never written out */
+	bool ok = name && json_object_set_new_nocheck(seen, identity, name) == 0;
+	free(identity);
+	if (!ok)
+		snprintf(error, size, "out of memory");
+	return ok;
 }
 
 bool vt_merge_distinct(const struct vt_report_file *files, size_t count, char *error, size_t size)

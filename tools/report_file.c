@@ -1,6 +1,8 @@
 #include "report_file.h"
 
+#include "../lib/core/tags.h"
 #include "../lib/report/report_schema.h"
+#include "report_relations.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -109,6 +111,43 @@ static bool each(struct checker *c, json_t *object, const char *key, const char 
 	return true;
 }
 
+/* The library cuts a tag at VT_TAG_MAX_NAME bytes and writes each byte
+ * that is not UTF-8 as U+FFFD (3 bytes): no tag it writes is longer. */
+#define TAG_MAX_WRITTEN (3 * VT_TAG_MAX_NAME)
+
+static bool tag_fits(struct checker *c, const char *tag, const char *path, const char *what)
+{
+	size_t length = strlen(tag);
+	return length <= TAG_MAX_WRITTEN ||
+	       fail(c, "%s%s: a tag of %zu bytes; no tag is longer than %d bytes (%d as written)",
+		    path, what, length, VT_TAG_MAX_NAME, TAG_MAX_WRITTEN);
+}
+
+static bool need_tag(struct checker *c, json_t *object, const char *key, const char *path)
+{
+	json_t *value = json_object_get(object, key);
+	char what[32];
+	snprintf(what, sizeof(what), ".%s", key);
+	return !json_is_string(value) || tag_fits(c, json_string_value(value), path, what);
+}
+
+/* A figure (the writer writes an unsigned number, or null where a frame
+ * has no line): absent in older reports, null, or a non-negative integer
+ * that fits 64 signed bits; -1 or 2^63 would print as -8.00 EiB. */
+static bool need_figure(struct checker *c, json_t *object, const char *key, const char *path)
+{
+	json_t *value = json_object_get(object, key);
+	return !value || json_is_null(value) ||
+	       (json_is_integer(value) && json_integer_value(value) >= 0) ||
+	       fail(c, "%s.%s: expected a non-negative integer below 2^63", path, key);
+}
+
+static bool need_signed(struct checker *c, json_t *object, const char *key, const char *path)
+{
+	json_t *value = json_object_get(object, key);
+	return !value || json_is_integer(value) || fail(c, "%s.%s: expected an integer", path, key);
+}
+
 static bool need_integer(struct checker *c, json_t *object, const char *key, const char *path)
 {
 	return json_is_integer(json_object_get(object, key)) ||
@@ -121,6 +160,7 @@ static bool need_integer(struct checker *c, json_t *object, const char *key, con
 	({                                  \
 		json_t *object_ = (object); \
 		const char *path_ = (path); \
+		(void)object_, (void)path_; \
 		true list(CHECK_FIELD);     \
 	})
 #define CHECK_FIELD(key, type, value) &&CHECK_##type(#key)
@@ -132,9 +172,9 @@ static bool need_integer(struct checker *c, json_t *object, const char *key, con
 #define CHECK_INTEGER(key)            need_integer(c, object_, key, path_)
 #define CHECK_STRING(key)             need_string(c, object_, key, path_)
 #define CHECK_STRING_OR_NULL(key)     need_string_or_null(c, object_, key, path_)
-#define CHECK_FIGURE(key)             true
-#define CHECK_FIGURE_OR_NULL(key)     true
-#define CHECK_SIGNED(key)             true
+#define CHECK_FIGURE(key)             need_figure(c, object_, key, path_)
+#define CHECK_FIGURE_OR_NULL(key)     need_figure(c, object_, key, path_)
+#define CHECK_SIGNED(key)             need_signed(c, object_, key, path_)
 #define CHECK_NOTE(key)               true
 #define CHECK_FLAG(key)               true
 #define CHECK_NESTED(key)             true
@@ -148,18 +188,18 @@ static bool check_kind(struct checker *c, json_t *item, const char *path)
 static bool check_tag(struct checker *c, json_t *item, const char *path)
 {
 	return CHECK_FIELDS(VT_SCHEMA_TAG, item, path) &&
-	       CHECK_FIELDS(VT_SCHEMA_COUNTER, item, path);
+	       CHECK_FIELDS(VT_SCHEMA_COUNTER, item, path) && need_tag(c, item, "tag", path);
 }
 
 static bool check_stack(struct checker *c, json_t *item, const char *path)
 {
 	return CHECK_FIELDS(VT_SCHEMA_STACK, item, path) &&
-	       CHECK_FIELDS(VT_SCHEMA_COUNTER, item, path);
+	       CHECK_FIELDS(VT_SCHEMA_COUNTER, item, path) && need_tag(c, item, "tag", path);
 }
 
 static bool check_leak(struct checker *c, json_t *item, const char *path)
 {
-	return CHECK_FIELDS(VT_SCHEMA_LEAK, item, path);
+	return CHECK_FIELDS(VT_SCHEMA_LEAK, item, path) && need_tag(c, item, "tag", path);
 }
 
 static bool check_top_stack(struct checker *c, json_t *item, const char *path)
@@ -173,6 +213,8 @@ static bool need_tag_counts(struct checker *c, json_t *object, const char *path)
 	const char *key;
 	json_t *value;
 	json_object_foreach (object, key, value) {
+		if (!tag_fits(c, key, path, " key"))
+			return false;
 		if (!is_count(value))
 			return fail(c, "%s.%s: expected a non-negative integer below 2^62", path,
 				    key);
@@ -196,7 +238,8 @@ static bool check_snapshot(struct checker *c, json_t *failure, const char *path)
 
 static bool check_failure(struct checker *c, json_t *item, const char *path)
 {
-	return CHECK_FIELDS(VT_SCHEMA_FAILURE, item, path) && check_snapshot(c, item, path);
+	return CHECK_FIELDS(VT_SCHEMA_FAILURE, item, path) && need_tag(c, item, "tag", path) &&
+	       check_snapshot(c, item, path);
 }
 
 /* top_stacks: null past the history's bound, absent in older reports. */
@@ -260,6 +303,7 @@ static bool check_totals(struct checker *c, json_t *owner, const char *path)
 	json_t *peak = json_object_get(owner, "peak");
 	return need_object(c, peak, where) && CHECK_FIELDS(VT_SCHEMA_PEAK, peak, where) &&
 	       CHECK_FIELDS(VT_SCHEMA_TOTALS, owner, path) &&
+	       CHECK_FIELDS(VT_SCHEMA_STACKS_AT_PEAK, owner, path) &&
 	       each(c, owner, "kinds", path, check_kind) &&
 	       each(c, owner, "tags", path, check_tag) &&
 	       each(c, owner, "stacks", path, check_stack) &&
@@ -267,10 +311,42 @@ static bool check_totals(struct checker *c, json_t *owner, const char *path)
 	       each(c, owner, "failures", path, check_failure) && check_timeline(c, owner, path);
 }
 
+/* An object at owner[key] whose fields check passes; null or absent
+ * (older reports) when may_be_missing. */
+static bool check_part(struct checker *c, json_t *owner, const char *key, const char *path,
+		       bool (*check)(struct checker *, json_t *, const char *))
+{
+	json_t *part = json_object_get(owner, key);
+	char where[256];
+	snprintf(where, sizeof(where), "%s.%s", path, key);
+	return !part || json_is_null(part) ||
+	       (need_object(c, part, where) && check(c, part, where));
+}
+
+static bool check_device_view(struct checker *c, json_t *view, const char *path)
+{
+	return CHECK_FIELDS(VT_SCHEMA_DEVICE_VIEW, view, path);
+}
+
+static bool check_pool(struct checker *c, json_t *pool, const char *path)
+{
+	return CHECK_FIELDS(VT_SCHEMA_RESERVE, pool, path) &&
+	       CHECK_FIELDS(VT_SCHEMA_POOL, pool, path);
+}
+
+static bool check_graph_memory(struct checker *c, json_t *graphs, const char *path)
+{
+	return CHECK_FIELDS(VT_SCHEMA_RESERVE, graphs, path) &&
+	       CHECK_FIELDS(VT_SCHEMA_GRAPH_MEMORY, graphs, path);
+}
+
 static bool check_device(struct checker *c, json_t *item, const char *path)
 {
 	return CHECK_FIELDS(VT_SCHEMA_DEVICE, item, path) && check_totals(c, item, path) &&
-	       check_levels(c, item, path);
+	       check_levels(c, item, path) &&
+	       check_part(c, item, "device_view", path, check_device_view) &&
+	       (!json_object_get(item, "pools") || each(c, item, "pools", path, check_pool)) &&
+	       check_part(c, item, "graph_memory", path, check_graph_memory);
 }
 
 /* Each device once: a report with two device 0 entries would be counted
@@ -328,6 +404,23 @@ static bool check_stack_frames(struct checker *c, json_t *item, const char *path
 	return true;
 }
 
+static bool check_cuda(struct checker *c, json_t *cuda, const char *path)
+{
+	return CHECK_FIELDS(VT_SCHEMA_CUDA, cuda, path);
+}
+
+static bool check_resource_event(struct checker *c, json_t *event, const char *path)
+{
+	return CHECK_FIELDS(VT_SCHEMA_RESOURCE_EVENT, event, path);
+}
+
+static bool check_resources(struct checker *c, json_t *resources, const char *path)
+{
+	return CHECK_FIELDS(VT_SCHEMA_RESOURCES, resources, path) &&
+	       (!json_object_get(resources, "events") ||
+		each(c, resources, "events", path, check_resource_event));
+}
+
 static bool check_run(struct checker *c, json_t *root)
 {
 	json_t *run = json_object_get(root, "run");
@@ -348,7 +441,8 @@ static bool check_run(struct checker *c, json_t *root)
 		if (!json_is_string(value))
 			return fail(c, "run.labels.%s: expected a string", key);
 	}
-	return CHECK_FIELDS(VT_SCHEMA_RUN, run, "run");
+	return CHECK_FIELDS(VT_SCHEMA_RUN, run, "run") &&
+	       check_part(c, run, "cuda", "run", check_cuda);
 }
 
 static bool check_group_peak(struct checker *c, json_t *item, const char *path)
@@ -367,6 +461,7 @@ static bool check_single(struct checker *c, json_t *root)
 	c->frame_table_size = json_array_size(table);
 	return check_run(c, root) && check_devices(c, root) && need_object(c, host, "host") &&
 	       check_totals(c, host, "host") &&
+	       check_part(c, root, "resources", "", check_resources) &&
 	       (!frames || each(c, root, "stack_frames", "", check_stack_frames)) &&
 	       (!group_peaks || each(c, root, "group_peaks", "", check_group_peak));
 }
@@ -378,20 +473,38 @@ static bool check_rank(struct checker *c, json_t *item, const char *path)
 	snprintf(where, sizeof(where), "%s.report", path);
 	if (!need_object(c, report, where))
 		return false;
+	json_t *schema = json_object_get(report, "schema");
+	if (schema &&
+	    !(json_is_string(schema) && strcmp(json_string_value(schema), VT_SCHEMA) == 0))
+		return fail(c, "%s.schema: a rank's report must be %s", where, VT_SCHEMA);
 	struct checker inner = {c->error, c->size, false};
 	if (!check_single(&inner, report)) {
 		char reason[512];
 		snprintf(reason, sizeof(reason), "%s", c->error);
 		return fail(c, "%s: %s", where, reason);
 	}
-	return need_string(c, item, "file", path);
+	return need_string(c, item, "file", path) && need_string_or_null(c, item, "rank", path);
+}
+
+static bool check_merged_tag(struct checker *c, json_t *item, const char *path)
+{
+	return need_string(c, item, "tag", path) && need_tag(c, item, "tag", path) &&
+	       need_count(c, item, "at_peak_sum_bytes", path) &&
+	       need_count(c, item, "at_peak_max_bytes", path);
 }
 
 static bool check_merged(struct checker *c, json_t *root)
 {
+	json_t *peak = json_object_get(root, "peak");
 	return each(c, root, "ranks", "", check_rank) &&
 	       (json_array_size(json_object_get(root, "ranks")) > 0 ||
-		fail(c, "ranks: a merged report needs at least one rank"));
+		fail(c, "ranks: a merged report needs at least one rank")) &&
+	       need_object(c, peak, "peak") && need_count(c, peak, "max_bytes", "peak") &&
+	       need_count(c, peak, "min_bytes", "peak") &&
+	       need_count(c, peak, "skew_bytes", "peak") &&
+	       need_string_or_null(c, peak, "max_rank", "peak") &&
+	       need_string_or_null(c, peak, "min_rank", "peak") &&
+	       each(c, root, "tags", "", check_merged_tag);
 }
 
 bool vt_report_check(json_t *root, bool *merged, char *error, size_t size)
@@ -437,7 +550,15 @@ static bool check_and_fill(struct vt_report_file *out, char *error, size_t size)
 		vt_report_close(out);
 		return false;
 	}
-	return fill_model(out, error, size);
+	if (!fill_model(out, error, size))
+		return false;
+	if (!vt_report_relations(out->merged ? NULL : &out->report,
+				 out->merged ? &out->ranks : NULL, reason, sizeof(reason))) {
+		snprintf(error, size, "%s: %s", out->path, reason);
+		vt_report_close(out);
+		return false;
+	}
+	return true;
 }
 
 /* Whether text[0..length) is a whole number from 2^63 to 2^64-1, which
@@ -487,15 +608,27 @@ static bool emit(struct quoted *q, size_t at, const char *piece, size_t n)
 	return true;
 }
 
+/* jansson holds an array or an object in 150 to 250 bytes, so a file of
+ * "[]," or "{}," (3 bytes each) took 45 to 80 times its size in memory
+ * (12 GB for 250 MB) before any check could look at it. A report holds one
+ * per 100 bytes or so (one per 25 written compactly); past one per 16, a
+ * document is refused before it is parsed, which bounds what parsing takes
+ * to some 25 times the file's size, as the densest reports take. The slack
+ * lets a small document (an empty report) through whatever its shape. */
+#define BYTES_PER_CONTAINER 16
+#define CONTAINER_SLACK     4096
+
 /* A copy of the document in which every number from 2^63 to 2^64-1 (the
  * tracer writes request sizes as they were asked, to 2^64-1) is a string
  * of its digits, read back exactly by vt_request_bytes; NULL when there is
  * none, and the document is parsed as it is. */
-static char *quote_unsigned(const char *text, size_t length, size_t *out_length, bool *no_memory)
+static char *quote_unsigned(const char *text, size_t length, size_t *out_length, bool *no_memory,
+			    size_t *containers)
 {
 	struct quoted q = {text, length, NULL, 0};
 	bool in_string = false;
 	*no_memory = false;
+	*containers = 0;
 	for (size_t i = 0; i < length;) {
 		char ch = text[i];
 		size_t n = 1;
@@ -504,6 +637,8 @@ static char *quote_unsigned(const char *text, size_t length, size_t *out_length,
 			n = 2;
 		else if (ch == '"')
 			in_string = !in_string;
+		else if (!in_string && (ch == '[' || ch == '{'))
+			++*containers;
 		else if (!in_string && (isdigit((unsigned char)ch) || ch == '-'))
 			n = number_length(text + i, text + length, &whole);
 		if (whole && unsigned_only(text + i, n)) {
@@ -592,9 +727,18 @@ static bool read_report(const char *path, char **text, size_t *length, char *err
 
 json_t *vt_report_parse(const char *path, const char *text, size_t length, char *error, size_t size)
 {
-	size_t quoted_length = 0;
+	size_t quoted_length = 0, containers;
 	bool no_memory;
-	char *quoted = quote_unsigned(text, length, &quoted_length, &no_memory);
+	char *quoted = quote_unsigned(text, length, &quoted_length, &no_memory, &containers);
+	if (containers > length / BYTES_PER_CONTAINER + CONTAINER_SLACK) {
+		free(quoted);
+		snprintf(error, size,
+			 "%s: not a vramtrace report: %zu arrays and objects in %zu bytes, more "
+			 "than one per %d bytes, which no report holds (refused before reading it "
+			 "into memory)",
+			 path, containers, length, BYTES_PER_CONTAINER);
+		return NULL;
+	}
 	json_error_t parse_error;
 	errno = 0;
 	json_t *root = no_memory

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "stack_view.h"
 
 #include <inttypes.h>
@@ -219,15 +220,32 @@ const char *vt_stack_line(const struct vt_report *report, int64_t id,
 	return out;
 }
 
-size_t vt_stack_group_rank(const struct vt_report *report, const struct vt_stack_group *groups,
-			   size_t count, int64_t id)
+json_t *vt_stack_group_ranks(const struct vt_report *report, const struct vt_stack_group *groups,
+			     size_t count)
 {
-	char place[4096], other[4096];
-	vt_stack_place(report, id, place, sizeof(place));
-	for (size_t i = 0; i < count; i++)
-		if (strcmp(vt_stack_place(report, groups[i].id, other, sizeof(other)), place) == 0)
-			return i + 1;
-	return 0;
+	json_t *ranks = json_object();
+	char place[4096];
+	/* the first group at a place keeps it: added last */
+	for (size_t i = count; ranks && i-- > 0;) {
+		json_t *rank = json_integer((json_int_t)i + 1);
+		/* an index, never written out: a place cut inside a character
+		 * needs no UTF-8 check */
+		if (!rank ||
+		    json_object_set_new_nocheck(
+			    ranks, vt_stack_place(report, groups[i].id, place, sizeof(place)),
+			    rank) != 0) {
+			json_decref(ranks);
+			return NULL;
+		}
+	}
+	return ranks;
+}
+
+size_t vt_stack_group_rank(const struct vt_report *report, json_t *ranks, int64_t id)
+{
+	char place[4096];
+	json_t *rank = json_object_get(ranks, vt_stack_place(report, id, place, sizeof(place)));
+	return rank ? (size_t)json_integer_value(rank) : 0;
 }
 
 bool vt_stack_group_peak_exact(const struct vt_stack_group *group)
@@ -286,6 +304,35 @@ static int by_bytes(const void *x, const void *y)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
+/* The index key of a row: its tag and its place, the tag's length first
+ * so that no tag (which may hold any character) can run into the place.
+ * Allocated, so that no tag or place can overflow it; NULL when out of
+ * memory. */
+static char *row_key(const struct vt_report *report, const char *tag, const int64_t *stack)
+{
+	char place[4096], *key;
+	tag = tag ? tag : "";
+	if (stack)
+		vt_stack_place(report, *stack, place, sizeof(place));
+	else
+		snprintf(place, sizeof(place), "(no stack)");
+	return asprintf(&key, "%zu:%s\n%s", strlen(tag), tag, place) < 0 ? NULL : key;
+}
+
+/* The position of key in positions (key -> index), or count, which is
+ * then added; SIZE_MAX when out of memory. The index is never written
+ * out, so a place cut inside a character needs no UTF-8 check. */
+static size_t position_of(json_t *positions, const char *key, size_t count)
+{
+	json_t *position = json_object_get(positions, key);
+	if (position)
+		return (size_t)json_integer_value(position);
+	json_t *index = json_integer((json_int_t)count);
+	if (!index || json_object_set_new_nocheck(positions, key, index) != 0)
+		return SIZE_MAX;
+	return count;
+}
+
 size_t vt_stack_groups(const struct vt_report *report, const struct vt_owner *owner,
 		       struct vt_stack_group **out)
 {
@@ -294,23 +341,20 @@ size_t vt_stack_groups(const struct vt_report *report, const struct vt_owner *ow
 		calloc(owner->stack_count ? owner->stack_count : 1, sizeof(*groups));
 	json_t *positions = json_object();
 	size_t count = 0;
-	char key[8192];
-	for (size_t i = 0; groups && positions && i < owner->stack_count; i++) {
+	bool ok = groups && positions;
+	for (size_t i = 0; ok && i < owner->stack_count; i++) {
 		const struct vt_stack_row *row = &owner->stacks[i];
-		size_t tag_length = strlen(row->tag ? row->tag : "");
-		snprintf(key, sizeof(key), "%s\n", row->tag ? row->tag : "");
-		vt_stack_place(report, row->id, key + tag_length + 1, sizeof(key) - tag_length - 1);
-		json_t *position = json_object_get(positions, key);
-		struct vt_stack_group *group =
-			position ? &groups[json_integer_value(position)] : &groups[count];
-		if (!position) {
-			*group = (struct vt_stack_group){.id = row->id, .tag = row->tag};
-			json_object_set_new(positions, key, json_integer((json_int_t)count++));
-		}
-		add_member(group, row);
+		char *key = row_key(report, row->tag, &row->id);
+		size_t at = key ? position_of(positions, key, count) : SIZE_MAX;
+		free(key);
+		if (!(ok = at != SIZE_MAX))
+			break;
+		if (at == count)
+			groups[count++] = (struct vt_stack_group){.id = row->id, .tag = row->tag};
+		add_member(&groups[at], row);
 	}
 	json_decref(positions);
-	if (!count) {
+	if (!ok || !count) {
 		free(groups);
 		return 0;
 	}
@@ -328,28 +372,24 @@ size_t vt_leak_groups(const struct vt_report *report, const struct vt_owner *own
 		malloc((owner->leak_count ? owner->leak_count : 1) * sizeof(*rows));
 	json_t *positions = json_object();
 	size_t count = 0;
-	char key[8192];
-	for (size_t i = 0; rows && positions && i < owner->leak_count; i++) {
+	bool ok = rows && positions;
+	for (size_t i = 0; ok && i < owner->leak_count; i++) {
 		const struct vt_leak *leak = &owner->leaks[i];
-		int used = snprintf(key, sizeof(key), "%s\n", leak->tag ? leak->tag : "");
-		if (leak->stack.has)
-			vt_stack_place(report, leak->stack.value, key + used, sizeof(key) - used);
-		else
-			snprintf(key + used, sizeof(key) - used, "(no stack)");
-		json_t *position = json_object_get(positions, key);
-		struct vt_leak_group *row =
-			position ? &rows[json_integer_value(position)] : &rows[count];
-		if (!position) {
-			*row = (struct vt_leak_group){leak, 0, 0};
-			json_object_set_new(positions, key, json_integer((json_int_t)count++));
-		}
-		row->bytes += leak->bytes;
-		row->allocations += leak->count;
+		char *key = row_key(report, leak->tag, leak->stack.has ? &leak->stack.value : NULL);
+		size_t at = key ? position_of(positions, key, count) : SIZE_MAX;
+		free(key);
+		if (!(ok = at != SIZE_MAX))
+			break;
+		if (at == count)
+			rows[count++] = (struct vt_leak_group){leak, 0, 0};
+		rows[at].bytes += leak->bytes;
+		rows[at].allocations += leak->count;
 	}
 	json_decref(positions);
-	if (!count) {
+	if (!ok || !count) {
 		free(rows);
 		rows = NULL;
+		count = 0;
 	}
 	*out = rows;
 	return count;

@@ -1,7 +1,10 @@
 /* The vramtrace tool: one binary, one subcommand per file. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "options.h"
 
@@ -37,6 +40,22 @@ static void usage(FILE *out)
 		     "Exit status: that of the command; 2 for bad input or usage.\n");
 }
 
+/* Every command's standard output, checked in one place once it is done:
+ * a verdict that never reached it (a full disk, a closed descriptor) is an
+ * error, exit 2, never a silent 0 or 1. */
+static int written_out(const char *command, int status)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	/* an earlier write failed: a closed descriptor still says so */
+	if (!errno)
+		(void)!write(STDOUT_FILENO, "", 0);
+	fprintf(stderr, "vramtrace %s: cannot write to standard output: %s\n", command,
+		strerror(errno ? errno : EIO));
+	return VT_EXIT_BAD_INPUT;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -49,15 +68,15 @@ int main(int argc, char **argv)
 	const char *name = argv[1];
 	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
 		usage(stdout);
-		return 0;
+		return written_out("--help", 0);
 	}
 	if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0) {
 		printf("vramtrace %s\n", VRAMTRACE_VERSION);
-		return 0;
+		return written_out("--version", 0);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(commands[i].name, name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+			return written_out(name, commands[i].run(argc - 1, argv + 1));
 	const char *guess =
 		vt_closest_name(name, strlen(name), &commands[0].name,
 				sizeof(commands) / sizeof(commands[0]), sizeof(commands[0]));

@@ -612,3 +612,169 @@ Test(cli, the_pytest_marker_reads_sizes_as_options_do)
 	fclose(file);
 	unlink(command);
 }
+
+/* Numbers past 2^63 wrapped on the way out: a budget of 2^64-1 reached the
+ * page as -1, fit's llround made a budget of 2^63-1 "-8.00 EiB", and a
+ * prediction below zero showed a peak of 0 B beside tags that hold bytes. */
+Test(cli, big_and_negative_numbers_are_said_as_they_are)
+{
+	char dir[] = "/tmp/vt-big.XXXXXX", paths[4][64], page[128];
+	cr_assert(mkdtemp(dir));
+	batch_runs(dir, paths);
+	struct traced_run run;
+	tool(&run, (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--budget",
+			      "9223372036854775807", "--solve", "batch", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "largest batch that fits 8.00 EiB with 0 B kept free: "
+				  "batch=137438953455, predicted peak 8.00 EiB\n"),
+		  "%s", run.out);
+	traced_run_free(&run);
+	refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict", "batch=-100",
+			   NULL},
+		"vramtrace fit: --predict batch=-100: the prediction for the peak is below zero "
+		"(-5.25 GiB), where the fitted model means nothing; the runs measured batch from 2 "
+		"to 8\n");
+	snprintf(page, sizeof(page), "%s/page.html", dir);
+	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), "--format", "html",
+			      "--budget", "18446744073709551615", "-o", page, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	traced_run_free(&run);
+	char command[300];
+	snprintf(command, sizeof(command), "grep -c '\"budget\":1.8446744073709552e19' %s", page);
+	cr_assert_eq(system(command), 0, "the page's budget is not 2^64-1");
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
+/* Strings from a report reached the terminal raw in report's text (start,
+ * ended_by, the device's name, the peak's call, a failure's call, tag and
+ * error, the tags live at a failure, leak tags) and in diff (labels, file
+ * names, keys): every one goes through the one safe printer now. */
+Test(cli, no_escape_from_a_report_reaches_the_terminal)
+{
+	const char *evil = "x\x1b]0;PWNED\x07\x1b[2J";
+	json_t *report = json_load_file(fixture("minimal.json"), 0, NULL);
+	cr_assert(report);
+	json_t *run = report_at(report, "run"), *device = report_at(report, "devices/0");
+	json_t *failure = report_at(report, "devices/0/failures/0");
+	json_object_set_new(run, "start", json_string(evil));
+	json_object_set_new(run, "ended_by", json_string(evil));
+	json_object_set_new(run, "rank", json_string(evil));
+	json_object_set_new(run, "labels", json_pack("{s:s}", evil, evil));
+	json_object_set_new(device, "name", json_string(evil));
+	json_object_set_new(report_at(report, "devices/0/peak"), "api", json_string(evil));
+	json_object_set_new(failure, "api", json_string(evil));
+	json_object_set_new(failure, "tag", json_string(evil));
+	json_object_set_new(failure, "error_name", json_string(evil));
+	json_t *live = report_at(report, "devices/0/failures/0/snapshot/live_by_tag");
+	json_object_set_new(live, "weights", json_integer(299));
+	json_object_set_new(live, evil, json_integer(1));
+	json_object_set_new(report_at(report, "devices/0/leaks/0"), "tag", json_string(evil));
+	json_object_set_new(report_at(report, "devices/0/kinds/0"), "kind", json_string(evil));
+	char path[] = "/tmp/vt-escape.XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(json_dumpfd(report, fd, 0), 0);
+	close(fd);
+	json_decref(report);
+	static const char *const commands[][6] = {
+		{"report", NULL},
+		{"diff", "@", NULL},
+		{"check", "--budget", "1", NULL},
+	};
+	for (size_t c = 0; c < 3; c++) {
+		char *args[8] = {(char *)commands[c][0], path};
+		for (size_t i = 1; commands[c][i]; i++)
+			args[i + 1] = strcmp(commands[c][i], "@") == 0
+					      ? (char *)fixture("minimal.json")
+					      : (char *)commands[c][i];
+		struct traced_run out;
+		tool(&out, args);
+		cr_assert(out.status == 0 || out.status == 1, "%s: %d %s", args[0], out.status,
+			  out.err);
+		cr_assert(!strchr(out.out, '\x1b') && !strchr(out.out, '\x07'),
+			  "%s let an escape through: %s", args[0], out.out);
+		if (c == 0)
+			cr_assert(strstr(out.out, "ended by x\\x1b]0;PWNED\\x07\\x1b[2J\n"), "%s",
+				  out.out);
+		traced_run_free(&out);
+	}
+	unlink(path);
+}
+
+/* Smaller ways the tool said less than the truth: a long --by cut at 127
+ * characters, --budget ignored by the text, a merged trace giving two
+ * devices one pid, run blaming CUDA for a report it could not write, and
+ * metrics exiting 0 for a process it could not ask. */
+Test(cli, options_are_taken_whole_or_refused)
+{
+	char by[400] = "";
+	for (int i = 0; i < 40; i++)
+		strcat(by, "tag,");
+	strcat(by, "stack");
+	struct traced_run run;
+	tool(&run, (char *[]){"diff", (char *)fixture("minimal.json"),
+			      (char *)fixture("minimal_b.json"), "--by", by, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "by stack (bytes at the peak)"), "%s", run.out);
+	traced_run_free(&run);
+	refused((char *[]){"report", (char *)fixture("minimal.json"), "--budget", "1GiB", NULL},
+		"vramtrace report: --budget draws a line on the html page only; for the peak "
+		"against a budget, use vramtrace check FILE --budget SIZE (see vramtrace report "
+		"--help)\n");
+	refused((char *[]){"run", "--simulate", "-o", "/nonexistent/dir/r.json", "--", "true",
+			   NULL},
+		"vramtrace run: no report can be written in /nonexistent/dir/: No such file or "
+		"directory\n");
+
+	char runtime[] = "/tmp/vt-runtime.XXXXXX", env[64];
+	cr_assert(mkdtemp(runtime));
+	snprintf(env, sizeof(env), "XDG_RUNTIME_DIR=%s", runtime);
+	struct run_options options = {.env = (const char *const[]){env, NULL}};
+	tool_in(&run, (char *[]){"metrics", "999999", NULL}, &options);
+	cr_assert_eq(run.status, 1);
+	cr_assert_str_eq(run.err, "vramtrace metrics: process 999999 is not traced by vramtrace "
+				  "(no control socket; it may have ended, or run with "
+				  "VRAMTRACE_CONTROL=0)\n");
+	traced_run_free(&run);
+	rmdir(runtime);
+}
+
+/* Ranks' devices were numbered rank * 1000 + ordinal in a merged trace:
+ * device 1000 of rank 0 and device 0 of rank 1 were one process. */
+Test(cli, every_device_of_a_merged_trace_has_its_own_pid)
+{
+	char path[600], merged[] = "/tmp/vt-trace.XXXXXX";
+	snprintf(path, sizeof(path), "%s/../golden/merged.json", build_path("VT_TEST_FIXTURES"));
+	json_t *document = json_load_file(path, 0, NULL);
+	cr_assert(document);
+	json_object_set_new(report_at(document, "ranks/0/report/devices/0"), "ordinal",
+			    json_integer(1000));
+	int fd = mkstemp(merged);
+	cr_assert(fd >= 0);
+	cr_assert_eq(json_dumpfd(document, fd, 0), 0);
+	close(fd);
+	json_decref(document);
+	struct traced_run run;
+	tool(&run, (char *[]){"report", merged, "--format", "trace", NULL});
+	unlink(merged);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_t *trace = json_loads(run.out, 0, NULL);
+	cr_assert(trace);
+	json_t *seen = json_object(), *event;
+	size_t i, processes = 0;
+	json_array_foreach (json_object_get(trace, "traceEvents"), i, event) {
+		if (strcmp(json_string_value(json_object_get(event, "name")), "process_name") != 0)
+			continue;
+		char pid[32];
+		snprintf(pid, sizeof(pid), "%lld",
+			 (long long)json_integer_value(json_object_get(event, "pid")));
+		cr_assert_null(json_object_get(seen, pid), "pid %s twice", pid);
+		json_object_set_new(seen, pid, json_true());
+		processes++;
+	}
+	cr_assert_eq(processes, 4);
+	json_decref(seen);
+	json_decref(trace);
+	traced_run_free(&run);
+}

@@ -296,6 +296,90 @@ class ControlTest(unittest.TestCase):
             server.kill()
             server.wait()
 
+    def fake_endpoint(self, pid, backlog=16):
+        """A socket where pid's control socket would be, that no tracer serves."""
+        os.makedirs(socket_dir(self.runtime), mode=0o700, exist_ok=True)
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(os.path.join(socket_dir(self.runtime), f"{pid}.sock"))
+        server.listen(backlog)
+        self.addCleanup(server.close)
+        return server
+
+    def test_a_full_queue_or_a_trickling_peer_ends_at_the_deadline(self):
+        """connect() to a socket whose queue is full blocked for ever, and a
+        peer sending a byte now and then kept snapshot reading for ever: the
+        whole exchange now has one deadline of 10 s."""
+        full = self.fake_endpoint(424242, backlog=0)
+        waiting = []
+        for _ in range(8):  # fill the queue: the next connection cannot get in
+            client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            client.setblocking(False)
+            self.addCleanup(client.close)
+            try:
+                client.connect(full.getsockname())
+            except BlockingIOError:
+                break
+            waiting.append(client)
+        trickling = self.fake_endpoint(424243)
+
+        def trickle():
+            peer, _ = trickling.accept()
+            peer.recv(100)
+            try:
+                while True:
+                    peer.sendall(b" ")
+                    time.sleep(0.5)
+            except OSError:
+                pass
+        threading.Thread(target=trickle, daemon=True).start()
+        env = dict(os.environ, XDG_RUNTIME_DIR=self.runtime)
+        start = time.monotonic()
+        runs = [subprocess.Popen([TOOL, "snapshot", str(pid)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, env=env)
+                for pid in (424242, 424243)]
+        results = [run.communicate(timeout=40) + (run.returncode,) for run in runs]
+        elapsed = time.monotonic() - start
+        self.assertEqual(results[0], ("", "vramtrace snapshot: process 424242 did not take the "
+                                      "connection within 10 s (its control socket's queue "
+                                      "is full)\n", 1))
+        self.assertEqual(results[1], ("", "vramtrace snapshot: process 424243 did not answer "
+                                      "within 10 s\n", 1))
+        self.assertLess(elapsed, 14)
+
+    def test_metrics_listen_drops_a_slow_client_and_serves_the_next(self):
+        """One client trickling its request kept every other scrape waiting
+        for ever; it has 2 s in all now."""
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        server = subprocess.Popen([TOOL, "metrics", "--listen", f"127.0.0.1:{port}"],
+                                  env=dict(os.environ, XDG_RUNTIME_DIR=self.runtime),
+                                  stderr=subprocess.PIPE, text=True)
+        self.addCleanup(server.wait)
+        self.addCleanup(server.kill)
+        self.assertIn("serving", server.stderr.readline())
+        slow = socket.create_connection(("127.0.0.1", port))
+        self.addCleanup(slow.close)
+
+        def trickle():
+            try:
+                for byte in b"GET /metrics HTTP/1.0\r\n" * 100:
+                    slow.send(bytes([byte]))
+                    time.sleep(0.5)
+            except OSError:
+                pass
+        threading.Thread(target=trickle, daemon=True).start()
+        time.sleep(0.2)
+        import http.client
+        start = time.monotonic()
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", "/metrics")
+        answer = connection.getresponse()
+        self.assertEqual(answer.status, 200)
+        self.assertTrue(answer.read().decode().endswith("# EOF\n"))
+        connection.close()
+        self.assertLess(time.monotonic() - start, 5)
+
     def test_watermark_records_what_was_live_at_each_crossing(self):
         target = self.start({"VRAMTRACE_WATERMARK": "5MiB,2MiB"})
         target.step("alloc 3145728 weights")

@@ -1,0 +1,254 @@
+/* Where the tool's output goes and what reaches it: documents that keep
+ * every piece (file names that are not UTF-8 escaped, never dropped),
+ * -o onto a regular file, a symlink, a new path, a device or a FIFO, the
+ * mode an output gets, and standard output that cannot be written. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *fixture(const char *name)
+{
+	static __thread char path[4][512];
+	static __thread int next;
+	char *out = path[next++ % 4];
+	snprintf(out, 512, "%s/%s", build_path("VT_TEST_FIXTURES"), name);
+	return out;
+}
+
+static void tool(struct traced_run *run, char **args)
+{
+	char *argv[32] = {(char *)build_path("VT_TEST_TOOL")};
+	size_t n = 1;
+	for (; args[n - 1] && n < 31; n++)
+		argv[n] = args[n - 1];
+	argv[n] = NULL;
+	struct run_options options = {0};
+	traced_run(run, &options, argv);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char command[2048];
+	snprintf(command, sizeof(command), "cp '%s' '%s'", from, to);
+	cr_assert_eq(system(command), 0);
+}
+
+static char *scratch(void)
+{
+	char *dir = strdup("/tmp/vt-out.XXXXXX");
+	cr_assert(mkdtemp(dir));
+	return dir;
+}
+
+static void remove_tree(char *dir)
+{
+	char command[600];
+	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+	cr_assert_eq(system(command), 0);
+	free(dir);
+}
+
+/* A file name that is not UTF-8 went into merge's and diff's documents
+ * through a json_pack that failed unchecked: merge dropped that rank and
+ * exited 0, diff --format json wrote an empty line. */
+Test(tool_output, file_names_that_are_not_utf8_are_kept_escaped)
+{
+	char *dir = scratch();
+	char odd[600], plain[600], merged[600];
+	snprintf(odd, sizeof(odd), "%s/r0\xff.json", dir);
+	snprintf(plain, sizeof(plain), "%s/r1.json", dir);
+	snprintf(merged, sizeof(merged), "%s/merged.json", dir);
+	copy_file(fixture("rank0.json"), odd);
+	copy_file(fixture("rank1.json"), plain);
+	struct traced_run run;
+	tool(&run, (char *[]){"merge", odd, plain, "-o", merged, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	traced_run_free(&run);
+	json_t *document = json_load_file(merged, 0, NULL);
+	cr_assert(document);
+	json_t *ranks = json_object_get(document, "ranks");
+	cr_assert_eq(json_array_size(ranks), 2);
+	char expected[640];
+	snprintf(expected, sizeof(expected), "%s/r0\\xff.json", dir);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ranks, 0), "file")),
+			 expected);
+	cr_assert_str_eq(
+		json_string_value(json_object_get(json_object_get(document, "peak"), "min_rank")),
+		"0");
+	json_decref(document);
+
+	tool(&run, (char *[]){"diff", odd, plain, "--format", "json", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	document = json_loads(run.out, 0, NULL);
+	cr_assert(document, "%s", run.out);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(document, "a"), "file")),
+			 expected);
+	json_decref(document);
+	traced_run_free(&run);
+	remove_tree(dir);
+}
+
+static void report_to(const char *out)
+{
+	struct traced_run run;
+	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), "-o", (char *)out, NULL});
+	cr_assert_eq(run.status, 0, "%s: %s", out, run.err);
+	cr_assert_str_eq(run.err, "");
+	traced_run_free(&run);
+}
+
+static bool starts_with_report(const char *path)
+{
+	char head[16] = "";
+	FILE *file = fopen(path, "r");
+	cr_assert(file, "%s", path);
+	cr_assert(fgets(head, sizeof(head), file));
+	fclose(file);
+	return strncmp(head, "command:", 8) == 0;
+}
+
+/* -o through a symlink replaced the link with a file; now the link stays
+ * and its target is replaced, keeping its mode. */
+Test(tool_output, a_symlink_is_written_through_and_a_file_keeps_its_mode)
+{
+	char *dir = scratch();
+	char real[600], link[600];
+	snprintf(real, sizeof(real), "%s/real.txt", dir);
+	snprintf(link, sizeof(link), "%s/link.txt", dir);
+	FILE *file = fopen(real, "w");
+	fputs("old\n", file);
+	fclose(file);
+	cr_assert_eq(chmod(real, 0640), 0);
+	cr_assert_eq(symlink("real.txt", link), 0);
+	report_to(link);
+	struct stat st;
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
+	cr_assert_eq(stat(real, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0640, "mode %o", st.st_mode & 07777);
+	cr_assert(starts_with_report(real));
+	remove_tree(dir);
+}
+
+/* A new file got 0600 whatever the umask; it follows the umask now. */
+Test(tool_output, a_new_file_follows_the_umask)
+{
+	char *dir = scratch();
+	static const struct {
+		const char *mask;
+		mode_t mode;
+	} cases[] = {{"022", 0644}, {"077", 0600}, {"002", 0664}};
+	for (size_t i = 0; i < 3; i++) {
+		char command[2048], out[600];
+		snprintf(out, sizeof(out), "%s/new%zu.txt", dir, i);
+		snprintf(command, sizeof(command), "umask %s && '%s' report '%s' -o '%s'",
+			 cases[i].mask, build_path("VT_TEST_TOOL"), fixture("minimal.json"), out);
+		cr_assert_eq(system(command), 0);
+		struct stat st;
+		cr_assert_eq(stat(out, &st), 0);
+		cr_assert_eq(st.st_mode & 07777, cases[i].mode, "umask %s: mode %o", cases[i].mask,
+			     st.st_mode & 07777);
+	}
+	remove_tree(dir);
+}
+
+/* A FIFO was replaced by a regular file (and, as root, so was /dev/null);
+ * a file that is not regular is written through now, and stays what it
+ * was. */
+Test(tool_output, a_fifo_is_written_through)
+{
+	char *dir = scratch();
+	char fifo[600], copy[600];
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(copy, sizeof(copy), "%s/copy.txt", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	pid_t reader = fork();
+	if (reader == 0) {
+		execlp("sh", "sh", "-c", "exec cat \"$0\" > \"$1\"", fifo, copy, (char *)NULL);
+		_exit(127);
+	}
+	report_to(fifo);
+	struct stat st;
+	cr_assert_eq(lstat(fifo, &st), 0);
+	if (!S_ISFIFO(st.st_mode))
+		kill(reader, SIGKILL); /* it waits for a writer that never came */
+	int status;
+	cr_assert_eq(waitpid(reader, &status, 0), reader);
+	cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+	cr_assert_eq(status, 0);
+	cr_assert(starts_with_report(copy));
+	remove_tree(dir);
+}
+
+/* A link to /proc/self/fd/1 (what /dev/stdout is) writes to standard
+ * output, wherever that goes, and the link stays. */
+Test(tool_output, a_link_to_standard_output_writes_there)
+{
+	char *dir = scratch();
+	char link[600];
+	snprintf(link, sizeof(link), "%s/stdout", dir);
+	cr_assert_eq(symlink("/proc/self/fd/1", link), 0);
+	struct traced_run run;
+	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), "-o", link, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strncmp(run.out, "command: ./serve --batch 8\n", 27) == 0, "%s", run.out);
+	traced_run_free(&run);
+	struct stat st;
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
+	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), "-o", dir, NULL});
+	cr_assert_eq(run.status, 2);
+	char expected[700];
+	snprintf(expected, sizeof(expected), "vramtrace report: cannot write %s: Is a directory\n",
+		 dir);
+	cr_assert_str_eq(run.err, expected);
+	traced_run_free(&run);
+	remove_tree(dir);
+}
+
+/* The tool run by sh with its standard output redirected as given:
+ * the exit status, and what it said on standard error into err. */
+static int redirected(const char *arguments, const char *redirection, char *err, size_t size)
+{
+	char command[2048];
+	snprintf(command, sizeof(command), "'%s' %s 2>&1 %s", build_path("VT_TEST_TOOL"), arguments,
+		 redirection);
+	FILE *pipe = popen(command, "r");
+	cr_assert(pipe);
+	size_t got = fread(err, 1, size - 1, pipe);
+	err[got] = '\0';
+	int status = pclose(pipe);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* check's verdict to a full disk or a closed descriptor exited 0 or 1
+ * having printed nothing; every command's standard output is checked. */
+Test(tool_output, standard_output_that_cannot_be_written_is_an_error)
+{
+	char arguments[1024], err[1024];
+	snprintf(arguments, sizeof(arguments), "check '%s' --budget 1GiB", fixture("minimal.json"));
+	cr_assert_eq(redirected(arguments, ">/dev/full", err, sizeof(err)), 2);
+	cr_assert_str_eq(err, "vramtrace check: cannot write to standard output: No space left on "
+			      "device\n");
+	snprintf(arguments, sizeof(arguments), "check '%s' --budget 1", fixture("minimal.json"));
+	cr_assert_eq(redirected(arguments, ">&-", err, sizeof(err)), 2);
+	cr_assert_str_eq(err,
+			 "vramtrace check: cannot write to standard output: Bad file descriptor\n");
+	snprintf(arguments, sizeof(arguments), "report '%s' --format json",
+		 fixture("minimal.json"));
+	cr_assert_eq(redirected(arguments, ">/dev/full", err, sizeof(err)), 2);
+	cr_assert_str_eq(err, "vramtrace report: cannot write to standard output: No space left "
+			      "on device\n");
+	cr_assert_eq(redirected("--version", ">/dev/full", err, sizeof(err)), 2);
+	cr_assert_str_eq(err, "vramtrace --version: cannot write to standard output: No space "
+			      "left on device\n");
+}

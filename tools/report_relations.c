@@ -1,0 +1,313 @@
+/* What no true report can say, found in the model once it is filled:
+ * parts above their whole (tags, kinds and stacks at the peak above the
+ * peak, a row's tags above the row, a row's lowest above its highest),
+ * a name listed twice (a diff would invent a change from it), fewer
+ * stacks at the peak than are listed, and a merged report whose summary
+ * disagrees with its ranks or holds one run twice. Each refusal names the
+ * field. */
+#define _GNU_SOURCE
+#include "report_relations.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct relations {
+	char *error;
+	size_t size;
+};
+
+static bool fail(struct relations *r, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static bool fail(struct relations *r, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	vsnprintf(r->error, r->size, format, args);
+	va_end(args);
+	return false;
+}
+
+/* Counts are below 2^62 (checked), so a sum of fewer than 2^62 of them
+ * cannot overflow 128 bits; it is compared, never printed, past 2^63. */
+typedef __int128 total;
+
+static bool not_above(struct relations *r, total part, int64_t whole, const char *path,
+		      const char *what, const char *whole_name)
+{
+	if (part <= whole)
+		return true;
+	char text[48];
+	snprintf(text, sizeof(text), "%" PRId64, part > INT64_MAX ? INT64_MAX : (int64_t)part);
+	return fail(r, "%s: %s%s%s%s bytes, more than %s %" PRId64, path, what, *what ? " " : "",
+		    part > INT64_MAX ? "more than " : "", text, whole_name, whole);
+}
+
+/* Whether names[i] is the first of its name; seen indexes them. */
+static bool first_time(json_t *seen, const char *name, bool *ok)
+{
+	if (json_object_get(seen, name))
+		return false;
+	*ok = json_object_set_new_nocheck(seen, name, json_true()) == 0;
+	return true;
+}
+
+static bool kinds(struct relations *r, const struct vt_owner *owner, const char *path)
+{
+	json_t *seen = json_object();
+	bool ok = seen != NULL;
+	for (size_t i = 0; ok && i < owner->kind_count; i++) {
+		const struct vt_kind_row *kind = &owner->kinds[i];
+		char where[300];
+		snprintf(where, sizeof(where), "%s.kinds[%zu]", path, i);
+		if (!first_time(seen, kind->kind, &ok))
+			ok = fail(r, "%s: kind \"%s\" is listed twice", where, kind->kind);
+		else
+			ok = ok &&
+			     not_above(r, kind->counters.at_peak_bytes, kind->counters.peak_bytes,
+				       where, "at_peak_bytes", "its own peak_bytes");
+	}
+	json_decref(seen);
+	return ok;
+}
+
+static bool tags(struct relations *r, const struct vt_owner *owner, const char *path)
+{
+	json_t *seen = json_object();
+	bool ok = seen != NULL;
+	total at_peak = 0;
+	for (size_t i = 0; ok && i < owner->tag_count; i++) {
+		const struct vt_tag_row *tag = &owner->tags[i];
+		char where[300];
+		snprintf(where, sizeof(where), "%s.tags[%zu]", path, i);
+		if (!first_time(seen, tag->tag, &ok))
+			ok = fail(r, "%s: tag \"%.64s\" is listed twice", where, tag->tag);
+		else
+			ok = ok &&
+			     not_above(r, tag->counters.at_peak_bytes, tag->counters.peak_bytes,
+				       where, "at_peak_bytes", "its own peak_bytes");
+		at_peak += tag->counters.at_peak_bytes;
+	}
+	json_decref(seen);
+	char where[300];
+	snprintf(where, sizeof(where), "%s.tags", path);
+	return ok && not_above(r, at_peak, owner->peak.bytes, where, "at the peak they hold",
+			       "the peak's");
+}
+
+static bool stacks(struct relations *r, const struct vt_owner *owner, const char *path)
+{
+	json_t *seen = json_object();
+	bool ok = seen != NULL;
+	total at_peak = 0;
+	int64_t holding = 0;
+	for (size_t i = 0; ok && i < owner->stack_count; i++) {
+		const struct vt_stack_row *stack = &owner->stacks[i];
+		char where[300], id[32];
+		snprintf(where, sizeof(where), "%s.stacks[%zu]", path, i);
+		snprintf(id, sizeof(id), "%" PRId64, stack->id);
+		if (!first_time(seen, id, &ok))
+			ok = fail(r, "%s: stack %s is listed twice", where, id);
+		else
+			ok = ok &&
+			     not_above(r, stack->counters.at_peak_bytes, stack->counters.peak_bytes,
+				       where, "at_peak_bytes", "its own peak_bytes");
+		at_peak += stack->counters.at_peak_bytes;
+		holding += stack->counters.at_peak_bytes > 0;
+	}
+	json_decref(seen);
+	char where[300];
+	snprintf(where, sizeof(where), "%s.stacks", path);
+	if (!ok ||
+	    !not_above(r, at_peak, owner->peak.bytes, where, "at the peak they hold", "the peak's"))
+		return false;
+	if (owner->stacks_at_peak.has && owner->stacks_at_peak.value < holding)
+		return fail(r,
+			    "%s.stacks_at_peak: %" PRId64 " is fewer than the %" PRId64
+			    " stacks listed with bytes at the peak",
+			    path, owner->stacks_at_peak.value, holding);
+	if (!owner->stacks_at_peak_bytes.has)
+		return true;
+	snprintf(where, sizeof(where), "%s.stacks_at_peak_bytes", path);
+	if (owner->stacks_at_peak_bytes.value < at_peak)
+		return fail(r, "%s: %" PRId64 " is less than the listed stacks' %" PRId64, where,
+			    owner->stacks_at_peak_bytes.value, (int64_t)at_peak);
+	return not_above(r, owner->stacks_at_peak_bytes.value, owner->peak.bytes, where, "",
+			 "the peak's");
+}
+
+static bool row(struct relations *r, const struct vt_timeline_row *row, int64_t peak,
+		const char *where)
+{
+	int64_t high = row->max_bytes.has ? row->max_bytes.value : row->live_bytes;
+	total tags = 0;
+	for (size_t t = 0; t < row->by_tag_count; t++)
+		tags += row->by_tag[t].bytes;
+	if (row->min_bytes.has && row->min_bytes.value > high)
+		return fail(r, "%s: min_bytes %" PRId64 " is above max_bytes %" PRId64, where,
+			    row->min_bytes.value, high);
+	if (row->end_bytes.has && row->end_bytes.value > high)
+		return fail(r, "%s: end_bytes %" PRId64 " is above max_bytes %" PRId64, where,
+			    row->end_bytes.value, high);
+	if (row->min_bytes.has && row->end_bytes.has && row->min_bytes.value > row->end_bytes.value)
+		return fail(r, "%s: min_bytes %" PRId64 " is above end_bytes %" PRId64, where,
+			    row->min_bytes.value, row->end_bytes.value);
+	return not_above(r, high, peak, where, "max_bytes", "the peak's") &&
+	       not_above(r, tags, high, where, "by_tag holds", "the row's");
+}
+
+static bool timeline(struct relations *r, const struct vt_owner *owner, const char *path)
+{
+	for (size_t i = 0; i < owner->timeline.row_count; i++) {
+		char where[300];
+		snprintf(where, sizeof(where), "%s.timeline.rows[%zu]", path, i);
+		if (!row(r, &owner->timeline.rows[i], owner->peak.bytes, where))
+			return false;
+	}
+	return true;
+}
+
+static bool failures(struct relations *r, const struct vt_owner *owner, const char *path)
+{
+	for (size_t i = 0; i < owner->failure_count; i++) {
+		const struct vt_failure *failure = &owner->failures[i];
+		total live = 0;
+		for (size_t t = 0; t < failure->live_by_tag_count; t++)
+			live += failure->live_by_tag[t].bytes;
+		char where[300];
+		snprintf(where, sizeof(where), "%s.failures[%zu].snapshot.live_by_tag", path, i);
+		if (!not_above(r, live, failure->live_bytes, where, "it holds", "live_bytes"))
+			return false;
+	}
+	return true;
+}
+
+static bool owner(struct relations *r, const struct vt_owner *owner, const char *path)
+{
+	char where[300];
+	snprintf(where, sizeof(where), "%s.live_at_exit_bytes", path);
+	if (!not_above(r, owner->live_at_exit_bytes, owner->peak.bytes, where, "", "the peak's"))
+		return false;
+	snprintf(where, sizeof(where), "%s.peak_since_reset.bytes", path);
+	if (owner->since_reset.present &&
+	    !not_above(r, owner->since_reset.bytes, owner->peak.bytes, where, "", "the peak's"))
+		return false;
+	return kinds(r, owner, path) && tags(r, owner, path) && stacks(r, owner, path) &&
+	       timeline(r, owner, path) && failures(r, owner, path);
+}
+
+static bool report(struct relations *r, const struct vt_report *report, const char *prefix)
+{
+	char path[300];
+	for (size_t i = 0; i < report->device_count; i++) {
+		snprintf(path, sizeof(path), "%s.devices[%zu]", prefix, i);
+		if (!owner(r, &report->devices[i], path))
+			return false;
+	}
+	snprintf(path, sizeof(path), "%s.host", prefix);
+	return owner(r, &report->host, path);
+}
+
+/* The ranks' runs, each once: host, process and start. */
+static bool distinct_runs(struct relations *r, const struct vt_merged *merged)
+{
+	json_t *seen = json_object();
+	bool ok = seen != NULL;
+	for (size_t i = 0; ok && i < merged->rank_count; i++) {
+		const struct vt_run *run = &merged->ranks[i].report.run;
+		char *identity;
+		const char *host = run->host ? run->host : "?";
+		if (asprintf(&identity, "%zu:%s/%" PRId64 "/%s", strlen(host), host, run->pid,
+			     run->start ? run->start : "?") < 0)
+			return json_decref(seen), fail(r, "out of memory");
+		json_t *before = json_object_get(seen, identity);
+		if (before)
+			ok = fail(r,
+				  ".ranks[%zu]: the same run as .ranks[%" PRId64
+				  "] (process %" PRId64 "), counted twice",
+				  i, (int64_t)json_integer_value(before), run->pid);
+		else
+			ok = json_object_set_new_nocheck(seen, identity,
+							 json_integer((json_int_t)i)) == 0 ||
+			     fail(r, "out of memory");
+		free(identity);
+	}
+	json_decref(seen);
+	return ok;
+}
+
+/* The summary's peak, as the ranks give it. */
+static bool merged_peak(struct relations *r, const struct vt_merged *merged)
+{
+	int64_t max = 0, min = INT64_MAX;
+	for (size_t i = 0; i < merged->rank_count; i++) {
+		int64_t peak = vt_report_peak(&merged->ranks[i].report);
+		max = peak > max ? peak : max;
+		min = peak < min ? peak : min;
+	}
+	if (merged->peak_max_bytes != max)
+		return fail(r,
+			    "peak.max_bytes: %" PRId64 ", but the ranks' highest peak is %" PRId64,
+			    merged->peak_max_bytes, max);
+	if (merged->peak_min_bytes != min)
+		return fail(r,
+			    "peak.min_bytes: %" PRId64 ", but the ranks' lowest peak is %" PRId64,
+			    merged->peak_min_bytes, min);
+	if (merged->peak_skew_bytes != max - min)
+		return fail(r, "peak.skew_bytes: %" PRId64 ", but max less min is %" PRId64,
+			    merged->peak_skew_bytes, max - min);
+	return true;
+}
+
+/* Each tag's bytes at the peaks, summed over the ranks and at most on one,
+ * as the ranks give them; each tag listed once. */
+static bool merged_tags(struct relations *r, const struct vt_merged *merged)
+{
+	for (size_t t = 0; t < merged->tag_count; t++) {
+		const struct vt_merged_tag *tag = &merged->tags[t];
+		total sum = 0;
+		int64_t most = 0;
+		for (size_t i = 0; i < merged->rank_count; i++) {
+			const struct vt_report *report = &merged->ranks[i].report;
+			int64_t rank = 0;
+			for (size_t d = 0; d < report->device_count; d++)
+				for (size_t k = 0; k < report->devices[d].tag_count; k++)
+					if (strcmp(report->devices[d].tags[k].tag, tag->tag) == 0)
+						rank += report->devices[d]
+								.tags[k]
+								.counters.at_peak_bytes;
+			sum += rank;
+			most = rank > most ? rank : most;
+		}
+		for (size_t u = 0; u < t; u++)
+			if (strcmp(merged->tags[u].tag, tag->tag) == 0)
+				return fail(r, ".tags[%zu]: tag \"%.64s\" is listed twice", t,
+					    tag->tag);
+		if (tag->at_peak_sum_bytes != sum || tag->at_peak_max_bytes != most)
+			return fail(
+				r,
+				".tags[%zu]: tag \"%.64s\" holds %" PRId64 " summed and %" PRId64
+				" at most on one rank, but the ranks give %" PRId64 " and %" PRId64,
+				t, tag->tag, tag->at_peak_sum_bytes, tag->at_peak_max_bytes,
+				sum > INT64_MAX ? INT64_MAX : (int64_t)sum, most);
+	}
+	return true;
+}
+
+bool vt_report_relations(const struct vt_report *single, const struct vt_merged *merged,
+			 char *error, size_t size)
+{
+	struct relations r = {error, size};
+	if (!merged)
+		return report(&r, single, "");
+	for (size_t i = 0; i < merged->rank_count; i++) {
+		char prefix[64];
+		snprintf(prefix, sizeof(prefix), ".ranks[%zu].report", i);
+		if (!report(&r, &merged->ranks[i].report, prefix))
+			return false;
+	}
+	return distinct_runs(&r, merged) && merged_peak(&r, merged) && merged_tags(&r, merged);
+}
