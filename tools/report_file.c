@@ -3,8 +3,8 @@
 #include "../lib/core/tags.h"
 #include "../lib/report/report_schema.h"
 #include "report_relations.h"
+#include "report_text.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -561,102 +561,6 @@ static bool check_and_fill(struct vt_report_file *out, char *error, size_t size)
 	return true;
 }
 
-/* Whether text[0..length) is a whole number from 2^63 to 2^64-1, which
- * jansson's signed integers cannot hold. */
-static bool unsigned_only(const char *text, size_t length)
-{
-	if (length < 19 || length > 20 || text[0] == '0')
-		return false; /* JSON has no leading zero to hide */
-	unsigned __int128 value = 0;
-	for (size_t i = 0; i < length; i++)
-		value = value * 10 + (unsigned)(text[i] - '0');
-	return value > INT64_MAX && value <= UINT64_MAX;
-}
-
-/* The length of the number at text (digits, fraction, exponent). */
-static size_t number_length(const char *text, const char *end, bool *whole)
-{
-	const char *p = text;
-	*whole = true;
-	while (p < end && (isdigit((unsigned char)*p) || strchr("+-.eE", *p))) {
-		*whole = *whole && isdigit((unsigned char)*p);
-		p++;
-	}
-	return (size_t)(p - text);
-}
-
-struct quoted {
-	const char *text;
-	size_t length;
-	char *out; /* NULL until the first number to quote */
-	size_t used;
-};
-
-static bool emit(struct quoted *q, size_t at, const char *piece, size_t n)
-{
-	if (!q->out && !piece)
-		return true;
-	if (!q->out) {
-		/* each quoted number adds two bytes to one of at least 19 */
-		if (!(q->out = malloc(q->length + q->length / 8 + 64)))
-			return false;
-		memcpy(q->out, q->text, at);
-		q->used = at;
-	}
-	memcpy(q->out + q->used, piece ? piece : q->text + at, n);
-	q->used += n;
-	return true;
-}
-
-/* jansson holds an array or an object in 150 to 250 bytes, so a file of
- * "[]," or "{}," (3 bytes each) took 45 to 80 times its size in memory
- * (12 GB for 250 MB) before any check could look at it. A report holds one
- * per 100 bytes or so (one per 25 written compactly); past one per 16, a
- * document is refused before it is parsed, which bounds what parsing takes
- * to some 25 times the file's size, as the densest reports take. The slack
- * lets a small document (an empty report) through whatever its shape. */
-#define BYTES_PER_CONTAINER 16
-#define CONTAINER_SLACK     4096
-
-/* A copy of the document in which every number from 2^63 to 2^64-1 (the
- * tracer writes request sizes as they were asked, to 2^64-1) is a string
- * of its digits, read back exactly by vt_request_bytes; NULL when there is
- * none, and the document is parsed as it is. */
-static char *quote_unsigned(const char *text, size_t length, size_t *out_length, bool *no_memory,
-			    size_t *containers)
-{
-	struct quoted q = {text, length, NULL, 0};
-	bool in_string = false;
-	*no_memory = false;
-	*containers = 0;
-	for (size_t i = 0; i < length;) {
-		char ch = text[i];
-		size_t n = 1;
-		bool whole = false;
-		if (in_string && ch == '\\' && i + 1 < length)
-			n = 2;
-		else if (ch == '"')
-			in_string = !in_string;
-		else if (!in_string && (ch == '[' || ch == '{'))
-			++*containers;
-		else if (!in_string && (isdigit((unsigned char)ch) || ch == '-'))
-			n = number_length(text + i, text + length, &whole);
-		if (whole && unsigned_only(text + i, n)) {
-			char quoted[24] = "\"";
-			memcpy(quoted + 1, text + i, n);
-			quoted[n + 1] = '"';
-			if (!emit(&q, i, quoted, n + 2)) {
-				*no_memory = true;
-				return NULL;
-			}
-		} else if (q.out) {
-			emit(&q, i, NULL, n);
-		}
-		i += n;
-	}
-	*out_length = q.used;
-	return q.out;
-}
 /* The whole of path ("-": standard input) into *text. A FIFO, device or
  * socket is refused before any read, so that none can hang a command: it
  * is opened without waiting for a writer and looked at first. */
@@ -729,7 +633,8 @@ json_t *vt_report_parse(const char *path, const char *text, size_t length, char 
 {
 	size_t quoted_length = 0, containers;
 	bool no_memory;
-	char *quoted = quote_unsigned(text, length, &quoted_length, &no_memory, &containers);
+	char *quoted =
+		vt_report_quote_unsigned(text, length, &quoted_length, &no_memory, &containers);
 	if (containers > length / BYTES_PER_CONTAINER + CONTAINER_SLACK) {
 		free(quoted);
 		snprintf(error, size,
