@@ -21,9 +21,9 @@
  *   INTEGER             integer        any integer, required     int64_t
  *   STRING              string         a string, required        const char *
  *   STRING_OR_NULL      string, null   a string, null or absent  const char *, NULL
- *   FIGURE              integer >= 0   not checked               int64_t, 0 if not one
- *   FIGURE_OR_NULL      integer, null  not checked               struct vt_maybe
- *   SIGNED              integer        not checked               int64_t
+ *   FIGURE              integer >= 0   below 2^63, null, absent  int64_t, 0 if not one
+ *   FIGURE_OR_NULL      integer, null  as FIGURE                 struct vt_maybe
+ *   SIGNED              integer        an integer, or absent     int64_t
  *   NOTE                string, null   not checked               const char *, NULL
  *   FLAG                true, false    not checked               bool (true only if true)
  *   NESTED              an object or array written, checked and read by hand
@@ -32,8 +32,10 @@
  * unless known; a STACK_OR_NULL's is the stack id, null when it is none.
  * A NESTED field's value is the writer's call that writes it, in its
  * place; the checker and the filler read it by hand.
- * The unchecked types are figures no reader sums nor trusts (the checker
- * looked at them never; checking them is a change of its own).
+ * FIGURE and SIGNED may be absent, as older reports lack some; NOTE and
+ * FLAG are words no reader computes with, and are not checked. Figures that
+ * contradict each other (parts above their whole) are refused by hand
+ * (tools/report_relations.c).
  *
  * What stays by hand, being no flat list of fields: the document's top
  * level, the arrays and nested objects (NESTED), objects keyed by name

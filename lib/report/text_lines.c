@@ -15,17 +15,33 @@ static double percent(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* The length of the UTF-8 character at c that a terminal shows as text,
+ * or 0: a malformed sequence, or a C1 control (U+0080 to U+009F, which
+ * some terminals obey as escapes). */
+static size_t printable_utf8(const unsigned char *c)
+{
+	size_t length = *c >= 0xf0 && *c <= 0xf4 ? 4 : *c >= 0xe0 ? 3 : *c >= 0xc2 ? 2 : 0;
+	if (*c > 0xf4)
+		return 0;
+	for (size_t i = 1; i < length; i++)
+		if ((c[i] & 0xc0) != 0x80)
+			return 0;
+	return length == 2 && c[0] == 0xc2 && c[1] < 0xa0 ? 0 : length;
+}
+
 void vt_text_safe(FILE *out, const char *text)
 {
-	for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c++) {
+	for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c;) {
+		size_t length = *c < 0x80 ? 1 : printable_utf8(c);
 		if (*c == '\n')
 			fputs("\\n", out);
 		else if (*c == '\t')
 			fputs("\\t", out);
-		else if (*c < 0x20 || *c == 0x7f)
+		else if (*c < 0x20 || *c == 0x7f || !length)
 			fprintf(out, "\\x%02x", *c);
 		else
-			fputc(*c, out);
+			fwrite(c, 1, length, out);
+		c += length ? length : 1;
 	}
 }
 

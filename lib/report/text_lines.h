@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* text with control characters escaped (\n, \t, \xNN). */
+/* text with what a terminal would obey escaped (\n, \t, \xNN): control
+ * characters, C1 controls and bytes that are not UTF-8; other characters
+ * as they are. */
 void vt_text_safe(FILE *out, const char *text);
 /* bytes as "1.50 GiB", "-1.50 GiB" below zero, into buf. */
 const char *vt_text_size(int64_t bytes, char *buf, unsigned size);

@@ -8,6 +8,7 @@
 
 #include "report/cuda_errors.h"
 #include "report/report.h"
+#include "report/text_lines.h"
 
 #define MiB (1ull << 20)
 
@@ -92,4 +93,21 @@ Test(report, a_failure_is_named_as_the_program_saw_it)
 	cr_assert_str_eq(vt_cuda_error_name(NULL, 201), "CUDA_ERROR_INVALID_CONTEXT");
 	cr_assert_str_eq(vt_cuda_error_name("cudaMalloc", 201), "cudaErrorDeviceUninitialized");
 	cr_assert_null(vt_cuda_error_name("cudaMalloc", 12345));
+}
+
+/* A name from a report reaches a terminal as text: controls, C1 controls
+ * (U+009B is a CSI to some terminals) and bytes that are not UTF-8 escaped,
+ * other characters kept whole. */
+Test(report, text_a_terminal_would_obey_is_escaped)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	vt_text_safe(out, "kv\x1b[2J\tcach\xc3\xa9 \xc2\x9b"
+			  "1m \x9b \xe2\x82\xac \xf0\x9f\x94\xa5 \xe2\x82");
+	fclose(out);
+	cr_assert_str_eq(
+		text, "kv\\x1b[2J\\tcach\xc3\xa9 \\xc2\\x9b1m \\x9b \xe2\x82\xac \xf0\x9f\x94\xa5 "
+		      "\\xe2\\x82");
+	free(text);
 }
