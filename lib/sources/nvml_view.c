@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "nvml_view.h"
 
+#include "../core/thread_space.h"
+
 #include "background.h"
 #include "devices.h"
 #include "tracking.h"
@@ -286,15 +288,15 @@ static bool worth_reading(uint64_t unread)
 	return false;
 }
 
-void vt_nvml_before_free(void)
+/* On the tracer's own stack: NVML's calls, and the list of processes
+ * they fill, take kilobytes, which the program's thread may not have. */
+static void read_at_peak(void *unused)
 {
-	uint64_t unread = atomic_load_explicit(&view.unread_peaks, memory_order_relaxed);
-	if (!unread || !worth_reading(unread))
-		return;
+	(void)unused;
 	/* The sampler may be reading: its reading is short, and this one is
 	 * the only one taken at the peak itself. */
 	pthread_mutex_lock(&view.sampling);
-	unread = atomic_load(&view.unread_peaks);
+	uint64_t unread = atomic_load(&view.unread_peaks);
 	if (unread) {
 		sample_devices(unread);
 		atomic_store(&view.last_peak_read_ns, now_ns());
@@ -304,6 +306,13 @@ void vt_nvml_before_free(void)
 						      vt_tracking_live(d), memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&view.sampling);
+}
+
+void vt_nvml_before_free(void)
+{
+	uint64_t unread = atomic_load_explicit(&view.unread_peaks, memory_order_relaxed);
+	if (unread && worth_reading(unread))
+		vt_thread_run_on_own_stack(read_at_peak, NULL); /* none: no reading */
 }
 
 void vt_nvml_start(unsigned period_ms)

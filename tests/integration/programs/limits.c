@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,14 +157,14 @@ static int exec_unflushed(const char *self)
 
 /* How much of a thread's stack an allocation and a free take: the thread
  * runs on a stack filled with a pattern, and what is left of it untouched
- * is counted from the bottom. */
+ * is counted from the bottom. Each round's allocation is a new peak, so
+ * its free is where the device is read at the peak (NVML). */
 enum { MEASURED_STACK = 256 * 1024, PATTERN = 0xa5 };
 
 static void *allocate_on_measured(void *arg)
 {
-	(void)arg;
 	void *p = NULL;
-	cudaMalloc(&p, MiB);
+	cudaMalloc(&p, (size_t)arg);
 	cudaFree(p);
 	return NULL;
 }
@@ -178,7 +179,8 @@ static int stack_use(void)
 		pthread_attr_init(&attributes);
 		pthread_attr_setstack(&attributes, stack, MEASURED_STACK);
 		pthread_t thread;
-		if (pthread_create(&thread, &attributes, allocate_on_measured, NULL) != 0)
+		void *bytes = (void *)(uintptr_t)((round + 2) * MiB);
+		if (pthread_create(&thread, &attributes, allocate_on_measured, bytes) != 0)
 			return 1;
 		pthread_join(thread, NULL);
 		size_t untouched = 0;
