@@ -20,6 +20,15 @@ static const char *fallback_directory(void)
 	return tmpdir && tmpdir[0] == '/' ? tmpdir : "/tmp";
 }
 
+bool vt_destination_fallback(const char *failed, char *out, size_t size)
+{
+	const char *slash = strrchr(failed, '/'), *directory = fallback_directory();
+	size_t length = slash ? (size_t)(slash - failed) : 0;
+	if (!slash || (strlen(directory) == length && strncmp(directory, failed, length) == 0))
+		return false;
+	return (size_t)snprintf(out, size, "%s/%s", directory, slash + 1) < size;
+}
+
 /* template, expanded against directory (NULL: the working one); one that
  * names a directory takes default_name inside it. */
 static bool expand_in(const char *directory, const char *template_path,

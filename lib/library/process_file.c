@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include "../descriptors.h"
 #include "../log.h"
 #include "../report/output.h"
+#include "destination.h"
 #include "state.h"
 
 static char written[4096];
@@ -67,6 +69,26 @@ bool vt_process_file_put(struct vt_report *report)
 	return ok;
 }
 
+/* The final report where its place refused it, in $TMPDIR instead. */
+static bool put_in_fallback(struct vt_report *report, const char *failed, int error)
+{
+	char other[4096], refused[4096];
+	snprintf(refused, sizeof(refused), "%s", failed); /* written is about to change */
+	if (!vt_destination_fallback(refused, other, sizeof(other)))
+		return false;
+	struct vt_stderr_guard quiet;
+	vt_quiet_begin(&quiet);
+	bool ok = vt_output_write(other, vt_process_file_json, report, written, sizeof(written));
+	vt_quiet_end(&quiet);
+	if (!ok)
+		return false;
+	atomic_store(&have_written, true);
+	note_written(written);
+	vt_warn("cannot write the report to %s: %s; written to %s instead", refused,
+		strerror(error), written);
+	return true;
+}
+
 /* The program's standard error is its own, not the place for a whole
  * document. */
 bool vt_process_file_put_or_say(struct vt_report *report, bool final)
@@ -78,6 +100,8 @@ bool vt_process_file_put_or_say(struct vt_report *report, bool final)
 	if (!written_before && !vt_library.output_ok)
 		return false; /* said once already, on activation */
 	const char *path = written_before ? written : vt_library.output_path;
+	if (final && put_in_fallback(report, path, error))
+		return true;
 	if (final)
 		vt_warn("cannot write the report to %s: %s; no report written", path,
 			strerror(error));

@@ -233,13 +233,19 @@ Test(output, the_run_list_is_never_created_nor_followed)
 	rmdir(dir);
 }
 
+/* A place that cannot take the report is said in one line, and the report
+ * goes to $TMPDIR; where that cannot take it either, none is written. */
 Test(output, an_unwritable_output_is_said_in_one_line)
 {
+	char tmpdir[64], env_tmpdir[128];
+	make_temporary_dir(tmpdir, sizeof(tmpdir), "tmpdir");
+	snprintf(env_tmpdir, sizeof(env_tmpdir), "TMPDIR=%s", tmpdir);
 	struct traced_run run;
 	struct run_options options = {
 		.preload = true,
 		.simulate = true,
 		.output_name = "no/such/dir/report.json",
+		.env = (const char *const[]){env_tmpdir, NULL},
 	};
 	traced_run(&run, &options, (char *[]){(char *)program_path("ending"), "return", NULL});
 	cr_assert_eq(run.status, 3, "the program's own status");
@@ -247,9 +253,19 @@ Test(output, an_unwritable_output_is_said_in_one_line)
 	char expected[600];
 	snprintf(expected, sizeof(expected),
 		 "vramtrace: cannot write the report to %s/no/such/dir/report.json: No such file "
+		 "or directory; written to %s/report.json instead\n",
+		 run.dir, tmpdir);
+	cr_assert_str_eq(run.err, expected, "one line, and no report dumped on stderr");
+	cr_assert_eq(files_in(tmpdir, ".json"), 1, "the report in %s", tmpdir);
+	traced_run_free(&run);
+	remove_tree(tmpdir);
+	options.env = (const char *const[]){"TMPDIR=/no/such/tmpdir", NULL};
+	traced_run(&run, &options, (char *[]){(char *)program_path("ending"), "return", NULL});
+	snprintf(expected, sizeof(expected),
+		 "vramtrace: cannot write the report to %s/no/such/dir/report.json: No such file "
 		 "or directory; no report written\n",
 		 run.dir);
-	cr_assert_str_eq(run.err, expected, "one line, and no report dumped on stderr");
+	cr_assert_str_eq(run.err, expected);
 	traced_run_free(&run);
 }
 
@@ -319,6 +335,36 @@ Test(output, host_memory_running_out_at_exit_is_the_tracers_failure, .timeout = 
  * VRAMTRACE_OUTPUT has no place, so the report goes to $TMPDIR, and the
  * warning says why in words (it said "expands to a path too long" and
  * "cannot write the report to : Success"). */
+/* A scratch directory the program worked in and removed before its end:
+ * the report, whose place was there, goes to $TMPDIR, said in one line. */
+Test(output, a_place_removed_before_the_end_sends_the_report_to_tmpdir)
+{
+	char tmpdir[64], scratch[64], env_tmpdir[128];
+	make_temporary_dir(tmpdir, sizeof(tmpdir), "tmpdir");
+	make_temporary_dir(scratch, sizeof(scratch), "scratch");
+	snprintf(env_tmpdir, sizeof(env_tmpdir), "TMPDIR=%s", tmpdir);
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMTRACE_OUTPUT=scratch.%p.json", env_tmpdir, NULL}};
+	struct traced_run run;
+	traced_run(&run, &options,
+		   (char *[]){(char *)program_path("odd_names"), "leave", scratch, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char said[512];
+	snprintf(said, sizeof(said), "vramtrace: cannot write the report to %s/scratch.", scratch);
+	cr_assert(strstr(run.err, said), "%s", run.err);
+	snprintf(said, sizeof(said), ": No such file or directory; written to %s/scratch.", tmpdir);
+	cr_assert(strstr(run.err, said), "%s", run.err);
+	cr_assert_eq(files_in(tmpdir, ".json"), 1, "the report in %s", tmpdir);
+	char command[256];
+	snprintf(command, sizeof(command),
+		 "grep -q '\"live_at_exit_bytes\": 3145728' %s/scratch.*.json", tmpdir);
+	cr_assert_eq(system(command), 0, "the report holds the 3 MiB allocation");
+	traced_run_free(&run);
+	remove_tree(tmpdir);
+}
+
 Test(output, a_removed_working_directory_sends_the_report_to_tmpdir)
 {
 	char tmpdir[64], gone[64], env_tmpdir[128];
