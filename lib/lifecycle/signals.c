@@ -140,12 +140,17 @@ static bool is_tracers(const struct sigaction *action)
 	return (action->sa_flags & SA_SIGINFO) && action->sa_sigaction == handler;
 }
 
-static void tracer_action(int signal_number, struct sigaction *action)
+/* The flags that change how the tracer's handler runs; the program's
+ * others travel with it, so that the kernel keeps or drops them as it
+ * would the program's own. */
+#define TRACER_FLAGS (SA_SIGINFO | SA_ONSTACK | SA_RESTART | SA_NODEFER | SA_RESETHAND)
+
+static void tracer_action(int signal_number, struct sigaction *action, int program_flags)
 {
 	(void)signal_number;
 	memset(action, 0, sizeof(*action));
 	action->sa_sigaction = handler;
-	action->sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	action->sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART | (program_flags & ~TRACER_FLAGS);
 	vt_ending_signals_fill(&action->sa_mask);
 	for (size_t i = 0; i < vt_ending_signal_count; i++)
 		if (is_fault(vt_ending_signal_numbers[i]))
@@ -163,7 +168,7 @@ static void install(int signal_number)
 	atomic_store(&watched[signal_number], true);
 	if (!is_default(&old))
 		return;
-	tracer_action(signal_number, &action);
+	tracer_action(signal_number, &action, 0);
 	vt_real_sigaction(signal_number, &action, NULL);
 }
 
@@ -178,6 +183,31 @@ static bool is_handler(const struct sigaction *action)
 	       (action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN);
 }
 
+/* The program's action as a query returns it when set as given: glibc
+ * adds its restorer, the kernel drops the flags it does not know and
+ * SIGKILL and SIGSTOP from the mask. set is what was given in its place,
+ * held as now. */
+static struct sigaction as_kept(const struct sigaction *given, const struct sigaction *set,
+				const struct sigaction *now)
+{
+	struct sigaction kept = *given;
+	int dropped = set->sa_flags & ~now->sa_flags, added = now->sa_flags & ~set->sa_flags;
+	kept.sa_flags = (given->sa_flags & ~dropped) | added;
+	kept.sa_restorer = now->sa_restorer;
+	sigdelset(&kept.sa_mask, SIGKILL);
+	sigdelset(&kept.sa_mask, SIGSTOP);
+	return kept;
+}
+
+static void remember(int signal_number, const struct sigaction *given, const struct sigaction *set)
+{
+	struct sigaction now;
+	if (set != given && vt_real_sigaction(signal_number, NULL, &now) == 0)
+		shown[signal_number] = as_kept(given, set, &now);
+	else
+		shown[signal_number] = *given;
+}
+
 VT_EXPORT int sigaction(int signal_number, const struct sigaction *action, struct sigaction *old)
 {
 	if (signal_number <= 0 || signal_number >= NSIG)
@@ -186,7 +216,7 @@ VT_EXPORT int sigaction(int signal_number, const struct sigaction *action, struc
 	struct sigaction previous, ours;
 	const struct sigaction *setting = action;
 	if (action && tracked && is_default(action)) {
-		tracer_action(signal_number, &ours);
+		tracer_action(signal_number, &ours, action->sa_flags);
 		setting = &ours;
 	} else if (action && (action->sa_flags & SA_ONSTACK) && is_handler(action)) {
 		onstack_action[signal_number] = *action;
@@ -199,7 +229,7 @@ VT_EXPORT int sigaction(int signal_number, const struct sigaction *action, struc
 	if (vt_real_sigaction(signal_number, setting, &previous) != 0)
 		return -1;
 	if (action)
-		shown[signal_number] = *action;
+		remember(signal_number, action, setting);
 	if (old)
 		*old = is_tracers(&previous) || is_trampoline(&previous) ? was_shown : previous;
 	return 0;

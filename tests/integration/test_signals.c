@@ -88,3 +88,14 @@ Test(signals, a_recovered_sigsegv_does_not_end_the_trace)
 		     "the 2 GiB allocated after the recovery counts");
 	traced_run_free(&run);
 }
+
+/* A query returns what it returns without vramtrace, the flags, mask and
+ * restorer glibc and the kernel keep included, also where the tracer's
+ * handler stands in for a default action the program set again. */
+Test(signals, a_query_returns_the_action_as_the_kernel_keeps_it)
+{
+	struct both runs;
+	run_both(&runs, "signal_calls", "queries", "cuda", NULL);
+	same_behaviour(&runs);
+	free_both(&runs);
+}

@@ -1,0 +1,111 @@
+/* glibc's ways to set and ask a signal's action, chosen by argv[1], before
+ * CUDA is first used and after (argv[2] "cuda"), or in a process that never
+ * uses it (anything else): what it prints must be the same with and without
+ * vramtrace. */
+#define _GNU_SOURCE
+#include <cuda_runtime_api.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static bool uses_cuda;
+static void *held;
+
+static int hold(void)
+{
+	return !uses_cuda || cudaMalloc(&held, 64 << 20) == cudaSuccess ? 0 : 1;
+}
+
+static void handler(int signal_number)
+{
+	(void)signal_number;
+}
+
+/* glibc's restorer, as a query of an action it set returns it. */
+static void (*restorer)(void);
+
+static void find_restorer(void)
+{
+	struct sigaction action;
+	memset(&action, 0, sizeof(action));
+	action.sa_handler = SIG_IGN;
+	sigaction(SIGWINCH, &action, NULL);
+	sigaction(SIGWINCH, NULL, &action);
+	restorer = action.sa_restorer;
+	signal(SIGWINCH, SIG_DFL);
+}
+
+static const char *named(void (*handler_seen)(int))
+{
+	return handler_seen == SIG_DFL    ? "SIG_DFL"
+	       : handler_seen == SIG_IGN  ? "SIG_IGN"
+	       : handler_seen == SIG_ERR  ? "SIG_ERR"
+	       : handler_seen == SIG_HOLD ? "SIG_HOLD"
+	       : handler_seen == handler  ? "handler"
+					  : "another";
+}
+
+/* The whole action as a query returns it: handler, flags, the 64
+ * signals' mask and the restorer. */
+static void show(const char *when, int signal_number)
+{
+	struct sigaction action;
+	memset(&action, 0x5a, sizeof(action));
+	if (sigaction(signal_number, NULL, &action) != 0) {
+		printf("%s %d: query failed\n", when, signal_number);
+		return;
+	}
+	unsigned long long mask = 0;
+	for (int other = 1; other < 65; other++)
+		if (sigismember(&action.sa_mask, other) == 1)
+			mask |= 1ull << (other - 1);
+	printf("%s %d: %s flags %#x mask %#llx restorer %s\n", when, signal_number,
+	       named(action.sa_handler), (unsigned)action.sa_flags, mask,
+	       action.sa_restorer == restorer ? "glibc's"
+	       : action.sa_restorer           ? "another"
+					      : "none");
+}
+
+static void show_all(const char *when)
+{
+	for (int signal_number = 1; signal_number < 65; signal_number++)
+		show(when, signal_number);
+}
+
+/* Every signal asked before and after, and after the program puts the
+ * default action back: with its own flags and mask by sigaction, by
+ * signal. */
+static int queries(void)
+{
+	struct sigaction fallback;
+	memset(&fallback, 0, sizeof(fallback));
+	fallback.sa_handler = SIG_DFL;
+	fallback.sa_flags = SA_NODEFER;
+	sigaddset(&fallback.sa_mask, SIGINT);
+	sigaddset(&fallback.sa_mask, SIGKILL);
+	sigaction(SIGHUP, &fallback, NULL);
+	show_all("before");
+	if (hold())
+		return 1;
+	show_all("after");
+	sigaction(SIGQUIT, &fallback, NULL);
+	signal(SIGUSR2, SIG_DFL);
+	signal(SIGPIPE, handler);
+	signal(SIGPIPE, SIG_DFL);
+	show_all("set again");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	uses_cuda = argc > 2 && strcmp(argv[2], "cuda") == 0;
+	setvbuf(stdout, NULL, _IONBF, 0);
+	find_restorer();
+	if (strcmp(mode, "queries") == 0)
+		return queries();
+	fprintf(stderr, "signal_calls: unknown mode '%s'\n", mode);
+	return 64;
+}
