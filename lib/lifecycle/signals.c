@@ -208,7 +208,7 @@ static void remember(int signal_number, const struct sigaction *given, const str
 		shown[signal_number] = *given;
 }
 
-VT_EXPORT int sigaction(int signal_number, const struct sigaction *action, struct sigaction *old)
+int vt_signals_action(int signal_number, const struct sigaction *action, struct sigaction *old)
 {
 	if (signal_number <= 0 || signal_number >= NSIG)
 		return vt_real_sigaction(signal_number, action, old);
@@ -250,17 +250,9 @@ VT_EXPORT int sigaltstack(const stack_t *stack, stack_t *old)
 	return 0;
 }
 
-VT_EXPORT sighandler_t signal(int signal_number, sighandler_t program_handler)
+VT_EXPORT int sigaction(int signal_number, const struct sigaction *action, struct sigaction *old)
 {
-	struct sigaction action, old;
-	memset(&action, 0, sizeof(action));
-	action.sa_handler = program_handler;
-	action.sa_flags = SA_RESTART; /* glibc's signal() is BSD's */
-	sigemptyset(&action.sa_mask);
-	sigaddset(&action.sa_mask, signal_number);
-	if (sigaction(signal_number, &action, &old) != 0)
-		return SIG_ERR;
-	return old.sa_handler;
+	return vt_signals_action(signal_number, action, old);
 }
 
 void vt_signals_install(void)

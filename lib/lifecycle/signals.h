@@ -21,6 +21,11 @@ void vt_signals_install(void);
 /* Whether the tracer's handler is signal_number's now. */
 bool vt_signals_tracer_handles(int signal_number);
 
+/* The sigaction vramtrace exports, for the other ways to set an action
+ * (signal_calls.c): where the tracer's handler stands in for the program's
+ * action, the program is shown its own. */
+int vt_signals_action(int signal_number, const struct sigaction *action, struct sigaction *old);
+
 /* Gives the calling thread the tracer's alternate stack (256 KiB and a
  * guard page), unless it has one, so that the report is written after a
  * stack overflow on any thread; it is unmapped when the thread ends. */

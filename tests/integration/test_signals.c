@@ -99,3 +99,17 @@ Test(signals, a_query_returns_the_action_as_the_kernel_keeps_it)
 	same_behaviour(&runs);
 	free_both(&runs);
 }
+
+/* signal() is glibc's: BSD's restart, save where siginterrupt said the
+ * signal interrupts; SIG_ERR and numbers out of range refused with EINVAL;
+ * in a process that uses CUDA and one that never does. */
+Test(signals, signal_is_glibcs_siginterrupt_included)
+{
+	const char *modes[] = {"interrupt", "refusals"}, *uses[] = {"cuda", "never"};
+	for (size_t i = 0; i < 4; i++) {
+		struct both runs;
+		run_both(&runs, "signal_calls", modes[i / 2], uses[i % 2], NULL);
+		same_behaviour(&runs);
+		free_both(&runs);
+	}
+}

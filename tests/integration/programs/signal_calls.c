@@ -4,10 +4,12 @@
  * vramtrace. */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 static bool uses_cuda;
@@ -98,6 +100,90 @@ static int queries(void)
 	return 0;
 }
 
+/* A timer's signal that siginterrupt made interrupt: the read it lands
+ * in fails with EINTR. Restarted instead, the read would wait for ever:
+ * after a few ticks the handler writes it a byte. */
+static int pipe_ends[2];
+static volatile sig_atomic_t ticks;
+
+static void tick(int signal_number)
+{
+	(void)signal_number;
+	if (++ticks == 5 && write(pipe_ends[1], "x", 1) != 1)
+		_exit(3);
+}
+
+static void restarts(const char *when, int signal_number)
+{
+	struct sigaction action;
+	sigaction(signal_number, NULL, &action);
+	printf("%s: %s\n", when, action.sa_flags & SA_RESTART ? "restarted" : "interrupts");
+}
+
+static void read_with_timer(void)
+{
+	struct itimerval every = {{0, 20 * 1000}, {0, 20 * 1000}}, off = {{0, 0}, {0, 0}};
+	char byte;
+	ticks = 0;
+	setitimer(ITIMER_REAL, &every, NULL);
+	errno = 0;
+	ssize_t got = read(pipe_ends[0], &byte, 1);
+	int read_errno = errno;
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("read %zd: %s\n", got, strerror(read_errno));
+}
+
+static int interrupt(void)
+{
+	if (hold() || pipe(pipe_ends) != 0)
+		return 1;
+	siginterrupt(SIGALRM, 1);
+	signal(SIGALRM, tick);
+	restarts("after siginterrupt 1", SIGALRM);
+	read_with_timer();
+	siginterrupt(SIGALRM, 0);
+	restarts("after siginterrupt 0", SIGALRM);
+	signal(SIGALRM, tick);
+	restarts("signal again", SIGALRM);
+	read_with_timer();
+	siginterrupt(SIGTERM, 1);
+	signal(SIGTERM, tick);
+	restarts("SIGTERM", SIGTERM);
+	signal(SIGTERM, SIG_DFL);
+	show("SIGTERM default", SIGTERM);
+	return 0;
+}
+
+/* What signal() refuses, and how. */
+static void refused(const char *what, sighandler_t got)
+{
+	printf("%s: %s, %s\n", what, named(got), strerror(errno));
+	errno = 0;
+}
+
+static int refusals(void)
+{
+	if (hold())
+		return 1;
+	errno = 0;
+	refused("SIG_ERR", signal(SIGUSR1, SIG_ERR));
+	refused("signal 0", signal(0, handler));
+	refused("signal 65", signal(65, handler));
+	refused("signal -1", signal(-1, SIG_IGN));
+	refused("glibc's own", signal(32, handler));
+	refused("SIGKILL", signal(SIGKILL, handler));
+	refused("SIGSTOP", signal(SIGSTOP, SIG_IGN));
+	refused("SIGUSR1", signal(SIGUSR1, handler));
+	refused("SIGUSR1 again", signal(SIGUSR1, SIG_DFL));
+	int got = siginterrupt(0, 1);
+	printf("siginterrupt 0: %d, %s\n", got, strerror(errno));
+	errno = 0;
+	got = siginterrupt(65, 0);
+	printf("siginterrupt 65: %d, %s\n", got, strerror(errno));
+	show("SIGUSR1", SIGUSR1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -106,6 +192,10 @@ int main(int argc, char **argv)
 	find_restorer();
 	if (strcmp(mode, "queries") == 0)
 		return queries();
+	if (strcmp(mode, "interrupt") == 0)
+		return interrupt();
+	if (strcmp(mode, "refusals") == 0)
+		return refusals();
 	fprintf(stderr, "signal_calls: unknown mode '%s'\n", mode);
 	return 64;
 }
