@@ -113,3 +113,26 @@ Test(signals, signal_is_glibcs_siginterrupt_included)
 		free_both(&runs);
 	}
 }
+
+/* glibc's other ways to set an action are glibc's too, and reach no
+ * action behind the tracer's back: sigset with SIG_HOLD, sysv_signal's
+ * reset, bsd_signal and ssignal, sigignore, sighold and sigrelse answer
+ * and leave what they do without vramtrace. */
+Test(signals, glibcs_other_calls_answer_as_glibcs)
+{
+	const char *uses[] = {"cuda", "never"};
+	for (size_t i = 0; i < 2; i++) {
+		struct both runs;
+		run_both(&runs, "signal_calls", "older_calls", uses[i], NULL);
+		same_behaviour(&runs);
+		free_both(&runs);
+	}
+}
+
+/* The default action put back by one of them still ends with a report. */
+Test(signals, the_default_put_back_by_any_call_is_reported)
+{
+	char *calls[] = {"sigset", "sysv_signal", "bsd_signal", "__sysv_signal"};
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		same_with_a_report("default_by", calls[i], NULL, "signal 15", 64 * MiB);
+}

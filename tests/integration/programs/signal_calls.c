@@ -12,6 +12,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+/* X/Open's name for signal(), which glibc declares only for the older
+ * X/Open standards. */
+sighandler_t bsd_signal(int signal_number, sighandler_t handler);
+
 static bool uses_cuda;
 static void *held;
 
@@ -184,6 +188,78 @@ static int refusals(void)
 	return 0;
 }
 
+/* glibc's other ways to set an action, each answer and the action it
+ * left. */
+static void answer(const char *call, sighandler_t got)
+{
+	printf("%s: %s, %s\n", call, named(got), strerror(errno));
+	errno = 0;
+}
+
+static void blocked(const char *when, int signal_number)
+{
+	sigset_t mask;
+	sigprocmask(SIG_BLOCK, NULL, &mask);
+	printf("%s: %s\n", when, sigismember(&mask, signal_number) ? "blocked" : "not blocked");
+}
+
+static void by_sigset(void)
+{
+	answer("sigset TERM handler", sigset(SIGTERM, handler));
+	show("sigset", SIGTERM);
+	answer("sigset TERM SIG_DFL", sigset(SIGTERM, SIG_DFL));
+	show("sigset", SIGTERM);
+	answer("sigset TERM SIG_HOLD", sigset(SIGTERM, SIG_HOLD));
+	answer("sigset TERM SIG_HOLD again", sigset(SIGTERM, SIG_HOLD));
+	blocked("held", SIGTERM);
+	answer("sigset TERM handler held", sigset(SIGTERM, handler));
+	blocked("set", SIGTERM);
+	answer("sigset TERM SIG_DFL", sigset(SIGTERM, SIG_DFL));
+	answer("sigset 0", sigset(0, handler));
+	answer("sigset 65", sigset(65, handler));
+	answer("sigset glibc's own", sigset(32, handler));
+	answer("sigset KILL", sigset(SIGKILL, handler));
+}
+
+static void by_the_others(void)
+{
+	answer("sysv_signal HUP handler", sysv_signal(SIGHUP, handler));
+	show("sysv_signal", SIGHUP);
+	answer("sysv_signal HUP SIG_DFL", sysv_signal(SIGHUP, SIG_DFL));
+	show("sysv_signal", SIGHUP);
+	answer("__sysv_signal QUIT handler", __sysv_signal(SIGQUIT, handler));
+	answer("__sysv_signal QUIT SIG_DFL", __sysv_signal(SIGQUIT, SIG_DFL));
+	answer("sysv_signal SIG_ERR", sysv_signal(SIGHUP, SIG_ERR));
+	answer("sysv_signal 0", sysv_signal(0, handler));
+	answer("bsd_signal INT handler", bsd_signal(SIGINT, handler));
+	show("bsd_signal", SIGINT);
+	answer("bsd_signal INT SIG_DFL", bsd_signal(SIGINT, SIG_DFL));
+	answer("bsd_signal SIG_ERR", bsd_signal(SIGINT, SIG_ERR));
+	answer("ssignal USR1 handler", ssignal(SIGUSR1, handler));
+	answer("ssignal USR1 SIG_DFL", ssignal(SIGUSR1, SIG_DFL));
+	printf("sigignore USR2: %d\n", sigignore(SIGUSR2));
+	show("sigignore", SIGUSR2);
+	printf("sighold ALRM: %d\n", sighold(SIGALRM));
+	blocked("sighold", SIGALRM);
+	printf("sigrelse ALRM: %d\n", sigrelse(SIGALRM));
+	blocked("sigrelse", SIGALRM);
+}
+
+static int older_calls(void)
+{
+	if (hold())
+		return 1;
+	errno = 0;
+	for (int round = 0; round < 2; round++) {
+		by_sigset();
+		by_the_others();
+	}
+	int asked[] = {SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM};
+	for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++)
+		show("in the end", asked[i]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -196,6 +272,8 @@ int main(int argc, char **argv)
 		return interrupt();
 	if (strcmp(mode, "refusals") == 0)
 		return refusals();
+	if (strcmp(mode, "older_calls") == 0)
+		return older_calls();
 	fprintf(stderr, "signal_calls: unknown mode '%s'\n", mode);
 	return 64;
 }

@@ -310,6 +310,23 @@ static int abort_handled(void)
 	abort();
 }
 
+/* The default action put back by glibc's older calls, which reach its
+ * internal sigaction, then SIGTERM. */
+sighandler_t bsd_signal(int signal_number, sighandler_t handler);
+
+static int default_by(const char *call)
+{
+	if (hold())
+		return 1;
+	sighandler_t old = strcmp(call, "sigset") == 0        ? sigset(SIGTERM, SIG_DFL)
+			   : strcmp(call, "sysv_signal") == 0 ? sysv_signal(SIGTERM, SIG_DFL)
+			   : strcmp(call, "bsd_signal") == 0  ? bsd_signal(SIGTERM, SIG_DFL)
+							      : __sysv_signal(SIGTERM, SIG_DFL);
+	printf("%s: %s\n", call, old == SIG_DFL ? "was the default" : "was another");
+	raise(SIGTERM);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -334,6 +351,8 @@ int main(int argc, char **argv)
 		return crash_reporter();
 	if (strcmp(mode, "abort_handled") == 0)
 		return abort_handled();
+	if (strcmp(mode, "default_by") == 0)
+		return default_by(arg);
 	if (hold())
 		return 1;
 	if (strcmp(mode, "quick_exit") == 0)
