@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -58,6 +59,13 @@ bool vt_signals_tracer_handles(int signal_number)
 static __thread __attribute__((tls_model("initial-exec"))) char *tracer_stack;
 #define ALTERNATE_STACK (256 * 1024)
 
+/* A page: the guard below the tracer's alternate stack. */
+static size_t guard_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	return page > 0 ? (size_t)page : 4096;
+}
+
 typedef int (*sigaltstack_fn)(const stack_t *, stack_t *);
 static _Atomic(sigaltstack_fn) real_sigaltstack;
 
@@ -81,21 +89,29 @@ static bool on_tracer_stack(uintptr_t at)
 	return base && at >= base && at < base + ALTERNATE_STACK;
 }
 
-/* A handler of the program's with SA_ONSTACK: where the program set no
- * alternate stack, the kernel would have run it on the interrupted stack,
- * and so it runs there, never on the tracer's 256 KiB. */
-static struct sigaction onstack_action[NSIG];
+/* A handler of the program's that the kernel would not run as the tracer
+ * needs, run by the tracer's trampoline as the program asked. With
+ * SA_ONSTACK where the program set no alternate stack, the kernel would
+ * have run it on the interrupted stack, and so it runs there, never on the
+ * tracer's 256 KiB. With SA_RESETHAND on a signal that ends the process,
+ * the kernel would put back the default action itself, where the tracer's
+ * handler must stand in for it: the trampoline puts it back instead. */
+static struct sigaction program_action[NSIG];
+/* A one-shot handler's, not yet delivered. */
+static atomic_bool armed[NSIG];
 
 struct program_call {
 	int signal_number;
 	siginfo_t *info;
 	void *context;
 	struct sigaction action;
+	int interrupted_errno;
 };
 
 static void call_program(void *arg)
 {
 	struct program_call *call = arg;
+	errno = call->interrupted_errno;
 	if (call->action.sa_flags & SA_SIGINFO)
 		call->action.sa_sigaction(call->signal_number, call->info, call->context);
 	else
@@ -114,25 +130,138 @@ static uintptr_t interrupted_stack(const ucontext_t *context)
 #endif
 }
 
-static void onstack_trampoline(int signal_number, siginfo_t *info, void *context)
+/* The faults a stack overflow may raise. */
+static bool overflow_fault(int signal_number)
 {
-	struct program_call call = {signal_number, info, context, onstack_action[signal_number]};
+	return signal_number == SIGSEGV || signal_number == SIGBUS;
+}
+
+/* The top of the alternate stack (the tracer's, or the program's) the
+ * kernel put the trampoline on, when the interrupted code was not on it;
+ * else 0. */
+static uintptr_t switched_to(uintptr_t here, uintptr_t top, bool *tracers)
+{
+	*tracers = on_tracer_stack(here);
+	if (*tracers)
+		return on_tracer_stack(top - 1) ? 0 : (uintptr_t)tracer_stack + ALTERNATE_STACK;
+	stack_t alternate;
+	if (set_stack(NULL, &alternate) != 0 || !(alternate.ss_flags & SS_ONSTACK))
+		return 0;
+	uintptr_t low = (uintptr_t)alternate.ss_sp, high = low + alternate.ss_size;
+	return top - 1 < low || top - 1 >= high ? high : 0;
+}
+
+/* A fault near the stack pointer: an overflow's, unlike a runtime's null
+ * or guard page checks. */
+#define NEAR_BELOW (64 * 1024)
+#define NEAR_ABOVE (1024 * 1024)
+#define PROBED     32 /* pages */
+
+/* Whether each page of [low, high) can be read, the highest first: asked
+ * of the kernel, which answers EFAULT where a load would fault. Where it
+ * will not say, the pages count as readable. */
+static bool readable(uintptr_t low, uintptr_t high)
+{
+	uintptr_t page = guard_size();
+	struct iovec remote[PROBED], local;
+	char bytes[PROBED];
+	size_t count = 0;
+	for (uintptr_t at = (high - 1) & ~(page - 1); count < PROBED; at -= page) {
+		remote[count++] = (struct iovec){(void *)(at < low ? low : at), 1};
+		if (at <= low)
+			break;
+	}
+	local = (struct iovec){bytes, count};
+	ssize_t got = process_vm_readv(getpid(), &local, 1, remote, count, 0);
+	return got == (ssize_t)count || (got < 0 && errno != EFAULT);
+}
+
+/* A stack used up: the kernel would have found no room below the
+ * interrupted stack pointer for the frame of a handler without
+ * SA_ONSTACK, and ended the process by SIGSEGV. The frame is as large as
+ * the one it just built on the alternate stack, which ends at its top;
+ * the page that faulted is known unwritable, the others are asked. */
+static bool exhausted(const struct program_call *call, uintptr_t top, uintptr_t alternate_top)
+{
+	if (!overflow_fault(call->signal_number))
+		return false;
+	uintptr_t fault = (uintptr_t)call->info->si_addr, page = guard_size();
+	if (fault + NEAR_BELOW < top || fault > top + NEAR_ABOVE)
+		return false;
+	uintptr_t info = (uintptr_t)call->info, context = (uintptr_t)call->context;
+	uintptr_t frame = alternate_top - (info < context ? info : context) + 16;
+	if (top <= frame)
+		return true;
+	uintptr_t low = (top - frame) & ~(page - 1), high = (top - 1) | (page - 1);
+	return (fault >= low && fault <= high) || !readable(top - frame, top);
+}
+
+/* Where the program asked: on its own alternate stack where it set one
+ * and asked for it, else on the interrupted stack. */
+static void run_where_asked(struct program_call *call)
+{
 	volatile char here;
-	uintptr_t top = interrupted_stack(context) & ~(uintptr_t)15;
-	if (on_tracer_stack((uintptr_t)&here) && top && !on_tracer_stack(top - 1))
-		vt_stack_switch(call_program, &call, (void *)top);
+	bool tracers;
+	uintptr_t top = interrupted_stack(call->context) & ~(uintptr_t)15;
+	uintptr_t alternate_top = top ? switched_to((uintptr_t)&here, top, &tracers) : 0;
+	bool asked = call->action.sa_flags & SA_ONSTACK;
+	if (!alternate_top || (asked && !tracers)) {
+		call_program(call);
+	} else if (exhausted(call, top, alternate_top)) {
+		vt_library_emergency(SIGSEGV, true);
+		vt_ending_signals_default_action(SIGSEGV);
+	} else {
+		vt_stack_switch(call_program, call, (void *)top);
+	}
+}
+
+static bool one_shot(int signal_number, const struct sigaction *action)
+{
+	return (action->sa_flags & SA_RESETHAND) && vt_ending_signal(signal_number);
+}
+
+static void tracer_action(int signal_number, struct sigaction *action, int program_flags);
+
+/* What the kernel does to a one-shot action as it delivers the signal:
+ * the default action back (the tracer's handler in its place once the
+ * signal is watched), flags and mask as they were. The first delivery
+ * claims it; one at the same moment on another thread finds the default. */
+static bool reset(int signal_number)
+{
+	if (!atomic_exchange(&armed[signal_number], false))
+		return false;
+	struct sigaction now = shown[signal_number], real;
+	now.sa_handler = SIG_DFL;
+	shown[signal_number] = now;
+	if (atomic_load(&watched[signal_number]))
+		tracer_action(signal_number, &real, now.sa_flags);
 	else
-		call_program(&call);
+		real = now;
+	vt_real_sigaction(signal_number, &real, NULL);
+	return true;
+}
+
+static void trampoline(int signal_number, siginfo_t *info, void *context)
+{
+	struct program_call call = {signal_number, info, context, program_action[signal_number],
+				    errno};
+	if (one_shot(signal_number, &call.action) && !reset(signal_number)) {
+		errno = call.interrupted_errno;
+		handler(signal_number, info, context);
+		return;
+	}
+	run_where_asked(&call);
 }
 
 static bool is_trampoline(const struct sigaction *action)
 {
-	return (action->sa_flags & SA_SIGINFO) && action->sa_sigaction == onstack_trampoline;
+	return (action->sa_flags & SA_SIGINFO) && action->sa_sigaction == trampoline;
 }
 
+/* SIG_DFL and SIG_IGN are themselves with SA_SIGINFO too. */
 static bool is_default(const struct sigaction *action)
 {
-	return !(action->sa_flags & SA_SIGINFO) && action->sa_handler == SIG_DFL;
+	return action->sa_handler == SIG_DFL;
 }
 
 static bool is_tracers(const struct sigaction *action)
@@ -140,12 +269,17 @@ static bool is_tracers(const struct sigaction *action)
 	return (action->sa_flags & SA_SIGINFO) && action->sa_sigaction == handler;
 }
 
-static void tracer_action(int signal_number, struct sigaction *action)
+/* The flags that change how the tracer's handler runs; the program's
+ * others travel with it, so that the kernel keeps or drops them as it
+ * would the program's own. */
+#define TRACER_FLAGS (SA_SIGINFO | SA_ONSTACK | SA_RESTART | SA_NODEFER | SA_RESETHAND)
+
+static void tracer_action(int signal_number, struct sigaction *action, int program_flags)
 {
 	(void)signal_number;
 	memset(action, 0, sizeof(*action));
 	action->sa_sigaction = handler;
-	action->sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	action->sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART | (program_flags & ~TRACER_FLAGS);
 	vt_ending_signals_fill(&action->sa_mask);
 	for (size_t i = 0; i < vt_ending_signal_count; i++)
 		if (is_fault(vt_ending_signal_numbers[i]))
@@ -159,11 +293,12 @@ static void install(int signal_number)
 	struct sigaction action, old;
 	if (vt_real_sigaction(signal_number, NULL, &old) != 0)
 		return;
-	shown[signal_number] = old;
+	if (!is_trampoline(&old)) /* else shown holds the program's already */
+		shown[signal_number] = old;
 	atomic_store(&watched[signal_number], true);
 	if (!is_default(&old))
 		return;
-	tracer_action(signal_number, &action);
+	tracer_action(signal_number, &action, 0);
 	vt_real_sigaction(signal_number, &action, NULL);
 }
 
@@ -174,11 +309,58 @@ static void install(int signal_number)
  * handler. */
 static bool is_handler(const struct sigaction *action)
 {
-	return (action->sa_flags & SA_SIGINFO) ||
-	       (action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN);
+	return action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN;
 }
 
-VT_EXPORT int sigaction(int signal_number, const struct sigaction *action, struct sigaction *old)
+static bool needs_trampoline(int signal_number, const struct sigaction *action)
+{
+	return is_handler(action) &&
+	       ((action->sa_flags & SA_ONSTACK) || one_shot(signal_number, action) ||
+		overflow_fault(signal_number));
+}
+
+/* The kernel runs the trampoline as it would the program's handler, with
+ * its mask, SA_NODEFER and SA_RESTART, but never resets it; and runs a
+ * fault's on an alternate stack, where one is set, so that the report is
+ * written after a stack overflow. */
+static void trampoline_action(int signal_number, const struct sigaction *action,
+			      struct sigaction *ours)
+{
+	program_action[signal_number] = *action;
+	atomic_store(&armed[signal_number], true);
+	*ours = *action;
+	ours->sa_flags = (action->sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+	if (overflow_fault(signal_number))
+		ours->sa_flags |= SA_ONSTACK;
+	ours->sa_sigaction = trampoline;
+}
+
+/* The program's action as a query returns it when set as given: glibc
+ * adds its restorer, the kernel drops the flags it does not know and
+ * SIGKILL and SIGSTOP from the mask. set is what was given in its place,
+ * held as now. */
+static struct sigaction as_kept(const struct sigaction *given, const struct sigaction *set,
+				const struct sigaction *now)
+{
+	struct sigaction kept = *given;
+	int dropped = set->sa_flags & ~now->sa_flags, added = now->sa_flags & ~set->sa_flags;
+	kept.sa_flags = (given->sa_flags & ~dropped) | added;
+	kept.sa_restorer = now->sa_restorer;
+	sigdelset(&kept.sa_mask, SIGKILL);
+	sigdelset(&kept.sa_mask, SIGSTOP);
+	return kept;
+}
+
+static void remember(int signal_number, const struct sigaction *given, const struct sigaction *set)
+{
+	struct sigaction now;
+	if (set != given && vt_real_sigaction(signal_number, NULL, &now) == 0)
+		shown[signal_number] = as_kept(given, set, &now);
+	else
+		shown[signal_number] = *given;
+}
+
+int vt_signals_action(int signal_number, const struct sigaction *action, struct sigaction *old)
 {
 	if (signal_number <= 0 || signal_number >= NSIG)
 		return vt_real_sigaction(signal_number, action, old);
@@ -186,20 +368,17 @@ VT_EXPORT int sigaction(int signal_number, const struct sigaction *action, struc
 	struct sigaction previous, ours;
 	const struct sigaction *setting = action;
 	if (action && tracked && is_default(action)) {
-		tracer_action(signal_number, &ours);
+		tracer_action(signal_number, &ours, action->sa_flags);
 		setting = &ours;
-	} else if (action && (action->sa_flags & SA_ONSTACK) && is_handler(action)) {
-		onstack_action[signal_number] = *action;
-		ours = *action;
-		ours.sa_flags |= SA_SIGINFO;
-		ours.sa_sigaction = onstack_trampoline;
+	} else if (action && needs_trampoline(signal_number, action)) {
+		trampoline_action(signal_number, action, &ours);
 		setting = &ours;
 	}
 	struct sigaction was_shown = shown[signal_number];
 	if (vt_real_sigaction(signal_number, setting, &previous) != 0)
 		return -1;
 	if (action)
-		shown[signal_number] = *action;
+		remember(signal_number, action, setting);
 	if (old)
 		*old = is_tracers(&previous) || is_trampoline(&previous) ? was_shown : previous;
 	return 0;
@@ -220,17 +399,9 @@ VT_EXPORT int sigaltstack(const stack_t *stack, stack_t *old)
 	return 0;
 }
 
-VT_EXPORT sighandler_t signal(int signal_number, sighandler_t program_handler)
+VT_EXPORT int sigaction(int signal_number, const struct sigaction *action, struct sigaction *old)
 {
-	struct sigaction action, old;
-	memset(&action, 0, sizeof(action));
-	action.sa_handler = program_handler;
-	action.sa_flags = SA_RESTART; /* glibc's signal() is BSD's */
-	sigemptyset(&action.sa_mask);
-	sigaddset(&action.sa_mask, signal_number);
-	if (sigaction(signal_number, &action, &old) != 0)
-		return SIG_ERR;
-	return old.sa_handler;
+	return vt_signals_action(signal_number, action, old);
 }
 
 void vt_signals_install(void)
@@ -249,12 +420,6 @@ void vt_signals_install(void)
 static pthread_key_t stack_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static bool have_key;
-
-static size_t guard_size(void)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	return page > 0 ? (size_t)page : 4096;
-}
 
 /* At the thread's end. A thread that ends on the stack (pthread_exit from
  * a handler) leaves it mapped rather than pull it from under itself. */

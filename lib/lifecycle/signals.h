@@ -16,10 +16,17 @@
  * alternate stack, then takes that action, so the process ends as it
  * would have (same signal, same core dump). A signal the program handles
  * or ignores stays the program's, untouched: its handler runs on the
- * stack it asked for, and decides (exit() writes the report). */
+ * stack it asked for, and decides (exit() writes the report). A one-shot
+ * handler (SA_RESETHAND) is reset by the tracer rather than the kernel, so
+ * that the default action it leaves is the tracer's handler. */
 void vt_signals_install(void);
 /* Whether the tracer's handler is signal_number's now. */
 bool vt_signals_tracer_handles(int signal_number);
+
+/* The sigaction vramtrace exports, for the other ways to set an action
+ * (signal_calls.c): where the tracer's handler stands in for the program's
+ * action, the program is shown its own. */
+int vt_signals_action(int signal_number, const struct sigaction *action, struct sigaction *old);
 
 /* Gives the calling thread the tracer's alternate stack (256 KiB and a
  * guard page), unless it has one, so that the report is written after a

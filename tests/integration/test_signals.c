@@ -88,3 +88,78 @@ Test(signals, a_recovered_sigsegv_does_not_end_the_trace)
 		     "the 2 GiB allocated after the recovery counts");
 	traced_run_free(&run);
 }
+
+/* A query returns what it returns without vramtrace, the flags, mask and
+ * restorer glibc and the kernel keep included, also where the tracer's
+ * handler stands in for a default action the program set again. */
+Test(signals, a_query_returns_the_action_as_the_kernel_keeps_it)
+{
+	struct both runs;
+	run_both(&runs, "signal_calls", "queries", "cuda", NULL);
+	same_behaviour(&runs);
+	free_both(&runs);
+}
+
+/* signal() is glibc's: BSD's restart, save where siginterrupt said the
+ * signal interrupts; SIG_ERR and numbers out of range refused with EINVAL;
+ * in a process that uses CUDA and one that never does. */
+Test(signals, signal_is_glibcs_siginterrupt_included)
+{
+	const char *modes[] = {"interrupt", "refusals"}, *uses[] = {"cuda", "never"};
+	for (size_t i = 0; i < 4; i++) {
+		struct both runs;
+		run_both(&runs, "signal_calls", modes[i / 2], uses[i % 2], NULL);
+		same_behaviour(&runs);
+		free_both(&runs);
+	}
+}
+
+/* glibc's other ways to set an action are glibc's too, and reach no
+ * action behind the tracer's back: sigset with SIG_HOLD, sysv_signal's
+ * reset, bsd_signal and ssignal, sigignore, sighold and sigrelse answer
+ * and leave what they do without vramtrace. */
+Test(signals, glibcs_other_calls_answer_as_glibcs)
+{
+	const char *uses[] = {"cuda", "never"};
+	for (size_t i = 0; i < 2; i++) {
+		struct both runs;
+		run_both(&runs, "signal_calls", "older_calls", uses[i], NULL);
+		same_behaviour(&runs);
+		free_both(&runs);
+	}
+}
+
+/* The default action put back by one of them still ends with a report. */
+Test(signals, the_default_put_back_by_any_call_is_reported)
+{
+	char *calls[] = {"sigset", "sysv_signal", "bsd_signal", "__sysv_signal"};
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		same_with_a_report("default_by", calls[i], NULL, "signal 15", 64 * MiB);
+}
+
+/* A one-shot handler (SA_RESETHAND) finds the default action back, and
+ * the signal it raises again, or the next one, ends the process with a
+ * report; installed before CUDA is first used or after. */
+Test(signals, a_one_shot_handler_leaves_the_default_and_a_report)
+{
+	char *whens[] = {"before", "after"};
+	char *hows[] = {"raise", "nodefer", "sysv_signal", "twice"};
+	for (size_t i = 0; i < 8; i++)
+		same_with_a_report("one_shot", whens[i / 4], hows[i % 4], "signal 15", 64 * MiB);
+}
+
+/* A runtime's SIGSEGV handler without SA_ONSTACK (the tracer watches for
+ * a stack overflow behind it) still runs on the thread's stack, a 1 MiB
+ * frame included, and recovers, time after time. */
+Test(signals, a_sigsegv_handler_without_sa_onstack_runs_on_the_threads_stack, .timeout = 60)
+{
+	char *whens[] = {"before", "after"};
+	for (size_t i = 0; i < 2; i++) {
+		struct traced_run run;
+		run_signals(&run, true, "segv_recovered", whens[i], NULL);
+		cr_assert_eq(run.status, 0, "%s: %d: %s", whens[i], run.status, run.err);
+		cr_assert_str_eq(run.out, repeat("on the thread's stack", "recovered", 3));
+		traced_run_free(&run);
+		same_with_a_report("segv_recovered", whens[i], NULL, "exit 0", 64 * MiB);
+	}
+}

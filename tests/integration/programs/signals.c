@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -29,6 +30,7 @@ static int hold(void)
 static uintptr_t main_stack;
 static char own_stack[64 * 1024];
 static atomic_int where; /* 1 the thread's stack, 2 its own alternate stack */
+static volatile int *volatile nowhere;
 
 static void note_where(const volatile char *frame)
 {
@@ -163,21 +165,70 @@ static void *overflowing(void *arg)
 	return (void *)(intptr_t)recurse(NULL, 0);
 }
 
+/* A crash logger's handler, without SA_ONSTACK: after a stack overflow
+ * the kernel finds no room for it and ends the process by SIGSEGV. */
+static void log_crash(int signal_number)
+{
+	static const char said[] = "crash logged\n";
+	ssize_t ignored = write(STDOUT_FILENO, said, sizeof(said) - 1);
+	(void)ignored;
+	signal(signal_number, SIG_DFL);
+}
+
 /* A worker that never uses CUDA overflows its stack; "early": it was
- * started before CUDA was first used. */
-static int worker_overflow(const char *when)
+ * started before CUDA was first used; "main": the main thread overflows.
+ * With "handler_before" or "handler_after", the program has a SIGSEGV
+ * handler of its own, set before CUDA is first used or after. */
+static int worker_overflow(const char *when, const char *handler)
 {
 	pthread_t thread;
-	bool early = strcmp(when, "early") == 0;
+	bool early = strcmp(when, "early") == 0, on_main = strcmp(when, "main") == 0;
+	if (strcmp(handler, "handler_before") == 0)
+		signal(SIGSEGV, log_crash);
 	if (early)
 		pthread_create(&thread, NULL, overflowing, NULL);
 	if (hold())
 		return 1;
+	if (strcmp(handler, "handler_after") == 0)
+		signal(SIGSEGV, log_crash);
+	if (on_main)
+		return recurse(NULL, 0);
 	if (!early)
 		pthread_create(&thread, NULL, overflowing, NULL);
 	atomic_store(&go, 1);
 	pthread_join(thread, NULL);
 	return 2;
+}
+
+/* A runtime's SIGSEGV handler, without SA_ONSTACK and with a 1 MiB frame,
+ * that recovers from faults by siglongjmp: it runs on the thread's stack
+ * each time; set before CUDA is first used or after. */
+static sigjmp_buf recovery;
+
+static void recover(int signal_number)
+{
+	big_frame_handler(signal_number);
+	siglongjmp(recovery, 1);
+}
+
+static int segv_recovered(const char *when)
+{
+	volatile char anchor;
+	main_stack = (uintptr_t)&anchor;
+	if (strcmp(when, "before") == 0)
+		on(SIGSEGV, recover, 0);
+	if (hold())
+		return 1;
+	if (strcmp(when, "after") == 0)
+		on(SIGSEGV, recover, 0);
+	for (int i = 0; i < 3; i++) {
+		atomic_store(&where, 0);
+		if (sigsetjmp(recovery, 1) == 0)
+			*nowhere = 1;
+		printf("recovered %d: %s\n", i,
+		       atomic_load(&where) == 1 ? "on the thread's stack" : "elsewhere");
+	}
+	return 0;
 }
 
 static void *raise_on_worker(void *arg)
@@ -258,8 +309,6 @@ static void report_crash(int signal_number)
 	sigaction(signal_number, &found, NULL);
 }
 
-static volatile int *volatile nowhere;
-
 static int crash_reporter(void)
 {
 	struct sigaction action;
@@ -310,6 +359,71 @@ static int abort_handled(void)
 	abort();
 }
 
+/* The default action put back by glibc's older calls, which reach its
+ * internal sigaction, then SIGTERM. */
+sighandler_t bsd_signal(int signal_number, sighandler_t handler);
+
+static int default_by(const char *call)
+{
+	if (hold())
+		return 1;
+	sighandler_t old = strcmp(call, "sigset") == 0        ? sigset(SIGTERM, SIG_DFL)
+			   : strcmp(call, "sysv_signal") == 0 ? sysv_signal(SIGTERM, SIG_DFL)
+			   : strcmp(call, "bsd_signal") == 0  ? bsd_signal(SIGTERM, SIG_DFL)
+							      : __sysv_signal(SIGTERM, SIG_DFL);
+	printf("%s: %s\n", call, old == SIG_DFL ? "was the default" : "was another");
+	raise(SIGTERM);
+	return 2;
+}
+
+/* A one-shot handler (SA_RESETHAND), as cleanup handlers are: it sees the
+ * default action back, says so, and raises the signal again ("twice": it
+ * returns, and the program raises it again). Installed before CUDA is
+ * first used, or after; by sigaction, with SA_NODEFER too, or by
+ * sysv_signal. */
+static bool raises_again = true;
+
+static void clean_up(int signal_number)
+{
+	struct sigaction now;
+	char said[80];
+	sigaction(signal_number, NULL, &now);
+	int length = snprintf(said, sizeof(said), "cleaned up: %s, flags %#x\n",
+			      now.sa_handler == SIG_DFL ? "default back" : "handler kept",
+			      (unsigned)now.sa_flags);
+	ssize_t ignored = write(STDOUT_FILENO, said, (size_t)length);
+	(void)ignored;
+	if (raises_again)
+		raise(signal_number);
+}
+
+static void one_shot_handler(const char *how)
+{
+	struct sigaction action;
+	memset(&action, 0, sizeof(action));
+	action.sa_handler = clean_up;
+	action.sa_flags = SA_RESETHAND | (strcmp(how, "nodefer") == 0 ? SA_NODEFER : 0);
+	if (strcmp(how, "sysv_signal") == 0)
+		sysv_signal(SIGTERM, clean_up);
+	else
+		sigaction(SIGTERM, &action, NULL);
+}
+
+static int one_shot(const char *when, const char *how)
+{
+	raises_again = strcmp(how, "twice") != 0;
+	if (strcmp(when, "before") == 0)
+		one_shot_handler(how);
+	if (hold())
+		return 1;
+	if (strcmp(when, "after") == 0)
+		one_shot_handler(how);
+	raise(SIGTERM);
+	printf("the program goes on\n");
+	raise(SIGTERM);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -321,7 +435,9 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "fork_in_handler") == 0)
 		return fork_in_handler(arg, extra);
 	if (strcmp(mode, "overflow") == 0)
-		return worker_overflow(arg);
+		return worker_overflow(arg, extra);
+	if (strcmp(mode, "segv_recovered") == 0)
+		return segv_recovered(arg);
 	if (strcmp(mode, "raise") == 0)
 		return raise_number(arg, extra);
 	if (strcmp(mode, "trap") == 0)
@@ -334,6 +450,10 @@ int main(int argc, char **argv)
 		return crash_reporter();
 	if (strcmp(mode, "abort_handled") == 0)
 		return abort_handled();
+	if (strcmp(mode, "default_by") == 0)
+		return default_by(arg);
+	if (strcmp(mode, "one_shot") == 0)
+		return one_shot(arg, extra);
 	if (hold())
 		return 1;
 	if (strcmp(mode, "quick_exit") == 0)
