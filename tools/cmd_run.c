@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../lib/core/size.h"
+#include "cli.h"
 #include "commands.h"
 #include "locate.h"
 #include "options.h"
@@ -162,10 +163,10 @@ static int parse(int argc, char **argv, struct run_options *options, int *comman
 			return -1;
 		}
 		if (!run_option(id, value, options))
-			return 2;
+			return VT_EXIT_BAD_INPUT;
 	}
 	vt_usage_error("run", "no command given: vramtrace run [OPTIONS] -- COMMAND [ARGS...]");
-	return 2;
+	return VT_EXIT_BAD_INPUT;
 }
 
 static bool valid_capacity(const char *capacity)
@@ -587,10 +588,10 @@ int vt_command_run(int argc, char **argv)
 	if (done >= 0)
 		return done;
 	if (!output_free(&options))
-		return 2;
+		return VT_EXIT_BAD_INPUT;
 	char report_list[PATH_MAX + 32];
 	if (make_report_list(&options, report_list, sizeof(report_list)) != 0)
-		return 2;
+		return VT_EXIT_BAD_INPUT;
 	bool started = false;
 	int status = set_up_environment(&options, report_list) ? run_child(argv + command, &started)
 							       : -1;
