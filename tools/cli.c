@@ -81,7 +81,7 @@ bool vt_parse_count_option(const char *command, const char *option, const char *
 	return true;
 }
 
-static bool report_has_device(const struct vt_report *report, long device)
+static bool report_has_device(const struct vt_report_model *report, long device)
 {
 	for (size_t i = 0; i < report->device_count; i++)
 		if (report->devices[i].ordinal == device)
@@ -90,7 +90,7 @@ static bool report_has_device(const struct vt_report *report, long device)
 }
 
 /* "0, 1" into buf: the ordinals report has, without repeats across ranks. */
-static void list_devices(const struct vt_report *report, char *buf, size_t size, size_t *used)
+static void list_devices(const struct vt_report_model *report, char *buf, size_t size, size_t *used)
 {
 	for (size_t i = 0; i < report->device_count && *used < size; i++) {
 		char ordinal[32];

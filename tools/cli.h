@@ -17,19 +17,19 @@
  * written: a failed run never leaves a partial file. A replaced file keeps
  * its mode; a new one gets 0666 less the umask. A device, FIFO or other
  * file that is not regular (/dev/null, /dev/stdout) is written through. */
-struct vt_output {
+struct vt_cli_output {
 	FILE *stream;
 	char *path;      /* as given; NULL for standard output */
 	char *target;    /* what is replaced: path, or its symlink's target */
 	char *temporary; /* NULL when written through */
 };
 
-bool vt_output_open(struct vt_output *output, const char *path, const char *command);
+bool vt_cli_output_open(struct vt_cli_output *output, const char *path, const char *command);
 /* Finishes (renames into place); false when anything failed, said on
  * stderr. */
-bool vt_output_commit(struct vt_output *output, const char *command);
+bool vt_cli_output_commit(struct vt_cli_output *output, const char *command);
 /* Drops a file output unwritten. */
-void vt_output_abort(struct vt_output *output);
+void vt_cli_output_abort(struct vt_cli_output *output);
 
 /* Whether stream wants ANSI colour: a terminal, and NO_COLOR unset. */
 bool vt_color_wanted(FILE *stream);

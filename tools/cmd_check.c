@@ -35,7 +35,7 @@ struct peak {
 	char whose[96];
 };
 
-static void device_peaks(const struct vt_report *report, const char *rank, long device,
+static void device_peaks(const struct vt_report_model *report, const char *rank, long device,
 			 struct peak *peak)
 {
 	for (size_t i = 0; i < report->device_count; i++) {

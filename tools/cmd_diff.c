@@ -76,7 +76,7 @@ static struct diff_row *add(struct diff *d, enum diff_section section, const cha
 
 /* A place's row: matched across runs by its place (stack_view.h), shown
  * by its brief line; a group's own peak is exact where the report has it. */
-static void add_group(struct diff *d, const struct vt_report *report,
+static void add_group(struct diff *d, const struct vt_report_model *report,
 		      const struct vt_stack_group *group, bool side_b)
 {
 	char key[4096], label[1024];
@@ -88,7 +88,7 @@ static void add_group(struct diff *d, const struct vt_report *report,
 			strdup(vt_stack_line(report, group->id, &d->view, 0, label, sizeof(label)));
 }
 
-static void add_stacks(struct diff *d, const struct vt_report *report,
+static void add_stacks(struct diff *d, const struct vt_report_model *report,
 		       const struct vt_owner *device, bool side_b)
 {
 	struct vt_stack_group *groups;
@@ -98,7 +98,7 @@ static void add_stacks(struct diff *d, const struct vt_report *report,
 	free(groups);
 }
 
-static void add_report(struct diff *d, const struct vt_report *report, const char *rank,
+static void add_report(struct diff *d, const struct vt_report_model *report, const char *rank,
 		       bool side_b)
 {
 	for (size_t i = 0; i < report->device_count; i++) {
@@ -378,8 +378,8 @@ int vt_command_diff(int argc, char **argv)
 	int status = parse(argc, argv, &d, &output, files);
 	if (status >= 0)
 		return status;
-	struct vt_output out;
-	if (!load_both(&d, files) || !vt_output_open(&out, output, "diff")) {
+	struct vt_cli_output out;
+	if (!load_both(&d, files) || !vt_cli_output_open(&out, output, "diff")) {
 		free_diff(&d);
 		return VT_EXIT_BAD_INPUT;
 	}
@@ -390,14 +390,14 @@ int vt_command_diff(int argc, char **argv)
 			"vramtrace diff: %s adds up to more than 2^63-1 bytes over the devices; "
 			"compare one device at a time with --device N\n",
 			d.overflow);
-		vt_output_abort(&out);
+		vt_cli_output_abort(&out);
 		free_diff(&d);
 		return VT_EXIT_BAD_INPUT;
 	}
 	for (int s = 0; s < SECTIONS; s++)
 		finish(&d, (enum diff_section)s);
 	print(&d, out.stream);
-	status = vt_output_commit(&out, "diff") ? VT_EXIT_OK : VT_EXIT_BAD_INPUT;
+	status = vt_cli_output_commit(&out, "diff") ? VT_EXIT_OK : VT_EXIT_BAD_INPUT;
 	if (status == VT_EXIT_OK && d.fail_if_grows)
 		status = gate(&d);
 	free_diff(&d);

@@ -724,10 +724,10 @@ int vt_command_fit(int argc, char **argv)
 			  "groups", "predictions", "largest_fit");
 	int status =
 		load_runs(&fit, &options) ? analyse(&fit, &options, document) : VT_EXIT_BAD_INPUT;
-	struct vt_output out;
-	if (status == VT_EXIT_OK && vt_output_open(&out, options.output, "fit")) {
+	struct vt_cli_output out;
+	if (status == VT_EXIT_OK && vt_cli_output_open(&out, options.output, "fit")) {
 		vt_format_fit(document, options.format, out.stream);
-		if (!vt_output_commit(&out, "fit"))
+		if (!vt_cli_output_commit(&out, "fit"))
 			status = VT_EXIT_BAD_INPUT;
 	} else if (status == VT_EXIT_OK) {
 		status = VT_EXIT_BAD_INPUT;

@@ -75,11 +75,11 @@ int vt_command_merge(int argc, char **argv)
 		status = VT_EXIT_BAD_INPUT;
 	}
 	json_t *merged = status == VT_EXIT_OK ? vt_merge(reports, count) : NULL;
-	struct vt_output out;
-	if (merged && vt_output_open(&out, output, "merge")) {
+	struct vt_cli_output out;
+	if (merged && vt_cli_output_open(&out, output, "merge")) {
 		vt_json_dump(merged, out.stream, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', out.stream);
-		if (!vt_output_commit(&out, "merge"))
+		if (!vt_cli_output_commit(&out, "merge"))
 			status = VT_EXIT_BAD_INPUT;
 	} else if (status == VT_EXIT_OK) {
 		status = VT_EXIT_BAD_INPUT;

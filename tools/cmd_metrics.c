@@ -143,7 +143,7 @@ static void family_samples(FILE *out, enum family family, const struct process *
 			   int count)
 {
 	for (int p = 0; p < count; p++) {
-		const struct vt_report *report = &processes[p].file.report;
+		const struct vt_report_model *report = &processes[p].file.report;
 		for (size_t d = 0; d < report->device_count; d++) {
 			const struct vt_owner *device = &report->devices[d];
 			struct series_labels series = {device->ordinal, device->uuid, device->name,
@@ -237,11 +237,11 @@ static bool write_textfile(const char *directory, const char *text, size_t lengt
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/vramtrace.prom", directory);
-	struct vt_output output;
-	if (!vt_output_open(&output, path, "metrics"))
+	struct vt_cli_output output;
+	if (!vt_cli_output_open(&output, path, "metrics"))
 		return false;
 	bool ok = fwrite(text, 1, length, output.stream) == length;
-	return vt_output_commit(&output, "metrics") && ok;
+	return vt_cli_output_commit(&output, "metrics") && ok;
 }
 
 static int textfile_loop(const char *directory, long interval, long count, const pid_t *named,

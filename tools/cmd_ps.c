@@ -23,7 +23,7 @@ static void usage(FILE *out)
 }
 
 /* The command line, its words separated by spaces, cut with an ellipsis. */
-static void command_text(const struct vt_run *run, char *out, size_t size)
+static void command_text(const struct vt_run_model *run, char *out, size_t size)
 {
 	size_t used = 0;
 	out[0] = '\0';
@@ -34,7 +34,7 @@ static void command_text(const struct vt_run *run, char *out, size_t size)
 		strcpy(out + size - 4, "...");
 }
 
-static void print_row(pid_t pid, const struct vt_report *report)
+static void print_row(pid_t pid, const struct vt_report_model *report)
 {
 	char command[61], live_text[32], peak_text[32], devices[64] = "";
 	int64_t live = 0, peak = 0;

@@ -33,7 +33,7 @@ static void usage(FILE *out)
 		"Exit status: 0 when rendered, 2 for bad input or usage.\n");
 }
 
-typedef void (*format_fn)(const struct vt_report *, const struct vt_format_options *, FILE *);
+typedef void (*format_fn)(const struct vt_report_model *, const struct vt_format_options *, FILE *);
 
 static format_fn format_named(const char *name)
 {
@@ -216,8 +216,8 @@ int vt_command_report(int argc, char **argv)
 		vt_report_close(&report);
 		return VT_EXIT_BAD_INPUT;
 	}
-	struct vt_output out;
-	if (!vt_output_open(&out, output, "report")) {
+	struct vt_cli_output out;
+	if (!vt_cli_output_open(&out, output, "report")) {
 		vt_report_close(&report);
 		return VT_EXIT_BAD_INPUT;
 	}
@@ -227,5 +227,5 @@ int vt_command_report(int argc, char **argv)
 	else
 		format(&report.report, &options, out.stream);
 	vt_report_close(&report);
-	return vt_output_commit(&out, "report") ? VT_EXIT_OK : VT_EXIT_BAD_INPUT;
+	return vt_cli_output_commit(&out, "report") ? VT_EXIT_OK : VT_EXIT_BAD_INPUT;
 }

@@ -67,11 +67,11 @@ int vt_command_snapshot(int argc, char **argv)
 		return VT_EXIT_FAILED;
 	}
 	vt_report_close(&report);
-	struct vt_output output;
-	bool ok = vt_output_open(&output, output_path, "snapshot");
+	struct vt_cli_output output;
+	bool ok = vt_cli_output_open(&output, output_path, "snapshot");
 	if (ok) {
 		ok = fwrite(data, 1, length, output.stream) == length;
-		ok = vt_output_commit(&output, "snapshot") && ok;
+		ok = vt_cli_output_commit(&output, "snapshot") && ok;
 	}
 	free(data);
 	return ok ? VT_EXIT_OK : VT_EXIT_FAILED;

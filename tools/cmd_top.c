@@ -49,7 +49,7 @@ static void usage(FILE *out)
 		     "  -h, --help    show this help\n");
 }
 
-static void remember(struct view *view, const struct vt_report *report)
+static void remember(struct view *view, const struct vt_report_model *report)
 {
 	for (size_t i = 0; i < report->device_count; i++) {
 		int64_t ordinal = report->devices[i].ordinal;
@@ -102,8 +102,9 @@ static int by_peak(const void *a, const void *b)
 
 /* The stack as every listing shows it in one line: the program's own
  * line first, library frames folded. */
-static const char *stack_place(const struct vt_report *report, const struct vt_leak *leak,
-			       size_t width, char *buf, size_t size)
+static const char *stack_place(const struct vt_report_model *report,
+			       const struct vt_leak_model *leak, size_t width, char *buf,
+			       size_t size)
 {
 	if (!leak->stack.has) {
 		snprintf(buf, size, "(stacks off)");
@@ -136,12 +137,12 @@ static void tags_section(FILE *out, const struct view *view, const struct vt_own
 	free(sorted);
 }
 
-static void stacks_section(FILE *out, const struct vt_report *report, const struct vt_owner *device,
-			   int rows, int columns)
+static void stacks_section(FILE *out, const struct vt_report_model *report,
+			   const struct vt_owner *device, int rows, int columns)
 {
 	fprintf(out, "\n%12s %6s  %-16s %s\n", "LIVE", "COUNT", "TAG", "WHERE");
 	for (size_t i = 0; i < device->leak_count && (int)i < rows; i++) {
-		const struct vt_leak *leak = &device->leaks[i];
+		const struct vt_leak_model *leak = &device->leaks[i];
 		char live[32], place[512], tag[128];
 		int room = columns - 38 > 10 ? columns - 38 : 10;
 		fprintf(out, "%12s %6" PRId64 "  %-16.16s %.*s\n",
@@ -158,7 +159,7 @@ static void failures_section(FILE *out, const struct vt_owner *device, int rows)
 		return;
 	fprintf(out, "\n%12s %10s  %-16s %s\n", "FAILED", "AT", "TAG", "ERROR");
 	for (size_t shown = 0; shown < device->failure_count && (int)shown < rows; shown++) {
-		const struct vt_failure *failure =
+		const struct vt_failure_model *failure =
 			&device->failures[device->failure_count - 1 - shown];
 		char bytes[32], tag[128], error[128];
 		fprintf(out, "%12s %9.3fs  %-16.16s %s\n",
@@ -189,7 +190,7 @@ static void device_header(FILE *out, const struct view *view, const struct vt_ow
 	fputs("  (live, 0 to peak)\n", out);
 }
 
-static void draw(FILE *out, struct view *view, const struct vt_report *report)
+static void draw(FILE *out, struct view *view, const struct vt_report_model *report)
 {
 	char command[256] = "", word[256];
 	for (size_t i = 0, used = 0; i < report->run.command_count && used < sizeof(command); i++)

@@ -15,7 +15,7 @@ static bool parse_number(const char *text, double *value)
 	return *text && !*end && isfinite(*value);
 }
 
-static const struct vt_owner *pick_device(const struct vt_report *report, long device)
+static const struct vt_owner *pick_device(const struct vt_report_model *report, long device)
 {
 	const struct vt_owner *best = NULL;
 	for (size_t i = 0; i < report->device_count; i++) {
@@ -36,7 +36,7 @@ bool vt_fit_run_from_report(const struct vt_report_file *file, long device, stru
 			 file->path);
 		return false;
 	}
-	const struct vt_report *report = &file->report;
+	const struct vt_report_model *report = &file->report;
 	const struct vt_owner *entry = pick_device(report, device);
 	if (!entry) {
 		snprintf(error, size, "%s: no device %ld in this report", file->path, device);

@@ -24,7 +24,7 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-const char *vt_frame_label(const struct vt_frame *frame, char *buf, size_t size)
+const char *vt_frame_label(const struct vt_frame_model *frame, char *buf, size_t size)
 {
 	const char *module = frame->module ? frame->module : "?";
 	if (frame->function && frame->file)
@@ -37,7 +37,7 @@ const char *vt_frame_label(const struct vt_frame *frame, char *buf, size_t size)
 	return buf;
 }
 
-bool vt_frame_is_plumbing(const struct vt_frame *frame)
+bool vt_frame_is_plumbing(const struct vt_frame_model *frame)
 {
 	return vt_plumbing_frame(frame->module ? frame->module : "",
 				 frame->function ? frame->function : "");
@@ -48,7 +48,7 @@ bool vt_device_selected(const struct vt_owner *device, const struct vt_format_op
 	return options->device < 0 || device->ordinal == options->device;
 }
 
-json_t *vt_selected_document(const struct vt_report *report,
+json_t *vt_selected_document(const struct vt_report_model *report,
 			     const struct vt_format_options *options)
 {
 	json_t *shown = json_deep_copy(report->root);
@@ -106,7 +106,7 @@ void vt_print_levels(FILE *out, const struct vt_owner *device, const char *inden
 		fputs("not reached\n", out);
 		return;
 	}
-	const struct vt_crossing *last = &mark->crossings[mark->crossing_count - 1];
+	const struct vt_crossing_model *last = &mark->crossings[mark->crossing_count - 1];
 	fprintf(out, "reached %zu time%s, last at %.3f s with %s live\n", mark->crossing_count,
 		mark->crossing_count == 1 ? "" : "s", (double)last->at_ns / 1e9,
 		vt_human(last->live_bytes, live, sizeof(live)));

@@ -5,7 +5,7 @@
 static json_t *side_json(const struct vt_report_file *report)
 {
 	json_t *labels = json_object();
-	const struct vt_run *run = report->merged ? NULL : &report->report.run;
+	const struct vt_run_model *run = report->merged ? NULL : &report->report.run;
 	for (size_t i = 0; run && i < run->label_count; i++)
 		vt_json_put(labels, run->labels[i].key, json_string(run->labels[i].value));
 	return json_pack("{s:o, s:o}", "file", vt_json_text(report->path), "labels", labels);

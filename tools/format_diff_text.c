@@ -34,7 +34,7 @@ static void side_header(FILE *out, const char *name, const struct vt_report_file
 	vt_print_safe(out, report->path);
 	if (markdown)
 		fputs("**", out);
-	const struct vt_run *run = report->merged ? NULL : &report->report.run;
+	const struct vt_run_model *run = report->merged ? NULL : &report->report.run;
 	for (size_t i = 0; run && i < run->label_count; i++) {
 		fputs(i ? ", " : "  ", out);
 		vt_print_safe(out, run->labels[i].key);

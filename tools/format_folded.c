@@ -19,7 +19,7 @@ static void put_frame(FILE *out, const char *name)
 		fputc(*p == ';' ? ':' : *p == '\n' ? ' ' : *p, out);
 }
 
-static void put_stack(FILE *out, const struct vt_report *report, int64_t id)
+static void put_stack(FILE *out, const struct vt_report_model *report, int64_t id)
 {
 	const struct vt_stack_frames *stack = vt_report_stack(report, id);
 	char label[1200];
@@ -58,8 +58,8 @@ static void put_root(FILE *out, const char *device_root, const char *tag)
 	put_frame(out, tag);
 }
 
-static void fold_device(FILE *out, const struct vt_report *report, const struct vt_owner *device,
-			const char *device_root)
+static void fold_device(FILE *out, const struct vt_report_model *report,
+			const struct vt_owner *device, const char *device_root)
 {
 	struct vt_stack_group *groups;
 	size_t count = vt_stack_groups(report, device, &groups);
@@ -85,7 +85,7 @@ static void fold_device(FILE *out, const struct vt_report *report, const struct 
 	json_decref(listed);
 }
 
-void vt_format_folded(const struct vt_report *report, const struct vt_format_options *options,
+void vt_format_folded(const struct vt_report_model *report, const struct vt_format_options *options,
 		      FILE *out)
 {
 	rank_root = options->rank;

@@ -46,7 +46,7 @@ void vt_html_data(FILE *out, json_t *data)
 	free(text);
 }
 
-void vt_html_body(const struct vt_report *report, const struct vt_format_options *options,
+void vt_html_body(const struct vt_report_model *report, const struct vt_format_options *options,
 		  FILE *out)
 {
 	json_t *shown = vt_selected_document(report, options);
@@ -163,7 +163,7 @@ void vt_html_end(FILE *out)
 	fputs("</body></html>\n", out);
 }
 
-void vt_format_html(const struct vt_report *report, const struct vt_format_options *options,
+void vt_format_html(const struct vt_report_model *report, const struct vt_format_options *options,
 		    FILE *out)
 {
 	vt_html_begin(out);

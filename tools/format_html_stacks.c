@@ -41,7 +41,7 @@ static void mark_frames(json_t *document)
 
 /* Each stack's brief view: "brief", the indices of its frames shown;
  * "via", the fold before them; "more", the frames left after them. */
-static void add_briefs(const struct vt_report *report, json_t *document,
+static void add_briefs(const struct vt_report_model *report, json_t *document,
 		       const struct vt_view_options *view)
 {
 	size_t i;
@@ -76,7 +76,8 @@ static json_t *group_json(const struct vt_stack_group *group, size_t rank)
 /* "stack_groups", the rows most bytes at the peak first, and "stack_rest":
  * the stacks not listed (their count, null where the report does not say)
  * and their bytes, and the bytes allocated with no stack. */
-static void add_groups(const struct vt_report *report, const struct vt_owner *owner, json_t *shown)
+static void add_groups(const struct vt_report_model *report, const struct vt_owner *owner,
+		       json_t *shown)
 {
 	struct vt_stack_group *groups;
 	size_t count = vt_stack_groups(report, owner, &groups);
@@ -97,7 +98,7 @@ static void add_groups(const struct vt_report *report, const struct vt_owner *ow
 
 /* "leak_groups": the leaks at one place with one tag as one row, as the
  * text lists them, with the rank of the stack row at their place. */
-static void add_leak_groups(const struct vt_report *report, const struct vt_owner *owner,
+static void add_leak_groups(const struct vt_report_model *report, const struct vt_owner *owner,
 			    json_t *shown)
 {
 	struct vt_leak_group *rows;
@@ -129,7 +130,7 @@ static void add_leak_groups(const struct vt_report *report, const struct vt_owne
 	vt_json_put(shown, "leak_groups", list);
 }
 
-static const struct vt_owner *device_of(const struct vt_report *report, json_t *shown)
+static const struct vt_owner *device_of(const struct vt_report_model *report, json_t *shown)
 {
 	json_int_t ordinal = json_integer_value(json_object_get(shown, "ordinal"));
 	for (size_t i = 0; i < report->device_count; i++)
@@ -138,7 +139,7 @@ static const struct vt_owner *device_of(const struct vt_report *report, json_t *
 	return NULL;
 }
 
-void vt_html_stack_views(const struct vt_report *report, json_t *document,
+void vt_html_stack_views(const struct vt_report_model *report, json_t *document,
 			 const struct vt_view_options *view)
 {
 	mark_frames(document);

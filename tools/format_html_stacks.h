@@ -8,5 +8,5 @@
 
 /* Adds to document (a copy of report's own, its devices perhaps
  * selected) the marks, brief views, rows and remainders the page draws. */
-void vt_html_stack_views(const struct vt_report *report, json_t *document,
+void vt_html_stack_views(const struct vt_report_model *report, json_t *document,
 			 const struct vt_view_options *view);

@@ -1,7 +1,7 @@
 /* The report itself, re-indented; --device keeps only that device. */
 #include "formats.h"
 
-void vt_format_json(const struct vt_report *report, const struct vt_format_options *options,
+void vt_format_json(const struct vt_report_model *report, const struct vt_format_options *options,
 		    FILE *out)
 {
 	json_t *shown = vt_selected_document(report, options);

@@ -10,7 +10,7 @@
 struct text {
 	FILE *out;
 	const struct vt_format_options *options;
-	const struct vt_report *report;
+	const struct vt_report_model *report;
 };
 
 static const char *bold(const struct text *t)
@@ -60,7 +60,7 @@ static void cuda_line(FILE *out, const struct vt_cuda *cuda)
 
 static void run_section(const struct text *t)
 {
-	const struct vt_run *run = &t->report->run;
+	const struct vt_run_model *run = &t->report->run;
 	fprintf(t->out, "%scommand:%s", bold(t), plain(t));
 	for (size_t i = 0; i < run->command_count; i++) {
 		fputc(' ', t->out);
@@ -174,7 +174,7 @@ static void stacks(const struct text *t, const struct vt_owner *owner)
 
 static void device_view(const struct text *t, const struct vt_owner *device)
 {
-	const struct vt_device_view *view = &device->device_view;
+	const struct vt_device_view_model *view = &device->device_view;
 	vt_text_contexts(t->out, "", device->contexts);
 	if (!view->present)
 		return;
@@ -218,7 +218,7 @@ static void resources(const struct text *t, const struct vt_owner *device, bool 
 		return;
 	int64_t contexts = 0, modules = 0, image_bytes = 0;
 	for (size_t i = 0; i < t->report->resource_count; i++) {
-		const struct vt_resource_event *event = &t->report->resources[i];
+		const struct vt_resource_event_model *event = &t->report->resources[i];
 		if (!event->device.has || event->device.value != device->ordinal)
 			continue;
 		const char *name = or (event->event, "");
@@ -231,7 +231,7 @@ static void resources(const struct text *t, const struct vt_owner *device, bool 
 	vt_text_resources(t->out, "  ", contexts, modules, image_bytes);
 }
 
-static void snapshot(const struct text *t, const struct vt_failure *failure)
+static void snapshot(const struct text *t, const struct vt_failure_model *failure)
 {
 	if (!failure->has_snapshot)
 		return;
@@ -239,7 +239,7 @@ static void snapshot(const struct text *t, const struct vt_failure *failure)
 	if (failure->live_by_tag_count)
 		fprintf(t->out, "      live then:");
 	for (size_t i = 0; i < failure->live_by_tag_count; i++) {
-		const struct vt_tag_bytes *tag = &failure->live_by_tag[i];
+		const struct vt_tag_bytes_model *tag = &failure->live_by_tag[i];
 		fprintf(t->out, "%s ", i ? "," : "");
 		vt_print_safe(t->out, tag->tag);
 		fprintf(t->out, " %s (%.1f%%)", vt_human(tag->bytes, size, sizeof(size)),
@@ -262,7 +262,7 @@ static void failures(const struct text *t, const struct vt_owner *owner)
 	fprintf(t->out, "  %s%sfailed allocations: %" PRId64 "%s\n", bold(t), red(t),
 		owner->failed_allocations, plain(t));
 	for (size_t i = 0; i < owner->failure_count; i++) {
-		const struct vt_failure *failure = &owner->failures[i];
+		const struct vt_failure_model *failure = &owner->failures[i];
 		char api[256], tag[1024], error[256];
 		vt_text_failure(
 			t->out, "",
@@ -344,7 +344,7 @@ static void totals(const struct text *t, const struct vt_owner *owner, bool is_d
 	leaks(t, owner);
 }
 
-void vt_format_text(const struct vt_report *report, const struct vt_format_options *options,
+void vt_format_text(const struct vt_report_model *report, const struct vt_format_options *options,
 		    FILE *out)
 {
 	struct text t = {out, options, report};

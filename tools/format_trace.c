@@ -32,9 +32,9 @@ static void device_events(json_t *events, const struct vt_owner *device, int64_t
 		 device->name ? device->name : "unknown");
 	vt_json_push(events, json_pack("{s:s, s:s, s:I, s:{s:o}}", "name", "process_name", "ph",
 				       "M", "pid", ordinal, "args", "name", vt_json_text(process)));
-	const struct vt_timeline *timeline = &device->timeline;
+	const struct vt_timeline_model *timeline = &device->timeline;
 	for (size_t i = 0; i < timeline->row_count; i++) {
-		const struct vt_timeline_row *row = &timeline->rows[i];
+		const struct vt_timeline_row_model *row = &timeline->rows[i];
 		int64_t max = row->live_bytes;
 		int64_t min = row->min_bytes.has ? row->min_bytes.value : max;
 		vt_json_push(events, counter("live bytes", ordinal, row->t_ns,
@@ -42,7 +42,7 @@ static void device_events(json_t *events, const struct vt_owner *device, int64_t
 		vt_json_push(events, counter("live bytes by tag", ordinal, row->t_ns,
 					     json_deep_copy(row->by_tag_json)));
 	}
-	const struct vt_timeline_row *last =
+	const struct vt_timeline_row_model *last =
 		timeline->row_count ? &timeline->rows[timeline->row_count - 1] : NULL;
 	if (last && last->end_bytes.has && timeline->end_ns.has) {
 		int64_t end = last->end_bytes.value;
@@ -55,7 +55,7 @@ static void device_events(json_t *events, const struct vt_owner *device, int64_t
 					  json_pack("{s:I, s:s}", "bytes", peak->bytes, "api",
 						    peak->api ? peak->api : "?")));
 	for (size_t i = 0; i < device->failure_count; i++) {
-		const struct vt_failure *failure = &device->failures[i];
+		const struct vt_failure_model *failure = &device->failures[i];
 		/* a request past 2^63-1 bytes keeps its digits, as a string */
 		char digits[24];
 		snprintf(digits, sizeof(digits), "%" PRIu64, failure->bytes);
@@ -71,7 +71,7 @@ static void device_events(json_t *events, const struct vt_owner *device, int64_t
 	}
 }
 
-void vt_trace_add(json_t *events, const struct vt_report *report,
+void vt_trace_add(json_t *events, const struct vt_report_model *report,
 		  const struct vt_format_options *options, int64_t pid_base)
 {
 	for (size_t i = 0; i < report->device_count; i++)
@@ -79,7 +79,7 @@ void vt_trace_add(json_t *events, const struct vt_report *report,
 			device_events(events, &report->devices[i], pid_base, options->rank);
 }
 
-void vt_format_trace(const struct vt_report *report, const struct vt_format_options *options,
+void vt_format_trace(const struct vt_report_model *report, const struct vt_format_options *options,
 		     FILE *out)
 {
 	json_t *events = json_array();

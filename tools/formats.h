@@ -18,25 +18,25 @@ struct vt_format_options {
 	struct vt_view_options view; /* how much of each stack to show */
 };
 
-void vt_format_text(const struct vt_report *report, const struct vt_format_options *options,
+void vt_format_text(const struct vt_report_model *report, const struct vt_format_options *options,
 		    FILE *out);
-void vt_format_json(const struct vt_report *report, const struct vt_format_options *options,
+void vt_format_json(const struct vt_report_model *report, const struct vt_format_options *options,
 		    FILE *out);
-void vt_format_folded(const struct vt_report *report, const struct vt_format_options *options,
+void vt_format_folded(const struct vt_report_model *report, const struct vt_format_options *options,
 		      FILE *out);
-void vt_format_trace(const struct vt_report *report, const struct vt_format_options *options,
+void vt_format_trace(const struct vt_report_model *report, const struct vt_format_options *options,
 		     FILE *out);
 /* vramtrace fit's document as text, json or html. */
 void vt_format_fit(json_t *fit, const char *format, FILE *out);
 void vt_fit_html(json_t *fit, FILE *out);
-void vt_format_html(const struct vt_report *report, const struct vt_format_options *options,
+void vt_format_html(const struct vt_report_model *report, const struct vt_format_options *options,
 		    FILE *out);
 
 /* The pieces a merged report is drawn from. */
-void vt_trace_add(json_t *events, const struct vt_report *report,
+void vt_trace_add(json_t *events, const struct vt_report_model *report,
 		  const struct vt_format_options *options, int64_t pid_base);
 void vt_html_begin(FILE *out);
-void vt_html_body(const struct vt_report *report, const struct vt_format_options *options,
+void vt_html_body(const struct vt_report_model *report, const struct vt_format_options *options,
 		  FILE *out);
 void vt_html_end(FILE *out);
 /* Data for the page's script, escaped for a script element. */
@@ -57,13 +57,13 @@ void vt_print_safe(FILE *out, const char *text);
  * in a column: text or NULL (then fallback) as vt_print_safe shows it. */
 const char *vt_safe(const char *text, const char *fallback, char *buf, size_t size);
 /* "function (file:line)" or "module+0xoffset", into buf. */
-const char *vt_frame_label(const struct vt_frame *frame, char *buf, size_t size);
+const char *vt_frame_label(const struct vt_frame_model *frame, char *buf, size_t size);
 /* Whether a frame is CUDA's, vramtrace's or process start-up plumbing. */
-bool vt_frame_is_plumbing(const struct vt_frame *frame);
+bool vt_frame_is_plumbing(const struct vt_frame_model *frame);
 /* The devices to show: those matching options->device, in report order. */
 bool vt_device_selected(const struct vt_owner *device, const struct vt_format_options *options);
 /* A copy of the report's document with the selected devices alone. */
-json_t *vt_selected_document(const struct vt_report *report,
+json_t *vt_selected_document(const struct vt_report_model *report,
 			     const struct vt_format_options *options);
 /* A running process's levels, a line each where the report has them: the
  * peak since `snapshot --reset-peak`, and VRAMTRACE_WATERMARK's crossings. */

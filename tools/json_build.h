@@ -2,7 +2,7 @@
  * pages' data) are built piece by piece with jansson, whose every call can
  * fail: out of memory, or a string that is not UTF-8 (a file name). Here
  * each piece is checked as it is added; a failure is remembered, and
- * vt_output_commit then refuses the output rather than write a document
+ * vt_cli_output_commit then refuses the output rather than write a document
  * with a piece silently missing. Text from outside (file names) goes in
  * through vt_json_text, which escapes what is not UTF-8 instead of
  * failing. */

@@ -10,7 +10,7 @@
  * merged one, with the entry the document lists it under. */
 struct rank {
 	const char *name;
-	const struct vt_report *report;
+	const struct vt_report_model *report;
 	json_t *entry;
 };
 
@@ -114,7 +114,7 @@ static json_t *tag_summary(const struct rank *ranks, size_t count)
 	for (size_t i = 0; totals && i < count; i++) {
 		for (size_t t = 0; t < distinct; t++)
 			totals[t].this_rank = 0;
-		const struct vt_report *report = ranks[i].report;
+		const struct vt_report_model *report = ranks[i].report;
 		for (size_t d = 0; d < report->device_count; d++) {
 			const struct vt_owner *device = &report->devices[d];
 			for (size_t t = 0; t < device->tag_count; t++) {
@@ -159,7 +159,7 @@ json_t *vt_merge(const struct vt_report_file *files, size_t count)
 
 /* A run is its host, process and start time: the same report given twice,
  * or a copy of it, would be counted twice. */
-static bool note_run(json_t *seen, const struct vt_run *run, const char *file, char *error,
+static bool note_run(json_t *seen, const struct vt_run_model *run, const char *file, char *error,
 		     size_t size)
 {
 	/* allocated to fit: a long host name once skipped the check */

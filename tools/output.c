@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "json_build.h"
 
-static void release(struct vt_output *output)
+static void release(struct vt_cli_output *output)
 {
 	free(output->path);
 	free(output->target);
@@ -59,7 +59,7 @@ static mode_t new_file_mode(void)
 }
 
 /* Straight into path: a device, a FIFO, /dev/stdout. */
-static bool open_through(struct vt_output *output)
+static bool open_through(struct vt_cli_output *output)
 {
 	int fd = open(output->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	output->stream = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -70,7 +70,7 @@ static bool open_through(struct vt_output *output)
 
 /* A temporary file beside target, with the mode (and, for root, the
  * owner) of the file it replaces, or the umask's for a new one. */
-static bool open_beside(struct vt_output *output, const struct stat *existing)
+static bool open_beside(struct vt_cli_output *output, const struct stat *existing)
 {
 	if (asprintf(&output->temporary, "%s.XXXXXX", output->target) < 0) {
 		output->temporary = NULL;
@@ -93,7 +93,7 @@ static bool open_beside(struct vt_output *output, const struct stat *existing)
 	return output->stream != NULL;
 }
 
-static bool open_file(struct vt_output *output)
+static bool open_file(struct vt_cli_output *output)
 {
 	struct stat st;
 	bool exists = stat(output->path, &st) == 0;
@@ -112,7 +112,7 @@ static bool open_file(struct vt_output *output)
 	return open_beside(output, exists ? &st : NULL);
 }
 
-bool vt_output_open(struct vt_output *output, const char *path, const char *command)
+bool vt_cli_output_open(struct vt_cli_output *output, const char *path, const char *command)
 {
 	memset(output, 0, sizeof(*output));
 	if (!path || strcmp(path, "-") == 0) {
@@ -131,18 +131,18 @@ bool vt_output_open(struct vt_output *output, const char *path, const char *comm
 
 /* A document with a piece that could not be added (out of memory) is
  * never passed off as whole. */
-static bool document_whole(struct vt_output *output, const char *command)
+static bool document_whole(struct vt_cli_output *output, const char *command)
 {
 	if (!vt_json_failed())
 		return true;
 	fprintf(stderr, "vramtrace %s: out of memory building the output; %s\n", command,
 		output->temporary ? "nothing was written" : "what was written is incomplete");
 	if (output->path)
-		vt_output_abort(output);
+		vt_cli_output_abort(output);
 	return false;
 }
 
-bool vt_output_commit(struct vt_output *output, const char *command)
+bool vt_cli_output_commit(struct vt_cli_output *output, const char *command)
 {
 	if (!document_whole(output, command))
 		return false;
@@ -169,7 +169,7 @@ bool vt_output_commit(struct vt_output *output, const char *command)
 	return ok;
 }
 
-void vt_output_abort(struct vt_output *output)
+void vt_cli_output_abort(struct vt_cli_output *output)
 {
 	if (output->path) {
 		fclose(output->stream);

@@ -19,8 +19,8 @@ struct vt_report_file {
 	const char *path;
 	json_t *root;
 	bool merged;
-	struct vt_report report; /* a process's report, when !merged */
-	struct vt_merged ranks;  /* vramtrace merge's, when merged */
+	struct vt_report_model report; /* a process's report, when !merged */
+	struct vt_merged ranks;        /* vramtrace merge's, when merged */
 };
 
 /* Loads and checks path ("-": standard input; only a regular file else), and fills the model; on

@@ -67,16 +67,16 @@ static uint64_t request(json_t *object, const char *key)
 #define FILL_FLAG(key)               out_->key = json_is_true(json_object_get(object_, #key));
 #define FILL_NESTED(key)
 
-static struct vt_tag_bytes *tag_bytes(json_t *object, size_t *n, bool *ok)
+static struct vt_tag_bytes_model *tag_bytes(json_t *object, size_t *n, bool *ok)
 {
 	*n = json_object_size(object);
-	struct vt_tag_bytes *out = elements(*n, sizeof(*out), ok);
+	struct vt_tag_bytes_model *out = elements(*n, sizeof(*out), ok);
 	size_t i = 0;
 	const char *key;
 	json_t *value;
 	json_object_foreach (object, key, value) {
 		if (out)
-			out[i++] = (struct vt_tag_bytes){key, json_integer_value(value)};
+			out[i++] = (struct vt_tag_bytes_model){key, json_integer_value(value)};
 	}
 	return out;
 }
@@ -119,9 +119,9 @@ bool vt_request_bytes(json_t *value, uint64_t *bytes)
 	return true;
 }
 
-static void fill_failure(json_t *item, struct vt_failure *out, bool *ok)
+static void fill_failure(json_t *item, struct vt_failure_model *out, bool *ok)
 {
-	*out = (struct vt_failure){0};
+	*out = (struct vt_failure_model){0};
 	FILL_FIELDS(VT_SCHEMA_FAILURE, item, out);
 	json_t *snapshot = json_object_get(item, "snapshot");
 	if (!json_is_object(snapshot))
@@ -132,9 +132,9 @@ static void fill_failure(json_t *item, struct vt_failure *out, bool *ok)
 	FILL_ARRAY(snapshot, "top_stacks", &out->top_stacks, &out->top_stack_count, ok, TOP_STACK);
 }
 
-static void fill_row(json_t *item, struct vt_timeline_row *row, bool *ok)
+static void fill_row(json_t *item, struct vt_timeline_row_model *row, bool *ok)
 {
-	*row = (struct vt_timeline_row){.by_tag_json = json_object_get(item, "by_tag")};
+	*row = (struct vt_timeline_row_model){.by_tag_json = json_object_get(item, "by_tag")};
 	FILL_FIELDS(VT_SCHEMA_ROW, item, row);
 	row->by_tag = tag_bytes(row->by_tag_json, &row->by_tag_count, ok);
 	row->has_stacks = json_is_array(json_object_get(item, "top_stacks"));
@@ -145,11 +145,11 @@ static void fill_row(json_t *item, struct vt_timeline_row *row, bool *ok)
 
 #define TIMELINE_ROW(item, row) fill_row(item, row, ok)
 
-static void fill_timeline(json_t *timeline, struct vt_timeline *out, bool *ok)
+static void fill_timeline(json_t *timeline, struct vt_timeline_model *out, bool *ok)
 {
 	if (!json_is_object(timeline))
 		return;
-	*out = (struct vt_timeline){.present = true};
+	*out = (struct vt_timeline_model){.present = true};
 	FILL_FIELDS(VT_SCHEMA_TIMELINE, timeline, out);
 	FILL_ARRAY(timeline, "rows", &out->rows, &out->row_count, ok, TIMELINE_ROW);
 }
@@ -185,7 +185,7 @@ static void fill_device_parts(json_t *device, struct vt_owner *out, bool *ok)
 	fill_levels(device, out, ok);
 	json_t *view = json_object_get(device, "device_view");
 	if (json_is_object(view)) {
-		out->device_view = (struct vt_device_view){
+		out->device_view = (struct vt_device_view_model){
 			.present = true,
 			.away_from_peak = json_is_false(json_object_get(view, "sampled_at_peak")),
 		};
@@ -250,11 +250,11 @@ static void free_owner(struct vt_owner *owner)
 
 #define FRAME(item, frame) FILL_FIELDS(VT_SCHEMA_FRAME, item, frame)
 
-static void fill_run(json_t *run, struct vt_run *out, bool *ok)
+static void fill_run(json_t *run, struct vt_run_model *out, bool *ok)
 {
 	json_t *command = json_object_get(run, "command"), *labels = json_object_get(run, "labels");
 	json_t *cuda = json_object_get(run, "cuda");
-	*out = (struct vt_run){
+	*out = (struct vt_run_model){
 		.command_count = json_array_size(command),
 		.label_count = json_object_size(labels),
 		.has_cuda = json_is_object(cuda),
@@ -286,7 +286,7 @@ static int by_id(const void *a, const void *b)
 
 /* Stacks' frames: an index into the frame table, or (older reports) the
  * frame itself, which gets a place of its own. */
-static void fill_stacks(json_t *root, struct vt_report *out, bool *ok)
+static void fill_stacks(json_t *root, struct vt_report_model *out, bool *ok)
 {
 	json_t *stacks = json_object_get(root, "stack_frames");
 	size_t inline_count = 0, i, j;
@@ -315,7 +315,7 @@ static void fill_stacks(json_t *root, struct vt_report *out, bool *ok)
 			if (json_is_integer(frame)) {
 				stack->frames[j] = &out->frame_table[json_integer_value(frame)];
 			} else {
-				struct vt_frame *own =
+				struct vt_frame_model *own =
 					&out->inline_frames[out->inline_frame_count++];
 				FRAME(frame, own);
 				stack->frames[j] = own;
@@ -329,10 +329,10 @@ static void fill_stacks(json_t *root, struct vt_report *out, bool *ok)
 #define RESOURCE(item, event) FILL_FIELDS(VT_SCHEMA_RESOURCE_EVENT, item, event)
 #define GROUP_PEAK(item, row) FILL_FIELDS(VT_SCHEMA_GROUP_PEAK, item, row)
 
-bool vt_report_model_fill(json_t *root, struct vt_report *out)
+bool vt_report_model_fill(json_t *root, struct vt_report_model *out)
 {
 	bool ok = true;
-	*out = (struct vt_report){.root = root};
+	*out = (struct vt_report_model){.root = root};
 	fill_run(json_object_get(root, "run"), &out->run, &ok);
 	json_t *devices = json_object_get(root, "devices");
 	out->device_count = json_array_size(devices);
@@ -356,7 +356,7 @@ bool vt_report_model_fill(json_t *root, struct vt_report *out)
 	return ok;
 }
 
-void vt_report_model_free(struct vt_report *report)
+void vt_report_model_free(struct vt_report_model *report)
 {
 	free(report->run.command);
 	free(report->run.labels);
@@ -371,7 +371,7 @@ void vt_report_model_free(struct vt_report *report)
 	free(report->inline_frames);
 	free(report->resources);
 	free(report->group_peaks);
-	*report = (struct vt_report){0};
+	*report = (struct vt_report_model){0};
 }
 
 #define MERGED_TAG(item, tag)                                                                 \
@@ -417,13 +417,13 @@ void vt_merged_model_free(struct vt_merged *merged)
 	*merged = (struct vt_merged){0};
 }
 
-const struct vt_stack_frames *vt_report_stack(const struct vt_report *report, int64_t id)
+const struct vt_stack_frames *vt_report_stack(const struct vt_report_model *report, int64_t id)
 {
 	struct vt_stack_frames key = {.id = id};
 	return bsearch(&key, report->stacks, report->stack_count, sizeof(key), by_id);
 }
 
-int64_t vt_report_peak(const struct vt_report *report)
+int64_t vt_report_peak(const struct vt_report_model *report)
 {
 	int64_t peak = 0;
 	for (size_t i = 0; i < report->device_count; i++)

@@ -58,12 +58,12 @@ struct vt_stack_row {
 	struct vt_counters counters;
 };
 
-struct vt_leak {
+struct vt_leak_model {
 	VT_MEMBERS(VT_SCHEMA_LEAK)
 };
 
 /* Bytes by tag, in the report's order. */
-struct vt_tag_bytes {
+struct vt_tag_bytes_model {
 	const char *tag;
 	int64_t bytes;
 };
@@ -73,18 +73,18 @@ struct vt_top_stack {
 };
 
 /* A failed allocation, and (where taken) what was live at that moment. */
-struct vt_failure {
+struct vt_failure_model {
 	VT_MEMBERS(VT_SCHEMA_FAILURE)
 	bool has_snapshot;
-	struct vt_tag_bytes *live_by_tag;
+	struct vt_tag_bytes_model *live_by_tag;
 	size_t live_by_tag_count;
 	struct vt_top_stack *top_stacks;
 	size_t top_stack_count;
 };
 
-struct vt_timeline_row {
+struct vt_timeline_row_model {
 	VT_MEMBERS(VT_SCHEMA_ROW) /* live_bytes: the interval's highest */
-	struct vt_tag_bytes *by_tag;
+	struct vt_tag_bytes_model *by_tag;
 	size_t by_tag_count;
 	json_t *by_tag_json; /* the same, for writers that copy it whole */
 	/* The largest stacks live at the highest point (other_stacks_bytes the
@@ -95,10 +95,10 @@ struct vt_timeline_row {
 	size_t top_stack_count;
 };
 
-struct vt_timeline {
+struct vt_timeline_model {
 	bool present;
 	VT_MEMBERS(VT_SCHEMA_TIMELINE)
-	struct vt_timeline_row *rows;
+	struct vt_timeline_row_model *rows;
 	size_t row_count;
 };
 
@@ -106,7 +106,7 @@ struct vt_peak {
 	VT_MEMBERS(VT_SCHEMA_PEAK)
 };
 
-struct vt_device_view {
+struct vt_device_view_model {
 	bool present;
 	/* No reading at the tracked peak: the figures are the nearest one's
 	 * (sampled_at_peak false; a report without the flag reads as at it). */
@@ -132,14 +132,14 @@ struct vt_peak_since_reset {
 };
 
 /* A crossing of VRAMTRACE_WATERMARK: when, and how much was live. */
-struct vt_crossing {
+struct vt_crossing_model {
 	VT_MEMBERS(VT_SCHEMA_CROSSING)
 };
 
 struct vt_watermark {
 	bool present;
 	VT_MEMBERS(VT_SCHEMA_WATERMARK)
-	struct vt_crossing *crossings;
+	struct vt_crossing_model *crossings;
 	size_t crossing_count;
 };
 
@@ -157,13 +157,13 @@ struct vt_owner {
 	size_t stack_count;
 	/* Every stack holding bytes at the peak, listed or not (newer reports). */
 	VT_MEMBERS(VT_SCHEMA_STACKS_AT_PEAK)
-	struct vt_leak *leaks;
+	struct vt_leak_model *leaks;
 	size_t leak_count;
-	struct vt_failure *failures;
+	struct vt_failure_model *failures;
 	size_t failure_count;
-	struct vt_timeline timeline;
+	struct vt_timeline_model timeline;
 	/* Devices only. */
-	struct vt_device_view device_view;
+	struct vt_device_view_model device_view;
 	struct vt_pool *pools;
 	size_t pool_count;
 	struct vt_graph_memory graph_memory;
@@ -173,7 +173,7 @@ struct vt_owner {
 
 /* python: a Python frame; inlined: compiled into the next frame's
  * function, at its line. */
-struct vt_frame {
+struct vt_frame_model {
 	VT_MEMBERS(VT_SCHEMA_FRAME)
 };
 
@@ -181,7 +181,7 @@ struct vt_frame {
 struct vt_stack_frames {
 	int64_t id;
 	int64_t group; /* the smallest id of the stacks at its place; its own id in older reports */
-	const struct vt_frame **frames;
+	const struct vt_frame_model **frames;
 	size_t count;
 };
 
@@ -189,7 +189,7 @@ struct vt_label {
 	const char *key, *value;
 };
 
-struct vt_run {
+struct vt_run_model {
 	const char **command;
 	size_t command_count;
 	struct vt_label *labels;
@@ -201,7 +201,7 @@ struct vt_run {
 	} cuda;
 };
 
-struct vt_resource_event {
+struct vt_resource_event_model {
 	VT_MEMBERS(VT_SCHEMA_RESOURCE_EVENT)
 };
 
@@ -211,20 +211,20 @@ struct vt_group_peak {
 };
 
 /* One process's report. */
-struct vt_report {
+struct vt_report_model {
 	json_t *root;
-	struct vt_run run;
+	struct vt_run_model run;
 	struct vt_owner *devices;
 	size_t device_count;
 	struct vt_owner host;
-	struct vt_frame *frame_table;
+	struct vt_frame_model *frame_table;
 	size_t frame_table_count;
-	struct vt_frame *inline_frames; /* frames written inside stacks (older reports) */
+	struct vt_frame_model *inline_frames; /* frames written inside stacks (older reports) */
 	size_t inline_frame_count;
 	struct vt_stack_frames *stacks; /* sorted by id */
 	size_t stack_count;
 	bool has_resources; /* CUPTI's resource events were recorded */
-	struct vt_resource_event *resources;
+	struct vt_resource_event_model *resources;
 	size_t resource_count;
 	struct vt_group_peak *group_peaks; /* newer reports */
 	size_t group_peak_count;
@@ -234,7 +234,7 @@ struct vt_rank {
 	json_t *json;     /* the rank's entry, for writers that copy it whole */
 	const char *rank; /* NULL when the report had none */
 	const char *file;
-	struct vt_report report;
+	struct vt_report_model report;
 };
 
 struct vt_merged_tag {
@@ -257,8 +257,8 @@ struct vt_merged {
 /* Fills out from a document vt_report_check accepted; false only when
  * memory runs out. vt_report_model_free releases what it allocated (the
  * document stays its caller's). */
-bool vt_report_model_fill(json_t *root, struct vt_report *out);
-void vt_report_model_free(struct vt_report *report);
+bool vt_report_model_fill(json_t *root, struct vt_report_model *out);
+void vt_report_model_free(struct vt_report_model *report);
 bool vt_merged_model_fill(json_t *root, struct vt_merged *out);
 void vt_merged_model_free(struct vt_merged *merged);
 
@@ -267,6 +267,6 @@ void vt_merged_model_free(struct vt_merged *merged);
  * the string of its digits (as the reader keeps what jansson cannot hold);
  * false for anything else. */
 bool vt_request_bytes(json_t *value, uint64_t *bytes);
-const struct vt_stack_frames *vt_report_stack(const struct vt_report *report, int64_t id);
+const struct vt_stack_frames *vt_report_stack(const struct vt_report_model *report, int64_t id);
 /* The largest device peak. */
-int64_t vt_report_peak(const struct vt_report *report);
+int64_t vt_report_peak(const struct vt_report_model *report);

@@ -139,7 +139,7 @@ static bool stacks(struct relations *r, const struct vt_owner *owner, const char
 			 "the peak's");
 }
 
-static bool row(struct relations *r, const struct vt_timeline_row *row, int64_t peak,
+static bool row(struct relations *r, const struct vt_timeline_row_model *row, int64_t peak,
 		const char *where)
 {
 	int64_t high = row->max_bytes.has ? row->max_bytes.value : row->live_bytes;
@@ -173,7 +173,7 @@ static bool timeline(struct relations *r, const struct vt_owner *owner, const ch
 static bool failures(struct relations *r, const struct vt_owner *owner, const char *path)
 {
 	for (size_t i = 0; i < owner->failure_count; i++) {
-		const struct vt_failure *failure = &owner->failures[i];
+		const struct vt_failure_model *failure = &owner->failures[i];
 		total live = 0;
 		for (size_t t = 0; t < failure->live_by_tag_count; t++)
 			live += failure->live_by_tag[t].bytes;
@@ -199,7 +199,7 @@ static bool owner(struct relations *r, const struct vt_owner *owner, const char 
 	       timeline(r, owner, path) && failures(r, owner, path);
 }
 
-static bool report(struct relations *r, const struct vt_report *report, const char *prefix)
+static bool report(struct relations *r, const struct vt_report_model *report, const char *prefix)
 {
 	char path[300];
 	for (size_t i = 0; i < report->device_count; i++) {
@@ -217,7 +217,7 @@ static bool distinct_runs(struct relations *r, const struct vt_merged *merged)
 	json_t *seen = json_object();
 	bool ok = seen != NULL;
 	for (size_t i = 0; ok && i < merged->rank_count; i++) {
-		const struct vt_run *run = &merged->ranks[i].report.run;
+		const struct vt_run_model *run = &merged->ranks[i].report.run;
 		char *identity;
 		const char *host = run->host ? run->host : "?";
 		if (asprintf(&identity, "%zu:%s/%" PRId64 "/%s", strlen(host), host, run->pid,
@@ -271,7 +271,7 @@ static bool merged_tags(struct relations *r, const struct vt_merged *merged)
 		total sum = 0;
 		int64_t most = 0;
 		for (size_t i = 0; i < merged->rank_count; i++) {
-			const struct vt_report *report = &merged->ranks[i].report;
+			const struct vt_report_model *report = &merged->ranks[i].report;
 			int64_t rank = 0;
 			for (size_t d = 0; d < report->device_count; d++)
 				for (size_t k = 0; k < report->devices[d].tag_count; k++)
@@ -297,7 +297,7 @@ static bool merged_tags(struct relations *r, const struct vt_merged *merged)
 	return true;
 }
 
-bool vt_report_relations(const struct vt_report *single, const struct vt_merged *merged,
+bool vt_report_relations(const struct vt_report_model *single, const struct vt_merged *merged,
 			 char *error, size_t size)
 {
 	struct relations r = {error, size};

@@ -10,5 +10,5 @@
 
 /* The model of a report (merged NULL) or of a merged one (report NULL):
  * false, with the first disagreement (naming its field) in error. */
-bool vt_report_relations(const struct vt_report *report, const struct vt_merged *merged,
+bool vt_report_relations(const struct vt_report_model *report, const struct vt_merged *merged,
 			 char *error, size_t size);

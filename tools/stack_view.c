@@ -8,8 +8,8 @@
 #include "../lib/core/plumbing.h"
 #include "formats.h"
 
-size_t vt_stack_shown(const struct vt_report *report, int64_t id, const struct vt_frame **out,
-		      size_t max)
+size_t vt_stack_shown(const struct vt_report_model *report, int64_t id,
+		      const struct vt_frame_model **out, size_t max)
 {
 	const struct vt_stack_frames *stack = vt_report_stack(report, id);
 	size_t count = 0;
@@ -23,7 +23,7 @@ size_t vt_stack_shown(const struct vt_report *report, int64_t id, const struct v
 	return count;
 }
 
-static bool own(const struct vt_frame *frame, char *library, size_t size)
+static bool own(const struct vt_frame_model *frame, char *library, size_t size)
 {
 	library[0] = '\0';
 	return vt_frame_own(frame->module, frame->file, frame->python, library, size);
@@ -32,7 +32,8 @@ static bool own(const struct vt_frame *frame, char *library, size_t size)
 /* The libraries of the folded frames, in order, each once, at most two:
  * for a Python stack its packages (the interpreter's own frames between
  * them say nothing), else the native libraries. */
-static void name_libraries(const struct vt_frame *const *shown, size_t lead, char *via, size_t size)
+static void name_libraries(const struct vt_frame_model *const *shown, size_t lead, char *via,
+			   size_t size)
 {
 	bool python = false;
 	for (size_t i = 0; i < lead; i++)
@@ -55,7 +56,8 @@ static void name_libraries(const struct vt_frame *const *shown, size_t lead, cha
 	}
 }
 
-void vt_stack_brief(const struct vt_frame *const *shown, size_t count, struct vt_stack_brief *out)
+void vt_stack_brief(const struct vt_frame_model *const *shown, size_t count,
+		    struct vt_stack_brief *out)
 {
 	char library[64];
 	out->lead = count;
@@ -72,7 +74,7 @@ void vt_stack_brief(const struct vt_frame *const *shown, size_t count, struct vt
 	name_libraries(shown, out->lead, out->via, sizeof(out->via));
 }
 
-const char *vt_stack_place(const struct vt_report *report, int64_t id, char *key, size_t size)
+const char *vt_stack_place(const struct vt_report_model *report, int64_t id, char *key, size_t size)
 {
 	const struct vt_stack_frames *stack = vt_report_stack(report, id);
 	char label[1200];
@@ -102,7 +104,7 @@ struct picked {
 	struct vt_stack_brief brief;
 };
 
-static void pick(const struct vt_frame *const *shown, size_t count,
+static void pick(const struct vt_frame_model *const *shown, size_t count,
 		 const struct vt_view_options *options, struct picked *out)
 {
 	size_t limit = options->all_frames   ? 64
@@ -129,10 +131,10 @@ static const char *plural(size_t count)
 
 enum { MAX_SHOWN = 256 };
 
-void vt_stack_print(FILE *out, const struct vt_report *report, int64_t id, const char *indent,
+void vt_stack_print(FILE *out, const struct vt_report_model *report, int64_t id, const char *indent,
 		    const struct vt_view_options *options)
 {
-	const struct vt_frame *shown[MAX_SHOWN];
+	const struct vt_frame_model *shown[MAX_SHOWN];
 	size_t count = vt_stack_shown(report, id, shown, MAX_SHOWN);
 	count = count > MAX_SHOWN ? MAX_SHOWN : count;
 	if (!count)
@@ -156,11 +158,11 @@ void vt_stack_print(FILE *out, const struct vt_report *report, int64_t id, const
 			plural(picked.left));
 }
 
-void vt_stack_picks(const struct vt_report *report, int64_t id,
+void vt_stack_picks(const struct vt_report_model *report, int64_t id,
 		    const struct vt_view_options *options, struct vt_stack_picks *out)
 {
 	const struct vt_stack_frames *stack = vt_report_stack(report, id);
-	const struct vt_frame *shown[MAX_SHOWN];
+	const struct vt_frame_model *shown[MAX_SHOWN];
 	size_t position[MAX_SHOWN], count = 0;
 	*out = (struct vt_stack_picks){0};
 	for (size_t i = 0; stack && i < stack->count && count < MAX_SHOWN; i++) {
@@ -189,11 +191,11 @@ static void append(char *out, size_t size, size_t *used, const char *text)
 		*used = (size_t)wrote >= size - *used ? size - 1 : *used + (size_t)wrote;
 }
 
-const char *vt_stack_line(const struct vt_report *report, int64_t id,
+const char *vt_stack_line(const struct vt_report_model *report, int64_t id,
 			  const struct vt_view_options *options, size_t width, char *out,
 			  size_t size)
 {
-	const struct vt_frame *shown[MAX_SHOWN];
+	const struct vt_frame_model *shown[MAX_SHOWN];
 	size_t count = vt_stack_shown(report, id, shown, MAX_SHOWN), used = 0;
 	count = count > MAX_SHOWN ? MAX_SHOWN : count;
 	out[0] = '\0';
@@ -220,8 +222,8 @@ const char *vt_stack_line(const struct vt_report *report, int64_t id,
 	return out;
 }
 
-json_t *vt_stack_group_ranks(const struct vt_report *report, const struct vt_stack_group *groups,
-			     size_t count)
+json_t *vt_stack_group_ranks(const struct vt_report_model *report,
+			     const struct vt_stack_group *groups, size_t count)
 {
 	json_t *ranks = json_object();
 	char place[4096];
@@ -241,7 +243,7 @@ json_t *vt_stack_group_ranks(const struct vt_report *report, const struct vt_sta
 	return ranks;
 }
 
-size_t vt_stack_group_rank(const struct vt_report *report, json_t *ranks, int64_t id)
+size_t vt_stack_group_rank(const struct vt_report_model *report, json_t *ranks, int64_t id)
 {
 	char place[4096];
 	json_t *rank = json_object_get(ranks, vt_stack_place(report, id, place, sizeof(place)));
@@ -278,7 +280,7 @@ static void add_member(struct vt_stack_group *group, const struct vt_stack_row *
 
 /* A group's own high point, where the report replayed it (group_peaks):
  * the same stacks as the report's row, or nothing is known. */
-static void exact_peak(const struct vt_report *report, const struct vt_owner *owner,
+static void exact_peak(const struct vt_report_model *report, const struct vt_owner *owner,
 		       struct vt_stack_group *group)
 {
 	const struct vt_stack_frames *first = vt_report_stack(report, group->id);
@@ -308,7 +310,7 @@ static int by_bytes(const void *x, const void *y)
  * so that no tag (which may hold any character) can run into the place.
  * Allocated, so that no tag or place can overflow it; NULL when out of
  * memory. */
-static char *row_key(const struct vt_report *report, const char *tag, const int64_t *stack)
+static char *row_key(const struct vt_report_model *report, const char *tag, const int64_t *stack)
 {
 	char place[4096], *key;
 	tag = tag ? tag : "";
@@ -333,7 +335,7 @@ static size_t position_of(json_t *positions, const char *key, size_t count)
 	return count;
 }
 
-size_t vt_stack_groups(const struct vt_report *report, const struct vt_owner *owner,
+size_t vt_stack_groups(const struct vt_report_model *report, const struct vt_owner *owner,
 		       struct vt_stack_group **out)
 {
 	*out = NULL;
@@ -365,7 +367,7 @@ size_t vt_stack_groups(const struct vt_report *report, const struct vt_owner *ow
 	return count;
 }
 
-size_t vt_leak_groups(const struct vt_report *report, const struct vt_owner *owner,
+size_t vt_leak_groups(const struct vt_report_model *report, const struct vt_owner *owner,
 		      struct vt_leak_group **out)
 {
 	struct vt_leak_group *rows =
@@ -374,7 +376,7 @@ size_t vt_leak_groups(const struct vt_report *report, const struct vt_owner *own
 	size_t count = 0;
 	bool ok = rows && positions;
 	for (size_t i = 0; ok && i < owner->leak_count; i++) {
-		const struct vt_leak *leak = &owner->leaks[i];
+		const struct vt_leak_model *leak = &owner->leaks[i];
 		char *key = row_key(report, leak->tag, leak->stack.has ? &leak->stack.value : NULL);
 		size_t at = key ? position_of(positions, key, count) : SIZE_MAX;
 		free(key);

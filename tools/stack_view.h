@@ -20,8 +20,8 @@
 
 /* A stack's shown frames, innermost first, into out (at most max); returns
  * how many it has, which may exceed max. */
-size_t vt_stack_shown(const struct vt_report *report, int64_t id, const struct vt_frame **out,
-		      size_t max);
+size_t vt_stack_shown(const struct vt_report_model *report, int64_t id,
+		      const struct vt_frame_model **out, size_t max);
 
 /* Where a brief view of shown frames starts: lead is the index of the
  * program's own innermost frame (0 when none is the program's), and the
@@ -30,21 +30,23 @@ struct vt_stack_brief {
 	size_t lead;
 	char via[160];
 };
-void vt_stack_brief(const struct vt_frame *const *shown, size_t count, struct vt_stack_brief *out);
+void vt_stack_brief(const struct vt_frame_model *const *shown, size_t count,
+		    struct vt_stack_brief *out);
 
 /* A stack's place, the identity of its group and of its row in diff:
  * "function (file:line) < caller (file:line) ...", "(no frames)" without
  * any. */
-const char *vt_stack_place(const struct vt_report *report, int64_t id, char *key, size_t size);
+const char *vt_stack_place(const struct vt_report_model *report, int64_t id, char *key,
+			   size_t size);
 
 /* The stack as a listing shows it, one frame a line after indent:
  * "at lead, via numba, 14 frames", its callers, "inlined in" for an
  * inlined function's caller, and "... N more frames" where it is cut. */
-void vt_stack_print(FILE *out, const struct vt_report *report, int64_t id, const char *indent,
+void vt_stack_print(FILE *out, const struct vt_report_model *report, int64_t id, const char *indent,
 		    const struct vt_view_options *options);
 /* The same in one line of at most width bytes ("a < b < c"), ending in
  * "..." where it is cut. */
-const char *vt_stack_line(const struct vt_report *report, int64_t id,
+const char *vt_stack_line(const struct vt_report_model *report, int64_t id,
 			  const struct vt_view_options *options, size_t width, char *out,
 			  size_t size);
 
@@ -58,7 +60,7 @@ struct vt_stack_picks {
 	size_t count, folded, left;
 	char via[200];
 };
-void vt_stack_picks(const struct vt_report *report, int64_t id,
+void vt_stack_picks(const struct vt_report_model *report, int64_t id,
 		    const struct vt_view_options *options, struct vt_stack_picks *out);
 
 /* One row of a listing: the stacks at one place with one tag. */
@@ -77,17 +79,17 @@ struct vt_stack_group {
 /* The owner's listed stacks as groups, most bytes at the peak first (then
  * the larger own peak, then the smaller id); *out is the caller's to free.
  * Returns how many, 0 (and *out NULL) for none or out of memory. */
-size_t vt_stack_groups(const struct vt_report *report, const struct vt_owner *owner,
+size_t vt_stack_groups(const struct vt_report_model *report, const struct vt_owner *owner,
 		       struct vt_stack_group **out);
 
 /* The rank (from 1) of the group at each place, of the first count
  * groups: an index (place -> rank) built once, so that finding the row of
  * each of n leaks is linear, not n times a scan of the rows. NULL when out
  * of memory. */
-json_t *vt_stack_group_ranks(const struct vt_report *report, const struct vt_stack_group *groups,
-			     size_t count);
+json_t *vt_stack_group_ranks(const struct vt_report_model *report,
+			     const struct vt_stack_group *groups, size_t count);
 /* The rank of the group at the place of stack id, 0 for none. */
-size_t vt_stack_group_rank(const struct vt_report *report, json_t *ranks, int64_t id);
+size_t vt_stack_group_rank(const struct vt_report_model *report, json_t *ranks, int64_t id);
 
 /* Whether a group's own peak is exact (one member, or bounds that meet). */
 bool vt_stack_group_peak_exact(const struct vt_stack_group *group);
@@ -108,10 +110,10 @@ const char *vt_stack_rest_text(const struct vt_stack_rest *rest, char *buf, size
 /* Leaks at one place with one tag are one row, as stacks are: first is
  * the row's first leak, with the row's bytes and allocations added. */
 struct vt_leak_group {
-	const struct vt_leak *first;
+	const struct vt_leak_model *first;
 	int64_t bytes, allocations;
 };
 /* The owner's leaks as rows, in the report's order; *out is the caller's
  * to free. Returns how many, 0 (and *out NULL) for none or out of memory. */
-size_t vt_leak_groups(const struct vt_report *report, const struct vt_owner *owner,
+size_t vt_leak_groups(const struct vt_report_model *report, const struct vt_owner *owner,
 		      struct vt_leak_group **out);

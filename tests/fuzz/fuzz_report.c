@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	bool merged;
 	char reason[512];
-	struct vt_report report;
+	struct vt_report_model report;
 	if (vt_report_check(root, &merged, reason, sizeof(reason)) && !merged &&
 	    vt_report_model_fill(root, &report)) {
 		FILE *sink = fopen("/dev/null", "w");
