@@ -1,5 +1,6 @@
 /* What `vramtrace diff` compares, row by row, once both reports are read:
- * cmd_diff.c fills it, the format_diff_*.c files write it. */
+ * the engine (diff.c) fills it, the format_diff_*.c files write it, and
+ * cmd_diff.c reads the options and the reports and runs the two. */
 #pragma once
 
 #include <jansson.h>
@@ -45,6 +46,12 @@ struct diff {
 	char overflow[160]; /* a row whose sum passed 2^63-1 bytes, "" when none */
 };
 
+/* Adds one side's rows (side_b: B's), matched by key to the other's. */
+void vt_diff_add_side(struct diff *d, const struct vt_report_file *file, bool side_b);
+/* Sorts every table by change and sets aside rows changing less than
+ * min_delta (never a device's). */
+void vt_diff_finish(struct diff *d);
+void vt_diff_free(struct diff *d);
 /* A row's change as "+12.5%" and ratio as "x1.12" ("new" and "-" from 0). */
 void vt_diff_change_texts(const struct diff_row *row, char *relative, char *ratio, size_t size);
 /* The text and markdown tables (format_diff_text.c). */
