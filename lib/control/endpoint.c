@@ -19,7 +19,7 @@
 #include "../log.h"
 #include "../library/control.h"
 #include "directory.h"
-#include "socket_file.h"
+#include "../library/socket_file.h"
 #include "../sources/background.h"
 
 /* Under this many descriptors the program may need every one it has, so

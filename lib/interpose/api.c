@@ -9,7 +9,7 @@
 #include "../core/tags.h"
 #include "../config.h"
 #include "../library/requests.h"
-#include "../lifecycle/activation.h"
+#include "activation.h"
 #include "../sources/call.h"
 #include "../sources/recording.h"
 

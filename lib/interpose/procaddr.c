@@ -4,7 +4,7 @@
  * cuGetProcAddress itself gets these wrappers back. */
 #include <errno.h>
 
-#include "../lifecycle/activation.h"
+#include "activation.h"
 #include "../sources/call.h"
 #include "hooks.h"
 #include "prototypes.h"

@@ -3,7 +3,7 @@
  * CUPTI's parameter struct, activates the tracer (the first CUDA call
  * does) and forwards the call between its observer's halves. Return codes, output values and errno
  * pass through untouched. */
-#include "../lifecycle/activation.h"
+#include "activation.h"
 #include "../sources/call.h"
 #include "hooks.h"
 #include "observe.h"

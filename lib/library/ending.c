@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../control/socket_file.h"
+#include "socket_file.h"
 #include "../sources/call.h"
 #include "../sources/context_end.h"
 #include "../sources/nvml_view.h"

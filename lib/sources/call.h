@@ -33,7 +33,7 @@ enum vt_layer {
 	VT_LAYER_OUTER,
 };
 
-/* Entered after activation (lifecycle/activation.h): the hook wrappers
+/* Entered after activation (interpose/activation.h): the hook wrappers
  * activate first; CUPTI's callbacks run only once activation started it. */
 enum vt_layer vt_call_enter(enum vt_source source);
 void vt_call_leave(enum vt_layer layer);

@@ -1,6 +1,6 @@
 /* This process's tracking: the one tracker every event goes to, and
  * whether the process traces at all (it used CUDA, and is not a fork's
- * child that stopped following). Activation (lifecycle/activation.c)
+ * child that stopped following). Activation (interpose/activation.c)
  * starts both, once per process, and fork's child handler forgets them;
  * the event path (recording.c), the device views and the library above
  * read them. One instance, vt_tracking. */

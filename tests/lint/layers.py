@@ -119,19 +119,17 @@ def cycles(nodes, edges):
 
 
 # What each folder of lib must not include: the folders above it. From the
-# top: the entry points (interpose; lifecycle; control's endpoint, which
-# answers the tool), the library, the sources, then report and core. The
-# hook wrappers activate the tracer, so interpose may include lifecycle's
-# activation.h alone; the library removes the control socket at an ending
-# through control/socket_file.h alone; lib's own files (collect,
+# top: the entry points (interpose, whose first caught call activates the
+# tracer; lifecycle; control's endpoint, which answers the tool), the
+# library, the sources, then report and core; lib's own files (collect,
 # configuration, logging) sit below the library.
 ABOVE = {
     "core": r"(^|/)(sources|interpose|lifecycle|report|library|control)/",
     "report": r"(^|/)(sources|interpose|lifecycle|library|control)/",
     "sources": r"(^|/)(interpose|lifecycle|library|control)/",
-    "library": r"(^|/)(interpose|lifecycle)/|(^|/)control/(?!socket_file\.h$)",
-    "interpose": r"(^|/)lifecycle/(?!activation\.h$)",
+    "library": r"(^|/)(interpose|lifecycle|control)/",
     "control": r"(^|/)(interpose|lifecycle)/",
+    "lifecycle": r"(^|/)interpose/",
     "lib": r"(^|/)(interpose|lifecycle|library|control)/",
 }
 

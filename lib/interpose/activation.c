@@ -9,8 +9,8 @@
 #include "../core/rules.h"
 #include "../core/stack_capture.h"
 #include "../descriptors.h"
-#include "../interpose/cupti.h"
-#include "../interpose/dlsym.h"
+#include "cupti.h"
+#include "dlsym.h"
 #include "../library/checkpoints.h"
 #include "../library/destination.h"
 #include "../library/state.h"
@@ -21,7 +21,7 @@
 #include "../sources/nvml_view.h"
 #include "../sources/python.h"
 #include "../sources/tracking.h"
-#include "signals.h"
+#include "../lifecycle/signals.h"
 
 static atomic_bool warned_rules, warned_unwinder;
 
