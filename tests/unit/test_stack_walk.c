@@ -101,6 +101,61 @@ Test(stack_walk, optimised_chain_with_inlined_helpers)
 	expect_same("-O2, cached", 22);
 }
 
+/* Two callers of one function, alike to the byte, called from one place:
+ * in middle() the walk's registers are the same whichever called it, and
+ * only the words above tell them apart. */
+__attribute__((noinline)) static void middle(void)
+{
+	capture_both();
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void caller_a(void)
+{
+	middle();
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void caller_b(void)
+{
+	middle();
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void through(void (*caller)(void))
+{
+	caller();
+	__asm__ volatile("" ::: "memory");
+}
+
+/* A walk takes over the last one's outer frames only where every word it
+ * read there still holds: walks from one place, from places sharing an
+ * outer part, from callers the registers cannot tell apart, and deeper and
+ * shallower ones in turn, each as backtrace() gives it. */
+Test(stack_walk, each_walk_is_its_own_whatever_the_last_one_was)
+{
+	for (int round = 0; round < 3; round++) {
+		through(caller_a);
+		expect_same("through caller_a", 4);
+		uintptr_t a = seen.our_frames[1];
+		through(caller_b);
+		expect_same("through caller_b", 4);
+		cr_assert_neq(seen.our_frames[1], a, "middle's caller told apart");
+		chain_o2(20, capture_both);
+		expect_same("-O2, 20", 22);
+		chain_o2(25, capture_both);
+		expect_same("-O2, 25", 27);
+		chain_o2(5, capture_both);
+		expect_same("-O2, 5", 7);
+		chain_o0(20, capture_both);
+		expect_same("-O0 after -O2", 22);
+		chain_o2(200, capture_both);
+		cr_assert_eq(seen.ours, VT_MAX_STACK_DEPTH, "cut at the depth");
+		chain_o2(20, capture_both);
+		expect_same("-O2 after one cut at the depth", 22);
+	}
+}
+
 Test(stack_walk, unoptimised_chain)
 {
 	chain_o0(20, capture_both);
