@@ -313,3 +313,28 @@ void run_both_with_summary(const char *program, const char *argument, struct tra
 	options.preload = false;
 	traced_run(without, &options, argv);
 }
+
+void run_tool_with(struct traced_run *run, char **args, const struct run_options *options)
+{
+	char *argv[40] = {(char *)build_path("VT_TEST_TOOL")};
+	size_t n = 1;
+	for (; args[n - 1] && n < 39; n++)
+		argv[n] = args[n - 1];
+	argv[n] = NULL;
+	traced_run(run, options, argv);
+}
+
+void run_tool(struct traced_run *run, char **args, const char *const *env)
+{
+	struct run_options options = {.env = env};
+	run_tool_with(run, args, &options);
+}
+
+const char *fixture_path(const char *name)
+{
+	static __thread char path[4][512];
+	static __thread int next;
+	char *out = path[next++ % 4];
+	snprintf(out, 512, "%s/%s", build_path("VT_TEST_FIXTURES"), name);
+	return out;
+}

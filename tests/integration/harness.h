@@ -35,6 +35,13 @@ const char *build_path(const char *variable);
 void traced_run(struct traced_run *run, const struct run_options *options, char *const argv[]);
 void traced_run_free(struct traced_run *run);
 
+/* The vramtrace tool with args (NULL-terminated, at most 38) under
+ * options, or with env added. */
+void run_tool_with(struct traced_run *run, char **args, const struct run_options *options);
+void run_tool(struct traced_run *run, char **args, const char *const *env);
+/* A fixture report's path (tests/fixtures/name); four may be held at once. */
+const char *fixture_path(const char *name);
+
 /* run the named program under the preload on the simulated device. */
 void trace_program(struct traced_run *run, const char *program, const char *const *env);
 

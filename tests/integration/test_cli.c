@@ -17,36 +17,11 @@
 
 #include "harness.h"
 
-static const char *fixture(const char *name)
-{
-	static __thread char path[4][512];
-	static __thread int next;
-	char *out = path[next++ % 4];
-	snprintf(out, 512, "%s/%s", build_path("VT_TEST_FIXTURES"), name);
-	return out;
-}
-
-static void tool_in(struct traced_run *run, char **args, const struct run_options *options)
-{
-	char *argv[40] = {(char *)build_path("VT_TEST_TOOL")};
-	size_t n = 1;
-	for (; args[n - 1] && n < 39; n++)
-		argv[n] = args[n - 1];
-	argv[n] = NULL;
-	traced_run(run, options, argv);
-}
-
-static void tool(struct traced_run *run, char **args)
-{
-	struct run_options options = {0};
-	tool_in(run, args, &options);
-}
-
 /* The tool exits 2 with exactly this on stderr and nothing on stdout. */
 static void refused(char **args, const char *expected)
 {
 	struct traced_run run;
-	tool(&run, args);
+	run_tool(&run, args, NULL);
 	cr_assert_eq(run.status, 2, "%s: %d %s", args[0], run.status, run.err);
 	cr_assert_str_eq(run.err, expected);
 	cr_assert_str_eq(run.out, "");
@@ -55,7 +30,7 @@ static void refused(char **args, const char *expected)
 
 Test(cli, misspelt_and_incomplete_options_say_one_line)
 {
-	const char *f = fixture("minimal.json");
+	const char *f = fixture_path("minimal.json");
 	refused((char *[]){"report", (char *)f, "--formt", "html", NULL},
 		"vramtrace report: unknown option '--formt'; did you mean --format? (see vramtrace "
 		"report --help)\n");
@@ -97,10 +72,12 @@ Test(cli, misspelt_and_incomplete_options_say_one_line)
 
 Test(cli, values_after_a_space_or_an_equals_sign)
 {
-	const char *f = fixture("minimal.json");
+	const char *f = fixture_path("minimal.json");
 	struct traced_run spaced, joined;
-	tool(&spaced, (char *[]){"check", (char *)f, "--budget", "1000", "--headroom", "0", NULL});
-	tool(&joined, (char *[]){"check", "--budget=1000", "--headroom=0", (char *)f, NULL});
+	run_tool(&spaced,
+		 (char *[]){"check", (char *)f, "--budget", "1000", "--headroom", "0", NULL}, NULL);
+	run_tool(&joined, (char *[]){"check", "--budget=1000", "--headroom=0", (char *)f, NULL},
+		 NULL);
 	cr_assert_eq(spaced.status, 0, "%s", spaced.err);
 	cr_assert_str_eq(spaced.out,
 			 "fits: peak 1000 B (1000 bytes) of device 0 + headroom 0 B (0.00%) <= "
@@ -109,8 +86,8 @@ Test(cli, values_after_a_space_or_an_equals_sign)
 	traced_run_free(&spaced);
 	traced_run_free(&joined);
 	struct traced_run a, b;
-	tool(&a, (char *[]){"report", (char *)f, "-o", "-", "--top=3", NULL});
-	tool(&b, (char *[]){"report", "--top", "3", (char *)f, NULL});
+	run_tool(&a, (char *[]){"report", (char *)f, "-o", "-", "--top=3", NULL}, NULL);
+	run_tool(&b, (char *[]){"report", "--top", "3", (char *)f, NULL}, NULL);
 	cr_assert_eq(a.status, 0, "%s", a.err);
 	cr_assert_str_eq(a.out, b.out);
 	traced_run_free(&a);
@@ -119,7 +96,7 @@ Test(cli, values_after_a_space_or_an_equals_sign)
 
 Test(cli, a_device_the_report_lacks_is_an_error_everywhere)
 {
-	const char *f = fixture("minimal.json");
+	const char *f = fixture_path("minimal.json");
 	char expected[800];
 	snprintf(expected, sizeof(expected),
 		 "vramtrace report: %s has no device 3 (its devices: 0)\n", f);
@@ -130,8 +107,8 @@ Test(cli, a_device_the_report_lacks_is_an_error_everywhere)
 		expected);
 	snprintf(expected, sizeof(expected),
 		 "vramtrace diff: %s has no device 1 (its devices: 0)\n", f);
-	refused((char *[]){"diff", (char *)f, (char *)fixture("minimal_b.json"), "--device", "1",
-			   NULL},
+	refused((char *[]){"diff", (char *)f, (char *)fixture_path("minimal_b.json"), "--device",
+			   "1", NULL},
 		expected);
 	snprintf(expected, sizeof(expected), "vramtrace fit: %s has no device 5 (its devices: 0)\n",
 		 f);
@@ -141,8 +118,10 @@ Test(cli, a_device_the_report_lacks_is_an_error_everywhere)
 Test(cli, merge_writes_to_standard_output_without_o)
 {
 	struct traced_run run;
-	tool(&run, (char *[]){"merge", (char *)fixture("rank0.json"), (char *)fixture("rank1.json"),
-			      NULL});
+	run_tool(&run,
+		 (char *[]){"merge", (char *)fixture_path("rank0.json"),
+			    (char *)fixture_path("rank1.json"), NULL},
+		 NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	json_t *merged = json_loads(run.out, 0, NULL);
 	cr_assert(merged, "%s", run.out);
@@ -161,7 +140,7 @@ Test(cli, special_files_are_refused_at_once, .timeout = 60)
 	cr_assert(mkdtemp(dir));
 	snprintf(fifo, sizeof(fifo), "%s/fifo.json", dir);
 	cr_assert_eq(mkfifo(fifo, 0600), 0);
-	const char *f = fixture("minimal.json");
+	const char *f = fixture_path("minimal.json");
 	char *const cases[][8] = {
 		{"report", fifo, NULL},          {"check", fifo, "--budget", "1GiB", NULL},
 		{"diff", (char *)f, fifo, NULL}, {"merge", fifo, NULL},
@@ -172,7 +151,7 @@ Test(cli, special_files_are_refused_at_once, .timeout = 60)
 		 ": %s: is a FIFO, not a report (give - to read standard input)\n", fifo);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct traced_run run;
-		tool(&run, (char **)cases[i]);
+		run_tool(&run, (char **)cases[i], NULL);
 		cr_assert_eq(run.status, 2, "%s: %s", cases[i][0], run.err);
 		char line[400];
 		snprintf(line, sizeof(line), "vramtrace %s%s", cases[i][0], expected);
@@ -180,7 +159,7 @@ Test(cli, special_files_are_refused_at_once, .timeout = 60)
 		traced_run_free(&run);
 	}
 	struct traced_run run;
-	tool(&run, (char *[]){"report", "/dev/zero", NULL});
+	run_tool(&run, (char *[]){"report", "/dev/zero", NULL}, NULL);
 	cr_assert_str_eq(run.err, "vramtrace report: /dev/zero: is a character device, not a "
 				  "report (give - to read standard input)\n");
 	traced_run_free(&run);
@@ -196,7 +175,7 @@ Test(cli, special_files_are_refused_at_once, .timeout = 60)
  * digits, however large) into path. */
 static void with_failure(const char *path, const char *bytes)
 {
-	json_t *report = json_load_file(fixture("minimal.json"), 0, NULL);
+	json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
 	cr_assert(report);
 	json_t *failure = report_at(report, "devices/0/failures/0");
 	json_object_set_new(failure, "bytes", json_integer(7777777));
@@ -226,19 +205,21 @@ Test(cli, any_request_reads_back_exactly)
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		with_failure(path, sizes[i][0]);
 		struct traced_run run;
-		tool(&run, (char *[]){"check", path, "--budget", "1000", NULL});
+		run_tool(&run, (char *[]){"check", path, "--budget", "1000", NULL}, NULL);
 		cr_assert_eq(run.status, 0, "%s: %s", sizes[i][0], run.err);
 		traced_run_free(&run);
-		tool(&run, (char *[]){"report", path, NULL});
+		run_tool(&run, (char *[]){"report", path, NULL}, NULL);
 		char line[128];
 		snprintf(line, sizeof(line), "    %s requested by cudaMalloc", sizes[i][1]);
 		cr_assert(strstr(run.out, line), "%s: %s", sizes[i][0], run.out);
 		traced_run_free(&run);
 		/* re-written as JSON, the digits survive and read back */
-		tool(&run, (char *[]){"report", path, "--format", "json", "-o", again, NULL});
+		run_tool(&run, (char *[]){"report", path, "--format", "json", "-o", again, NULL},
+			 NULL);
 		cr_assert_eq(run.status, 0, "%s", run.err);
 		traced_run_free(&run);
-		tool(&run, (char *[]){"merge", again, (char *)fixture("rank1.json"), NULL});
+		run_tool(&run, (char *[]){"merge", again, (char *)fixture_path("rank1.json"), NULL},
+			 NULL);
 		cr_assert_eq(run.status, 0, "%s: %s", sizes[i][0], run.err);
 		cr_assert(strstr(run.out, sizes[i][0]), "%s lost in the merge", sizes[i][0]);
 		traced_run_free(&run);
@@ -247,7 +228,7 @@ Test(cli, any_request_reads_back_exactly)
 	char expected[300];
 	snprintf(expected, sizeof(expected), "vramtrace check: %s: too big integer near '", path);
 	struct traced_run run;
-	tool(&run, (char *[]){"check", path, "--budget", "1000", NULL});
+	run_tool(&run, (char *[]){"check", path, "--budget", "1000", NULL}, NULL);
 	cr_assert_eq(run.status, 2);
 	cr_assert(strstr(run.err, "too big integer"), "2^64 is no size_t: %s", run.err);
 	traced_run_free(&run);
@@ -258,21 +239,24 @@ Test(cli, any_request_reads_back_exactly)
 
 Test(cli, budgets_to_2_64_print_exactly)
 {
-	const char *f = fixture("minimal.json");
+	const char *f = fixture_path("minimal.json");
 	struct traced_run run;
-	tool(&run, (char *[]){"check", (char *)f, "--budget", "9223372036854775808", NULL});
+	run_tool(&run, (char *[]){"check", (char *)f, "--budget", "9223372036854775808", NULL},
+		 NULL);
 	cr_assert_str_eq(run.out,
 			 "fits: peak 1000 B (1000 bytes) of device 0 + headroom 0 B (0.00%) <= "
 			 "budget 8.00 EiB (9223372036854775808 bytes); margin 8.00 EiB "
 			 "(9223372036854774808 bytes)\n");
 	traced_run_free(&run);
-	tool(&run, (char *[]){"check", (char *)f, "--budget", "18446744073709551615", "--headroom",
-			      "99.99%", NULL});
+	run_tool(&run,
+		 (char *[]){"check", (char *)f, "--budget", "18446744073709551615", "--headroom",
+			    "99.99%", NULL},
+		 NULL);
 	cr_assert_str_eq(run.out, "fits: peak 1000 B (1000 bytes) of device 0 + headroom 16.00 EiB "
 				  "(99.99%) <= budget 16.00 EiB (18446744073709551615 bytes); "
 				  "margin 1.64 PiB (1844674407369955 bytes)\n");
 	traced_run_free(&run);
-	tool(&run, (char *[]){"check", (char *)f, "--budget", "80GB", NULL});
+	run_tool(&run, (char *[]){"check", (char *)f, "--budget", "80GB", NULL}, NULL);
 	cr_assert_str_eq(run.err, "vramtrace check: --budget 80GB = 74.51 GiB (80000000000 "
 				  "bytes)\n");
 	traced_run_free(&run);
@@ -286,7 +270,7 @@ Test(cli, budgets_to_2_64_print_exactly)
  * 2^62 - 1 bytes: accepted values whose sums pass 2^63. */
 static void four_devices(const char *path, int64_t each)
 {
-	json_t *report = json_load_file(fixture("minimal.json"), 0, NULL);
+	json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
 	json_t *devices = report_at(report, "devices");
 	json_t *first = json_array_get(devices, 0);
 	json_object_set_new(json_object_get(first, "peak"), "bytes", json_integer(each));
@@ -316,8 +300,10 @@ Test(cli, diff_sums_are_checked)
 		"vramtrace diff: the kind row 'device' of A adds up to more than 2^63-1 bytes over "
 		"the devices; compare one device at a time with --device N\n");
 	struct traced_run run;
-	tool(&run,
-	     (char *[]){"diff", a, b, "--device", "2", "--by", "kind", "--format", "json", NULL});
+	run_tool(
+		&run,
+		(char *[]){"diff", a, b, "--device", "2", "--by", "kind", "--format", "json", NULL},
+		NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	json_t *diff = json_loads(run.out, 0, NULL);
 	cr_assert_eq(report_int(diff, "sections/kind/rows/0/delta_bytes"),
@@ -325,7 +311,7 @@ Test(cli, diff_sums_are_checked)
 	json_decref(diff);
 	traced_run_free(&run);
 	/* devices are rows of their own: exact, whatever the kinds add up to */
-	tool(&run, (char *[]){"diff", a, b, "--by", "device", "--format", "json", NULL});
+	run_tool(&run, (char *[]){"diff", a, b, "--by", "device", "--format", "json", NULL}, NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	diff = json_loads(run.out, 0, NULL);
 	cr_assert_eq(json_array_size(report_at(diff, "sections/device/rows")), 4);
@@ -342,7 +328,7 @@ static void batch_runs(char *dir, char paths[4][64])
 {
 	for (int i = 0; i < 4; i++) {
 		int batch = 2 + 2 * i;
-		json_t *report = json_load_file(fixture("minimal.json"), 0, NULL);
+		json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
 		char value[8];
 		snprintf(value, sizeof(value), "%d", batch);
 		json_object_set_new(report_at(report, "run"), "labels",
@@ -363,8 +349,10 @@ Test(cli, fit_warns_widens_and_refuses)
 	cr_assert(mkdtemp(dir));
 	batch_runs(dir, paths);
 	struct traced_run run;
-	tool(&run, (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict",
-			      "batch=32", "--format", "json", NULL});
+	run_tool(&run,
+		 (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict", "batch=32",
+			    "--format", "json", NULL},
+		 NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_assert_str_eq(run.err, "vramtrace fit: warning: batch=32 is 24 above the measured 2 to "
 				  "8 (400% of that range): the answer is extrapolated\n");
@@ -376,8 +364,10 @@ Test(cli, fit_warns_widens_and_refuses)
 	json_decref(fit);
 	traced_run_free(&run);
 
-	tool(&run, (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--budget", "8GiB",
-			      "--solve", "batch", NULL});
+	run_tool(&run,
+		 (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--budget", "8GiB",
+			    "--solve", "batch", NULL},
+		 NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_assert_str_eq(run.err, "vramtrace fit: warning: batch=112 is 104 above the measured 2 "
 				  "to 8 (1733% of that range): the answer is extrapolated\n");
@@ -386,8 +376,10 @@ Test(cli, fit_warns_widens_and_refuses)
 		  "no '(with )': %s", run.out);
 	traced_run_free(&run);
 	/* 2^63-1: batch 2^37-16 would peak at 2^63 itself, one byte past */
-	tool(&run, (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--budget",
-			      "9223372036854775807", "--solve", "batch", "--format", "json", NULL});
+	run_tool(&run,
+		 (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--budget",
+			    "9223372036854775807", "--solve", "batch", "--format", "json", NULL},
+		 NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	fit = json_loads(run.out, 0, NULL);
 	cr_assert_eq(report_int(fit, "largest_fit/value"), 137438953455ll);
@@ -453,12 +445,12 @@ static void run_sequence(struct traced_run *run, const char *output, bool force,
 			 const char *const *env)
 {
 	struct run_options options = {.env = env};
-	tool_in(run,
-		(char *[]){"run", "--simulate", "24GiB", "--output", (char *)output,
-			   force ? "--force" : "--",
-			   force ? "--" : (char *)program_path("sequence"),
-			   force ? (char *)program_path("sequence") : NULL, NULL},
-		&options);
+	run_tool_with(run,
+		      (char *[]){"run", "--simulate", "24GiB", "--output", (char *)output,
+				 force ? "--force" : "--",
+				 force ? "--" : (char *)program_path("sequence"),
+				 force ? (char *)program_path("sequence") : NULL, NULL},
+		      &options);
 }
 
 Test(cli, run_output_that_exists_is_refused_unless_forced)
@@ -535,7 +527,8 @@ Test(cli, run_without_a_driver_says_so)
 		cr_skip_test("a CUDA driver is installed here");
 	struct traced_run run;
 	struct run_options options = {0};
-	tool_in(&run, (char *[]){"run", "--", (char *)program_path("sequence"), NULL}, &options);
+	run_tool_with(&run, (char *[]){"run", "--", (char *)program_path("sequence"), NULL},
+		      &options);
 	cr_assert_str_eq(run.err + strlen(run.err) - 94,
 			 "vramtrace run: no CUDA driver found (libcuda.so.1), so no report was "
 			 "written; try --simulate\n");
@@ -551,12 +544,12 @@ Test(cli, html_is_not_for_the_terminal)
 	snprintf(command, sizeof(command),
 		 "script -qec '%s report %s --format html' /dev/null | grep -q 'an HTML page is "
 		 "not for the terminal: give -o FILE.html (or -o - for standard output)'",
-		 build_path("VT_TEST_TOOL"), fixture("minimal.json"));
+		 build_path("VT_TEST_TOOL"), fixture_path("minimal.json"));
 	cr_assert_eq(system(command), 0, "refused on a terminal");
 	snprintf(command, sizeof(command),
 		 "script -qec '%s report %s --format html -o -' /dev/null | grep -q '<!DOCTYPE "
 		 "html>'",
-		 build_path("VT_TEST_TOOL"), fixture("minimal.json"));
+		 build_path("VT_TEST_TOOL"), fixture_path("minimal.json"));
 	cr_assert_eq(system(command), 0, "written with -o -");
 }
 
@@ -572,8 +565,9 @@ Test(cli, run_output_from_the_environment_is_checked_too)
 	fclose(file);
 	struct traced_run run;
 	struct run_options options = {.env = (const char *const[]){variable, NULL}};
-	tool_in(&run, (char *[]){"run", "--simulate", "--", (char *)program_path("sequence"), NULL},
-		&options);
+	run_tool_with(&run,
+		      (char *[]){"run", "--simulate", "--", (char *)program_path("sequence"), NULL},
+		      &options);
 	cr_assert_eq(run.status, 2);
 	cr_assert_str_eq(run.out, "");
 	traced_run_free(&run);
@@ -622,8 +616,10 @@ Test(cli, big_and_negative_numbers_are_said_as_they_are)
 	cr_assert(mkdtemp(dir));
 	batch_runs(dir, paths);
 	struct traced_run run;
-	tool(&run, (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--budget",
-			      "9223372036854775807", "--solve", "batch", NULL});
+	run_tool(&run,
+		 (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--budget",
+			    "9223372036854775807", "--solve", "batch", NULL},
+		 NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_assert(strstr(run.out, "largest batch that fits 8.00 EiB with 0 B kept free: "
 				  "batch=137438953455, predicted peak 8.00 EiB\n"),
@@ -635,8 +631,10 @@ Test(cli, big_and_negative_numbers_are_said_as_they_are)
 		"(-5.25 GiB), where the fitted model means nothing; the runs measured batch from 2 "
 		"to 8\n");
 	snprintf(page, sizeof(page), "%s/page.html", dir);
-	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), "--format", "html",
-			      "--budget", "18446744073709551615", "-o", page, NULL});
+	run_tool(&run,
+		 (char *[]){"report", (char *)fixture_path("minimal.json"), "--format", "html",
+			    "--budget", "18446744073709551615", "-o", page, NULL},
+		 NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	traced_run_free(&run);
 	char command[300];
@@ -653,7 +651,7 @@ Test(cli, big_and_negative_numbers_are_said_as_they_are)
 Test(cli, no_escape_from_a_report_reaches_the_terminal)
 {
 	const char *evil = "x\x1b]0;PWNED\x07\x1b[2J";
-	json_t *report = json_load_file(fixture("minimal.json"), 0, NULL);
+	json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
 	cr_assert(report);
 	json_t *run = report_at(report, "run"), *device = report_at(report, "devices/0");
 	json_t *failure = report_at(report, "devices/0/failures/0");
@@ -686,10 +684,10 @@ Test(cli, no_escape_from_a_report_reaches_the_terminal)
 		char *args[8] = {(char *)commands[c][0], path};
 		for (size_t i = 1; commands[c][i]; i++)
 			args[i + 1] = strcmp(commands[c][i], "@") == 0
-					      ? (char *)fixture("minimal.json")
+					      ? (char *)fixture_path("minimal.json")
 					      : (char *)commands[c][i];
 		struct traced_run out;
-		tool(&out, args);
+		run_tool(&out, args, NULL);
 		cr_assert(out.status == 0 || out.status == 1, "%s: %d %s", args[0], out.status,
 			  out.err);
 		cr_assert(!strchr(out.out, '\x1b') && !strchr(out.out, '\x07'),
@@ -713,12 +711,15 @@ Test(cli, options_are_taken_whole_or_refused)
 		strcat(by, "tag,");
 	strcat(by, "stack");
 	struct traced_run run;
-	tool(&run, (char *[]){"diff", (char *)fixture("minimal.json"),
-			      (char *)fixture("minimal_b.json"), "--by", by, NULL});
+	run_tool(&run,
+		 (char *[]){"diff", (char *)fixture_path("minimal.json"),
+			    (char *)fixture_path("minimal_b.json"), "--by", by, NULL},
+		 NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_assert(strstr(run.out, "by stack (bytes at the peak)"), "%s", run.out);
 	traced_run_free(&run);
-	refused((char *[]){"report", (char *)fixture("minimal.json"), "--budget", "1GiB", NULL},
+	refused((char *[]){"report", (char *)fixture_path("minimal.json"), "--budget", "1GiB",
+			   NULL},
 		"vramtrace report: --budget draws a line on the html page only; for the peak "
 		"against a budget, use vramtrace check FILE --budget SIZE (see vramtrace report "
 		"--help)\n");
@@ -731,7 +732,7 @@ Test(cli, options_are_taken_whole_or_refused)
 	cr_assert(mkdtemp(runtime));
 	snprintf(env, sizeof(env), "XDG_RUNTIME_DIR=%s", runtime);
 	struct run_options options = {.env = (const char *const[]){env, NULL}};
-	tool_in(&run, (char *[]){"metrics", "999999", NULL}, &options);
+	run_tool_with(&run, (char *[]){"metrics", "999999", NULL}, &options);
 	cr_assert_eq(run.status, 1);
 	cr_assert_str_eq(run.err, "vramtrace metrics: process 999999 is not traced by vramtrace "
 				  "(no control socket; it may have ended, or run with "
@@ -756,7 +757,7 @@ Test(cli, every_device_of_a_merged_trace_has_its_own_pid)
 	close(fd);
 	json_decref(document);
 	struct traced_run run;
-	tool(&run, (char *[]){"report", merged, "--format", "trace", NULL});
+	run_tool(&run, (char *[]){"report", merged, "--format", "trace", NULL}, NULL);
 	unlink(merged);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	json_t *trace = json_loads(run.out, 0, NULL);

@@ -346,15 +346,6 @@ Test(pictures, a_dump_takes_its_own_device_reading)
 	traced_run_free(&run);
 }
 
-static void tool(struct traced_run *run, char **args)
-{
-	char *argv[16] = {(char *)build_path("VT_TEST_TOOL")};
-	for (size_t n = 1; n < 15 && args[n - 1]; n++)
-		argv[n] = args[n - 1];
-	struct run_options options = {0};
-	traced_run(run, &options, argv);
-}
-
 /* "--simulate=2" would be a device of 2 bytes: a capacity wants its unit,
  * and the refusal says how to ask for devices. */
 Test(pictures, a_capacity_without_a_unit_is_refused)
@@ -362,20 +353,20 @@ Test(pictures, a_capacity_without_a_unit_is_refused)
 	char fixture[512];
 	snprintf(fixture, sizeof(fixture), "%s/llm_bf16.json", build_path("VT_TEST_FIXTURES"));
 	struct traced_run run;
-	tool(&run, (char *[]){"run", "--simulate=2", "--", "true", NULL});
+	run_tool(&run, (char *[]){"run", "--simulate=2", "--", "true", NULL}, NULL);
 	cr_assert_eq(run.status, 2);
 	cr_assert(strstr(run.err, "--simulate=2: expected a capacity with its unit, such as 80GiB, "
 				  "or one per device, 80GiB,40GiB; the number of devices is "
 				  "VRAMSIM_DEVICES"),
 		  "%s", run.err);
 	traced_run_free(&run);
-	tool(&run, (char *[]){"run", "--simulate", "2", "--", "true", NULL});
+	run_tool(&run, (char *[]){"run", "--simulate", "2", "--", "true", NULL}, NULL);
 	cr_assert_eq(run.status, 2, "%s", run.err);
 	cr_assert(strstr(run.err, "--simulate=2: expected a capacity with its unit"), "%s",
 		  run.err);
 	traced_run_free(&run);
 	/* check names the device whose peak it compared. */
-	tool(&run, (char *[]){"check", fixture, "--budget", "20GiB", NULL});
+	run_tool(&run, (char *[]){"check", fixture, "--budget", "20GiB", NULL}, NULL);
 	cr_assert_eq(run.status, 0);
 	cr_assert(strstr(run.out, "fits: peak 18.29 GiB (19637144576 bytes) of device 0 + "), "%s",
 		  run.out);

@@ -12,29 +12,9 @@
 
 #include "harness.h"
 
-static const char *fixture(const char *name)
-{
-	static __thread char path[4][512];
-	static __thread int next;
-	char *out = path[next++ % 4];
-	snprintf(out, 512, "%s/%s", build_path("VT_TEST_FIXTURES"), name);
-	return out;
-}
-
-static void tool(struct traced_run *run, char **args)
-{
-	char *argv[32] = {(char *)build_path("VT_TEST_TOOL")};
-	size_t n = 1;
-	for (; args[n - 1] && n < 31; n++)
-		argv[n] = args[n - 1];
-	argv[n] = NULL;
-	struct run_options options = {0};
-	traced_run(run, &options, argv);
-}
-
 static json_t *load_fixture(const char *name)
 {
-	json_t *report = json_load_file(fixture(name), 0, NULL);
+	json_t *report = json_load_file(fixture_path(name), 0, NULL);
 	cr_assert(report, "%s", name);
 	return report;
 }
@@ -68,7 +48,7 @@ static void refused_everywhere(json_t *document, const char *reason)
 		if (c == 1)
 			args[2] = "--budget", args[3] = "1GiB";
 		struct traced_run run;
-		tool(&run, args);
+		run_tool(&run, args, NULL);
 		char expected[2048];
 		snprintf(expected, sizeof(expected), "vramtrace %s: %s: %s\n", commands[c], path,
 			 reason);
@@ -87,7 +67,8 @@ static void accepted(json_t *document, const char *format)
 	char out[600];
 	snprintf(out, sizeof(out), "%s.%s", path, format);
 	struct traced_run run;
-	tool(&run, (char *[]){"report", path, "--format", (char *)format, "-o", out, NULL});
+	run_tool(&run, (char *[]){"report", path, "--format", (char *)format, "-o", out, NULL},
+		 NULL);
 	cr_assert_eq(run.status, 0, "%s: %d %s", format, run.status, run.err);
 	cr_assert_str_eq(run.err, "");
 	traced_run_free(&run);
@@ -159,7 +140,7 @@ Test(report_checks, a_document_of_empty_containers_is_refused_before_parsing)
 	fputs("[]]}", file);
 	fclose(file);
 	struct traced_run run;
-	tool(&run, (char *[]){"report", path, NULL});
+	run_tool(&run, (char *[]){"report", path, NULL}, NULL);
 	char expected[600];
 	snprintf(expected, sizeof(expected),
 		 "vramtrace report: %s: not a vramtrace report: 2097155 arrays and objects in "
@@ -182,7 +163,7 @@ Test(report_checks, merge_refuses_a_copy_whatever_the_host_name)
 	char *a = written(json_deep_copy(report));
 	char *b = written(report);
 	struct traced_run run;
-	tool(&run, (char *[]){"merge", a, b, NULL});
+	run_tool(&run, (char *[]){"merge", a, b, NULL}, NULL);
 	char expected[2048];
 	snprintf(expected, sizeof(expected),
 		 "vramtrace merge: %s and %s hold the same run (process 4242 on %s): give each "

@@ -11,17 +11,6 @@
 
 #include "harness.h"
 
-static void run_tool(struct traced_run *run, char **args, const char *const *env)
-{
-	char *argv[32] = {(char *)build_path("VT_TEST_TOOL")};
-	size_t n = 1;
-	for (; args[n - 1] && n < 31; n++)
-		argv[n] = args[n - 1];
-	argv[n] = NULL;
-	struct run_options options = {.env = env};
-	traced_run(run, &options, argv);
-}
-
 static long long printed(const char *out, const char *key)
 {
 	const char *at = strstr(out, key);

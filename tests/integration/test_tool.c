@@ -9,37 +9,17 @@
 
 #include "harness.h"
 
-static const char *fixture(const char *name)
-{
-	static __thread char path[4][512];
-	static __thread int next;
-	char *out = path[next++ % 4];
-	snprintf(out, 512, "%s/%s", build_path("VT_TEST_FIXTURES"), name);
-	return out;
-}
-
-static void tool(struct traced_run *run, char **args, const char *const *env)
-{
-	char *argv[32] = {(char *)build_path("VT_TEST_TOOL")};
-	size_t n = 1;
-	for (; args[n - 1] && n < 31; n++)
-		argv[n] = args[n - 1];
-	argv[n] = NULL;
-	struct run_options options = {.env = env};
-	traced_run(run, &options, argv);
-}
-
 static int check(const char *budget, const char *headroom)
 {
 	struct traced_run run;
 	char *args[] = {"check",
-			(char *)fixture("minimal.json"),
+			(char *)fixture_path("minimal.json"),
 			"--budget",
 			(char *)budget,
 			headroom ? "--headroom" : NULL,
 			(char *)headroom,
 			NULL};
-	tool(&run, args, NULL);
+	run_tool(&run, args, NULL);
 	int status = run.status;
 	cr_assert(strstr(run.out, status == 0 ? "fits:" : "does not fit:"), "%s", run.out);
 	traced_run_free(&run);
@@ -63,8 +43,10 @@ Test(tool, check_fits_at_the_exact_byte_with_and_without_headroom)
 Test(tool, check_prints_the_margin_and_units)
 {
 	struct traced_run run;
-	tool(&run, (char *[]){"check", (char *)fixture("llm_bf16.json"), "--budget", "80GB", NULL},
-	     NULL);
+	run_tool(&run,
+		 (char *[]){"check", (char *)fixture_path("llm_bf16.json"), "--budget", "80GB",
+			    NULL},
+		 NULL);
 	cr_assert_eq(run.status, 0);
 	cr_assert(strstr(run.out, "fits: peak 18.29 GiB (19637144576 bytes)"), "%s", run.out);
 	cr_assert(strstr(run.out, "budget 74.51 GiB (80000000000 bytes); margin 56.22 GiB "
@@ -87,9 +69,9 @@ Test(tool, check_rejects_bad_sizes_and_devices)
 		char *args[8] = {0};
 		for (int a = 0; a < 6 && bad[i][a]; a++)
 			args[a] = strcmp(bad[i][a], "@") ? (char *)bad[i][a]
-							 : (char *)fixture("minimal.json");
+							 : (char *)fixture_path("minimal.json");
 		struct traced_run run;
-		tool(&run, args, NULL);
+		run_tool(&run, args, NULL);
 		cr_assert_eq(run.status, 2, "case %zu: %s", i, run.err);
 		cr_assert(strstr(run.err, "vramtrace check:"), "case %zu: %s", i, run.err);
 		cr_assert_str_eq(run.out, "", "case %zu", i);
@@ -115,9 +97,10 @@ static json_t *diff_row(json_t *diff, const char *section, const char *key)
 static json_t *diff_json(const char *a, const char *b)
 {
 	struct traced_run run;
-	tool(&run,
-	     (char *[]){"diff", (char *)fixture(a), (char *)fixture(b), "--format", "json", NULL},
-	     NULL);
+	run_tool(&run,
+		 (char *[]){"diff", (char *)fixture_path(a), (char *)fixture_path(b), "--format",
+			    "json", NULL},
+		 NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	json_error_t error;
 	json_t *parsed = json_loads(run.out, 0, &error);
@@ -171,17 +154,19 @@ Test(tool, diff_with_a_stack_in_one_run_only)
 Test(tool, diff_gates_on_peak_growth)
 {
 	struct traced_run run;
-	tool(&run,
-	     (char *[]){"diff", (char *)fixture("minimal.json"), (char *)fixture("minimal_b.json"),
-			"--fail-if-peak-grows", "49.99", "--by", "device", NULL},
-	     NULL);
+	run_tool(&run,
+		 (char *[]){"diff", (char *)fixture_path("minimal.json"),
+			    (char *)fixture_path("minimal_b.json"), "--fail-if-peak-grows", "49.99",
+			    "--by", "device", NULL},
+		 NULL);
 	cr_assert_eq(run.status, 1, "50%% growth is more than 49.99%%");
 	cr_assert(strstr(run.err, "device 0 peak grew +50.0%"), "%s", run.err);
 	traced_run_free(&run);
-	tool(&run,
-	     (char *[]){"diff", (char *)fixture("minimal.json"), (char *)fixture("minimal_b.json"),
-			"--fail-if-peak-grows", "50%", "--by", "device", NULL},
-	     NULL);
+	run_tool(&run,
+		 (char *[]){"diff", (char *)fixture_path("minimal.json"),
+			    (char *)fixture_path("minimal_b.json"), "--fail-if-peak-grows", "50%",
+			    "--by", "device", NULL},
+		 NULL);
 	cr_assert_eq(run.status, 0, "exactly 50%% is not more than 50%%");
 	traced_run_free(&run);
 }
@@ -193,11 +178,11 @@ Test(tool, four_ranks_merge_into_one_peak_skew_and_tags)
 	char dir[] = "/tmp/vt-merge.XXXXXX";
 	cr_assert(mkdtemp(dir));
 	snprintf(out, sizeof(out), "%s/merged.json", dir);
-	tool(&run,
-	     (char *[]){"merge", (char *)fixture("rank0.json"), (char *)fixture("rank1.json"),
-			(char *)fixture("rank2.json"), (char *)fixture("rank3.json"), "-o", out,
-			NULL},
-	     NULL);
+	run_tool(&run,
+		 (char *[]){"merge", (char *)fixture_path("rank0.json"),
+			    (char *)fixture_path("rank1.json"), (char *)fixture_path("rank2.json"),
+			    (char *)fixture_path("rank3.json"), "-o", out, NULL},
+		 NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	traced_run_free(&run);
 	json_error_t error;
@@ -214,18 +199,18 @@ Test(tool, four_ranks_merge_into_one_peak_skew_and_tags)
 	cr_assert_eq(report_int(merged, "tags/0/at_peak_max_bytes"), 14000000000ll);
 	json_decref(merged);
 	/* report and diff read the merged form. */
-	tool(&run, (char *[]){"report", out, NULL}, NULL);
+	run_tool(&run, (char *[]){"report", out, NULL}, NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_assert(strstr(run.out, "4 ranks: peak max 20.79 GiB (rank 3)"), "%s", run.out);
 	traced_run_free(&run);
-	tool(&run, (char *[]){"diff", out, out, "--by", "device", NULL}, NULL);
+	run_tool(&run, (char *[]){"diff", out, out, "--by", "device", NULL}, NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_assert(strstr(run.out, "rank 3 device 0"), "%s", run.out);
 	traced_run_free(&run);
-	tool(&run, (char *[]){"diff", out, (char *)fixture("rank0.json"), NULL}, NULL);
+	run_tool(&run, (char *[]){"diff", out, (char *)fixture_path("rank0.json"), NULL}, NULL);
 	cr_assert_eq(run.status, 2, "a merged report against a single one");
 	traced_run_free(&run);
-	tool(&run, (char *[]){"check", out, "--budget", "20GiB", NULL}, NULL);
+	run_tool(&run, (char *[]){"check", out, "--budget", "20GiB", NULL}, NULL);
 	cr_assert_eq(run.status, 1, "rank 3 does not fit 20 GiB");
 	traced_run_free(&run);
 	char command[600];
@@ -238,7 +223,7 @@ Test(tool, every_subcommand_has_help)
 	static const char *const commands[] = {"run", "report", "diff", "check", "merge"};
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		struct traced_run run;
-		tool(&run, (char *[]){(char *)commands[i], "--help", NULL}, NULL);
+		run_tool(&run, (char *[]){(char *)commands[i], "--help", NULL}, NULL);
 		cr_assert_eq(run.status, 0, "%s", commands[i]);
 		cr_assert(strstr(run.out, "Usage: vramtrace "), "%s", commands[i]);
 		cr_assert(strstr(run.out, "Exit status") || strstr(run.out, "128+N"), "%s",
@@ -250,7 +235,7 @@ Test(tool, every_subcommand_has_help)
 Test(tool, colour_only_on_a_terminal)
 {
 	struct traced_run run;
-	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), NULL}, NULL);
+	run_tool(&run, (char *[]){"report", (char *)fixture_path("minimal.json"), NULL}, NULL);
 	cr_assert_null(strstr(run.out, "\033["), "a file gets no colour");
 	traced_run_free(&run);
 	if (access("/usr/bin/script", X_OK) != 0)
@@ -258,12 +243,12 @@ Test(tool, colour_only_on_a_terminal)
 	char command[1200];
 	snprintf(command, sizeof(command),
 		 "script -qec '%s report %s' /dev/null | grep -q \"$(printf '\\033')\\[1m\"",
-		 build_path("VT_TEST_TOOL"), fixture("minimal.json"));
+		 build_path("VT_TEST_TOOL"), fixture_path("minimal.json"));
 	cr_assert_eq(system(command), 0, "a terminal gets colour");
 	snprintf(command, sizeof(command),
 		 "NO_COLOR=1 script -qec '%s report %s' /dev/null | grep -q \"$(printf "
 		 "'\\033')\\[1m\"",
-		 build_path("VT_TEST_TOOL"), fixture("minimal.json"));
+		 build_path("VT_TEST_TOOL"), fixture_path("minimal.json"));
 	cr_assert_neq(system(command), 0, "NO_COLOR turns it off");
 }
 
@@ -357,11 +342,11 @@ Test(tool, every_bad_input_exits_2_naming_its_file_in_every_command)
 			if (c == 1)
 				args[2] = "--budget", args[3] = "1GiB";
 			if (c == 2)
-				args[2] = (char *)fixture("minimal.json");
+				args[2] = (char *)fixture_path("minimal.json");
 			if (c == 3)
 				args[2] = "-o", args[3] = out;
 			struct traced_run run;
-			tool(&run, args, NULL);
+			run_tool(&run, args, NULL);
 			cr_assert_eq(run.status, 2, "%s %s: %d %s", commands[c], bad->name,
 				     run.status, run.err);
 			cr_assert(strstr(run.err, path), "%s %s names no file: %s", commands[c],
@@ -381,11 +366,11 @@ Test(tool, every_bad_input_exits_2_naming_its_file_in_every_command)
 Test(tool, a_missing_file_a_directory_and_a_huge_file_exit_2)
 {
 	struct traced_run run;
-	tool(&run, (char *[]){"report", "/no/such/report.json", NULL}, NULL);
+	run_tool(&run, (char *[]){"report", "/no/such/report.json", NULL}, NULL);
 	cr_assert_eq(run.status, 2);
 	cr_assert(strstr(run.err, "/no/such/report.json: cannot read"), "%s", run.err);
 	traced_run_free(&run);
-	tool(&run, (char *[]){"report", "/tmp", NULL}, NULL);
+	run_tool(&run, (char *[]){"report", "/tmp", NULL}, NULL);
 	cr_assert_eq(run.status, 2);
 	cr_assert(strstr(run.err, "is a directory"), "%s", run.err);
 	traced_run_free(&run);
@@ -394,7 +379,7 @@ Test(tool, a_missing_file_a_directory_and_a_huge_file_exit_2)
 	cr_assert(fd >= 0);
 	cr_assert_eq(ftruncate(fd, 2ll << 30), 0); /* sparse: costs nothing */
 	close(fd);
-	tool(&run, (char *[]){"report", path, NULL}, NULL);
+	run_tool(&run, (char *[]){"report", path, NULL}, NULL);
 	unlink(path);
 	cr_assert_eq(run.status, 2);
 	cr_assert(strstr(run.err, "larger than any report"), "%s", run.err);
@@ -404,10 +389,11 @@ Test(tool, a_missing_file_a_directory_and_a_huge_file_exit_2)
 Test(tool, merge_refuses_the_same_run_twice)
 {
 	struct traced_run run;
-	tool(&run,
-	     (char *[]){"merge", (char *)fixture("rank0.json"), (char *)fixture("rank1.json"),
-			(char *)fixture("rank0.json"), "-o", "/tmp/vt-never-written.json", NULL},
-	     NULL);
+	run_tool(&run,
+		 (char *[]){"merge", (char *)fixture_path("rank0.json"),
+			    (char *)fixture_path("rank1.json"), (char *)fixture_path("rank0.json"),
+			    "-o", "/tmp/vt-never-written.json", NULL},
+		 NULL);
 	cr_assert_eq(run.status, 2, "%s", run.err);
 	cr_assert(strstr(run.err, "rank0.json and "), "%s", run.err);
 	cr_assert(strstr(run.err, "hold the same run"), "%s", run.err);

@@ -15,26 +15,6 @@
 
 #include "harness.h"
 
-static const char *fixture(const char *name)
-{
-	static __thread char path[4][512];
-	static __thread int next;
-	char *out = path[next++ % 4];
-	snprintf(out, 512, "%s/%s", build_path("VT_TEST_FIXTURES"), name);
-	return out;
-}
-
-static void tool(struct traced_run *run, char **args)
-{
-	char *argv[32] = {(char *)build_path("VT_TEST_TOOL")};
-	size_t n = 1;
-	for (; args[n - 1] && n < 31; n++)
-		argv[n] = args[n - 1];
-	argv[n] = NULL;
-	struct run_options options = {0};
-	traced_run(run, &options, argv);
-}
-
 static void copy_file(const char *from, const char *to)
 {
 	char command[2048];
@@ -67,10 +47,10 @@ Test(tool_output, file_names_that_are_not_utf8_are_kept_escaped)
 	snprintf(odd, sizeof(odd), "%s/r0\xff.json", dir);
 	snprintf(plain, sizeof(plain), "%s/r1.json", dir);
 	snprintf(merged, sizeof(merged), "%s/merged.json", dir);
-	copy_file(fixture("rank0.json"), odd);
-	copy_file(fixture("rank1.json"), plain);
+	copy_file(fixture_path("rank0.json"), odd);
+	copy_file(fixture_path("rank1.json"), plain);
 	struct traced_run run;
-	tool(&run, (char *[]){"merge", odd, plain, "-o", merged, NULL});
+	run_tool(&run, (char *[]){"merge", odd, plain, "-o", merged, NULL}, NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	traced_run_free(&run);
 	json_t *document = json_load_file(merged, 0, NULL);
@@ -86,7 +66,7 @@ Test(tool_output, file_names_that_are_not_utf8_are_kept_escaped)
 		"0");
 	json_decref(document);
 
-	tool(&run, (char *[]){"diff", odd, plain, "--format", "json", NULL});
+	run_tool(&run, (char *[]){"diff", odd, plain, "--format", "json", NULL}, NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	document = json_loads(run.out, 0, NULL);
 	cr_assert(document, "%s", run.out);
@@ -100,7 +80,10 @@ Test(tool_output, file_names_that_are_not_utf8_are_kept_escaped)
 static void report_to(const char *out)
 {
 	struct traced_run run;
-	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), "-o", (char *)out, NULL});
+	run_tool(
+		&run,
+		(char *[]){"report", (char *)fixture_path("minimal.json"), "-o", (char *)out, NULL},
+		NULL);
 	cr_assert_eq(run.status, 0, "%s: %s", out, run.err);
 	cr_assert_str_eq(run.err, "");
 	traced_run_free(&run);
@@ -151,7 +134,8 @@ Test(tool_output, a_new_file_follows_the_umask)
 		char command[2048], out[600];
 		snprintf(out, sizeof(out), "%s/new%zu.txt", dir, i);
 		snprintf(command, sizeof(command), "umask %s && '%s' report '%s' -o '%s'",
-			 cases[i].mask, build_path("VT_TEST_TOOL"), fixture("minimal.json"), out);
+			 cases[i].mask, build_path("VT_TEST_TOOL"), fixture_path("minimal.json"),
+			 out);
 		cr_assert_eq(system(command), 0);
 		struct stat st;
 		cr_assert_eq(stat(out, &st), 0);
@@ -198,14 +182,16 @@ Test(tool_output, a_link_to_standard_output_writes_there)
 	snprintf(link, sizeof(link), "%s/stdout", dir);
 	cr_assert_eq(symlink("/proc/self/fd/1", link), 0);
 	struct traced_run run;
-	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), "-o", link, NULL});
+	run_tool(&run, (char *[]){"report", (char *)fixture_path("minimal.json"), "-o", link, NULL},
+		 NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_assert(strncmp(run.out, "command: ./serve --batch 8\n", 27) == 0, "%s", run.out);
 	traced_run_free(&run);
 	struct stat st;
 	cr_assert_eq(lstat(link, &st), 0);
 	cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
-	tool(&run, (char *[]){"report", (char *)fixture("minimal.json"), "-o", dir, NULL});
+	run_tool(&run, (char *[]){"report", (char *)fixture_path("minimal.json"), "-o", dir, NULL},
+		 NULL);
 	cr_assert_eq(run.status, 2);
 	char expected[700];
 	snprintf(expected, sizeof(expected), "vramtrace report: cannot write %s: Is a directory\n",
@@ -235,16 +221,18 @@ static int redirected(const char *arguments, const char *redirection, char *err,
 Test(tool_output, standard_output_that_cannot_be_written_is_an_error)
 {
 	char arguments[1024], err[1024];
-	snprintf(arguments, sizeof(arguments), "check '%s' --budget 1GiB", fixture("minimal.json"));
+	snprintf(arguments, sizeof(arguments), "check '%s' --budget 1GiB",
+		 fixture_path("minimal.json"));
 	cr_assert_eq(redirected(arguments, ">/dev/full", err, sizeof(err)), 2);
 	cr_assert_str_eq(err, "vramtrace check: cannot write to standard output: No space left on "
 			      "device\n");
-	snprintf(arguments, sizeof(arguments), "check '%s' --budget 1", fixture("minimal.json"));
+	snprintf(arguments, sizeof(arguments), "check '%s' --budget 1",
+		 fixture_path("minimal.json"));
 	cr_assert_eq(redirected(arguments, ">&-", err, sizeof(err)), 2);
 	cr_assert_str_eq(err,
 			 "vramtrace check: cannot write to standard output: Bad file descriptor\n");
 	snprintf(arguments, sizeof(arguments), "report '%s' --format json",
-		 fixture("minimal.json"));
+		 fixture_path("minimal.json"));
 	cr_assert_eq(redirected(arguments, ">/dev/full", err, sizeof(err)), 2);
 	cr_assert_str_eq(err, "vramtrace report: cannot write to standard output: No space left "
 			      "on device\n");
