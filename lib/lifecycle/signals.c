@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -59,13 +58,6 @@ bool vt_signals_tracer_handles(int signal_number)
 static __thread __attribute__((tls_model("initial-exec"))) char *tracer_stack;
 #define ALTERNATE_STACK (256 * 1024)
 
-/* A page: the guard below the tracer's alternate stack. */
-static size_t guard_size(void)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	return page > 0 ? (size_t)page : 4096;
-}
-
 typedef int (*sigaltstack_fn)(const stack_t *, stack_t *);
 static _Atomic(sigaltstack_fn) real_sigaltstack;
 
@@ -105,13 +97,11 @@ struct program_call {
 	siginfo_t *info;
 	void *context;
 	struct sigaction action;
-	int interrupted_errno;
 };
 
 static void call_program(void *arg)
 {
 	struct program_call *call = arg;
-	errno = call->interrupted_errno;
 	if (call->action.sa_flags & SA_SIGINFO)
 		call->action.sa_sigaction(call->signal_number, call->info, call->context);
 	else
@@ -130,89 +120,14 @@ static uintptr_t interrupted_stack(const ucontext_t *context)
 #endif
 }
 
-/* The faults a stack overflow may raise. */
-static bool overflow_fault(int signal_number)
-{
-	return signal_number == SIGSEGV || signal_number == SIGBUS;
-}
-
-/* The top of the alternate stack (the tracer's, or the program's) the
- * kernel put the trampoline on, when the interrupted code was not on it;
- * else 0. */
-static uintptr_t switched_to(uintptr_t here, uintptr_t top, bool *tracers)
-{
-	*tracers = on_tracer_stack(here);
-	if (*tracers)
-		return on_tracer_stack(top - 1) ? 0 : (uintptr_t)tracer_stack + ALTERNATE_STACK;
-	stack_t alternate;
-	if (set_stack(NULL, &alternate) != 0 || !(alternate.ss_flags & SS_ONSTACK))
-		return 0;
-	uintptr_t low = (uintptr_t)alternate.ss_sp, high = low + alternate.ss_size;
-	return top - 1 < low || top - 1 >= high ? high : 0;
-}
-
-/* A fault near the stack pointer: an overflow's, unlike a runtime's null
- * or guard page checks. */
-#define NEAR_BELOW (64 * 1024)
-#define NEAR_ABOVE (1024 * 1024)
-#define PROBED     32 /* pages */
-
-/* Whether each page of [low, high) can be read, the highest first: asked
- * of the kernel, which answers EFAULT where a load would fault. Where it
- * will not say, the pages count as readable. */
-static bool readable(uintptr_t low, uintptr_t high)
-{
-	uintptr_t page = guard_size();
-	struct iovec remote[PROBED], local;
-	char bytes[PROBED];
-	size_t count = 0;
-	for (uintptr_t at = (high - 1) & ~(page - 1); count < PROBED; at -= page) {
-		remote[count++] = (struct iovec){(void *)(at < low ? low : at), 1};
-		if (at <= low)
-			break;
-	}
-	local = (struct iovec){bytes, count};
-	ssize_t got = process_vm_readv(getpid(), &local, 1, remote, count, 0);
-	return got == (ssize_t)count || (got < 0 && errno != EFAULT);
-}
-
-/* A stack used up: the kernel would have found no room below the
- * interrupted stack pointer for the frame of a handler without
- * SA_ONSTACK, and ended the process by SIGSEGV. The frame is as large as
- * the one it just built on the alternate stack, which ends at its top;
- * the page that faulted is known unwritable, the others are asked. */
-static bool exhausted(const struct program_call *call, uintptr_t top, uintptr_t alternate_top)
-{
-	if (!overflow_fault(call->signal_number))
-		return false;
-	uintptr_t fault = (uintptr_t)call->info->si_addr, page = guard_size();
-	if (fault + NEAR_BELOW < top || fault > top + NEAR_ABOVE)
-		return false;
-	uintptr_t info = (uintptr_t)call->info, context = (uintptr_t)call->context;
-	uintptr_t frame = alternate_top - (info < context ? info : context) + 16;
-	if (top <= frame)
-		return true;
-	uintptr_t low = (top - frame) & ~(page - 1), high = (top - 1) | (page - 1);
-	return (fault >= low && fault <= high) || !readable(top - frame, top);
-}
-
-/* Where the program asked: on its own alternate stack where it set one
- * and asked for it, else on the interrupted stack. */
 static void run_where_asked(struct program_call *call)
 {
 	volatile char here;
-	bool tracers;
 	uintptr_t top = interrupted_stack(call->context) & ~(uintptr_t)15;
-	uintptr_t alternate_top = top ? switched_to((uintptr_t)&here, top, &tracers) : 0;
-	bool asked = call->action.sa_flags & SA_ONSTACK;
-	if (!alternate_top || (asked && !tracers)) {
-		call_program(call);
-	} else if (exhausted(call, top, alternate_top)) {
-		vt_library_emergency(SIGSEGV, true);
-		vt_ending_signals_default_action(SIGSEGV);
-	} else {
+	if (on_tracer_stack((uintptr_t)&here) && top && !on_tracer_stack(top - 1))
 		vt_stack_switch(call_program, call, (void *)top);
-	}
+	else
+		call_program(call);
 }
 
 static bool one_shot(int signal_number, const struct sigaction *action)
@@ -243,13 +158,14 @@ static bool reset(int signal_number)
 
 static void trampoline(int signal_number, siginfo_t *info, void *context)
 {
-	struct program_call call = {signal_number, info, context, program_action[signal_number],
-				    errno};
+	int saved_errno = errno;
+	struct program_call call = {signal_number, info, context, program_action[signal_number]};
 	if (one_shot(signal_number, &call.action) && !reset(signal_number)) {
-		errno = call.interrupted_errno;
+		errno = saved_errno;
 		handler(signal_number, info, context);
 		return;
 	}
+	errno = saved_errno;
 	run_where_asked(&call);
 }
 
@@ -315,14 +231,11 @@ static bool is_handler(const struct sigaction *action)
 static bool needs_trampoline(int signal_number, const struct sigaction *action)
 {
 	return is_handler(action) &&
-	       ((action->sa_flags & SA_ONSTACK) || one_shot(signal_number, action) ||
-		overflow_fault(signal_number));
+	       ((action->sa_flags & SA_ONSTACK) || one_shot(signal_number, action));
 }
 
 /* The kernel runs the trampoline as it would the program's handler, with
- * its mask, SA_NODEFER and SA_RESTART, but never resets it; and runs a
- * fault's on an alternate stack, where one is set, so that the report is
- * written after a stack overflow. */
+ * its mask, SA_NODEFER and SA_RESTART, but never resets it. */
 static void trampoline_action(int signal_number, const struct sigaction *action,
 			      struct sigaction *ours)
 {
@@ -330,8 +243,6 @@ static void trampoline_action(int signal_number, const struct sigaction *action,
 	atomic_store(&armed[signal_number], true);
 	*ours = *action;
 	ours->sa_flags = (action->sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
-	if (overflow_fault(signal_number))
-		ours->sa_flags |= SA_ONSTACK;
 	ours->sa_sigaction = trampoline;
 }
 
@@ -420,6 +331,12 @@ void vt_signals_install(void)
 static pthread_key_t stack_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static bool have_key;
+
+static size_t guard_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	return page > 0 ? (size_t)page : 4096;
+}
 
 /* At the thread's end. A thread that ends on the stack (pthread_exit from
  * a handler) leaves it mapped rather than pull it from under itself. */

@@ -214,19 +214,6 @@ Test(endings, a_stack_overflow_on_a_thread_that_never_used_cuda_is_reported, .ti
 	same_with_a_report("overflow", "early", NULL, "signal 11", 64 * MiB);
 }
 
-/* A SIGSEGV handler of the program's, without SA_ONSTACK, has no room to
- * run after a stack overflow: the process ends by SIGSEGV as it does
- * without vramtrace, and with its report; on the main thread or a worker,
- * the handler set before CUDA is first used or after. */
-Test(endings, a_stack_overflow_past_the_programs_own_handler_is_reported, .timeout = 60)
-{
-	char *whens[] = {"main", "late", "early"},
-	     *handlers[] = {"handler_before", "handler_after"};
-	for (size_t i = 0; i < 6; i++)
-		same_with_a_report("overflow", whens[i / 2], handlers[i % 2], "signal 11",
-				   64 * MiB);
-}
-
 /* Two ending signals on two threads at once: the process dies of the one
  * whose report was written, as it would die of the first without. */
 Test(endings, two_signals_at_once_end_the_process_by_the_one_reported, .timeout = 120)

@@ -147,19 +147,3 @@ Test(signals, a_one_shot_handler_leaves_the_default_and_a_report)
 	for (size_t i = 0; i < 8; i++)
 		same_with_a_report("one_shot", whens[i / 4], hows[i % 4], "signal 15", 64 * MiB);
 }
-
-/* A runtime's SIGSEGV handler without SA_ONSTACK (the tracer watches for
- * a stack overflow behind it) still runs on the thread's stack, a 1 MiB
- * frame included, and recovers, time after time. */
-Test(signals, a_sigsegv_handler_without_sa_onstack_runs_on_the_threads_stack, .timeout = 60)
-{
-	char *whens[] = {"before", "after"};
-	for (size_t i = 0; i < 2; i++) {
-		struct traced_run run;
-		run_signals(&run, true, "segv_recovered", whens[i], NULL);
-		cr_assert_eq(run.status, 0, "%s: %d: %s", whens[i], run.status, run.err);
-		cr_assert_str_eq(run.out, repeat("on the thread's stack", "recovered", 3));
-		traced_run_free(&run);
-		same_with_a_report("segv_recovered", whens[i], NULL, "exit 0", 64 * MiB);
-	}
-}

@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -30,7 +29,6 @@ static int hold(void)
 static uintptr_t main_stack;
 static char own_stack[64 * 1024];
 static atomic_int where; /* 1 the thread's stack, 2 its own alternate stack */
-static volatile int *volatile nowhere;
 
 static void note_where(const volatile char *frame)
 {
@@ -165,70 +163,21 @@ static void *overflowing(void *arg)
 	return (void *)(intptr_t)recurse(NULL, 0);
 }
 
-/* A crash logger's handler, without SA_ONSTACK: after a stack overflow
- * the kernel finds no room for it and ends the process by SIGSEGV. */
-static void log_crash(int signal_number)
-{
-	static const char said[] = "crash logged\n";
-	ssize_t ignored = write(STDOUT_FILENO, said, sizeof(said) - 1);
-	(void)ignored;
-	signal(signal_number, SIG_DFL);
-}
-
 /* A worker that never uses CUDA overflows its stack; "early": it was
- * started before CUDA was first used; "main": the main thread overflows.
- * With "handler_before" or "handler_after", the program has a SIGSEGV
- * handler of its own, set before CUDA is first used or after. */
-static int worker_overflow(const char *when, const char *handler)
+ * started before CUDA was first used. */
+static int worker_overflow(const char *when)
 {
 	pthread_t thread;
-	bool early = strcmp(when, "early") == 0, on_main = strcmp(when, "main") == 0;
-	if (strcmp(handler, "handler_before") == 0)
-		signal(SIGSEGV, log_crash);
+	bool early = strcmp(when, "early") == 0;
 	if (early)
 		pthread_create(&thread, NULL, overflowing, NULL);
 	if (hold())
 		return 1;
-	if (strcmp(handler, "handler_after") == 0)
-		signal(SIGSEGV, log_crash);
-	if (on_main)
-		return recurse(NULL, 0);
 	if (!early)
 		pthread_create(&thread, NULL, overflowing, NULL);
 	atomic_store(&go, 1);
 	pthread_join(thread, NULL);
 	return 2;
-}
-
-/* A runtime's SIGSEGV handler, without SA_ONSTACK and with a 1 MiB frame,
- * that recovers from faults by siglongjmp: it runs on the thread's stack
- * each time; set before CUDA is first used or after. */
-static sigjmp_buf recovery;
-
-static void recover(int signal_number)
-{
-	big_frame_handler(signal_number);
-	siglongjmp(recovery, 1);
-}
-
-static int segv_recovered(const char *when)
-{
-	volatile char anchor;
-	main_stack = (uintptr_t)&anchor;
-	if (strcmp(when, "before") == 0)
-		on(SIGSEGV, recover, 0);
-	if (hold())
-		return 1;
-	if (strcmp(when, "after") == 0)
-		on(SIGSEGV, recover, 0);
-	for (int i = 0; i < 3; i++) {
-		atomic_store(&where, 0);
-		if (sigsetjmp(recovery, 1) == 0)
-			*nowhere = 1;
-		printf("recovered %d: %s\n", i,
-		       atomic_load(&where) == 1 ? "on the thread's stack" : "elsewhere");
-	}
-	return 0;
 }
 
 static void *raise_on_worker(void *arg)
@@ -308,6 +257,8 @@ static void report_crash(int signal_number)
 	(void)ignored;
 	sigaction(signal_number, &found, NULL);
 }
+
+static volatile int *volatile nowhere;
 
 static int crash_reporter(void)
 {
@@ -435,9 +386,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "fork_in_handler") == 0)
 		return fork_in_handler(arg, extra);
 	if (strcmp(mode, "overflow") == 0)
-		return worker_overflow(arg, extra);
-	if (strcmp(mode, "segv_recovered") == 0)
-		return segv_recovered(arg);
+		return worker_overflow(arg);
 	if (strcmp(mode, "raise") == 0)
 		return raise_number(arg, extra);
 	if (strcmp(mode, "trap") == 0)
