@@ -33,16 +33,6 @@ int vt_real_sigaction(int signal_number, const struct sigaction *action, struct 
 	return fn(signal_number, action, old);
 }
 
-bool vt_ending_signal(int signal_number)
-{
-	if (signal_number >= SIGRTMIN && signal_number <= SIGRTMAX)
-		return true;
-	for (size_t i = 0; i < vt_ending_signal_count; i++)
-		if (vt_ending_signal_numbers[i] == signal_number)
-			return true;
-	return false;
-}
-
 void vt_ending_signals_fill(sigset_t *set)
 {
 	sigemptyset(set);

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <signal.h>
-#include <stdbool.h>
 #include <stddef.h>
 
 /* SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
@@ -15,8 +14,6 @@
 extern const int vt_ending_signal_numbers[];
 extern const size_t vt_ending_signal_count;
 
-/* Whether signal_number is one of them, the real-time ones included. */
-bool vt_ending_signal(int signal_number);
 /* All of them, the real-time ones included. */
 void vt_ending_signals_fill(sigset_t *set);
 /* Ends the process as signal_number's default action would. */

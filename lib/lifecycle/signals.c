@@ -81,16 +81,10 @@ static bool on_tracer_stack(uintptr_t at)
 	return base && at >= base && at < base + ALTERNATE_STACK;
 }
 
-/* A handler of the program's that the kernel would not run as the tracer
- * needs, run by the tracer's trampoline as the program asked. With
- * SA_ONSTACK where the program set no alternate stack, the kernel would
- * have run it on the interrupted stack, and so it runs there, never on the
- * tracer's 256 KiB. With SA_RESETHAND on a signal that ends the process,
- * the kernel would put back the default action itself, where the tracer's
- * handler must stand in for it: the trampoline puts it back instead. */
-static struct sigaction program_action[NSIG];
-/* A one-shot handler's, not yet delivered. */
-static atomic_bool armed[NSIG];
+/* A handler of the program's with SA_ONSTACK: where the program set no
+ * alternate stack, the kernel would have run it on the interrupted stack,
+ * and so it runs there, never on the tracer's 256 KiB. */
+static struct sigaction onstack_action[NSIG];
 
 struct program_call {
 	int signal_number;
@@ -120,64 +114,25 @@ static uintptr_t interrupted_stack(const ucontext_t *context)
 #endif
 }
 
-static void run_where_asked(struct program_call *call)
+static void onstack_trampoline(int signal_number, siginfo_t *info, void *context)
 {
+	struct program_call call = {signal_number, info, context, onstack_action[signal_number]};
 	volatile char here;
-	uintptr_t top = interrupted_stack(call->context) & ~(uintptr_t)15;
+	uintptr_t top = interrupted_stack(context) & ~(uintptr_t)15;
 	if (on_tracer_stack((uintptr_t)&here) && top && !on_tracer_stack(top - 1))
-		vt_stack_switch(call_program, call, (void *)top);
+		vt_stack_switch(call_program, &call, (void *)top);
 	else
-		call_program(call);
-}
-
-static bool one_shot(int signal_number, const struct sigaction *action)
-{
-	return (action->sa_flags & SA_RESETHAND) && vt_ending_signal(signal_number);
-}
-
-static void tracer_action(int signal_number, struct sigaction *action, int program_flags);
-
-/* What the kernel does to a one-shot action as it delivers the signal:
- * the default action back (the tracer's handler in its place once the
- * signal is watched), flags and mask as they were. The first delivery
- * claims it; one at the same moment on another thread finds the default. */
-static bool reset(int signal_number)
-{
-	if (!atomic_exchange(&armed[signal_number], false))
-		return false;
-	struct sigaction now = shown[signal_number], real;
-	now.sa_handler = SIG_DFL;
-	shown[signal_number] = now;
-	if (atomic_load(&watched[signal_number]))
-		tracer_action(signal_number, &real, now.sa_flags);
-	else
-		real = now;
-	vt_real_sigaction(signal_number, &real, NULL);
-	return true;
-}
-
-static void trampoline(int signal_number, siginfo_t *info, void *context)
-{
-	int saved_errno = errno;
-	struct program_call call = {signal_number, info, context, program_action[signal_number]};
-	if (one_shot(signal_number, &call.action) && !reset(signal_number)) {
-		errno = saved_errno;
-		handler(signal_number, info, context);
-		return;
-	}
-	errno = saved_errno;
-	run_where_asked(&call);
+		call_program(&call);
 }
 
 static bool is_trampoline(const struct sigaction *action)
 {
-	return (action->sa_flags & SA_SIGINFO) && action->sa_sigaction == trampoline;
+	return (action->sa_flags & SA_SIGINFO) && action->sa_sigaction == onstack_trampoline;
 }
 
-/* SIG_DFL and SIG_IGN are themselves with SA_SIGINFO too. */
 static bool is_default(const struct sigaction *action)
 {
-	return action->sa_handler == SIG_DFL;
+	return !(action->sa_flags & SA_SIGINFO) && action->sa_handler == SIG_DFL;
 }
 
 static bool is_tracers(const struct sigaction *action)
@@ -209,8 +164,7 @@ static void install(int signal_number)
 	struct sigaction action, old;
 	if (vt_real_sigaction(signal_number, NULL, &old) != 0)
 		return;
-	if (!is_trampoline(&old)) /* else shown holds the program's already */
-		shown[signal_number] = old;
+	shown[signal_number] = old;
 	atomic_store(&watched[signal_number], true);
 	if (!is_default(&old))
 		return;
@@ -225,25 +179,8 @@ static void install(int signal_number)
  * handler. */
 static bool is_handler(const struct sigaction *action)
 {
-	return action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN;
-}
-
-static bool needs_trampoline(int signal_number, const struct sigaction *action)
-{
-	return is_handler(action) &&
-	       ((action->sa_flags & SA_ONSTACK) || one_shot(signal_number, action));
-}
-
-/* The kernel runs the trampoline as it would the program's handler, with
- * its mask, SA_NODEFER and SA_RESTART, but never resets it. */
-static void trampoline_action(int signal_number, const struct sigaction *action,
-			      struct sigaction *ours)
-{
-	program_action[signal_number] = *action;
-	atomic_store(&armed[signal_number], true);
-	*ours = *action;
-	ours->sa_flags = (action->sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
-	ours->sa_sigaction = trampoline;
+	return (action->sa_flags & SA_SIGINFO) ||
+	       (action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN);
 }
 
 /* The program's action as a query returns it when set as given: glibc
@@ -281,8 +218,11 @@ int vt_signals_action(int signal_number, const struct sigaction *action, struct 
 	if (action && tracked && is_default(action)) {
 		tracer_action(signal_number, &ours, action->sa_flags);
 		setting = &ours;
-	} else if (action && needs_trampoline(signal_number, action)) {
-		trampoline_action(signal_number, action, &ours);
+	} else if (action && (action->sa_flags & SA_ONSTACK) && is_handler(action)) {
+		onstack_action[signal_number] = *action;
+		ours = *action;
+		ours.sa_flags |= SA_SIGINFO;
+		ours.sa_sigaction = onstack_trampoline;
 		setting = &ours;
 	}
 	struct sigaction was_shown = shown[signal_number];

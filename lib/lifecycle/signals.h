@@ -16,9 +16,7 @@
  * alternate stack, then takes that action, so the process ends as it
  * would have (same signal, same core dump). A signal the program handles
  * or ignores stays the program's, untouched: its handler runs on the
- * stack it asked for, and decides (exit() writes the report). A one-shot
- * handler (SA_RESETHAND) is reset by the tracer rather than the kernel, so
- * that the default action it leaves is the tracer's handler. */
+ * stack it asked for, and decides (exit() writes the report). */
 void vt_signals_install(void);
 /* Whether the tracer's handler is signal_number's now. */
 bool vt_signals_tracer_handles(int signal_number);

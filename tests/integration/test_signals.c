@@ -136,14 +136,3 @@ Test(signals, the_default_put_back_by_any_call_is_reported)
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
 		same_with_a_report("default_by", calls[i], NULL, "signal 15", 64 * MiB);
 }
-
-/* A one-shot handler (SA_RESETHAND) finds the default action back, and
- * the signal it raises again, or the next one, ends the process with a
- * report; installed before CUDA is first used or after. */
-Test(signals, a_one_shot_handler_leaves_the_default_and_a_report)
-{
-	char *whens[] = {"before", "after"};
-	char *hows[] = {"raise", "nodefer", "sysv_signal", "twice"};
-	for (size_t i = 0; i < 8; i++)
-		same_with_a_report("one_shot", whens[i / 4], hows[i % 4], "signal 15", 64 * MiB);
-}

@@ -92,13 +92,6 @@ static int queries(void)
 	sigaddset(&fallback.sa_mask, SIGINT);
 	sigaddset(&fallback.sa_mask, SIGKILL);
 	sigaction(SIGHUP, &fallback, NULL);
-	struct sigaction onstack = fallback, one_shot = fallback;
-	onstack.sa_handler = handler;
-	onstack.sa_flags = SA_ONSTACK;
-	sigaction(SIGUSR1, &onstack, NULL);
-	one_shot.sa_handler = handler;
-	one_shot.sa_flags = SA_RESETHAND | SA_SIGINFO;
-	sigaction(SIGTERM, &one_shot, NULL);
 	show_all("before");
 	if (hold())
 		return 1;

@@ -327,54 +327,6 @@ static int default_by(const char *call)
 	return 2;
 }
 
-/* A one-shot handler (SA_RESETHAND), as cleanup handlers are: it sees the
- * default action back, says so, and raises the signal again ("twice": it
- * returns, and the program raises it again). Installed before CUDA is
- * first used, or after; by sigaction, with SA_NODEFER too, or by
- * sysv_signal. */
-static bool raises_again = true;
-
-static void clean_up(int signal_number)
-{
-	struct sigaction now;
-	char said[80];
-	sigaction(signal_number, NULL, &now);
-	int length = snprintf(said, sizeof(said), "cleaned up: %s, flags %#x\n",
-			      now.sa_handler == SIG_DFL ? "default back" : "handler kept",
-			      (unsigned)now.sa_flags);
-	ssize_t ignored = write(STDOUT_FILENO, said, (size_t)length);
-	(void)ignored;
-	if (raises_again)
-		raise(signal_number);
-}
-
-static void one_shot_handler(const char *how)
-{
-	struct sigaction action;
-	memset(&action, 0, sizeof(action));
-	action.sa_handler = clean_up;
-	action.sa_flags = SA_RESETHAND | (strcmp(how, "nodefer") == 0 ? SA_NODEFER : 0);
-	if (strcmp(how, "sysv_signal") == 0)
-		sysv_signal(SIGTERM, clean_up);
-	else
-		sigaction(SIGTERM, &action, NULL);
-}
-
-static int one_shot(const char *when, const char *how)
-{
-	raises_again = strcmp(how, "twice") != 0;
-	if (strcmp(when, "before") == 0)
-		one_shot_handler(how);
-	if (hold())
-		return 1;
-	if (strcmp(when, "after") == 0)
-		one_shot_handler(how);
-	raise(SIGTERM);
-	printf("the program goes on\n");
-	raise(SIGTERM);
-	return 2;
-}
-
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -401,8 +353,6 @@ int main(int argc, char **argv)
 		return abort_handled();
 	if (strcmp(mode, "default_by") == 0)
 		return default_by(arg);
-	if (strcmp(mode, "one_shot") == 0)
-		return one_shot(arg, extra);
 	if (hold())
 		return 1;
 	if (strcmp(mode, "quick_exit") == 0)
