@@ -57,6 +57,10 @@ bool vt_signals_tracer_handles(int signal_number)
 /* The tracer's alternate stack of this thread, NULL when it has none. */
 static __thread __attribute__((tls_model("initial-exec"))) char *tracer_stack;
 #define ALTERNATE_STACK (256 * 1024)
+/* Linux's (since 4.7), which glibc's headers leave out. */
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM ((int)(1u << 31))
+#endif
 
 typedef int (*sigaltstack_fn)(const stack_t *, stack_t *);
 static _Atomic(sigaltstack_fn) real_sigaltstack;
@@ -284,7 +288,9 @@ static void release_stack(void *memory)
 {
 	stack_t current;
 	size_t guard = guard_size();
-	if (set_stack(NULL, &current) != 0 || (current.ss_flags & SS_ONSTACK))
+	/* Disarmed while in use, the stack is known by where this runs. */
+	if (on_tracer_stack((uintptr_t)&current) || set_stack(NULL, &current) != 0 ||
+	    (current.ss_flags & SS_ONSTACK))
 		return;
 	if (current.ss_sp == (char *)memory + guard) {
 		stack_t off = {.ss_flags = SS_DISABLE};
@@ -314,8 +320,18 @@ void vt_signals_prepare_thread(void)
 		return;
 	}
 	pthread_once(&key_once, make_key);
-	stack_t stack = {.ss_sp = memory + guard, .ss_size = ALTERNATE_STACK, .ss_flags = 0};
-	if (!have_key || mprotect(memory, guard, PROT_NONE) != 0 || set_stack(&stack, NULL) != 0 ||
+	/* Disarmed while a handler runs on it, armed again as the handler
+	 * returns: a signal that comes meanwhile (a handler of the program's
+	 * the tracer moved to the interrupted stack, raising another) is
+	 * delivered below it, never over the frame at its top. */
+	stack_t stack = {
+		.ss_sp = memory + guard, .ss_size = ALTERNATE_STACK, .ss_flags = SS_AUTODISARM};
+	bool armed = set_stack(&stack, NULL) == 0;
+	if (!armed) { /* a kernel before 4.7 */
+		stack.ss_flags = 0;
+		armed = set_stack(&stack, NULL) == 0;
+	}
+	if (!have_key || mprotect(memory, guard, PROT_NONE) != 0 || !armed ||
 	    pthread_setspecific(stack_key, memory) != 0) {
 		stack_t off = {.ss_flags = SS_DISABLE};
 		set_stack(&off, NULL);

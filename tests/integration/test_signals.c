@@ -55,6 +55,26 @@ Test(signals, sa_onstack_without_an_alternate_stack_runs_on_the_threads_stack, .
 	same_with_a_report("stacks", "onstack_unset", NULL, "exit 0", 64 * MiB);
 }
 
+/* A signal that comes while such a handler runs (moved off the tracer's
+ * alternate stack) lands below it, as it would on the thread's stack: it
+ * once landed at the alternate stack's top, over the first one's frame. */
+Test(signals, a_signal_within_a_handler_lands_below_it, .timeout = 60)
+{
+	struct traced_run run;
+	run_signals(&run, true, "nested", NULL, NULL);
+	cr_assert_eq(run.status, 0, "%d: %s", run.status, run.err);
+	char expected[1024] = "";
+	for (int i = 0; i < 3; i++)
+		strcat(expected,
+		       " outer\n  inner\n outer again, frame kept 1\n  recursion 4, frame "
+		       "kept 1\n  recursion 3, frame kept 1\n  recursion 2, frame kept 1\n  "
+		       "recursion 1, frame kept 1\n");
+	strcat(expected, "nested: done\n");
+	cr_assert_str_eq(run.out, expected);
+	traced_run_free(&run);
+	same_with_a_report("nested", NULL, NULL, "exit 0", 64 * MiB);
+}
+
 Test(signals, a_signal_the_program_ignores_or_handles_stays_its_own)
 {
 	struct traced_run run;

@@ -102,6 +102,54 @@ static int handler_stacks(const char *how)
 	return 0;
 }
 
+/* "nested": a handler with SA_ONSTACK and no alternate stack of the
+ * program's raises a second signal with one too, and a third with
+ * SA_NODEFER raises itself again: each frame below the last, as the kernel
+ * puts them on the thread's stack, none over another. */
+static int nested_depth;
+
+static void inner_handler(int signal_number)
+{
+	(void)signal_number;
+	printf("  inner\n");
+}
+
+static void recursive_handler(int signal_number)
+{
+	volatile char frame[512];
+	int depth = ++nested_depth;
+	memset((char *)frame, depth, sizeof(frame));
+	if (depth < 4)
+		raise(signal_number);
+	printf("  recursion %d, frame kept %d\n", depth, frame[0] == depth && frame[511] == depth);
+}
+
+static void outer_handler(int signal_number)
+{
+	(void)signal_number;
+	volatile char frame[512];
+	memset((char *)frame, 0x5a, sizeof(frame));
+	printf(" outer\n");
+	raise(SIGUSR2);
+	printf(" outer again, frame kept %d\n", frame[0] == 0x5a && frame[511] == 0x5a);
+}
+
+static int nested_signals(void)
+{
+	if (hold())
+		return 1;
+	on(SIGUSR1, outer_handler, SA_ONSTACK);
+	on(SIGUSR2, inner_handler, SA_ONSTACK);
+	on(SIGHUP, recursive_handler, SA_ONSTACK | SA_NODEFER);
+	for (int i = 0; i < 3; i++) {
+		raise(SIGUSR1);
+		nested_depth = 0;
+		raise(SIGHUP);
+	}
+	printf("nested: done\n");
+	return 0;
+}
+
 /* A timer's handler forks while the main thread allocates and frees: the
  * handler lands inside the tracer and the driver call again and again. */
 static atomic_int forks, failed;
@@ -335,6 +383,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (strcmp(mode, "stacks") == 0)
 		return handler_stacks(arg);
+	if (strcmp(mode, "nested") == 0)
+		return nested_signals();
 	if (strcmp(mode, "fork_in_handler") == 0)
 		return fork_in_handler(arg, extra);
 	if (strcmp(mode, "overflow") == 0)
