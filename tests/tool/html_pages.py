@@ -171,7 +171,7 @@ def report_page(driver):
     status = driver.find_element(By.CSS_SELECTOR, ".timeline .controls .note").text
     check(status.startswith("the whole run"), f"timeline: reset ({status!r})")
     # Click a frame of the flame graph: it zooms to the full width.
-    flame = driver.find_element(By.CSS_SELECTOR, "svg.flame")
+    flame = driver.find_element(By.CSS_SELECTOR, "section.owner > .flame-box svg.flame")
     full = float(flame.get_attribute("width"))
     width = lambda name: driver.execute_script(
         "for (const r of arguments[0].querySelectorAll('rect'))"
@@ -183,9 +183,9 @@ def report_page(driver):
         " if (r.__node && r.__node.name === '[kv_cache]') return r;", flame)
     target.send_keys("\n")
     check(width("[kv_cache]") == full, "flame: Enter on kv_cache zooms it to the full width")
-    search = driver.find_element(By.CSS_SELECTOR, ".flame-box .controls input")
+    search = driver.find_element(By.CSS_SELECTOR, "section.owner > .flame-box .controls input")
     search.send_keys("llm_serving.c:176")
-    found = driver.find_element(By.CSS_SELECTOR, ".flame-box .controls .note").text
+    found = driver.find_element(By.CSS_SELECTOR, "section.owner > .flame-box .controls .note").text
     check("matches hold 4.00 GiB (21.9% of the peak)" in found, f"flame: search ({found!r})")
     # Sort the tag table by bytes at the peak, by keyboard, smallest first.
     table = driver.find_elements(By.CSS_SELECTOR, "section.owner > .table-box table.sortable")[0]
@@ -469,6 +469,56 @@ def places_page(driver):
 
 
 
+MOMENT_FLAME = """
+const flame = document.querySelector('.moment svg.flame');
+if (!flame) return null;
+return [...flame.querySelectorAll('rect')].map(r => [r.__node.name, r.__node.value, r.__node.kind]);"""
+
+
+def moment_flame_page(driver):
+    """A pinned moment's flame graph draws its stacks with their frames:
+    the root names the moment, every listed stack's frames under its tag,
+    "[other stacks]" only for what the stacks leave out; in a report whose
+    rows hold no stacks, the peak's moment draws the peak's stacks."""
+    page = os.path.join(out, "places.html")
+    lines = dict(item.split("=") for item in
+                 open(os.path.join(out, "inlined.lines")).read().split()[1:])
+    vramtrace("report", os.path.join(out, "inlined.json"), "--format", "html", "-o", page)
+    load(driver, page, "moment-flame")
+    device = json.load(open(os.path.join(out, "inlined.json")))["devices"][0]
+    rows = device["timeline"]["rows"]
+    # The first interval holding two stacks (which one depends on timing).
+    pick = next(i for i, row in enumerate(rows) if len(row["top_stacks"]) >= 2)
+    row = rows[pick]
+    driver.execute_script("document.querySelector('.timeline').__pin(arguments[0])", pick)
+    time.sleep(0.3)  # the flame graph draws at the next frame
+    cells = driver.execute_script(MOMENT_FLAME)
+    names = {name: value for name, value, _ in cells or []}
+    at = f"{round(row['t_ns'] / 1e6, 3):g} ms"
+    weights = f"load_weights (inlined.c:{lines['weights_line']}) [inlined]"
+    check(cells and cells[0][:2] == [f"at {at}: {row['max_bytes'] / 2**20:.2f} MiB", row["max_bytes"]]
+          and names.get(weights) == 64 << 20 and names.get("[untagged]") == row["max_bytes"]
+          and names.get(f"main (inlined.c:{lines['pair_line']})") == row["max_bytes"] - (64 << 20)
+          and not any(name.startswith("[other stacks") for name in names),
+          f"moment flame: an interval's stacks with their frames ({cells})")
+    page = os.path.join(out, "report.html")
+    load(driver, page, "moment-flame-peak")
+    report = json.load(open(os.path.join(fixtures, "llm_bf16.json")))
+    device = report["devices"][0]
+    rows = device["timeline"]["rows"]
+    peak_row = max(i for i in range(len(rows)) if rows[i]["t_ns"] <= device["peak"]["at_ns"])
+    driver.execute_script("document.querySelector('.timeline').__pin(arguments[0])", peak_row)
+    time.sleep(0.3)
+    cells = driver.execute_script(MOMENT_FLAME)
+    names = {name: value for name, value, _ in cells or []}
+    check(cells and cells[0][:2] == ["at 2.402 ms: 18.29 GiB", 19637144576]
+          and names.get("[weights]") == 14000000000
+          and all(name.startswith("main (llm_serving.c:") for name, _, kind in cells if kind == "native")
+          and sum(1 for _, _, kind in cells if kind == "native") == 4
+          and not any(name.startswith("[other stacks") for name in names),
+          f"moment flame: the peak's moment, its stacks' frames ({cells and cells[:6]})")
+
+
 def python_library_page(driver):
     """A Python program allocating through a library: the where column leads
     with the program's own line and names what it passed through."""
@@ -531,6 +581,7 @@ try:
     empty_pages(driver)
     remainder_page(driver)
     places_page(driver)
+    moment_flame_page(driver)
     python_library_page(driver)
     themes(driver)
     if big:

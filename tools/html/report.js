@@ -56,9 +56,43 @@ function stackTable(report, owner) {
 	return sortableTable(columns, rows, 'by place (stacks at the same lines are one row)', footer.length ? footer : null);
 }
 
+/* The stacks of a pinned moment, where the report holds them: the
+ * interval's own (the largest at its highest point, exactly), or, in a
+ * report without them, the peak's stacks for the interval of the peak.
+ * Each {id, tag, bytes}; rest, the moment's bytes they leave out. */
+function momentStacks(owner, row, end) {
+	const tagOf = new Map();
+	for (const s of owner.stacks || []) if (!tagOf.has(s.id)) tagOf.set(s.id, s.tag);
+	const peak = owner.peak || {};
+	if (row.top_stacks) {
+		const stacks = row.top_stacks.map(s => ({id: s.stack, tag: tagOf.get(s.stack) || 'untagged', bytes: s.bytes}));
+		return {stacks, bytes: rowMax(row), at: row.t_ns, rest: row.other_stacks_bytes || 0,
+			byTag: row.by_tag || {}, caption: 'largest stacks at the interval\'s highest'};
+	}
+	if (!(peak.at_ns >= row.t_ns && peak.at_ns < end)) return null;
+	const stacks = (owner.stacks || []).filter(s => s.at_peak_bytes > 0).map(s => ({id: s.id, tag: s.tag, bytes: s.at_peak_bytes}));
+	const listed = stacks.reduce((sum, s) => sum + s.bytes, 0);
+	const byTag = {};
+	for (const tag of owner.tags || []) byTag[tag.tag] = tag.at_peak_bytes;
+	return {stacks, bytes: peak.bytes, at: peak.at_ns, rest: Math.max(0, peak.bytes - listed), byTag,
+		caption: 'stacks live at the peak, ' + seconds(peak.at_ns)};
+}
+/* A moment's flame graph: its stacks under their tags, what they leave out
+ * as "[other stacks]" under each tag where the split by tag accounts for
+ * it, else beside the tags; the root names the moment. */
+function momentFlame(moment) {
+	const listed = {};
+	for (const s of moment.stacks) listed[s.tag] = (listed[s.tag] || 0) + s.bytes;
+	const perTag = Object.entries(moment.byTag).map(([tag, bytes]) => ({tag, bytes: bytes - (listed[tag] || 0), name: '[other stacks]'}))
+		.filter(r => r.bytes > 0);
+	const split = perTag.reduce((sum, r) => sum + r.bytes, 0) === moment.rest;
+	return {root: 'at ' + seconds(moment.at) + ': ' + human(moment.bytes), whole: 'this moment', bytes: moment.bytes,
+		stacks: moment.stacks, rest: split ? perTag : [{tag: null, bytes: moment.rest, name: '[other stacks]'}]};
+}
+
 /* What was live at a moment the timeline pins: the interval's split by tag
  * at its highest and, where the report holds them, its largest stacks
- * (each interval's own, or the peak's stacks for the interval of the peak). */
+ * with exact bytes and their flame graph. */
 function momentPanel(report, owner, panel, row, end) {
 	const span = end - row.t_ns;
 	panel.replaceChildren(el('h4', {text: 'live from ' + timeText(row.t_ns, span) + ' to ' + timeText(end, span) +
@@ -68,17 +102,13 @@ function momentPanel(report, owner, panel, row, end) {
 		panel.append(sortableTable([{name: 'tag'}, {name: 'bytes at the interval\'s highest', numeric: true, bytes: true}],
 			tags.sort((a, b) => b[1] - a[1]), 'by tag'));
 	const peak = owner.peak || {};
-	const stacks = row.top_stacks ? row.top_stacks.map(s => [s.stack, s.stack, s.bytes])
-		: peak.at_ns >= row.t_ns && peak.at_ns < end ? (owner.stacks || []).filter(s => s.at_peak_bytes > 0)
-			.map(s => [s.id, s.id, s.at_peak_bytes]) : null;
-	if (stacks) {
-		const caption = row.top_stacks ? 'largest stacks at the interval\'s highest' : 'stacks live at the peak, ' + seconds(peak.at_ns);
-		const rest = row.top_stacks && row.other_stacks_bytes > 0 ? ['', 'other stacks and allocations with no stack', human(row.other_stacks_bytes),
-			String(row.other_stacks_bytes)] : null;
+	const moment = momentStacks(owner, row, end);
+	if (moment) {
+		const rows = moment.stacks.slice().sort((a, b) => b.bytes - a.bytes).map(s => [s.id, s.id, s.bytes, s.bytes]);
+		const rest = moment.rest > 0 ? ['', 'other stacks and allocations with no stack', human(moment.rest), String(moment.rest)] : null;
 		panel.append(sortableTable([{name: 'stack', numeric: true}, whereColumn(report), {name: 'bytes', numeric: true, bytes: true},
-			{name: 'exact bytes', numeric: true}], stacks.sort((a, b) => b[2] - a[2]).map(r => r.concat([r[2]])), caption, rest));
-		if (row.top_stacks)
-			panel.append(el('h4', {text: 'flame graph of this moment'}), flame(report, momentOwner(owner, row)));
+			{name: 'exact bytes', numeric: true}], rows, moment.caption, rest));
+		panel.append(el('h4', {text: 'flame graph of this moment'}), flame(report, momentFlame(moment)));
 	} else if (row.top_stacks === null) {
 		panel.append(el('p', {'class': 'note', text: 'the stacks of this moment are not kept: the device\'s history holds its first ' +
 			count((owner.timeline || {}).history_bound || 0) + ' changes of ' + count((owner.timeline || {}).history_changes || 0) +
@@ -87,19 +117,6 @@ function momentPanel(report, owner, panel, row, end) {
 		panel.append(el('p', {'class': 'note', text: 'this report holds stacks for the moment of the peak only (' +
 			seconds(peak.at_ns || 0) + '); press Enter on the chart, or click the peak\'s interval, to list them'}));
 	}
-}
-
-/* A moment as the flame graph reads an owner: its stacks with their tags
- * (as the report names them), the rest under one block, its highest as the
- * whole. */
-function momentOwner(owner, row) {
-	const tagOf = new Map((owner.stacks || []).map(s => [s.id, s.tag]));
-	const stacks = row.top_stacks.map(s => ({id: s.stack, tag: tagOf.get(s.stack) || 'stacks not listed at the peak', at_peak_bytes: s.bytes}));
-	const byTag = new Map();
-	stacks.forEach(s => byTag.set(s.tag, (byTag.get(s.tag) || 0) + s.at_peak_bytes));
-	const tags = [...byTag].map(([tag, bytes]) => ({tag, at_peak_bytes: bytes}));
-	if (row.other_stacks_bytes > 0) tags.push({tag: 'other stacks and no stack', at_peak_bytes: row.other_stacks_bytes});
-	return {peak: {bytes: rowMax(row)}, stacks, tags};
 }
 
 function owner(report, item, name, budget, host) {
@@ -121,7 +138,7 @@ function owner(report, item, name, budget, host) {
 	section.append(sortableTable(COUNTER_COLUMNS('tag'), counterRows(item.tags, 'tag'), 'by tag'));
 	section.append(sortableTable(COUNTER_COLUMNS('kind'), counterRows(item.kinds, 'kind'), 'by kind'));
 	section.append(stackTable(report, item));
-	section.append(el('h3', {text: 'flame graph of the stacks at the peak'}), flame(report, item));
+	section.append(el('h3', {text: 'flame graph of the stacks at the peak'}), flame(report, peakFlame(item)));
 	const failures = (item.failures || []).map(f => [f.bytes, f.api || '?', f.error_name || String(f.error), seconds(f.at_ns), f.live_bytes,
 		el('span', {}, [f.snapshot ? Object.entries(f.snapshot.live_by_tag || {}).map(([t, b]) => t + ' ' + human(b)).join(', ') : '',
 			f.stack !== null && f.stack !== undefined ? stackNode(report, f.stack) : ''])]);
