@@ -91,10 +91,10 @@ def load(driver, page, name):
 LEFT, RIGHT = 72, 12  # the timeline's margins (tools/html/timeline.js)
 
 
-def chart_x(driver, chart, t, end):
-    """The offset from the chart's centre of time t (ns) on the whole run."""
+def chart_x(driver, chart, t, end=None):
+    """The offset from the chart's centre of time t (ns) in the view shown."""
     width = float(chart.get_attribute("width"))
-    return int(LEFT + t / end * (width - LEFT - RIGHT) - width / 2)
+    return int(driver.execute_script("return arguments[0].__x(arguments[1])", chart, t) - width / 2)
 
 
 def run_end(device):
@@ -137,8 +137,16 @@ def report_page(driver):
     check("budget 20.00 GiB" in driver.page_source, "report: the budget line")
     check("cudaMalloc (runtime_memory.c" not in text and "__libc_start_main" not in text,
           "report: plumbing frames hidden in the tables")
-    # Hover the timeline at the peak's row: the tooltip gives its numbers.
+    # Nothing is allocated in the first 1.781 ms of 3.32: the first view
+    # starts just before the first allocation, which the status says.
     rows = device["timeline"]["rows"]
+    chart = driver.find_element(By.CSS_SELECTOR, ".timeline svg")
+    plot = float(chart.get_attribute("width")) - LEFT - RIGHT
+    first = driver.execute_script("return arguments[0].__x(arguments[1])", chart, rows[0]["t_ns"])
+    status = driver.find_element(By.CSS_SELECTOR, ".timeline .controls .note").text
+    check(LEFT < first < LEFT + 0.03 * plot and status.startswith("before 1.781 ms nothing was allocated: showing from 1.75"),
+          f"timeline: the first view starts just before the first allocation (x {first:.1f}; {status!r})")
+    # Hover the timeline at the peak's row: the tooltip gives its numbers.
     peak_row = max(range(len(rows)), key=lambda i: rows[i]["live_bytes"])
     end = run_end(device)
     chart = driver.find_element(By.CSS_SELECTOR, ".timeline svg")
@@ -169,7 +177,11 @@ def report_page(driver):
           f"timeline: a drag zooms and re-ticks ({status!r}, {after})")
     driver.find_element(By.CSS_SELECTOR, ".timeline .controls button[aria-label='show the whole run']").click()
     status = driver.find_element(By.CSS_SELECTOR, ".timeline .controls .note").text
-    check(status.startswith("the whole run"), f"timeline: reset ({status!r})")
+    whole = driver.execute_script("return arguments[0].__x(arguments[1])", chart, rows[0]["t_ns"])
+    driver.find_element(By.CSS_SELECTOR, ".timeline .controls button[aria-label='back to the first view']").click()
+    status = driver.find_element(By.CSS_SELECTOR, ".timeline .controls .note").text
+    check(whole > LEFT + 0.5 * plot and status.startswith("before 1.781 ms nothing was allocated"),
+          f"timeline: the whole run a click away (the first allocation at x {whole:.1f}), then the first view ({status!r})")
     # Click a frame of the flame graph: it zooms to the full width.
     flame = driver.find_element(By.CSS_SELECTOR, "section.owner > .flame-box svg.flame")
     full = float(flame.get_attribute("width"))
@@ -233,6 +245,21 @@ def diff_page(driver):
     rows = driver.find_elements(By.CSS_SELECTOR, "table.sortable tbody tr")
     check(rows and "llm_serving.c:164" in rows[0].text and "+13.04 GiB" in rows[0].text,
           "diff: the stack that grew most first, its growth signed")
+    # Both runs' timelines from just before the first allocation of either;
+    # a drag zooms, the whole run a click away.
+    chart = driver.find_element(By.CSS_SELECTOR, ".timeline svg.tl")
+    status = driver.find_element(By.CSS_SELECTOR, ".timeline .controls .note").text
+    check(status.startswith("before 1.781 ms nothing was allocated"), f"diff: the first view ({status!r})")
+    ActionChains(driver).move_to_element_with_offset(chart, chart_x(driver, chart, 2.0e6), 0) \
+        .click_and_hold().move_by_offset(chart_x(driver, chart, 2.5e6) - chart_x(driver, chart, 2.0e6), 0) \
+        .release().perform()
+    status = driver.find_element(By.CSS_SELECTOR, ".timeline .controls .note").text
+    ticks = axis_ticks(chart)
+    check(status.startswith("showing 2") and round_ticks(ticks, ("ms", "\u00b5s")) and "2.5 ms" in ticks,
+          f"diff: a drag zooms the timeline and re-ticks it ({status!r}, {ticks})")
+    driver.find_element(By.CSS_SELECTOR, ".timeline .controls button[aria-label='show the whole run']").click()
+    status = driver.find_element(By.CSS_SELECTOR, ".timeline .controls .note").text
+    check(status.startswith("the whole run, 5."), f"diff: the whole run ({status!r})")
     narrow(driver, page, "diff")
 
 

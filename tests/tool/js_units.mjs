@@ -9,7 +9,7 @@ import vm from 'node:vm';
 
 const html = new URL('../../tools/html/', import.meta.url);
 const names = ['human', 'counted', 'seconds', 'roundStep', 'byteTicks', 'timeTicks', 'valueTicks',
-	'labelPlacer'];
+	'labelPlacer', 'defaultView'];
 
 function load() {
 	const element = () => ({attributes: {}, setAttribute(key, value) { this.attributes[key] = value; },
@@ -69,4 +69,12 @@ test('numbers in words', () => {
 	assert.equal(page.counted(32768, 'row'), '32,768 rows');
 	assert.equal(page.seconds(450000), '450 \u00b5s');
 	assert.equal(page.seconds(2402000), '2.402 ms');
+});
+
+test('a run that idles before its first allocation is first shown from just before it', () => {
+	// llm_serving: nothing until 17.094 ms of 17.856 ms.
+	assert.deepEqual(plain(page.defaultView(17093796, 17856332)), [17093796 - (17856332 - 17093796) / 50, 17856332]);
+	assert.deepEqual(plain(page.defaultView(1000, 100000)), [0, 100000], 'a short wait: the whole run');
+	assert.deepEqual(plain(page.defaultView(0, 5)), [0, 5]);
+	assert.deepEqual(plain(page.defaultView(9, 9)), [0, 9], 'nothing after the first allocation');
 });

@@ -59,6 +59,14 @@ function timeTicks(low, high, want) {
 	const digits = Math.max(0, -Math.floor(Math.log10(step)));
 	return stepTicks(low / scale, high / scale, step).map(v => ({value: v * scale, text: trim(v, digits) + ' ' + unit}));
 }
+/* The range a timeline shows first, of a run 0 to end whose first
+ * allocation came at first: the whole run, or, when nothing was allocated
+ * for more than a tenth of it, from just before the first allocation
+ * (a fiftieth of what follows), so that a burst at the end is readable. */
+function defaultView(first, end) {
+	if (!(first > end / 10) || first >= end) return [0, end];
+	return [Math.max(0, first - (end - first) / 50), end];
+}
 function timeText(ns, span) {
 	if (span < 2e6) return trim(ns / 1e3, 1) + ' \u00b5s';
 	if (span < 2e9) return trim(ns / 1e6, 3) + ' ms';

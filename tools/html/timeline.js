@@ -37,66 +37,149 @@ function rowAt(rows, t) {
 	return lo;
 }
 
-function timeline(owner, options) {
-	const box = el('div', {'class': 'timeline'});
-	const rows = (owner.timeline && owner.timeline.rows) || [];
-	if (!rows.length) return box;
-	const end = timelineEnd(owner), full = [0, end];
-	const next = i => i + 1 < rows.length ? rows[i + 1].t_ns : end;
-	const series = seriesOf(owner);
-	let view = full.slice(), pinned = -1;
-	/* What to draw: each row over its interval at its highest, split by tag;
-	 * where no event came for longer (the row stays open until one does), the
-	 * rest of it at its closing bytes, split by tag where they equal the
-	 * highest and unsplit otherwise. */
-	const interval = owner.timeline.interval_ns || 1, segments = [];
-	rows.forEach((row, i) => {
-		const t1 = next(i), split = rowSplit(row, series), busy = Math.min(t1, row.t_ns + interval);
-		const idle = row.end_bytes !== undefined && t1 > busy;
-		segments.push({t_ns: row.t_ns, t1: idle ? busy : t1, split, max: rowMax(row), min: rowMin(row), row: i});
-		if (idle)
-			segments.push({t_ns: busy, t1, max: row.end_bytes, min: row.end_bytes, row: i, idle: true,
-				split: row.end_bytes === rowMax(row) ? split : series.shown.map(() => 0).concat([0, row.end_bytes])});
-	});
+/* A time axis that zooms and pans, shared by the report's and the diff's
+ * timelines: the view, its buttons and status, the drag, the wheel and
+ * the keys. The first view starts just before the first allocation when
+ * the run allocated nothing for a tenth of it (defaultView), the whole
+ * run a click away. redraw() is called at every change of the view. */
+function timeView(end, first, redraw) {
+	const full = [0, end], initial = defaultView(first, end);
+	const tv = {view: initial.slice(), full, initial};
 	const status = el('span', {'class': 'note', 'aria-live': 'polite'});
 	const button = (text, label, action) => {
 		const b = el('button', {type: 'button', text, 'aria-label': label, title: label});
 		b.addEventListener('click', action);
 		return b;
 	};
-	const chartBox = el('div', {'class': 'chart-box'});
-	box.append(el('p', {'class': 'controls'}, [
-		button('+', 'zoom in', () => zoom(0.5)), button('\u2212', 'zoom out', () => zoom(2)),
-		button('\u2190', 'pan left', () => pan(-0.25)), button('\u2192', 'pan right', () => pan(0.25)),
-		button('reset', 'show the whole run', () => setView(full)), status]), chartBox);
-	let draw = () => {};
-	function setView(range) {
+	const whole = button('whole run', 'show the whole run', () => tv.set(full));
+	if (initial[0] <= 0) whole.style.display = 'none';
+	tv.controls = el('p', {'class': 'controls'}, [
+		button('+', 'zoom in', () => tv.zoom(0.5)), button('\u2212', 'zoom out', () => tv.zoom(2)),
+		button('\u2190', 'pan left', () => tv.pan(-0.25)), button('\u2192', 'pan right', () => tv.pan(0.25)),
+		button('reset', 'back to the first view', () => tv.set(initial)), whole, status]);
+	tv.set = range => {
 		const span = Math.max(range[1] - range[0], Math.min(end, 1000));
-		let t0 = Math.max(0, Math.min(range[0], end - span));
-		view = [t0, Math.min(end, t0 + span)];
-		draw();
-	}
-	function zoom(factor, at) {
-		const center = at !== undefined ? at : (view[0] + view[1]) / 2;
-		setView([center - (center - view[0]) * factor, center + (view[1] - center) * factor]);
-	}
-	function pan(fraction) {
-		const shift = (view[1] - view[0]) * fraction;
-		setView([view[0] + shift, view[1] + shift]);
-	}
+		const t0 = Math.max(0, Math.min(range[0], end - span));
+		tv.view = [t0, Math.min(end, t0 + span)];
+		redraw();
+	};
+	tv.zoom = (factor, at) => {
+		const [t0, t1] = tv.view, center = at !== undefined ? at : (t0 + t1) / 2;
+		tv.set([center - (center - t0) * factor, center + (t1 - center) * factor]);
+	};
+	tv.pan = fraction => {
+		const shift = (tv.view[1] - tv.view[0]) * fraction;
+		tv.set([tv.view[0] + shift, tv.view[1] + shift]);
+	};
+	/* What the status says of the view. */
+	tv.describe = () => {
+		const [t0, t1] = tv.view;
+		status.textContent = t0 <= 0 && t1 >= end ? 'the whole run, ' + timeText(end, end) + '; drag to zoom'
+			: t0 === initial[0] && t1 === initial[1] ? 'before ' + timeText(first, end) + ' nothing was allocated: showing from ' +
+				timeText(t0, end) + ' to the end, ' + timeText(end, end) + ' (the whole run is a click away); drag to zoom'
+				: 'showing ' + timeText(t0, t1) + ' to ' + timeText(t1, t1) + ' of ' + timeText(end, end);
+	};
+	/* The pointer and keys on a chart W wide: a drag zooms into its range
+	 * (then on.range(range)), a click calls on.click(t, px), a hover
+	 * on.hover(event, t, px); keys zoom and pan, on.keys adds its own. */
+	tv.attach = (chart, W, on) => {
+		const {H, LEFT, RIGHT, TOP, BOTTOM} = TL;
+		const cursor = svg('line', {y1: TOP, y2: H - BOTTOM, 'class': 'cursor', visibility: 'hidden'}, chart);
+		const brush = svg('rect', {y: TOP, height: H - BOTTOM - TOP, 'class': 'brush', visibility: 'hidden'}, chart);
+		const local = event => {
+			const bounds = chart.getBoundingClientRect();
+			return Math.max(LEFT, Math.min(W - RIGHT, (event.clientX - bounds.left) * W / bounds.width));
+		};
+		let start = null;
+		chart.addEventListener('pointerdown', event => {
+			if (event.button !== 0) return;
+			start = local(event);
+			chart.setPointerCapture(event.pointerId);
+		});
+		chart.addEventListener('pointermove', event => {
+			const px = local(event);
+			if (start !== null && Math.abs(px - start) > 4) {
+				brush.setAttribute('x', Math.min(px, start));
+				brush.setAttribute('width', Math.abs(px - start));
+				brush.setAttribute('visibility', 'visible');
+			}
+			cursor.setAttribute('x1', px);
+			cursor.setAttribute('x2', px);
+			cursor.setAttribute('visibility', 'visible');
+			if (on.hover) on.hover(event, chart.__t(px), px);
+		});
+		chart.addEventListener('pointerup', event => {
+			if (start === null) return;
+			const px = local(event);
+			brush.setAttribute('visibility', 'hidden');
+			if (Math.abs(px - start) > 4) {
+				const range = [chart.__t(Math.min(px, start)), chart.__t(Math.max(px, start))];
+				tv.set(range);
+				if (on.range) on.range(range);
+			} else if (on.click) {
+				on.click(chart.__t(px), px);
+			}
+			start = null;
+		});
+		chart.addEventListener('pointerleave', () => { hideTip(); cursor.setAttribute('visibility', 'hidden'); });
+		chart.addEventListener('wheel', event => {
+			event.preventDefault();
+			tv.zoom(event.deltaY > 0 ? 1.25 : 0.8, chart.__t(local(event)));
+		}, {passive: false});
+		chart.addEventListener('keydown', event => {
+			const keys = Object.assign({'+': () => tv.zoom(0.5), '=': () => tv.zoom(0.5), '-': () => tv.zoom(2),
+				ArrowLeft: () => tv.pan(-0.25), ArrowRight: () => tv.pan(0.25), Home: () => tv.set(initial)}, on.keys || {});
+			if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
+		});
+	};
+	return tv;
+}
+
+/* What to draw of an owner's timeline: each row over its interval at its
+ * highest, split by tag; where no event came for longer (the row stays
+ * open until one does), the rest of it at its closing bytes, split by tag
+ * where they equal the highest and unsplit otherwise. */
+function segmentsOf(owner, series) {
+	const rows = owner.timeline.rows, end = timelineEnd(owner);
+	const interval = owner.timeline.interval_ns || 1, segments = [];
+	rows.forEach((row, i) => {
+		const t1 = i + 1 < rows.length ? rows[i + 1].t_ns : end;
+		const split = rowSplit(row, series), busy = Math.min(t1, row.t_ns + interval);
+		const idle = row.end_bytes !== undefined && t1 > busy;
+		segments.push({t_ns: row.t_ns, t1: idle ? busy : t1, split, max: rowMax(row), min: rowMin(row), row: i});
+		if (idle)
+			segments.push({t_ns: busy, t1, max: row.end_bytes, min: row.end_bytes, row: i, idle: true,
+				split: row.end_bytes === rowMax(row) ? split : series.shown.map(() => 0).concat([0, row.end_bytes])});
+	});
+	return segments;
+}
+
+function timeline(owner, options) {
+	const box = el('div', {'class': 'timeline'});
+	const rows = (owner.timeline && owner.timeline.rows) || [];
+	if (!rows.length) return box;
+	const end = timelineEnd(owner);
+	const next = i => i + 1 < rows.length ? rows[i + 1].t_ns : end;
+	const series = seriesOf(owner);
+	let pinned = -1;
+	const segments = segmentsOf(owner, series);
+	let draw = () => {};
+	const tv = timeView(end, rows[0].t_ns, () => draw());
+	const chartBox = el('div', {'class': 'chart-box'});
+	box.append(tv.controls, chartBox);
 
 	responsive(chartBox, width => {
 		const W = width, {H, LEFT, RIGHT, TOP, BOTTOM} = TL;
 		const chart = svg('svg', {width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, tabindex: 0,
 			role: 'img', 'class': 'tl', 'aria-label': (options.what || 'device memory') +
-			' over time, by tag; drag or use + and - to zoom, arrows to pan, Home to reset, Enter to show the peak\'s moment'});
+			' over time, by tag; drag or use + and - to zoom, arrows to pan, Home for the first view, Enter to show the peak\'s moment'});
 		chartBox.replaceChildren(chart);
 		const plot = svg('g', {}, chart);
 		const overlay = svg('g', {}, chart);
 		draw = () => {
 			plot.replaceChildren();
 			overlay.replaceChildren();
-			const [t0, t1] = view;
+			const [t0, t1] = tv.view;
 			const x = t => LEFT + (t - t0) / (t1 - t0) * (W - LEFT - RIGHT);
 			const first = rowAt(rows, t0), last = rowAt(rows, t1);
 			let high = 1;
@@ -153,12 +236,12 @@ function timeline(owner, options) {
 					svg('rect', {x: Math.max(px, LEFT), y: TOP, width: Math.max(2, Math.min(qx, W - RIGHT) - Math.max(px, LEFT)),
 						height: H - BOTTOM - TOP, 'class': 'pinned'}, overlay);
 			}
-			status.textContent = t0 <= 0 && t1 >= end ? 'the whole run, ' + timeText(end, end) + '; drag to zoom'
-				: 'showing ' + timeText(t0, t1) + ' to ' + timeText(t1, t1) + ' of ' + timeText(end, end);
+			tv.describe();
 			chart.__x = x;
 			chart.__t = px => t0 + (px - LEFT) / (W - LEFT - RIGHT) * (t1 - t0);
 		};
-		interact(chart, W);
+		tv.attach(chart, W, {hover: tip, click: t => pin(rowAt(rows, t)), range: range => pin(highest(range)),
+			keys: {Enter: () => pin(rowAt(rows, (owner.peak || {}).at_ns || 0))}});
 		draw();
 	});
 
@@ -196,7 +279,7 @@ function timeline(owner, options) {
 	}
 
 	function tip(event, t) {
-		const g = segments[rowAt(segments, t)], i = g.row, row = rows[i], span = view[1] - view[0];
+		const g = segments[rowAt(segments, t)], i = g.row, row = rows[i], span = tv.view[1] - tv.view[0];
 		if (g.idle) {
 			showTip(event, [timeText(g.t_ns, span) + ' to ' + timeText(g.t1, span) + ': no event',
 				'live ' + human(g.max) + ' throughout', 'click to see what was live']);
@@ -212,56 +295,6 @@ function timeline(owner, options) {
 		showTip(event, lines);
 	}
 
-	function interact(chart, W) {
-		const {H, LEFT, RIGHT, TOP, BOTTOM} = TL;
-		const cursor = svg('line', {y1: TOP, y2: H - BOTTOM, 'class': 'cursor', visibility: 'hidden'}, chart);
-		const brush = svg('rect', {y: TOP, height: H - BOTTOM - TOP, 'class': 'brush', visibility: 'hidden'}, chart);
-		const local = event => {
-			const bounds = chart.getBoundingClientRect();
-			return Math.max(LEFT, Math.min(W - RIGHT, (event.clientX - bounds.left) * W / bounds.width));
-		};
-		let start = null;
-		chart.addEventListener('pointerdown', event => {
-			if (event.button !== 0) return;
-			start = local(event);
-			chart.setPointerCapture(event.pointerId);
-		});
-		chart.addEventListener('pointermove', event => {
-			const px = local(event);
-			if (start !== null && Math.abs(px - start) > 4) {
-				brush.setAttribute('x', Math.min(px, start));
-				brush.setAttribute('width', Math.abs(px - start));
-				brush.setAttribute('visibility', 'visible');
-			}
-			cursor.setAttribute('x1', px);
-			cursor.setAttribute('x2', px);
-			cursor.setAttribute('visibility', 'visible');
-			tip(event, chart.__t(px));
-		});
-		chart.addEventListener('pointerup', event => {
-			if (start === null) return;
-			const px = local(event);
-			brush.setAttribute('visibility', 'hidden');
-			if (Math.abs(px - start) > 4) {
-				const range = [chart.__t(Math.min(px, start)), chart.__t(Math.max(px, start))];
-				setView(range);
-				pin(highest(range));
-			} else {
-				pin(rowAt(rows, chart.__t(px)));
-			}
-			start = null;
-		});
-		chart.addEventListener('pointerleave', () => { hideTip(); cursor.setAttribute('visibility', 'hidden'); });
-		chart.addEventListener('wheel', event => {
-			event.preventDefault();
-			zoom(event.deltaY > 0 ? 1.25 : 0.8, chart.__t(local(event)));
-		}, {passive: false});
-		chart.addEventListener('keydown', event => {
-			const keys = {'+': () => zoom(0.5), '=': () => zoom(0.5), '-': () => zoom(2), ArrowLeft: () => pan(-0.25),
-				ArrowRight: () => pan(0.25), Home: () => setView(full), Enter: () => pin(rowAt(rows, (owner.peak || {}).at_ns || 0))};
-			if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
-		});
-	}
 	/* The row of a range's highest point: what a selected range shows. */
 	function highest(range) {
 		let best = rowAt(rows, range[0]);
