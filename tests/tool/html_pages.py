@@ -12,6 +12,7 @@ Usage: html_pages.py TOOL FIXTURES OUT [BIG_REPORT]. Exits 77 without
 Selenium or chromedriver."""
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -370,6 +371,7 @@ def big_page(driver):
     elapsed = min(load(driver, page, "big"), load(driver, page, "big"))
     listed = driver.find_elements(By.CSS_SELECTOR, "table.sortable")[2]
     check("show all 32,768 rows" in listed.text, "big: every stack listed, the first 200 shown")
+    compact_table(driver, listed)
     started = time.monotonic()
     target = driver.execute_script(
         "for (const r of document.querySelectorAll('svg.flame rect'))"
@@ -410,6 +412,76 @@ def big_page(driver):
     print(f"big-diff: {size} bytes")
     check(size < 3 << 20 and f"{rows + 20 - 1000:,} more stacks that changed less" in footer,
           f"big-diff: {size} bytes, the rest summed ({footer!r})")
+
+
+PAGE_DATA = re.compile(r'<script type="application/json" class="vt-data">(.*?)</script>', re.S)
+
+
+def page_data(page):
+    return json.loads(PAGE_DATA.search(open(page, encoding="utf-8").read()).group(1))
+
+
+def compact_table(driver, table):
+    """32,768 rows of one line each (the whole stack on hover or a click),
+    in a box of their own as wide as the table: the flame graph follows
+    within two screens. Rows whose brief views read the same say where
+    they part from the row most like them, and they do part there."""
+    heights, box, window, flame = driver.execute_script(
+        "const t = arguments[0], b = t.parentNode.getBoundingClientRect();"
+        " return [[...t.querySelectorAll('tbody tr')].slice(0, 200).map(r => r.getBoundingClientRect().height),"
+        " [b.width, b.height, t.getBoundingClientRect().width, t.parentNode.parentNode.clientWidth], window.innerHeight,"
+        " document.querySelector('section.owner > .flame-box').getBoundingClientRect().top + window.scrollY]", table)
+    check(len(heights) == 200 and max(heights) <= 26 and box[1] <= 0.7 * window + 1
+          and abs(box[0] - min(box[2], box[3])) <= 20 and flame < 2 * window,
+          f"big: one line a row ({max(heights)} px), the table in a box of {box}, the flame graph at {flame:.0f} px")
+    data = page_data(os.path.join(out, "big.html"))["report"]
+    frames = data["frames"]
+    shown = {entry["id"]: [frames[i] if isinstance(i, int) else i for i in entry["frames"]]
+             for entry in data["stack_frames"]}
+    label = lambda f: f"{f['function']} ({os.path.basename(f['file'])}:{f['line']})"
+    shown = {k: [label(f) for f in v if not f.get("plumbing")] for k, v in shown.items()}
+    cells = driver.execute_script(
+        "return [...arguments[0].querySelectorAll('tbody tr')].slice(0, 20).map(r => [+r.cells[0].textContent,"
+        " (r.cells[1].querySelector('.twin') || {}).textContent || ''])", table)
+    groups = {g["rank"]: g["id"] for g in data["devices"][0]["stack_groups"]}
+    bad = []
+    for rank, note in cells:
+        match = re.fullmatch(r"\[parts at frame (\d+): (.*); ([\d,]+) rows read alike\]", note)
+        own = shown[groups[rank]]
+        k = int(match.group(1)) - 1 if match else -1
+        twin = match and any(other != own and other[:k] == own[:k] for other in shown.values())
+        if not (match and own[k] == match.group(2) and twin):
+            bad.append((rank, note))
+    check(not bad, f"big: rows that read alike say where they part ({cells[:2]}; wrong: {bad[:2]})")
+
+
+def top_page(driver):
+    """--top 20: the page holds 20 rows and the stacks it names (the rows',
+    the moments'), the rest counted; a moment's flame graph still has its
+    frames."""
+    page = os.path.join(out, "big-top20.html")
+    vramtrace("report", big, "--format", "html", "--top", "20", "-o", page)
+    size = os.path.getsize(page)
+    load(driver, page, "big-top20")
+    data = page_data(page)["report"]
+    device = data["devices"][0]
+    named = {g["id"] for g in device["stack_groups"]} | {
+        s["stack"] for row in device["timeline"]["rows"] for s in row.get("top_stacks") or []}
+    held = {entry["id"] for entry in data["stack_frames"]}
+    footer = driver.find_element(By.CSS_SELECTOR, "tfoot").text
+    rows = len(json.load(open(big))["devices"][0]["stacks"])
+    check(size < 600 << 10 and len(device["stack_groups"]) == 20 and held == named
+          and {s["id"] for s in device["stacks"]} == named and "leaks" not in device
+          and f"{rows - 20:,} more stacks, not listed" in footer,
+          f"top: {size} bytes, 20 rows, the {len(named)} stacks named ({len(held)} held), the rest counted ({footer!r})")
+    driver.find_element(By.CSS_SELECTOR, ".timeline svg.tl").send_keys("\n")
+    time.sleep(0.3)
+    # Cells of 4 KiB in 128 MiB are too thin to draw: count the tree's.
+    leaves = driver.execute_script(
+        "const leaves = [], visit = n => { if (!n.children.size) leaves.push(n.kind); n.children.forEach(visit); };"
+        " visit(document.querySelector('.moment svg.flame rect').__node); return leaves;")
+    check(leaves.count("native") == 20 and leaves.count("rest") == 1,
+          f"top: the peak moment's flame graph draws its 20 stacks' frames, the rest as one block ({leaves[:4]})")
 
 
 def remainder_page(driver):
@@ -458,7 +530,7 @@ def places_page(driver):
     driver.set_window_size(1400, 1600)
     load(driver, page, "places-1400")
     rows = driver.execute_script(ROWS)
-    check(rows == [["1", f"load_weights (inlined.c:{weights})\ninlined in main (inlined.c:{call})",
+    check(rows == [["1", f"load_weights (inlined.c:{weights}) inlined in main (inlined.c:{call})",
                     "untagged", "64.00 MiB", "64.00 MiB", "1", "1"],
                    ["2", f"main (inlined.c:{pair})", "untagged", "8.00 MiB", "8.00 MiB", "2", "2"]],
           f"places: one row per place, the inline chain with its caller ({rows})")
@@ -613,6 +685,7 @@ try:
     themes(driver)
     if big:
         big_page(driver)
+        top_page(driver)
 finally:
     driver.quit()
 print(f"{len(failures)} failed")

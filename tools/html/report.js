@@ -46,9 +46,11 @@ function restRows(owner, columns) {
 /* One row per place and tag: the stacks whose shown frames are the same,
  * their figures combined; ranked as the text ranks them. */
 function stackTable(report, owner) {
-	const rows = (owner.stack_groups || []).map(g => [g.rank, g.id, g.tag, g.at_peak_bytes, ownPeak(g),
-		g.allocations, g.stacks]);
-	const columns = [{name: '#', numeric: true}, whereColumn(report), {name: 'tag'},
+	const groups = owner.stack_groups || [];
+	const rows = groups.map(g => [g.rank, g.id, g.tag, g.at_peak_bytes, ownPeak(g), g.allocations, g.stacks]);
+	const apart = twins(report, groups.map(g => g.id));
+	const where = Object.assign(whereColumn(report), {render: id => stackNode(report, id, apart.get(id))});
+	const columns = [{name: '#', numeric: true}, where, {name: 'tag'},
 		{name: 'at the peak', numeric: true, bytes: true},
 		{name: 'own peak', numeric: true, render: ownPeakText, key: peak => peak.high},
 		{name: 'allocations', numeric: true}, {name: 'stacks', numeric: true}];
@@ -148,10 +150,13 @@ function owner(report, item, name, budget, host) {
 				{name: 'when'}, {name: 'live then', numeric: true, bytes: true}, {name: 'what was live (out-of-memory snapshot)'}], failures));
 	/* Leaks at one place with one tag are one row, as stacks are. */
 	const leaks = (item.leak_groups || []).map(l => [l.bytes, l.count, l.tag, l.rank === null ? '' : l.rank, l.stack]);
-	if (leaks.length)
+	if (leaks.length) {
+		const apart = twins(report, leaks.map(l => l[4]).filter(id => id !== null && id !== undefined));
+		const where = Object.assign(whereColumn(report), {render: id => id === null || id === undefined ? '' : stackNode(report, id, apart.get(id))});
 		section.append(el('h3', {text: 'live at exit'}),
 			sortableTable([{name: 'bytes', numeric: true, bytes: true}, {name: 'allocations', numeric: true}, {name: 'tag'},
-				{name: 'stack row #', numeric: true}, whereColumn(report)], leaks));
+				{name: 'stack row #', numeric: true}, where], leaks));
+	}
 	const view = item.device_view;
 	if (view)
 		section.append(el('h3', {text: 'device view (NVML)'}), el('table', {'class': 'meta'}, [
