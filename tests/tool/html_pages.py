@@ -264,6 +264,49 @@ def diff_page(driver):
     narrow(driver, page, "diff")
 
 
+def diff_timeline_page(driver):
+    """A run that freed everything 10 ms before it ended ends at 0 on the
+    diff's timeline, in the hover too; with two devices, each run and
+    device has a colour of its own, named in the legend."""
+    a = json.load(open(os.path.join(fixtures, "llm_bf16.json")))
+    timeline = a["devices"][0]["timeline"]
+    last = timeline["rows"][-1]
+    last.update({"max_bytes": last["live_bytes"], "min_bytes": 0, "end_bytes": 0})
+    timeline["end_ns"] = last["t_ns"] + 10_000_000
+    a_path = os.path.join(out, "freed.json")
+    json.dump(a, open(a_path, "w"))
+    page = os.path.join(out, "diff-freed.html")
+    vramtrace("diff", a_path, os.path.join(fixtures, "llm_fp32.json"), "--format", "html", "-o", page)
+    load(driver, page, "diff-freed")
+    chart = driver.find_element(By.CSS_SELECTOR, ".timeline svg.tl")
+    driver.find_element(By.CSS_SELECTOR, ".timeline .controls button[aria-label='show the whole run']").click()
+    tail = last["t_ns"] + 5_000_000
+    ActionChains(driver).move_to_element_with_offset(chart, chart_x(driver, chart, tail), 0).perform()
+    tooltip = driver.find_element(By.CSS_SELECTOR, ".tooltip").text
+    ends = driver.execute_script(
+        "return [...arguments[0].querySelectorAll('polyline.run-line')].map(p => p.getAttribute('points').split(' ').pop())", chart)
+    baseline = f"{260 - 38:.1f}"
+    check("A device 0: 0 B" in tooltip and ends[0] == f"{float(chart.get_attribute('width')) - RIGHT:.1f},{baseline}",
+          f"diff: A ends at 0 B after it freed all ({tooltip!r}, line ends {ends})")
+    for report in (a, json.load(open(os.path.join(fixtures, "llm_fp32.json")))):
+        second = json.loads(json.dumps(report["devices"][0]))
+        second["ordinal"] = 1
+        report["devices"].append(second)
+    pair = []
+    for name, report in (("two_a", a), ("two_b", report)):
+        pair.append(os.path.join(out, name + ".json"))
+        json.dump(report, open(pair[-1], "w"))
+    page = os.path.join(out, "diff-two.html")
+    vramtrace("diff", *pair, "--format", "html", "-o", page)
+    load(driver, page, "diff-two")
+    strokes = driver.execute_script(
+        "return [...document.querySelectorAll('.timeline polyline.run-line')].map(p => [p.getAttribute('stroke'), p.getAttribute('stroke-dasharray')])")
+    legend = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".timeline .legend > span")]
+    check(len({stroke for stroke, _ in strokes}) == 4 and [dash for _, dash in strokes] == ["", "6 3", "", "6 3"]
+          and legend == ["A device 0", "B device 0", "A device 1", "B device 1"],
+          f"diff: two devices, four colours, B dashed ({strokes}, {legend!r})")
+
+
 def fit_page(driver):
     """The batch fixtures, labelled with their batch as a number."""
     runs = []
@@ -675,6 +718,7 @@ try:
     report_page(driver)
     narrow(driver, os.path.join(out, "report.html"), "report")
     diff_page(driver)
+    diff_timeline_page(driver)
     fit_page(driver)
     hostile_pages(driver)
     empty_pages(driver)

@@ -42,9 +42,19 @@ function bars(rows, title) {
 function diffTimelines(a, b) {
 	const lines = [];
 	[a, b].forEach((report, side) => (report.devices || []).forEach(device => {
-		if (device.timeline && (device.timeline.rows || []).length) lines.push({side, device, end: timelineEnd(device)});
+		if (device.timeline && (device.timeline.rows || []).length)
+			lines.push({side, device, end: timelineEnd(device), segments: segmentsOf(device, seriesOf(device))});
 	}));
 	if (!lines.length) return el('p', {'class': 'note', text: 'neither run has a timeline'});
+	/* One colour per run with one device; with several, one per run and
+	 * device, B's dashed either way. */
+	const ordinals = [...new Set(lines.map(l => l.device.ordinal))].sort((p, q) => p - q);
+	const several = ordinals.length > 1;
+	for (const line of lines) {
+		line.color = PALETTE[(several ? 2 * ordinals.indexOf(line.device.ordinal) + line.side : line.side) % PALETTE.length];
+		line.name = (line.side ? 'B' : 'A') + (several ? ' device ' + line.device.ordinal : '');
+	}
+	lines.sort((p, q) => p.device.ordinal - q.device.ordinal || p.side - q.side);
 	const end = Math.max(...lines.map(l => l.end));
 	const first = Math.min(...lines.map(l => l.device.timeline.rows[0].t_ns));
 	const box = el('div', {'class': 'chart-box'});
@@ -80,18 +90,19 @@ function diffTimelines(a, b) {
 			svg('rect', {x: LEFT, y: 0, width: W - LEFT - RIGHT, height: H}, svg('clipPath', {id: clipId}, plot));
 			const area = svg('g', {'clip-path': 'url(#' + clipId + ')'}, plot);
 			const place = labelPlacer(W);
-			for (const {side, device, end: lineEnd} of lines) {
-				const rows = device.timeline.rows, points = [];
-				rows.forEach((row, i) => {
-					const t1 = i + 1 < rows.length ? rows[i + 1].t_ns : lineEnd;
-					points.push(x(row.t_ns).toFixed(1) + ',' + y(rowMax(row)).toFixed(1), x(t1).toFixed(1) + ',' + y(rowMax(row)).toFixed(1));
-				});
-				svg('polyline', {points: points.join(' '), fill: 'none', stroke: PALETTE[side], 'stroke-width': 2,
-					'stroke-dasharray': side ? '6 3' : ''}, area);
+			for (const {side, device, segments, color, name} of lines) {
+				/* Each interval at its highest, then, where no event came
+				 * for longer, its closing bytes (a run that freed all
+				 * before it ended ends at 0). */
+				const points = [];
+				for (const g of segments)
+					points.push(x(g.t_ns).toFixed(1) + ',' + y(g.max).toFixed(1), x(g.t1).toFixed(1) + ',' + y(g.max).toFixed(1));
+				svg('polyline', {points: points.join(' '), fill: 'none', stroke: color, 'stroke-width': 2,
+					'stroke-dasharray': side ? '6 3' : '', 'class': 'run-line'}, area);
 				if (device.peak.at_ns < t0 || device.peak.at_ns > t1) continue;
 				const px = x(device.peak.at_ns), py = y(device.peak.bytes);
-				svg('circle', {cx: px, cy: py, r: 4, fill: PALETTE[side], 'class': 'peak-dot'}, plot);
-				const text = (side ? 'B' : 'A') + ' peak ' + human(device.peak.bytes);
+				svg('circle', {cx: px, cy: py, r: 4, fill: color, 'class': 'peak-dot'}, plot);
+				const text = name + ' peak ' + human(device.peak.bytes);
 				place(text, [{x: px + 6, y: py - 4}, {x: px - 6, y: py - 4, anchor: 'end'}, {x: px + 6, y: py + 14}, {x: px - 6, y: py + 14, anchor: 'end'}],
 					{'class': 'peak-label'}, plot);
 			}
@@ -101,16 +112,17 @@ function diffTimelines(a, b) {
 		};
 		tv.attach(chart, W, {hover: (event, t) => {
 			const tips = [timeText(t, tv.view[1] - tv.view[0])];
-			for (const {side, device, end: lineEnd} of lines) {
-				const rows = device.timeline.rows;
-				const value = t > lineEnd ? 'ended' : t < rows[0].t_ns ? human(0) : human(rowMax(rows[rowAt(rows, t)]));
+			for (const {side, device, end: lineEnd, segments} of lines) {
+				const value = t > lineEnd ? 'ended' : t < segments[0].t_ns ? human(0) : human(segments[rowAt(segments, t)].max);
 				tips.push((side ? 'B' : 'A') + ' device ' + device.ordinal + ': ' + value);
 			}
 			showTip(event, tips);
 		}});
 		draw();
 	});
-	return el('div', {'class': 'timeline'}, [tv.controls, box, el('p', {'class': 'legend'}, [swatch(PALETTE[0], 'A (solid)'), swatch(PALETTE[1], 'B (dashed)', true)])]);
+	const legend = el('p', {'class': 'legend'}, lines.map(l => el('span', {}, [el('span', {'class': 'line-key' + (l.side ? ' dashed' : ''),
+		style: 'border-color:' + l.color}), l.name + (several ? '' : ' (' + (l.side ? 'dashed' : 'solid') + ')')])));
+	return el('div', {'class': 'timeline'}, [tv.controls, box, legend]);
 }
 
 function placeNode(row) {
