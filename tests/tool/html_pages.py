@@ -336,6 +336,53 @@ def fit_page(driver):
     narrow(driver, page, "fit")
 
 
+def fit_order_page(driver):
+    """Nine runs of batch and sessions 2, 4, 16 and 4, 8, 16: rows and
+    legend in the numbers' order (bs_2_4 before bs_2_16, sessions=4
+    before 16); the largest fit names the other variable as held."""
+    base = json.load(open(os.path.join(fixtures, "llm_batch8.json")))
+    runs = []
+    for b in (16, 2, 4):
+        for s in (16, 4, 8):
+            report = json.loads(json.dumps(base))
+            report["run"]["labels"] = {"batch": str(b), "sessions": str(s)}
+            report["run"]["pid"] = 1000 + b * 100 + s
+            device = report["devices"][0]
+            extra = b * (128 << 20) + s * (512 << 20)
+            device["peak"]["bytes"] += extra
+            weights = next(t for t in device["tags"] if t["tag"] == "weights")
+            weights["at_peak_bytes"] += extra
+            weights["peak_bytes"] += extra
+            runs.append(os.path.join(out, f"bs_{b}_{s}.json"))
+            json.dump(report, open(runs[-1], "w"))
+    page = os.path.join(out, "fit-order.html")
+    subprocess.run([tool, "fit", *runs, "--budget", "80GiB", "--solve", "batch", "--predict", "batch=4,sessions=8",
+                    "--format", "html", "-o", page], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    load(driver, page, "fit-order")
+    residuals = driver.execute_script(
+        "const t = [...document.querySelectorAll('table.sortable')].find(t => t.caption.textContent.startsWith('residuals'));"
+        " return [...t.querySelectorAll('tbody tr')].map(r => r.cells[0].textContent);")
+    legend = driver.execute_script(
+        "return [...document.querySelector('figure .legend').children].slice(2).map(s => s.textContent)")
+    headline = driver.find_element(By.CSS_SELECTOR, "p.headline").text
+    check(residuals == [f"bs_{b}_{s}.json" for b in (2, 4, 16) for s in (4, 8, 16)]
+          and legend == ["fitted at sessions=4", "fitted at sessions=8", "fitted at sessions=16"]
+          and "(80.00 GiB usable), at sessions=8: batch=" in headline,
+          f"fit: runs and lines in the numbers' order, the held variable named ({residuals}, {legend}, {headline!r})")
+    warning = driver.find_element(By.CSS_SELECTOR, "p.extrapolated").text
+    largest = re.search(r"batch=(\d+), peak ([\d.]+ GiB) \u00b1 ([\d.]+ GiB)", headline)
+    check(largest and warning.startswith(f"\u26a0 extrapolated: batch={largest.group(1)} is "
+                                         f"{int(largest.group(1)) - 16} above the measured 2 to 16 (")
+          and f"\u00d7 the largest measured): the fit says little of it; its peak there is "
+              f"{largest.group(2)} \u00b1 {largest.group(3)}" in warning,
+          f"fit: the largest fit's uncertainty and how far beyond the runs it lies ({warning!r})")
+    table = driver.execute_script(
+        "const t = [...document.querySelectorAll('table.sortable')].find(t => t.caption.textContent.startsWith('residuals'));"
+        " const h = t.querySelector('th'); h.click(); h.click();"
+        " return [...t.querySelectorAll('tbody tr')].slice(0, 3).map(r => r.cells[0].textContent);")
+    check(table == ["bs_2_4.json", "bs_2_8.json", "bs_2_16.json"], f"fit: a click sorts the runs as numbers ({table})")
+
+
 HOSTILE = "<!--<script>x</script><img src=q onerror=\"window.pwned=1\">&amp;\u2028end"
 
 
@@ -720,6 +767,7 @@ try:
     diff_page(driver)
     diff_timeline_page(driver)
     fit_page(driver)
+    fit_order_page(driver)
     hostile_pages(driver)
     empty_pages(driver)
     remainder_page(driver)

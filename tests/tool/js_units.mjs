@@ -9,7 +9,7 @@ import vm from 'node:vm';
 
 const html = new URL('../../tools/html/', import.meta.url);
 const names = ['human', 'counted', 'seconds', 'roundStep', 'byteTicks', 'timeTicks', 'valueTicks',
-	'labelPlacer', 'defaultView'];
+	'labelPlacer', 'defaultView', 'natural'];
 
 function load() {
 	const element = () => ({attributes: {}, setAttribute(key, value) { this.attributes[key] = value; },
@@ -77,4 +77,10 @@ test('a run that idles before its first allocation is first shown from just befo
 	assert.deepEqual(plain(page.defaultView(1000, 100000)), [0, 100000], 'a short wait: the whole run');
 	assert.deepEqual(plain(page.defaultView(0, 5)), [0, 5]);
 	assert.deepEqual(plain(page.defaultView(9, 9)), [0, 9], 'nothing after the first allocation');
+});
+
+test('text with numbers sorts as the numbers read', () => {
+	const runs = ['bs_2_16.json', 'bs_2_4.json', 'bs_2_8.json', 'bs_16_4.json'];
+	assert.deepEqual(plain(runs.slice().sort(page.natural)), ['bs_2_4.json', 'bs_2_8.json', 'bs_2_16.json', 'bs_16_4.json']);
+	assert.deepEqual(plain(['sessions=16', 'sessions=4', 'sessions=8'].sort(page.natural)), ['sessions=4', 'sessions=8', 'sessions=16']);
 });

@@ -29,6 +29,11 @@ function base(path) { return path ? path.slice(path.lastIndexOf('/') + 1) : ''; 
 /* A number with no trailing zeros: 2.50 -> "2.5", 3.00 -> "3". */
 function trim(value, digits) { return String(+value.toFixed(digits)); }
 
+/* Text in the order people read numbers in it: "bs_2_4" before
+ * "bs_2_16", "batch=4" before "batch=16". */
+const NATURAL = new Intl.Collator('en', {numeric: true});
+function natural(a, b) { return NATURAL.compare(String(a), String(b)); }
+
 /* Round steps, 1, 2 or 5 times a power of ten, in the unit of the span. */
 function roundStep(span, want) {
 	const raw = span / Math.max(want, 1);

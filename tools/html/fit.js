@@ -32,7 +32,8 @@ function fitTables(fit, group, container) {
 		models.map(([name, m]) => [name, name + ' = ' + formula(m), m.fit_max_error_bytes, m.loo_max_error_bytes]), 'the fitted formulas'));
 	container.append(sortableTable([{name: 'run'}, {name: 'labels'}, {name: 'measured peak', numeric: true, bytes: true},
 		{name: 'fitted', numeric: true, bytes: true}, {name: 'residual', numeric: true, signed: true}],
-		group.runs.map(r => [base(r.file), labelText(r.labels), r.peak_bytes, r.fitted_bytes, r.residual_bytes]), 'residuals (measured \u2212 fitted)'));
+		group.runs.map(r => [base(r.file), labelText(r.labels), r.peak_bytes, r.fitted_bytes, r.residual_bytes])
+			.sort((p, q) => natural(p[1], q[1]) || natural(p[0], q[0])), 'residuals (measured \u2212 fitted)'));
 	const predictions = (fit.predictions || []).filter(p => p.group === group.name);
 	if (predictions.length)
 		container.append(sortableTable([{name: 'at'}, {name: 'predicted peak', numeric: true, bytes: true},
@@ -41,15 +42,34 @@ function fitTables(fit, group, container) {
 				p.extrapolated ? el('span', {'class': 'fail', text: '\u26a0 extrapolated beyond the measured runs'}) : 'within the measured runs']),
 			'predictions'));
 }
-function largestText(largest) {
-	if (!largest) return null;
+/* The largest fit in words: for which runs (the group, the other
+ * variables as held), the answer with its uncertainty, and, beyond the
+ * measured range, how far beyond, as the text output warns. */
+function largestText(fit) {
+	const largest = fit.largest_fit;
+	if (!largest) return [];
 	const usable = largest.budget_bytes - largest.headroom_bytes;
+	const group = (fit.groups || []).find(g => g.name === (largest.group || '')) || (fit.groups || [])[0] || {};
+	const held = Object.entries(largest.labels || {}).filter(([k]) => k !== largest.key).map(([k, v]) => k + '=' + trim(+v, 6));
+	const where = (group.name ? ' for ' + group.name : '') + (held.length ? ', at ' + held.join(', ') : '');
 	const what = 'the largest ' + largest.key + ' that fits ' + human(largest.budget_bytes) + ' with ' +
-		human(largest.headroom_bytes) + ' kept free (' + human(usable) + ' usable): ';
+		human(largest.headroom_bytes) + ' kept free (' + human(usable) + ' usable)' + where + ': ';
 	if (largest.value === null || largest.value === undefined)
-		return what + 'none found (the peak does not grow with ' + largest.key + ')';
-	return what + largest.key + '=' + largest.value + ', peak ' + human(largest.peak_bytes) + ', ' +
-		human(usable - largest.peak_bytes) + ' to spare; each +1 ' + largest.key + ' adds ' + human(largest.bytes_per_unit);
+		return [el('p', {'class': 'headline', text: what + 'none found (the peak does not grow with ' + largest.key + ')'})];
+	const plus = largest.uncertainty_bytes ? ' \u00b1 ' + human(largest.uncertainty_bytes) : '';
+	const lines = [el('p', {'class': 'headline', text: what + largest.key + '=' + largest.value + ', peak ' + human(largest.peak_bytes) + plus + ', ' +
+		human(usable - largest.peak_bytes) + ' to spare; each +1 ' + largest.key + ' adds ' + human(largest.bytes_per_unit)})];
+	const range = (group.variables || []).find(v => v.name === largest.key);
+	if (largest.extrapolated && range) {
+		const span = range.high - range.low, above = largest.value > range.high;
+		const far = above ? largest.value - range.high : range.low - largest.value;
+		lines.push(el('p', {'class': 'fail extrapolated', text: '\u26a0 extrapolated: ' + largest.key + '=' + largest.value + ' is ' +
+			trim(far, 6) + (above ? ' above' : ' below') + ' the measured ' + trim(range.low, 6) + ' to ' + trim(range.high, 6) +
+			(span > 0 ? ' (' + (100 * far / span).toFixed(0) + '% of that range' +
+				(above && range.high > 0 ? ', ' + trim(largest.value / range.high, 1) + '\u00d7 the largest measured' : '') + ')' : '') +
+			': the fit says little of it; its peak there is ' + human(largest.peak_bytes) + plus + '. Measure a run nearer it before relying on it.'}));
+	}
+	return lines;
 }
 
 function fitChart(fit, group, variable, name, model) {
@@ -80,6 +100,10 @@ function fitChart(fit, group, variable, name, model) {
 		delete rest[variable];
 		others.set(labelText(rest), rest);
 	});
+	/* One line per value of the other variables, in their numbers' order. */
+	const sortedOthers = new Map([...others].sort((p, q) => natural(p[0], q[0])));
+	others.clear();
+	sortedOthers.forEach((v, k) => others.set(k, v));
 	const legend = el('p', {'class': 'legend'}, [el('span', {}, ['\u25cf measured']), el('span', {}, ['\u25cb predicted (bar: uncertainty)'])]);
 	[...others.keys()].forEach((key, s) => legend.append(el('span', {}, [el('span', {'class': 'line-key', style: 'border-color:' + PALETTE[s % PALETTE.length]}), 'fitted' + (key ? ' at ' + key : '')])));
 	box.append(legend);
@@ -142,8 +166,7 @@ function fitChart(fit, group, variable, name, model) {
 }
 
 function renderFit(fit, container) {
-	const largest = largestText(fit.largest_fit);
-	if (largest) container.append(el('p', {'class': 'headline', text: largest}));
+	container.append(...largestText(fit));
 	for (const group of fit.groups || []) {
 		const section = el('section', {}, [el('h2', {text: group.name || 'the runs'})]);
 		section.append(el('p', {text: group.runs.length + ' runs; ' + group.variables.map(v => v.name + ' ' + v.low + ' to ' + v.high).join(', ') +

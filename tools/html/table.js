@@ -84,7 +84,7 @@ function sortableTable(columns, rows, caption, footer) {
 		const {list, numeric} = keys(i);
 		order.sort((a, b) => {
 			const x = list[a], y = list[b];
-			const d = numeric ? x - y : x < y ? -1 : x > y ? 1 : 0;
+			const d = numeric ? x - y : natural(x, y);
 			return (down ? -d : d) || a - b;
 		});
 		head.querySelectorAll('th').forEach(h => { h.classList.remove('sorted-down', 'sorted-up'); h.setAttribute('aria-sort', 'none'); });
