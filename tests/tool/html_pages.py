@@ -574,6 +574,44 @@ def top_page(driver):
           f"top: the peak moment's flame graph draws its 20 stacks' frames, the rest as one block ({leaves[:4]})")
 
 
+def failures_report(count, spacing_ns):
+    """llm_bf16 with count failed allocations spacing_ns apart after the
+    peak, each by the call at llm_serving.c:196 while the weights (line
+    164) and the KV cache (line 176) were live."""
+    report = json.load(open(os.path.join(fixtures, "llm_bf16.json")))
+    device = report["devices"][0]
+    names = ["cudaErrorMemoryAllocation", "cudaErrorInvalidValue"]
+    device["failures"] = [{
+        "bytes": 100 << 30, "kind": "device", "error": 2 if i % 2 == 0 else 1, "error_name": names[i % 2],
+        "api": "cudaMalloc", "driver_api": "cuMemAlloc_v2", "at_ns": device["peak"]["at_ns"] + 100_000 + i * spacing_ns,
+        "live_bytes": 17857467296, "tag": "workspace", "stack": 6,
+        "snapshot": {"live_by_tag": {"weights": 13562500000, "kv_cache": 4294967296},
+                     "top_stacks": [{"stack": 2, "bytes": 13562500000}, {"stack": 4, "bytes": 4294967296}]}}
+        for i in range(count)]
+    device["failed_allocations"] = count
+    report["tracer"].update({"failures_total": count, "failures_kept": count,
+                             "events": report["tracer"]["events"] + count})
+    path = os.path.join(out, f"failures{count}.json")
+    json.dump(report, open(path, "w"))
+    return path
+
+
+def failures_page(driver):
+    """A failed allocation's row: its call's own stack in "where", and in
+    "what was live" its snapshot's stacks (never the failing call's)."""
+    page = os.path.join(out, "failures1.html")
+    vramtrace("report", failures_report(1, 0), "--format", "html", "-o", page)
+    load(driver, page, "failures1")
+    cells = driver.execute_script(
+        "const t = [...document.querySelectorAll('table.sortable')].find(t => [...t.querySelectorAll('th')]"
+        ".some(h => h.textContent.startsWith('what was live')));"
+        " return [...t.querySelector('tbody tr').cells].slice(5).map(c => c.innerText);")
+    live = re.sub(r"\s+", " ", cells[1]) if cells else ""
+    check(cells and cells[0] == "main (llm_serving.c:196)" and "llm_serving.c:196" not in live
+          and live == "weights 12.63 GiB, kv_cache 4.00 GiB 12.63 GiB main (llm_serving.c:164) 4.00 GiB main (llm_serving.c:176)",
+          f"failures: the call's stack, then what was live ({cells})")
+
+
 def remainder_page(driver):
     """20 stacks of 4,096 kept: the table and the flame graph show the other
     4,076 as one remainder, so both add up to the peak."""
@@ -773,6 +811,7 @@ try:
     remainder_page(driver)
     places_page(driver)
     moment_flame_page(driver)
+    failures_page(driver)
     python_library_page(driver)
     themes(driver)
     if big:

@@ -121,6 +121,21 @@ function momentPanel(report, owner, panel, row, end) {
 	}
 }
 
+/* What was live when an allocation failed: bytes by tag, and the
+ * snapshot's largest stacks with their bytes (three, the rest counted). */
+function snapshotNode(report, snapshot) {
+	if (!snapshot) return el('span', {'class': 'note', text: 'no snapshot'});
+	const node = el('div', {'class': 'snapshot'}, [el('div', {text: Object.entries(snapshot.live_by_tag || {})
+		.sort((a, b) => b[1] - a[1]).map(([t, b]) => t + ' ' + human(b)).join(', ')})]);
+	const stacks = (snapshot.top_stacks || []).slice().sort((a, b) => b.bytes - a.bytes);
+	for (const s of stacks.slice(0, 3))
+		node.append(el('div', {'class': 'live-stack'}, [el('span', {'class': 'n', text: human(s.bytes)}), stackNode(report, s.stack)]));
+	if (stacks.length > 3)
+		node.append(el('div', {'class': 'note', text: counted(stacks.length - 3, 'more stack') + ', ' +
+			human(stacks.slice(3).reduce((sum, s) => sum + s.bytes, 0))}));
+	return node;
+}
+
 function owner(report, item, name, budget, host) {
 	const section = el('section', {'class': 'owner'});
 	section.append(el('h2', {text: name}));
@@ -141,13 +156,15 @@ function owner(report, item, name, budget, host) {
 	section.append(sortableTable(COUNTER_COLUMNS('kind'), counterRows(item.kinds, 'kind'), 'by kind'));
 	section.append(stackTable(report, item));
 	section.append(el('h3', {text: 'flame graph of the stacks at the peak'}), flame(report, peakFlame(item)));
+	/* A failure: the call and its own stack, then what was live when it
+	 * failed (its snapshot: bytes by tag and the largest stacks). */
 	const failures = (item.failures || []).map(f => [f.bytes, f.api || '?', f.error_name || String(f.error), seconds(f.at_ns), f.live_bytes,
-		el('span', {}, [f.snapshot ? Object.entries(f.snapshot.live_by_tag || {}).map(([t, b]) => t + ' ' + human(b)).join(', ') : '',
-			f.stack !== null && f.stack !== undefined ? stackNode(report, f.stack) : ''])]);
+		f.stack === null || f.stack === undefined ? null : f.stack, snapshotNode(report, f.snapshot)]);
 	if (failures.length)
 		section.append(el('h3', {'class': 'fail', text: 'failed allocations'}),
 			sortableTable([{name: 'requested', numeric: true, bytes: true}, {name: 'call'}, {name: 'error'},
-				{name: 'when'}, {name: 'live then', numeric: true, bytes: true}, {name: 'what was live (out-of-memory snapshot)'}], failures));
+				{name: 'when'}, {name: 'live then', numeric: true, bytes: true}, whereColumn(report),
+				{name: 'what was live (out-of-memory snapshot)'}], failures));
 	/* Leaks at one place with one tag are one row, as stacks are. */
 	const leaks = (item.leak_groups || []).map(l => [l.bytes, l.count, l.tag, l.rank === null ? '' : l.rank, l.stack]);
 	if (leaks.length) {
