@@ -574,6 +574,38 @@ def top_page(driver):
           f"top: the peak moment's flame graph draws its 20 stacks' frames, the rest as one block ({leaves[:4]})")
 
 
+PEAK_CLICK = """
+const chart = document.querySelector('.timeline svg.tl'), bounds = chart.getBoundingClientRect();
+const line = +chart.querySelector('.peak-line').getAttribute('x1');
+const x = bounds.left + line + arguments[0], y = bounds.top + 100;
+for (const type of ['pointerdown', 'pointerup'])
+    document.elementFromPoint(x, y).dispatchEvent(new PointerEvent(type, {clientX: x, clientY: y, button: 0, bubbles: true, pointerId: 1}));
+return document.querySelector('.moment h4').textContent;"""
+
+
+def peak_click_page(driver):
+    """The peak's mark is a target 8 px wide: a click within 4 px of its
+    line pins the peak's moment, though the peak comes a fraction of a
+    pixel after its interval starts; 6 px off, the interval there."""
+    page = os.path.join(out, "places.html")
+    vramtrace("report", os.path.join(out, "inlined.json"), "--format", "html", "-o", page)
+    driver.set_window_size(1400, 1600)
+    load(driver, page, "peak-click")
+    device = json.load(open(os.path.join(out, "inlined.json")))["devices"][0]
+    rows = device["timeline"]["rows"]
+    row_at = lambda t: max([0] + [i for i in range(len(rows)) if rows[i]["t_ns"] <= t])
+    heading = lambda i: driver.execute_script("document.querySelector('.timeline').__pin(arguments[0]);"
+                                              " return document.querySelector('.moment h4').textContent", i)
+    peak = heading(row_at(device["peak"]["at_ns"]))
+    left = driver.execute_script(
+        "const c = document.querySelector('.timeline svg.tl');"
+        " return c.__t(+c.querySelector('.peak-line').getAttribute('x1') - 6)")
+    beside = heading(row_at(left))
+    hits = {dx: driver.execute_script(PEAK_CLICK, dx) for dx in (-4, -1, 0, 1, 4, -6)}
+    check(all(hits[dx] == peak for dx in (-4, -1, 0, 1, 4)) and hits[-6] == beside != peak,
+          f"peak: a click within 4 px of the peak's line pins the peak ({peak!r}; {hits})")
+    driver.set_window_size(1200, 1600)
+
 def failures_report(count, spacing_ns):
     """llm_bf16 with count failed allocations spacing_ns apart after the
     peak, each by the call at llm_serving.c:196 while the weights (line
@@ -812,6 +844,7 @@ try:
     places_page(driver)
     moment_flame_page(driver)
     failures_page(driver)
+    peak_click_page(driver)
     python_library_page(driver)
     themes(driver)
     if big:

@@ -5,6 +5,7 @@
  * Drag to zoom into a range, the wheel or the buttons or keys (+ - arrows
  * Home) to zoom and pan, a click pins a moment and shows what was live. */
 const TL = {H: 260, LEFT: 72, RIGHT: 12, TOP: 20, BOTTOM: 38};
+const PEAK_HIT = 8; /* px: the peak mark's width as a click target */
 
 function rowMax(row) { return row.max_bytes !== undefined ? row.max_bytes : row.live_bytes; }
 function rowMin(row) { return row.min_bytes !== undefined ? row.min_bytes : rowMax(row); }
@@ -240,7 +241,11 @@ function timeline(owner, options) {
 			chart.__x = x;
 			chart.__t = px => t0 + (px - LEFT) / (W - LEFT - RIGHT) * (t1 - t0);
 		};
-		tv.attach(chart, W, {hover: tip, click: t => pin(rowAt(rows, t)), range: range => pin(highest(range)),
+		/* The peak's mark is a target 8 px wide: a click on it pins the
+		 * peak's moment, never the interval beside it. */
+		const click = (t, px) => pin(chart.__peakX !== null && Math.abs(px - chart.__peakX) < PEAK_HIT / 2 + 1
+			? rowAt(rows, (owner.peak || {}).at_ns) : rowAt(rows, t));
+		tv.attach(chart, W, {hover: tip, click, range: range => pin(highest(range)),
 			keys: {Enter: () => pin(rowAt(rows, (owner.peak || {}).at_ns || 0))}});
 		draw();
 	});
@@ -249,9 +254,12 @@ function timeline(owner, options) {
 		const {H, LEFT, RIGHT, TOP, BOTTOM} = TL;
 		const place = labelPlacer(W);
 		const peak = owner.peak || {};
+		group.ownerSVGElement.__peakX = null;
 		if (peak.at_ns >= t0 && peak.at_ns <= t1) {
 			const px = x(peak.at_ns);
 			svg('line', {x1: px, x2: px, y1: TOP, y2: H - BOTTOM, 'class': 'peak-line'}, group);
+			svg('rect', {x: px - PEAK_HIT / 2, y: TOP, width: PEAK_HIT, height: H - BOTTOM - TOP, 'class': 'peak-hit'}, group);
+			group.ownerSVGElement.__peakX = px;
 			const text = 'peak ' + human(peak.bytes);
 			place(text, [{x: px + 4, y: TOP - 6}, {x: px - 4, y: TOP - 6, anchor: 'end'}], {'class': 'peak-label'}, group);
 		}
@@ -278,7 +286,12 @@ function timeline(owner, options) {
 		}
 	}
 
-	function tip(event, t) {
+	function tip(event, t, px) {
+		const chart = event.currentTarget, peak = owner.peak || {};
+		if (chart.__peakX !== null && Math.abs(px - chart.__peakX) < PEAK_HIT / 2 + 1) {
+			showTip(event, ['the peak: ' + human(peak.bytes) + ' at ' + seconds(peak.at_ns), 'click to see what was live']);
+			return;
+		}
 		const g = segments[rowAt(segments, t)], i = g.row, row = rows[i], span = tv.view[1] - tv.view[0];
 		if (g.idle) {
 			showTip(event, [timeText(g.t_ns, span) + ' to ' + timeText(g.t1, span) + ': no event',
