@@ -157,6 +157,10 @@ def report_page(driver):
     tooltip = driver.find_element(By.CSS_SELECTOR, ".tooltip").text
     check("total 18.29 GiB at the highest" in tooltip, f"report: tooltip total ({tooltip!r})")
     check("weights 13.04 GiB" in tooltip, "report: tooltip split by tag")
+    ActionChains(driver).click().perform()
+    outline = driver.execute_script(
+        "const c = document.activeElement; return [c.matches('svg.tl'), getComputedStyle(c).outlineStyle]")
+    check(outline == [True, "none"], f"timeline: a click focuses the chart without a ring ({outline})")
     ticks = axis_ticks(chart)
     check(round_ticks(ticks, ("GiB",)) and round_ticks(ticks, ("ms",)),
           f"timeline: round ticks ({ticks})")
@@ -292,6 +296,12 @@ def diff_timeline_page(driver):
         second = json.loads(json.dumps(report["devices"][0]))
         second["ordinal"] = 1
         report["devices"].append(second)
+    # B's device 1 grows more than its device 0: the diff ranks it first.
+    extra = 4 << 30
+    second["peak"]["bytes"] += extra
+    weights = next(t for t in second["tags"] if t["tag"] == "weights")
+    weights["at_peak_bytes"] += extra
+    weights["peak_bytes"] += extra
     pair = []
     for name, report in (("two_a", a), ("two_b", report)):
         pair.append(os.path.join(out, name + ".json"))
@@ -305,6 +315,8 @@ def diff_timeline_page(driver):
     check(len({stroke for stroke, _ in strokes}) == 4 and [dash for _, dash in strokes] == ["", "6 3", "", "6 3"]
           and legend == ["A device 0", "B device 0", "A device 1", "B device 1"],
           f"diff: two devices, four colours, B dashed ({strokes}, {legend!r})")
+    headlines = [e.text.split(":")[0] for e in driver.find_elements(By.CSS_SELECTOR, "p.headline")]
+    check(headlines == ["device 0", "device 1"], f"diff: the headlines in the devices' order ({headlines})")
 
 
 def fit_page(driver):
@@ -708,6 +720,15 @@ def places_page(driver):
           and cells.get(f"main (inlined.c:{pair})") == [8 << 20, False, "[untagged]"]
           and cells.get("all of the peak", [0])[0] == peak,
           f"places: the flame graph's inlined cell under its caller, one cell for the line ({cells})")
+    ring = driver.execute_script(
+        "const r = document.querySelector('section.owner > .flame-box svg.flame rect.inlined'); r.focus();"
+        " const s = getComputedStyle(r); return [r.matches(':focus-visible'), s.stroke, s.strokeWidth, s.strokeDasharray];")
+    focus = driver.execute_script("return getComputedStyle(document.documentElement).getPropertyValue('--focus').trim()")
+    legend = driver.execute_script(
+        "return [...document.querySelectorAll('section.owner > .flame-box .legend .swatch.dashed')].map(s => s.parentNode.textContent)")
+    check(ring[0] and ring[2] == "3px" and ring[3] == "none" and focus.lower() == "#1a5fb4"
+          and ring[1] == "rgb(26, 95, 180)" and legend == ["inlined function (dashed border)"],
+          f"places: an inlined cell takes the focus ring, the legend names the dashed border ({ring}, {legend})")
     driver.execute_script(
         "const rows = [...document.querySelectorAll('table.sortable')].find(t => (t.caption || {})"
         ".textContent.startsWith('by place')).querySelectorAll('tbody tr');"

@@ -140,7 +140,8 @@ function renderDiff(data, container) {
 	const rows = section => (sections[section] || {}).rows || [];
 	const devices = rows('device');
 	if (!devices.length) container.append(el('p', {'class': 'empty', text: 'neither run allocated GPU memory'}));
-	devices.forEach(row => container.append(headline(row)));
+	/* One headline per device, in the devices' order. */
+	devices.slice().sort((p, q) => natural(p.key, q.key)).forEach(row => container.append(headline(row)));
 	container.append(el('h2', {text: 'device memory over time'}), diffTimelines(data.a, data.b));
 	container.append(bars(rows('tag'), 'by tag (bytes at the peak), A against B'));
 	container.append(bars(rows('kind'), 'by kind (bytes at the peak), A against B'));

@@ -77,7 +77,8 @@ function flame(report, input) {
 	const chartBox = el('div', {'class': 'chart-box'});
 	box.append(el('p', {'class': 'controls'}, [el('label', {text: 'search'}), search, reset, found]), chartBox,
 		el('p', {'class': 'legend'}, [swatch(FLAME_COLORS.python, 'Python frame'), swatch(FLAME_COLORS.native, 'native frame'),
-			swatch(FLAME_COLORS.tag, 'tag'), swatch(FLAME_COLORS.rest, 'stacks the report does not list')]));
+			swatch(FLAME_COLORS.native, 'inlined function (dashed border)', true), swatch(FLAME_COLORS.tag, 'tag'),
+			swatch(FLAME_COLORS.rest, 'stacks the report does not list')]));
 	let focus = null, width = 960;
 	const share = node => human(node.value) + ' (' + (100 * node.value / root.value).toFixed(1) + '% of ' + input.whole + ')';
 	const chart = svg('svg', {'class': 'flame', role: 'img', 'aria-label': 'flame graph of the stacks of ' + input.whole});
