@@ -89,23 +89,31 @@ function diffTimelines(a, b) {
 			const clipId = 'clip' + Math.random().toString(36).slice(2);
 			svg('rect', {x: LEFT, y: 0, width: W - LEFT - RIGHT, height: H}, svg('clipPath', {id: clipId}, plot));
 			const area = svg('g', {'clip-path': 'url(#' + clipId + ')'}, plot);
+			/* Peak labels sit on no line: the grid and every run's line. */
 			const place = labelPlacer(W);
-			for (const {side, device, segments, color, name} of lines) {
-				/* Each interval at its highest, then, where no event came
-				 * for longer, its closing bytes (a run that freed all
-				 * before it ended ends at 0). */
+			for (const tick of byteTicks(top, 4)) place.avoid(LEFT, y(tick.value), W - RIGHT, y(tick.value));
+			const drawn = lines.map(({segments}) => {
 				const points = [];
 				for (const g of segments)
 					points.push(x(g.t_ns).toFixed(1) + ',' + y(g.max).toFixed(1), x(g.t1).toFixed(1) + ',' + y(g.max).toFixed(1));
-				svg('polyline', {points: points.join(' '), fill: 'none', stroke: color, 'stroke-width': 2,
+				place.avoidPoints(points);
+				return points;
+			});
+			lines.forEach(({side, device, color, name}, n) => {
+				/* Each interval at its highest, then, where no event came
+				 * for longer, its closing bytes (a run that freed all
+				 * before it ended ends at 0). */
+				svg('polyline', {points: drawn[n].join(' '), fill: 'none', stroke: color, 'stroke-width': 2,
 					'stroke-dasharray': side ? '6 3' : '', 'class': 'run-line'}, area);
-				if (device.peak.at_ns < t0 || device.peak.at_ns > t1) continue;
+				if (device.peak.at_ns < t0 || device.peak.at_ns > t1) return;
 				const px = x(device.peak.at_ns), py = y(device.peak.bytes);
 				svg('circle', {cx: px, cy: py, r: 4, fill: color, 'class': 'peak-dot'}, plot);
 				const text = name + ' peak ' + human(device.peak.bytes);
-				place(text, [{x: px + 6, y: py - 4}, {x: px - 6, y: py - 4, anchor: 'end'}, {x: px + 6, y: py + 14}, {x: px - 6, y: py + 14, anchor: 'end'}],
-					{'class': 'peak-label'}, plot);
-			}
+				const spots = [];
+				for (const dy of [-4, 14, -18, 28]) spots.push({x: px + 6, y: py + dy}, {x: px - 6, y: py + dy, anchor: 'end'});
+				spots.push({x: px + 6, y: TOP - 6}, {x: px - 6, y: TOP - 6, anchor: 'end'}, {x: px + 6, y: TOP - 19}, {x: px - 6, y: TOP - 19, anchor: 'end'});
+				place(text, spots, {'class': 'peak-label'}, plot, {keep: true});
+			});
 			tv.describe();
 			chart.__x = x;
 			chart.__t = px => t0 + (px - LEFT) / (W - LEFT - RIGHT) * (t1 - t0);

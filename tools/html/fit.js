@@ -108,7 +108,7 @@ function fitChart(fit, group, variable, name, model) {
 	[...others.keys()].forEach((key, s) => legend.append(el('span', {}, [el('span', {'class': 'line-key', style: 'border-color:' + PALETTE[s % PALETTE.length]}), 'fitted' + (key ? ' at ' + key : '')])));
 	box.append(legend);
 	responsive(chartBox, width => {
-		const W = Math.min(width, 900), H = 300, LEFT = 72, RIGHT = 16, TOP = 20, BOTTOM = 40;
+		const W = Math.min(width, 900), H = 314, LEFT = 72, RIGHT = 16, TOP = 34, BOTTOM = 40;
 		const lx = v => log ? Math.log10(v) : v;
 		const x = v => LEFT + (lx(v) - lx(low)) / ((lx(high) - lx(low)) || 1) * (W - LEFT - RIGHT);
 		const y = v => H - BOTTOM - Math.max(0, v) / top * (H - BOTTOM - TOP);
@@ -125,28 +125,45 @@ function fitChart(fit, group, variable, name, model) {
 		svg('text', {x: (LEFT + W) / 2, y: H - 6, 'text-anchor': 'middle', text: variable}, axis);
 		const mlow = Math.min(...xs), mhigh = Math.max(...xs);
 		svg('rect', {x: x(mlow), y: TOP, width: Math.max(1, x(mhigh) - x(mlow)), height: H - BOTTOM - TOP, 'class': 'pinned'}, chart);
+		/* Labels sit on no line: the grid, the curves, the marks. */
 		const place = labelPlacer(W);
-		place('measured range', [{x: x(mlow) + 3, y: TOP + 10}, {x: x(mhigh) - 3, y: TOP + 10, anchor: 'end'}], {'class': 'note-label'}, chart);
-		[...others.values()].forEach((rest, s) => {
+		for (const tick of byteTicks(top, 4)) place.avoid(LEFT, y(tick.value), W - RIGHT, y(tick.value));
+		const curves = [...others.values()].map(rest => {
 			const points = [];
 			for (let k = 0; k <= 60; k++) {
 				const v = log ? Math.pow(10, lx(low) + (lx(high) - lx(low)) * k / 60) : low + (high - low) * k / 60;
 				points.push(x(v).toFixed(1) + ',' + y(evaluate(model, Object.assign({[variable]: v}, rest))).toFixed(1));
 			}
-			svg('polyline', {points: points.join(' '), fill: 'none', stroke: PALETTE[s % PALETTE.length], 'stroke-width': 2}, chart);
+			place.avoidPoints(points);
+			return points;
 		});
+		const fx = largest && largest.value !== null && largest.value !== undefined ? x(largest.value) : null;
+		if (fx !== null) place.avoid(fx, TOP, fx, H - BOTTOM);
+		if (largest) for (const bytes of [largest.budget_bytes, largest.budget_bytes - largest.headroom_bytes]) place.avoid(LEFT, y(bytes), W - RIGHT, y(bytes));
+		if (fx !== null)
+			place('largest fit ' + variable + '=' + largest.value, [{x: fx - 4, y: TOP - 6, anchor: 'end'}, {x: fx + 4, y: TOP - 6},
+				{x: fx - 4, y: TOP - 19, anchor: 'end'}, {x: fx + 4, y: TOP - 19}], {'class': 'peak-label'}, chart, {keep: true});
+		place('measured range', [{x: x(mlow) + 3, y: TOP - 6}, {x: x(mhigh) - 3, y: TOP - 6, anchor: 'end'}, {x: x(mlow) + 3, y: TOP - 19},
+			{x: x(mlow) + 3, y: TOP + 12}, {x: x(mhigh) - 3, y: TOP + 12, anchor: 'end'}], {'class': 'note-label'}, chart);
+		curves.forEach((points, s) =>
+			svg('polyline', {points: points.join(' '), fill: 'none', stroke: PALETTE[s % PALETTE.length], 'stroke-width': 2, 'class': 'fit-line'}, chart));
 		if (largest) {
 			const usable = largest.budget_bytes - largest.headroom_bytes;
-			for (const [bytes, text, cls] of [[largest.budget_bytes, 'budget ' + human(largest.budget_bytes), 'budget-line'],
-				[usable, 'less headroom ' + human(usable), 'capacity-line']]) {
+			const unit = byteUnit(top);
+			const levels = [[largest.budget_bytes, 'budget ' + sizeIn(largest.budget_bytes, unit), 'budget-line']];
+			if (largest.headroom_bytes) levels.push([usable, 'less headroom ' + sizeIn(usable, unit), 'capacity-line']);
+			for (const [bytes, text, cls] of levels) {
 				svg('line', {x1: LEFT, x2: W - RIGHT, y1: y(bytes), y2: y(bytes), 'class': cls}, chart);
-				place(text, [{x: W - RIGHT - 4, y: y(bytes) - 4, anchor: 'end'}, {x: W - RIGHT - 4, y: y(bytes) + 13, anchor: 'end'}, {x: LEFT + 4, y: y(bytes) - 4}], {'class': 'budget-label'}, chart);
+				const spots = [];
+				for (const at of [0, 1, 0.5, 0.25, 0.75]) {
+					const lx = LEFT + 4 + at * (W - LEFT - RIGHT - 8), anchor = at === 1 ? 'end' : 'start';
+					spots.push({x: lx, y: y(bytes) - 4, anchor}, {x: lx, y: y(bytes) + 13, anchor});
+				}
+				place(text, spots, {'class': 'budget-label'}, chart, {keep: true});
 			}
-			if (largest.value !== null && largest.value !== undefined) {
-				const fx = x(largest.value);
+			if (fx !== null) {
 				svg('line', {x1: fx, x2: fx, y1: TOP, y2: H - BOTTOM, 'class': 'peak-line'}, chart);
 				svg('circle', {cx: fx, cy: y(largest.peak_bytes), r: 5, 'class': 'fit-largest'}, chart);
-				place('largest fit ' + variable + '=' + largest.value, [24, 38, 52, 66].flatMap(dy => [{x: fx - 4, y: TOP + dy, anchor: 'end'}, {x: fx + 4, y: TOP + dy}]), {'class': 'peak-label'}, chart);
 			}
 		}
 		group.runs.forEach(r => {

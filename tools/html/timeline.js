@@ -4,7 +4,7 @@
  * failures, capacity and budget marked with labels that never overprint.
  * Drag to zoom into a range, the wheel or the buttons or keys (+ - arrows
  * Home) to zoom and pan, a click pins a moment and shows what was live. */
-const TL = {H: 260, LEFT: 72, RIGHT: 12, TOP: 20, BOTTOM: 38};
+const TL = {H: 272, LEFT: 72, RIGHT: 12, TOP: 32, BOTTOM: 38};
 const PEAK_HIT = 8; /* px: the peak mark's width as a click target */
 
 function rowMax(row) { return row.max_bytes !== undefined ? row.max_bytes : row.live_bytes; }
@@ -228,9 +228,15 @@ function timeline(owner, options) {
 				}
 				return points.join(' ');
 			};
-			svg('polyline', {points: line('max'), 'class': 'max-line'}, area);
-			svg('polyline', {points: line('min'), 'class': 'min-line'}, area);
-			marks(overlay, x, y, top, t0, t1, W);
+			const highest = line('max'), lowest = line('min');
+			svg('polyline', {points: highest, 'class': 'max-line'}, area);
+			svg('polyline', {points: lowest, 'class': 'min-line'}, area);
+			/* Labels sit on no line: the grid, the data, the marks. */
+			const place = labelPlacer(W);
+			for (const tick of byteTicks(top, 4)) place.avoid(LEFT, y(tick.value), W - RIGHT, y(tick.value));
+			place.avoidPoints(highest.split(' '));
+			place.avoidPoints(lowest.split(' '));
+			marks(overlay, x, y, top, t0, t1, W, place);
 			if (pinned >= 0) {
 				const px = x(rows[pinned].t_ns), qx = x(next(pinned));
 				if (qx >= LEFT && px <= W - RIGHT)
@@ -250,32 +256,43 @@ function timeline(owner, options) {
 		draw();
 	});
 
-	function marks(group, x, y, top, t0, t1, W) {
+	function marks(group, x, y, top, t0, t1, W, place) {
 		const {H, LEFT, RIGHT, TOP, BOTTOM} = TL;
-		const place = labelPlacer(W);
 		const peak = owner.peak || {};
+		const unit = byteUnit(top);
+		/* The lines first, so that every label keeps off them all. */
+		const px = peak.at_ns >= t0 && peak.at_ns <= t1 ? x(peak.at_ns) : null;
+		if (px !== null) place.avoid(px, TOP, px, H - BOTTOM);
+		const levels = [[options.budget, 'budget', 'budget'], [owner.capacity_bytes, 'capacity', 'capacity']].filter(([bytes]) => bytes);
+		for (const [bytes] of levels) if (bytes <= top) place.avoid(LEFT, y(bytes), W - RIGHT, y(bytes));
 		group.ownerSVGElement.__peakX = null;
-		if (peak.at_ns >= t0 && peak.at_ns <= t1) {
-			const px = x(peak.at_ns);
+		if (px !== null) {
 			svg('line', {x1: px, x2: px, y1: TOP, y2: H - BOTTOM, 'class': 'peak-line'}, group);
 			svg('rect', {x: px - PEAK_HIT / 2, y: TOP, width: PEAK_HIT, height: H - BOTTOM - TOP, 'class': 'peak-hit'}, group);
 			group.ownerSVGElement.__peakX = px;
 			const text = 'peak ' + human(peak.bytes);
-			place(text, [{x: px + 4, y: TOP - 6}, {x: px - 4, y: TOP - 6, anchor: 'end'}], {'class': 'peak-label'}, group);
+			place(text, [{x: px + 4, y: TOP - 6}, {x: px - 4, y: TOP - 6, anchor: 'end'}, {x: px + 4, y: TOP - 19},
+				{x: px - 4, y: TOP - 19, anchor: 'end'}], {'class': 'peak-label'}, group, {keep: true});
 		}
-		let above = [];
-		for (const [bytes, label, cls] of [[options.budget, 'budget', 'budget'], [owner.capacity_bytes, 'capacity', 'capacity']]) {
-			if (!bytes) continue;
-			if (bytes > top) { above.push(label + ' ' + human(bytes)); continue; }
+		/* A budget in the axis' unit, as exactly as it was given; the
+		 * capacity as the device reports it. */
+		const above = [];
+		for (const [bytes, label, cls] of levels) {
+			const text = label + ' ' + (cls === 'budget' ? sizeIn(bytes, unit) : human(bytes));
+			if (bytes > top) { above.push(text); continue; }
 			const ly = y(bytes);
 			svg('line', {x1: LEFT, x2: W - RIGHT, y1: ly, y2: ly, 'class': cls + '-line'}, group);
-			const text = label + ' ' + human(bytes);
-			place(text, [{x: W - RIGHT - 4, y: ly - 4, anchor: 'end'}, {x: W - RIGHT - 4, y: ly + 13, anchor: 'end'},
-				{x: LEFT + 4, y: ly - 4}, {x: LEFT + 4, y: ly + 13}], {'class': cls + '-label'}, group);
+			const spots = [];
+			for (const at of [1, 0, 0.5, 0.25, 0.75]) {
+				const lx = LEFT + 4 + at * (W - LEFT - RIGHT - 8), anchor = at === 1 ? 'end' : 'start';
+				spots.push({x: lx, y: ly - 4, anchor}, {x: lx, y: ly + 13, anchor});
+			}
+			place(text, spots, {'class': cls + '-label'}, group, {keep: true});
 		}
+		/* Above the plot, where no line goes. */
 		if (above.length)
-			place(above.join(', ') + ' (above the chart)', [{x: W - RIGHT, y: TOP - 6, anchor: 'end'}, {x: W - RIGHT, y: TOP + 8, anchor: 'end'}],
-				{'class': 'note-label'}, group);
+			place(above.join(', ') + ' (above the chart)', [{x: W - RIGHT, y: TOP - 6, anchor: 'end'}, {x: W - RIGHT, y: TOP - 19, anchor: 'end'},
+				{x: LEFT, y: TOP - 19}, {x: LEFT, y: TOP - 6}], {'class': 'note-label'}, group, {keep: true});
 		for (const failure of owner.failures || []) {
 			if (failure.at_ns < t0 || failure.at_ns > t1) continue;
 			const fx = x(failure.at_ns), by = H - BOTTOM;
