@@ -689,6 +689,33 @@ def failures_page(driver):
           f"failures: the call's stack, then what was live ({cells})")
 
 
+def failure_cluster_page(driver):
+    """Five failures 20 us apart, a few pixels apart on the chart: one
+    label beside the first mark saying "+4 more failures", its hover
+    listing each with its error name, and every mark drawn."""
+    page = os.path.join(out, "failures5.html")
+    vramtrace("report", failures_report(5, 20_000), "--format", "html", "-o", page)
+    load(driver, page, "failures5")
+    marks, labels = driver.execute_script(
+        "const c = document.querySelector('.timeline svg.tl');"
+        " return [[...c.querySelectorAll('.failure-mark')].map(m => +m.getAttribute('d').slice(1).split(',')[0]),"
+        " [...c.querySelectorAll('.failure-label')].map(l => [l.firstChild.textContent, +l.getAttribute('x'),"
+        " l.getAttribute('text-anchor'), l.querySelector('title').textContent])]")
+    names = ["cudaErrorMemoryAllocation", "cudaErrorInvalidValue"] * 3
+    beside = labels and (labels[0][1] == marks[0] + 6 or (labels[0][2] == "end" and labels[0][1] == marks[0] - 6))
+    listed = labels and labels[0][3].split("\n")
+    check(len(marks) == 5 and len(labels) == 1 and labels[0][0] == "\u2715 cudaErrorMemoryAllocation +4 more failures"
+          and beside and len(listed) == 5 and all(line.endswith(", " + names[i]) and "cudaMalloc of 100.00 GiB" in line
+                                                 for i, line in enumerate(listed)),
+          f"failures: one label for the cluster beside its first mark, its hover listing all ({marks}, {labels})")
+    chart = driver.find_element(By.CSS_SELECTOR, ".timeline svg.tl")
+    width = float(chart.get_attribute("width"))
+    ActionChains(driver).move_to_element_with_offset(chart, int(marks[2] - width / 2), 0).perform()
+    tooltip = driver.find_element(By.CSS_SELECTOR, ".tooltip").text
+    check("\u2715 failed at 2.542 ms: cudaMalloc of 100.00 GiB, cudaErrorMemoryAllocation" in tooltip,
+          f"failures: the hover at a mark names the failures there ({tooltip!r})")
+
+
 def remainder_page(driver):
     """20 stacks of 4,096 kept: the table and the flame graph show the other
     4,076 as one remainder, so both add up to the peak."""
@@ -898,6 +925,7 @@ try:
     places_page(driver)
     moment_flame_page(driver)
     failures_page(driver)
+    failure_cluster_page(driver)
     peak_click_page(driver)
     python_library_page(driver)
     themes(driver)

@@ -165,7 +165,10 @@ function timeline(owner, options) {
 	let pinned = -1;
 	const segments = segmentsOf(owner, series);
 	let draw = () => {};
-	const tv = timeView(end, rows[0].t_ns, () => draw());
+	/* The first view starts at the first allocation, or at a failed one
+	 * before it. */
+	const first = Math.min(rows[0].t_ns, ...(owner.failures || []).map(f => f.at_ns));
+	const tv = timeView(end, first, () => draw());
 	const chartBox = el('div', {'class': 'chart-box'});
 	box.append(tv.controls, chartBox);
 
@@ -293,14 +296,38 @@ function timeline(owner, options) {
 		if (above.length)
 			place(above.join(', ') + ' (above the chart)', [{x: W - RIGHT, y: TOP - 6, anchor: 'end'}, {x: W - RIGHT, y: TOP - 19, anchor: 'end'},
 				{x: LEFT, y: TOP - 19}, {x: LEFT, y: TOP - 6}], {'class': 'note-label'}, group, {keep: true});
-		for (const failure of owner.failures || []) {
-			if (failure.at_ns < t0 || failure.at_ns > t1) continue;
-			const fx = x(failure.at_ns), by = H - BOTTOM;
-			const mark = svg('path', {d: 'M' + fx + ',' + (by - 10) + 'l-5,10h10z', 'class': 'failure-mark'}, group);
-			const name = failure.error_name || ('error ' + failure.error);
-			svg('title', {text: 'failed: ' + (failure.api || '?') + ' of ' + human(failure.bytes) + ', ' + name}, mark);
-			place('\u2715 ' + name, [{x: fx + 6, y: by - 12}, {x: fx - 6, y: by - 12, anchor: 'end'}, {x: fx + 6, y: by - 26}], {'class': 'failure-label'}, group);
+		/* Failures too close for a label each are one cluster: one label
+		 * beside its first mark, "+4 more failures", its hover listing
+		 * them all with their error names. */
+		const by = H - BOTTOM;
+		for (const cluster of failureClusters(t0, t1, x)) {
+			const first = cluster.items[0], more = cluster.items.length - 1;
+			for (const failure of cluster.items) {
+				const fx = x(failure.at_ns);
+				svg('title', {text: failureText(failure)}, svg('path', {d: 'M' + fx + ',' + (by - 10) + 'l-5,10h10z', 'class': 'failure-mark'}, group));
+			}
+			const text = '\u2715 ' + errorName(first) + (more ? ' +' + counted(more, 'more failure') : '');
+			const label = place(text, [{x: cluster.x0 + 6, y: by - 12}, {x: cluster.x0 - 6, y: by - 12, anchor: 'end'},
+				{x: cluster.x0 + 6, y: by - 26}, {x: cluster.x0 - 6, y: by - 26, anchor: 'end'}], {'class': 'failure-label'}, group, {keep: true});
+			if (label) svg('title', {text: cluster.items.map(failureText).join('\n')}, label);
 		}
+	}
+
+	function errorName(failure) { return failure.error_name || ('error ' + failure.error); }
+	function failureText(failure) {
+		return 'failed at ' + seconds(failure.at_ns) + ': ' + (failure.api || '?') + ' of ' + human(failure.bytes) + ', ' + errorName(failure);
+	}
+	/* The failures in view, marks closer than their first label's width
+	 * together, each cluster with the x of its first and last mark. */
+	function failureClusters(t0, t1, x) {
+		const clusters = [];
+		const shown = (owner.failures || []).filter(f => f.at_ns >= t0 && f.at_ns <= t1).sort((a, b) => a.at_ns - b.at_ns);
+		for (const failure of shown) {
+			const fx = x(failure.at_ns), last = clusters[clusters.length - 1];
+			if (last && fx - last.x0 < last.width) { last.items.push(failure); last.x1 = fx; continue; }
+			clusters.push({x0: fx, x1: fx, items: [failure], width: ('\u2715 ' + errorName(failure) + ' +9 more failures').length * 6.4 + 12});
+		}
+		return clusters;
 	}
 
 	function tip(event, t, px) {
@@ -321,6 +348,9 @@ function timeline(owner, options) {
 		const split = Object.entries(row.by_tag || {}).sort((a, b) => b[1] - a[1]);
 		for (const [tag, bytes] of split.slice(0, 12)) lines.push(tag + ' ' + human(bytes));
 		if (split.length > 12) lines.push(split.length - 12 + ' more tags');
+		const near = (owner.failures || []).filter(f => Math.abs(chart.__x(f.at_ns) - px) <= 6);
+		for (const failure of near.slice(0, 8)) lines.push('\u2715 ' + failureText(failure));
+		if (near.length > 8) lines.push(counted(near.length - 8, 'more failure') + ' here');
 		lines.push('click to see what was live');
 		showTip(event, lines);
 	}
