@@ -553,6 +553,8 @@ static json_t *solve(const struct vt_fit_group *group, const struct group_models
 	double limit = (double)(o->budget - headroom), base, slope;
 	vt_fit_along(&models->peak, setting->x, (unsigned)v, &base, &slope);
 	json_t *value = json_null(), *peak = json_null();
+	json_int_t uncertainty = 0;
+	double beyond = 0;
 	double best = slope > 0 ? floor((limit - base) / slope) : 0;
 	/* Whole values count exactly in a double only below 2^53. */
 	if (best >= 9007199254740992.0) {
@@ -574,15 +576,20 @@ static json_t *solve(const struct vt_fit_group *group, const struct group_models
 			value = json_integer((json_int_t)best);
 			peak = json_integer(bytes);
 			unsigned worst = 0;
-			double beyond = beyond_range(group, setting->x, &worst);
+			beyond = beyond_range(group, setting->x, &worst);
 			if (beyond > 0)
 				warn_extrapolated(group, worst, setting->x[worst], beyond);
+			if (!predicted_bytes(
+				    uncertainty_at(group, &models->peak, setting->x, beyond),
+				    &uncertainty))
+				uncertainty = INT64_MAX;
 		}
 	}
-	return json_pack("{s:s, s:o, s:o, s:I, s:I, s:f, s:o}", "key", o->solve, "value", value,
-			 "peak_bytes", peak, "budget_bytes", (json_int_t)o->budget,
+	return json_pack("{s:s, s:o, s:o, s:I, s:I, s:f, s:o, s:s, s:b, s:I}", "key", o->solve,
+			 "value", value, "peak_bytes", peak, "budget_bytes", (json_int_t)o->budget,
 			 "headroom_bytes", (json_int_t)headroom, "bytes_per_unit", slope, "labels",
-			 labels_json(group, setting->x));
+			 labels_json(group, setting->x), "group", group->name, "extrapolated",
+			 beyond > 0, "uncertainty_bytes", uncertainty);
 }
 
 /* ---- the command ---- */

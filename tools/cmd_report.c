@@ -149,6 +149,7 @@ static bool report_option(int id, const char *value, struct report_request *r)
 		return vt_parse_count_option("report", "--device", value, 0, 1023,
 					     &r->options.device);
 	case 't':
+		r->options.top_given = true;
 		return vt_parse_count_option("report", "--top", value, 1, 100000, &r->options.top);
 	case 'b': return vt_parse_size_option("report", "--budget", value, &r->options.budget);
 	case 'F':

@@ -50,7 +50,7 @@ void vt_html_body(const struct vt_report_model *report, const struct vt_format_o
 		  FILE *out)
 {
 	json_t *shown = vt_selected_document(report, options);
-	vt_html_stack_views(report, shown, &options->view);
+	vt_html_stack_views(report, shown, &options->view, options->top_given ? options->top : 0);
 	char title[160] = "";
 	if (options->rank)
 		snprintf(title, sizeof(title), "rank %s", options->rank);

@@ -8,6 +8,8 @@
 #include "json_build.h"
 #include "format_html_stacks.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../lib/core/plumbing.h"
@@ -73,21 +75,47 @@ static json_t *group_json(const struct vt_stack_group *group, size_t rank)
 			 (json_int_t)sum->bytes_allocated);
 }
 
-/* "stack_groups", the rows most bytes at the peak first, and "stack_rest":
- * the stacks not listed (their count, null where the report does not say)
- * and their bytes, and the bytes allocated with no stack. */
+/* A set of stack ids (an object keyed by the id in decimal): the stacks
+ * whose frames and figures a page trimmed by --top keeps. */
+static void keep_stack(json_t *keep, json_int_t id)
+{
+	char key[24];
+	snprintf(key, sizeof(key), "%" JSON_INTEGER_FORMAT, id);
+	if (keep && !json_object_get(keep, key))
+		vt_json_put(keep, key, json_true());
+}
+
+static bool kept(json_t *keep, json_t *id)
+{
+	char key[24];
+	snprintf(key, sizeof(key), "%" JSON_INTEGER_FORMAT, json_integer_value(id));
+	return json_is_integer(id) && json_object_get(keep, key);
+}
+
+/* "stack_groups", the rows most bytes at the peak first (the first top of
+ * them, top 0 for all), and "stack_rest": the stacks not listed (their
+ * count, null where the report does not say) and their bytes, and the
+ * bytes allocated with no stack. Rows left out by top count as not
+ * listed; the stacks of the rows listed go into keep. */
 static void add_groups(const struct vt_report_model *report, const struct vt_owner *owner,
-		       json_t *shown)
+		       json_t *shown, long top, json_t *keep)
 {
 	struct vt_stack_group *groups;
 	size_t count = vt_stack_groups(report, owner, &groups);
+	size_t listed = top > 0 && (size_t)top < count ? (size_t)top : count;
 	json_t *rows = json_array();
-	for (size_t i = 0; i < count; i++)
+	for (size_t i = 0; i < listed; i++)
 		vt_json_push(rows, group_json(&groups[i], i + 1));
-	free(groups);
 	vt_json_put(shown, "stack_groups", rows);
 	struct vt_stack_rest rest;
 	vt_stack_rest(owner, &rest);
+	for (size_t i = 0; i < listed; i++)
+		keep_stack(keep, groups[i].id);
+	for (size_t i = listed; i < count; i++) {
+		rest.bytes += groups[i].sum.at_peak_bytes;
+		rest.stacks.value += (int64_t)groups[i].members_at_peak;
+	}
+	free(groups);
 	vt_json_put(shown, "stack_rest",
 		    json_pack("{s:o, s:I, s:I}", "stacks",
 			      rest.stacks.has ? json_integer((json_int_t)rest.stacks.value)
@@ -99,10 +127,12 @@ static void add_groups(const struct vt_report_model *report, const struct vt_own
 /* "leak_groups": the leaks at one place with one tag as one row, as the
  * text lists them, with the rank of the stack row at their place. */
 static void add_leak_groups(const struct vt_report_model *report, const struct vt_owner *owner,
-			    json_t *shown)
+			    json_t *shown, long top, json_t *keep)
 {
 	struct vt_leak_group *rows;
 	size_t count = vt_leak_groups(report, owner, &rows);
+	if (top > 0 && (size_t)top < count)
+		count = (size_t)top;
 	/* The rank of the row at each place, found once: a lookup per leak
 	 * keeps 32k leaks of 32k places linear. */
 	struct vt_stack_group *groups;
@@ -112,6 +142,8 @@ static void add_leak_groups(const struct vt_report_model *report, const struct v
 	char place[4096];
 	for (size_t i = 0; i < count; i++) {
 		const struct vt_maybe *stack = &rows[i].first->stack;
+		if (stack->has)
+			keep_stack(keep, stack->value);
 		json_t *rank =
 			stack->has ? json_object_get(ranks, vt_stack_place(report, stack->value,
 									   place, sizeof(place)))
@@ -139,23 +171,78 @@ static const struct vt_owner *device_of(const struct vt_report_model *report, js
 	return NULL;
 }
 
-void vt_html_stack_views(const struct vt_report_model *report, json_t *document,
-			 const struct vt_view_options *view)
+/* The stacks a device's failures and timeline name: each failure's own
+ * and its snapshot's, and the moments' (each interval's largest), of
+ * which at most MOMENT_STACKS, the first named: 277 intervals of 20
+ * stacks each would otherwise keep most of a 16k-stack report. */
+#define MOMENT_STACKS 2048
+
+static void keep_named(json_t *owner, json_t *keep)
 {
-	mark_frames(document);
-	add_briefs(report, document, view);
+	size_t i, j;
+	json_t *failure, *row, *entry;
+	json_array_foreach (json_object_get(owner, "failures"), i, failure) {
+		keep_stack(keep, json_integer_value(json_object_get(failure, "stack")));
+		json_array_foreach (
+			json_object_get(json_object_get(failure, "snapshot"), "top_stacks"), j,
+			entry)
+			keep_stack(keep, json_integer_value(json_object_get(entry, "stack")));
+	}
+	size_t bound = json_object_size(keep) + MOMENT_STACKS;
+	json_array_foreach (json_object_get(json_object_get(owner, "timeline"), "rows"), i, row)
+		json_array_foreach (json_object_get(row, "top_stacks"), j, entry)
+			if (json_object_size(keep) < bound)
+				keep_stack(keep,
+					   json_integer_value(json_object_get(entry, "stack")));
+}
+
+/* Leaves in array only the entries whose id (under key) keep holds. */
+static void keep_only(json_t *array, const char *key, json_t *keep)
+{
+	size_t to = 0;
+	for (size_t i = 0; i < json_array_size(array); i++) {
+		json_t *entry = json_array_get(array, i);
+		if (kept(keep, json_object_get(entry, key)))
+			json_array_set(array, to++, entry);
+	}
+	while (json_array_size(array) > to)
+		json_array_remove(array, json_array_size(array) - 1);
+}
+
+static void add_owner_views(const struct vt_report_model *report, const struct vt_owner *owner,
+			    json_t *shown, long top, json_t *keep)
+{
+	add_groups(report, owner, shown, top, keep);
+	add_leak_groups(report, owner, shown, top, keep);
+	/* The page draws the leaks as rows (leak_groups), never one by one. */
+	json_object_del(shown, "leaks");
+	if (keep)
+		keep_named(shown, keep);
+}
+
+void vt_html_stack_views(const struct vt_report_model *report, json_t *document,
+			 const struct vt_view_options *view, long top)
+{
+	json_t *keep = top > 0 ? json_object() : NULL;
 	size_t i;
 	json_t *device;
 	json_array_foreach (json_object_get(document, "devices"), i, device) {
 		const struct vt_owner *owner = device_of(report, device);
-		if (owner) {
-			add_groups(report, owner, device);
-			add_leak_groups(report, owner, device);
-		}
+		if (owner)
+			add_owner_views(report, owner, device, top, keep);
 	}
 	json_t *host = json_object_get(document, "host");
-	if (json_is_object(host)) {
-		add_groups(report, &report->host, host);
-		add_leak_groups(report, &report->host, host);
+	if (json_is_object(host))
+		add_owner_views(report, &report->host, host, top, keep);
+	/* With --top, the page holds the stacks it shows, and no other. */
+	if (keep) {
+		json_array_foreach (json_object_get(document, "devices"), i, device)
+			keep_only(json_object_get(device, "stacks"), "id", keep);
+		if (json_is_object(host))
+			keep_only(json_object_get(host, "stacks"), "id", keep);
+		keep_only(json_object_get(document, "stack_frames"), "id", keep);
+		json_decref(keep);
 	}
+	mark_frames(document);
+	add_briefs(report, document, view);
 }

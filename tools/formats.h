@@ -10,8 +10,9 @@
 #include "view_options.h"
 
 struct vt_format_options {
-	long device; /* -1 for every device */
-	long top;    /* rows of stacks, leaks and tags */
+	long device;    /* -1 for every device */
+	long top;       /* rows of stacks, leaks and tags */
+	bool top_given; /* --top was given: the html page holds that many rows, else all */
 	bool color;
 	const char *rank;            /* in a merged report: the rank being drawn, else NULL */
 	uint64_t budget;             /* a budget line on the page's timelines; 0 for none */

@@ -259,6 +259,7 @@ static void add_member(struct vt_stack_group *group, const struct vt_stack_row *
 {
 	const struct vt_counters *c = &row->counters;
 	group->members++;
+	group->members_at_peak += c->at_peak_bytes > 0;
 	group->sum.peak_bytes += c->peak_bytes;
 	group->sum.at_peak_bytes += c->at_peak_bytes;
 	group->sum.live_at_exit_bytes += c->live_at_exit_bytes;

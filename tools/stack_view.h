@@ -68,6 +68,7 @@ struct vt_stack_group {
 	int64_t id;      /* the member with the most bytes at the peak */
 	const char *tag; /* the members' tag */
 	size_t members;
+	size_t members_at_peak; /* of them, those holding bytes at the peak */
 	struct vt_counters sum; /* members' figures added; peak_bytes: the most the
 				   group can have held at once (their own peaks added) */
 	int64_t peak_low;       /* the least it held at its own high point: the largest

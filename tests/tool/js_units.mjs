@@ -9,7 +9,7 @@ import vm from 'node:vm';
 
 const html = new URL('../../tools/html/', import.meta.url);
 const names = ['human', 'counted', 'seconds', 'roundStep', 'byteTicks', 'timeTicks', 'valueTicks',
-	'labelPlacer'];
+	'labelPlacer', 'defaultView', 'natural', 'crosses', 'sizeIn', 'byteUnit'];
 
 function load() {
 	const element = () => ({attributes: {}, setAttribute(key, value) { this.attributes[key] = value; },
@@ -69,4 +69,43 @@ test('numbers in words', () => {
 	assert.equal(page.counted(32768, 'row'), '32,768 rows');
 	assert.equal(page.seconds(450000), '450 \u00b5s');
 	assert.equal(page.seconds(2402000), '2.402 ms');
+});
+
+test('a run that idles before its first allocation is first shown from just before it', () => {
+	// llm_serving: nothing until 17.094 ms of 17.856 ms.
+	assert.deepEqual(plain(page.defaultView(17093796, 17856332)), [17093796 - (17856332 - 17093796) / 50, 17856332]);
+	assert.deepEqual(plain(page.defaultView(1000, 100000)), [0, 100000], 'a short wait: the whole run');
+	assert.deepEqual(plain(page.defaultView(0, 5)), [0, 5]);
+	assert.deepEqual(plain(page.defaultView(9, 9)), [0, 9], 'nothing after the first allocation');
+});
+
+test('text with numbers sorts as the numbers read', () => {
+	const runs = ['bs_2_16.json', 'bs_2_4.json', 'bs_2_8.json', 'bs_16_4.json'];
+	assert.deepEqual(plain(runs.slice().sort(page.natural)), ['bs_2_4.json', 'bs_2_8.json', 'bs_2_16.json', 'bs_16_4.json']);
+	assert.deepEqual(plain(['sessions=16', 'sessions=4', 'sessions=8'].sort(page.natural)), ['sessions=4', 'sessions=8', 'sessions=16']);
+});
+
+test('a budget reads in the axis unit, exactly as given', () => {
+	const GiB = 1024 ** 3;
+	const given = Math.floor(0.9 * GiB); // --budget 0.9GiB, a fraction of a byte dropped
+	assert.equal(page.byteUnit(20.5 * GiB), 3);
+	assert.equal(page.sizeIn(given, 3), '0.9 GiB');
+	assert.equal(page.sizeIn(given, 2), '921.6 MiB');
+	assert.equal(page.sizeIn(20 * GiB, 3), '20 GiB');
+	assert.equal(page.sizeIn(900 * 1024 ** 2, 3), '0.87890625 GiB');
+});
+
+test('labels keep off lines', () => {
+	const box = {x0: 10, x1: 50, y0: 10, y1: 20};
+	assert.equal(page.crosses(0, 15, 100, 15, box), true, 'a gridline through it');
+	assert.equal(page.crosses(30, 0, 30, 100, box), true, 'a peak line through it');
+	assert.equal(page.crosses(0, 25, 100, 25, box), false, 'a line below it');
+	assert.equal(page.crosses(0, 0, 5, 30, box), false, 'a line beside it');
+	const place = page.labelPlacer(200);
+	place.avoid(0, 16, 200, 16);
+	const label = place('budget 0.9 GiB', [{x: 10, y: 20}, {x: 10, y: 12}]);
+	assert.equal(label.attributes.y, 12, 'the place above the line');
+	place.avoidPoints(['0,40', '200,40']);
+	assert.equal(place('peak', [{x: 10, y: 45}]), null, 'no place off the line: left out');
+	assert.ok(place('peak', [{x: 10, y: 45}], {}, undefined, {keep: true}), 'or kept where it overlaps no label');
 });

@@ -29,6 +29,11 @@ function base(path) { return path ? path.slice(path.lastIndexOf('/') + 1) : ''; 
 /* A number with no trailing zeros: 2.50 -> "2.5", 3.00 -> "3". */
 function trim(value, digits) { return String(+value.toFixed(digits)); }
 
+/* Text in the order people read numbers in it: "bs_2_4" before
+ * "bs_2_16", "batch=4" before "batch=16". */
+const NATURAL = new Intl.Collator('en', {numeric: true});
+function natural(a, b) { return NATURAL.compare(String(a), String(b)); }
+
 /* Round steps, 1, 2 or 5 times a power of ten, in the unit of the span. */
 function roundStep(span, want) {
 	const raw = span / Math.max(want, 1);
@@ -43,9 +48,25 @@ function stepTicks(low, high, step) {
 }
 /* Byte ticks in the binary unit of the top (0, 5 GiB, 10 GiB, ...), each
  * labelled without trailing zeros. */
-function byteTicks(top, want) {
+/* The binary unit of an axis that reaches top: GiB for 20 GiB. */
+function byteUnit(top) {
 	let unit = 0;
 	while (unit < UNITS.length - 1 && top / Math.pow(1024, unit + 1) >= 1) unit++;
+	return unit;
+}
+/* bytes in an axis' unit, with the fewest decimals that give back the
+ * very bytes (a fraction of a byte dropped, as sizes are read): a budget
+ * of 0.9GiB reads "0.9 GiB" on a GiB axis, "921.6 MiB" on a MiB one. */
+function sizeIn(bytes, unit) {
+	const scale = Math.pow(1024, unit);
+	for (let digits = 0; digits <= 10; digits++) {
+		const text = (bytes / scale).toFixed(digits);
+		if (Math.floor(Number(text) * scale) === bytes) return trim(Number(text), digits) + ' ' + UNITS[unit];
+	}
+	return (bytes / scale).toFixed(2) + ' ' + UNITS[unit];
+}
+function byteTicks(top, want) {
+	const unit = byteUnit(top);
 	const scale = Math.pow(1024, unit);
 	const step = roundStep(top / scale, want);
 	const digits = Math.max(0, -Math.floor(Math.log10(step)));
@@ -58,6 +79,14 @@ function timeTicks(low, high, want) {
 	const step = roundStep((high - low) / scale, want);
 	const digits = Math.max(0, -Math.floor(Math.log10(step)));
 	return stepTicks(low / scale, high / scale, step).map(v => ({value: v * scale, text: trim(v, digits) + ' ' + unit}));
+}
+/* The range a timeline shows first, of a run 0 to end whose first
+ * allocation came at first: the whole run, or, when nothing was allocated
+ * for more than a tenth of it, from just before the first allocation
+ * (a fiftieth of what follows), so that a burst at the end is readable. */
+function defaultView(first, end) {
+	if (!(first > end / 10) || first >= end) return [0, end];
+	return [Math.max(0, first - (end - first) / 50), end];
 }
 function timeText(ns, span) {
 	if (span < 2e6) return trim(ns / 1e3, 1) + ' \u00b5s';
@@ -130,21 +159,48 @@ function responsive(box, draw) {
 	return box;
 }
 
-/* Labels that never overprint: each takes the first of its candidate
- * places that overlaps no label placed before and stays inside the
- * chart's width (when given); a label with no such place is left out. */
+/* Whether the segment from (x1, y1) to (x2, y2) passes through a box
+ * {x0, x1, y0, y1} (Liang-Barsky clipping). */
+function crosses(x1, y1, x2, y2, box) {
+	let t0 = 0, t1 = 1;
+	const dx = x2 - x1, dy = y2 - y1;
+	for (const [p, q] of [[-dx, x1 - box.x0], [dx, box.x1 - x1], [-dy, y1 - box.y0], [dy, box.y1 - y1]]) {
+		if (p === 0) { if (q < 0) return false; continue; }
+		const r = q / p;
+		if (p < 0) { if (r > t1) return false; if (r > t0) t0 = r; }
+		else { if (r < t0) return false; if (r < t1) t1 = r; }
+	}
+	return t0 <= t1;
+}
+/* Labels that never overprint, nor sit on a line: each takes the first
+ * of its candidate places that overlaps no label placed before, crosses
+ * no line given to avoid(x1, y1, x2, y2) (or a polyline's points to
+ * avoidPoints) and stays inside the chart's width (when given). A label
+ * with no such place is left out, or, asked to stay ({keep: true}),
+ * takes the first place clear of labels alone. */
 function labelPlacer(width) {
-	const placed = [];
+	const placed = [], lines = [];
 	const overlaps = (a, b) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
-	return function place(text, candidates, attrs, parent) {
-		const textWidth = text.length * 6.4 + 4;
-		for (const c of candidates) {
-			const x0 = c.anchor === 'end' ? c.x - textWidth : c.x;
-			const box = {x0, x1: x0 + textWidth, y0: c.y - 11, y1: c.y + 2};
-			if ((width && (box.x0 < 0 || box.x1 > width)) || placed.some(p => overlaps(p, box))) continue;
-			placed.push(box);
-			return svg('text', Object.assign({x: c.x, y: c.y, 'text-anchor': c.anchor || 'start', text}, attrs), parent);
+	const boxOf = (text, c) => {
+		const textWidth = text.length * 6.4 + 4, x0 = c.anchor === 'end' ? c.x - textWidth : c.x;
+		return {x0, x1: x0 + textWidth, y0: c.y - 11, y1: c.y + 2};
+	};
+	function place(text, candidates, attrs, parent, options) {
+		for (const pass of (options || {}).keep ? [true, false] : [true]) {
+			for (const c of candidates) {
+				const box = boxOf(text, c);
+				if ((width && (box.x0 < 0 || box.x1 > width)) || placed.some(p => overlaps(p, box))) continue;
+				if (pass && lines.some(l => crosses(l[0], l[1], l[2], l[3], box))) continue;
+				placed.push(box);
+				return svg('text', Object.assign({x: c.x, y: c.y, 'text-anchor': c.anchor || 'start', text}, attrs), parent);
+			}
 		}
 		return null;
+	}
+	place.avoid = (x1, y1, x2, y2) => { lines.push([+x1, +y1, +x2, +y2]); };
+	place.avoidPoints = points => {
+		const xy = points.map(p => p.split(',').map(Number));
+		for (let i = 1; i < xy.length; i++) lines.push([xy[i - 1][0], xy[i - 1][1], xy[i][0], xy[i][1]]);
 	};
+	return place;
 }

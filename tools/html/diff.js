@@ -36,61 +36,101 @@ function bars(rows, title) {
 	return box;
 }
 
+/* Both runs' device memory on one time axis, each interval at its
+ * highest, zoomed and panned as the report's timeline is; the first view
+ * starts just before the first allocation of either run. */
 function diffTimelines(a, b) {
 	const lines = [];
 	[a, b].forEach((report, side) => (report.devices || []).forEach(device => {
-		if (device.timeline && (device.timeline.rows || []).length) lines.push({side, device, end: timelineEnd(device)});
+		if (device.timeline && (device.timeline.rows || []).length)
+			lines.push({side, device, end: timelineEnd(device), segments: segmentsOf(device, seriesOf(device))});
 	}));
-	const box = el('div', {'class': 'chart-box'});
 	if (!lines.length) return el('p', {'class': 'note', text: 'neither run has a timeline'});
+	/* One colour per run with one device; with several, one per run and
+	 * device, B's dashed either way. */
+	const ordinals = [...new Set(lines.map(l => l.device.ordinal))].sort((p, q) => p - q);
+	const several = ordinals.length > 1;
+	for (const line of lines) {
+		line.color = PALETTE[(several ? 2 * ordinals.indexOf(line.device.ordinal) + line.side : line.side) % PALETTE.length];
+		line.name = (line.side ? 'B' : 'A') + (several ? ' device ' + line.device.ordinal : '');
+	}
+	lines.sort((p, q) => p.device.ordinal - q.device.ordinal || p.side - q.side);
 	const end = Math.max(...lines.map(l => l.end));
-	const top = Math.max(1, ...lines.map(l => l.device.peak.bytes)) * 1.12;
+	const first = Math.min(...lines.map(l => l.device.timeline.rows[0].t_ns));
+	const box = el('div', {'class': 'chart-box'});
+	let draw = () => {};
+	const tv = timeView(end, first, () => draw());
 	responsive(box, W => {
 		const {H, LEFT, RIGHT, TOP, BOTTOM} = TL;
-		const x = t => LEFT + t / end * (W - LEFT - RIGHT), y = v => H - BOTTOM - v / top * (H - BOTTOM - TOP);
-		const chart = svg('svg', {width: W, height: H, role: 'img', tabindex: 0, 'aria-label': 'both runs\' device memory on one time axis'});
-		const axis = svg('g', {'class': 'axis'}, chart);
-		for (const tick of byteTicks(top, 4)) {
-			svg('line', {x1: LEFT, x2: W - RIGHT, y1: y(tick.value), y2: y(tick.value), 'class': 'grid'}, axis);
-			svg('text', {x: LEFT - 6, y: y(tick.value) + 4, 'text-anchor': 'end', text: tick.text}, axis);
-		}
-		for (const tick of timeTicks(0, end, Math.max(2, Math.floor((W - LEFT) / 110))))
-			svg('text', {x: x(tick.value), y: H - BOTTOM + 16, 'text-anchor': 'middle', text: tick.text}, axis);
-		svg('line', {x1: LEFT, y1: H - BOTTOM, x2: W - RIGHT, y2: H - BOTTOM}, axis);
-		svg('text', {x: (LEFT + W) / 2, y: H - 4, 'text-anchor': 'middle', text: 'time since the first CUDA call'}, axis);
-		const place = labelPlacer(W);
-		for (const {side, device, end: lineEnd} of lines) {
-			const rows = device.timeline.rows, points = [];
-			rows.forEach((row, i) => {
-				const t1 = i + 1 < rows.length ? rows[i + 1].t_ns : lineEnd;
-				points.push(x(row.t_ns).toFixed(1) + ',' + y(rowMax(row)).toFixed(1), x(t1).toFixed(1) + ',' + y(rowMax(row)).toFixed(1));
-			});
-			svg('polyline', {points: points.join(' '), fill: 'none', stroke: PALETTE[side], 'stroke-width': 2,
-				'stroke-dasharray': side ? '6 3' : ''}, chart);
-			const px = x(device.peak.at_ns), py = y(device.peak.bytes);
-			svg('circle', {cx: px, cy: py, r: 4, fill: PALETTE[side], 'class': 'peak-dot'}, chart);
-			const text = (side ? 'B' : 'A') + ' peak ' + human(device.peak.bytes);
-			place(text, [{x: px + 6, y: py - 4}, {x: px - 6, y: py - 4, anchor: 'end'}, {x: px + 6, y: py + 14}, {x: px - 6, y: py + 14, anchor: 'end'}],
-				{'class': 'peak-label'}, chart);
-		}
-		const cursor = svg('line', {y1: TOP, y2: H - BOTTOM, 'class': 'cursor', visibility: 'hidden'}, chart);
-		chart.addEventListener('pointermove', event => {
-			const bounds = chart.getBoundingClientRect();
-			const px = (event.clientX - bounds.left) * W / bounds.width;
-			const t = Math.max(0, (px - LEFT) / (W - LEFT - RIGHT) * end);
-			const tips = [timeText(t, end)];
-			for (const {side, device, end: lineEnd} of lines) {
+		const chart = svg('svg', {width: W, height: H, role: 'img', tabindex: 0, 'class': 'tl',
+			'aria-label': 'both runs\' device memory on one time axis; drag or use + and - to zoom, arrows to pan, Home for the first view'});
+		box.replaceChildren(chart);
+		const plot = svg('g', {}, chart);
+		draw = () => {
+			plot.replaceChildren();
+			const [t0, t1] = tv.view;
+			const x = t => LEFT + (t - t0) / (t1 - t0) * (W - LEFT - RIGHT);
+			let high = 1;
+			for (const {device} of lines) {
 				const rows = device.timeline.rows;
-				const value = t > lineEnd ? 'ended' : t < rows[0].t_ns ? human(0) : human(rowMax(rows[rowAt(rows, t)]));
+				for (let i = Math.max(0, rowAt(rows, t0)); i <= rowAt(rows, t1); i++) high = Math.max(high, rowMax(rows[i]));
+			}
+			const top = high * 1.12;
+			const y = v => H - BOTTOM - v / top * (H - BOTTOM - TOP);
+			const axis = svg('g', {'class': 'axis'}, plot);
+			for (const tick of byteTicks(top, 4)) {
+				svg('line', {x1: LEFT, x2: W - RIGHT, y1: y(tick.value), y2: y(tick.value), 'class': 'grid'}, axis);
+				svg('text', {x: LEFT - 6, y: y(tick.value) + 4, 'text-anchor': 'end', text: tick.text}, axis);
+			}
+			for (const tick of timeTicks(t0, t1, Math.max(2, Math.floor((W - LEFT) / 110))))
+				svg('text', {x: x(tick.value), y: H - BOTTOM + 16, 'text-anchor': 'middle', text: tick.text}, axis);
+			svg('line', {x1: LEFT, y1: H - BOTTOM, x2: W - RIGHT, y2: H - BOTTOM}, axis);
+			svg('text', {x: (LEFT + W) / 2, y: H - 4, 'text-anchor': 'middle', text: 'time since the first CUDA call'}, axis);
+			const clipId = 'clip' + Math.random().toString(36).slice(2);
+			svg('rect', {x: LEFT, y: 0, width: W - LEFT - RIGHT, height: H}, svg('clipPath', {id: clipId}, plot));
+			const area = svg('g', {'clip-path': 'url(#' + clipId + ')'}, plot);
+			/* Peak labels sit on no line: the grid and every run's line. */
+			const place = labelPlacer(W);
+			for (const tick of byteTicks(top, 4)) place.avoid(LEFT, y(tick.value), W - RIGHT, y(tick.value));
+			const drawn = lines.map(({segments}) => {
+				const points = [];
+				for (const g of segments)
+					points.push(x(g.t_ns).toFixed(1) + ',' + y(g.max).toFixed(1), x(g.t1).toFixed(1) + ',' + y(g.max).toFixed(1));
+				place.avoidPoints(points);
+				return points;
+			});
+			lines.forEach(({side, device, color, name}, n) => {
+				/* Each interval at its highest, then, where no event came
+				 * for longer, its closing bytes (a run that freed all
+				 * before it ended ends at 0). */
+				svg('polyline', {points: drawn[n].join(' '), fill: 'none', stroke: color, 'stroke-width': 2,
+					'stroke-dasharray': side ? '6 3' : '', 'class': 'run-line'}, area);
+				if (device.peak.at_ns < t0 || device.peak.at_ns > t1) return;
+				const px = x(device.peak.at_ns), py = y(device.peak.bytes);
+				svg('circle', {cx: px, cy: py, r: 4, fill: color, 'class': 'peak-dot'}, plot);
+				const text = name + ' peak ' + human(device.peak.bytes);
+				const spots = [];
+				for (const dy of [-4, 14, -18, 28]) spots.push({x: px + 6, y: py + dy}, {x: px - 6, y: py + dy, anchor: 'end'});
+				spots.push({x: px + 6, y: TOP - 6}, {x: px - 6, y: TOP - 6, anchor: 'end'}, {x: px + 6, y: TOP - 19}, {x: px - 6, y: TOP - 19, anchor: 'end'});
+				place(text, spots, {'class': 'peak-label'}, plot, {keep: true});
+			});
+			tv.describe();
+			chart.__x = x;
+			chart.__t = px => t0 + (px - LEFT) / (W - LEFT - RIGHT) * (t1 - t0);
+		};
+		tv.attach(chart, W, {hover: (event, t) => {
+			const tips = [timeText(t, tv.view[1] - tv.view[0])];
+			for (const {side, device, end: lineEnd, segments} of lines) {
+				const value = t > lineEnd ? 'ended' : t < segments[0].t_ns ? human(0) : human(segments[rowAt(segments, t)].max);
 				tips.push((side ? 'B' : 'A') + ' device ' + device.ordinal + ': ' + value);
 			}
-			cursor.setAttribute('x1', px); cursor.setAttribute('x2', px); cursor.setAttribute('visibility', 'visible');
 			showTip(event, tips);
-		});
-		chart.addEventListener('pointerleave', () => { hideTip(); cursor.setAttribute('visibility', 'hidden'); });
-		box.replaceChildren(chart);
+		}});
+		draw();
 	});
-	return el('div', {}, [box, el('p', {'class': 'legend'}, [swatch(PALETTE[0], 'A (solid)'), swatch(PALETTE[1], 'B (dashed)', true)])]);
+	const legend = el('p', {'class': 'legend'}, lines.map(l => el('span', {}, [el('span', {'class': 'line-key' + (l.side ? ' dashed' : ''),
+		style: 'border-color:' + l.color}), l.name + (several ? '' : ' (' + (l.side ? 'dashed' : 'solid') + ')')])));
+	return el('div', {'class': 'timeline'}, [tv.controls, box, legend]);
 }
 
 function placeNode(row) {
@@ -108,7 +148,8 @@ function renderDiff(data, container) {
 	const rows = section => (sections[section] || {}).rows || [];
 	const devices = rows('device');
 	if (!devices.length) container.append(el('p', {'class': 'empty', text: 'neither run allocated GPU memory'}));
-	devices.forEach(row => container.append(headline(row)));
+	/* One headline per device, in the devices' order. */
+	devices.slice().sort((p, q) => natural(p.key, q.key)).forEach(row => container.append(headline(row)));
 	container.append(el('h2', {text: 'device memory over time'}), diffTimelines(data.a, data.b));
 	container.append(bars(rows('tag'), 'by tag (bytes at the peak), A against B'));
 	container.append(bars(rows('kind'), 'by kind (bytes at the peak), A against B'));

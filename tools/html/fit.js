@@ -32,7 +32,8 @@ function fitTables(fit, group, container) {
 		models.map(([name, m]) => [name, name + ' = ' + formula(m), m.fit_max_error_bytes, m.loo_max_error_bytes]), 'the fitted formulas'));
 	container.append(sortableTable([{name: 'run'}, {name: 'labels'}, {name: 'measured peak', numeric: true, bytes: true},
 		{name: 'fitted', numeric: true, bytes: true}, {name: 'residual', numeric: true, signed: true}],
-		group.runs.map(r => [base(r.file), labelText(r.labels), r.peak_bytes, r.fitted_bytes, r.residual_bytes]), 'residuals (measured \u2212 fitted)'));
+		group.runs.map(r => [base(r.file), labelText(r.labels), r.peak_bytes, r.fitted_bytes, r.residual_bytes])
+			.sort((p, q) => natural(p[1], q[1]) || natural(p[0], q[0])), 'residuals (measured \u2212 fitted)'));
 	const predictions = (fit.predictions || []).filter(p => p.group === group.name);
 	if (predictions.length)
 		container.append(sortableTable([{name: 'at'}, {name: 'predicted peak', numeric: true, bytes: true},
@@ -41,15 +42,34 @@ function fitTables(fit, group, container) {
 				p.extrapolated ? el('span', {'class': 'fail', text: '\u26a0 extrapolated beyond the measured runs'}) : 'within the measured runs']),
 			'predictions'));
 }
-function largestText(largest) {
-	if (!largest) return null;
+/* The largest fit in words: for which runs (the group, the other
+ * variables as held), the answer with its uncertainty, and, beyond the
+ * measured range, how far beyond, as the text output warns. */
+function largestText(fit) {
+	const largest = fit.largest_fit;
+	if (!largest) return [];
 	const usable = largest.budget_bytes - largest.headroom_bytes;
+	const group = (fit.groups || []).find(g => g.name === (largest.group || '')) || (fit.groups || [])[0] || {};
+	const held = Object.entries(largest.labels || {}).filter(([k]) => k !== largest.key).map(([k, v]) => k + '=' + trim(+v, 6));
+	const where = (group.name ? ' for ' + group.name : '') + (held.length ? ', at ' + held.join(', ') : '');
 	const what = 'the largest ' + largest.key + ' that fits ' + human(largest.budget_bytes) + ' with ' +
-		human(largest.headroom_bytes) + ' kept free (' + human(usable) + ' usable): ';
+		human(largest.headroom_bytes) + ' kept free (' + human(usable) + ' usable)' + where + ': ';
 	if (largest.value === null || largest.value === undefined)
-		return what + 'none found (the peak does not grow with ' + largest.key + ')';
-	return what + largest.key + '=' + largest.value + ', peak ' + human(largest.peak_bytes) + ', ' +
-		human(usable - largest.peak_bytes) + ' to spare; each +1 ' + largest.key + ' adds ' + human(largest.bytes_per_unit);
+		return [el('p', {'class': 'headline', text: what + 'none found (the peak does not grow with ' + largest.key + ')'})];
+	const plus = largest.uncertainty_bytes ? ' \u00b1 ' + human(largest.uncertainty_bytes) : '';
+	const lines = [el('p', {'class': 'headline', text: what + largest.key + '=' + largest.value + ', peak ' + human(largest.peak_bytes) + plus + ', ' +
+		human(usable - largest.peak_bytes) + ' to spare; each +1 ' + largest.key + ' adds ' + human(largest.bytes_per_unit)})];
+	const range = (group.variables || []).find(v => v.name === largest.key);
+	if (largest.extrapolated && range) {
+		const span = range.high - range.low, above = largest.value > range.high;
+		const far = above ? largest.value - range.high : range.low - largest.value;
+		lines.push(el('p', {'class': 'fail extrapolated', text: '\u26a0 extrapolated: ' + largest.key + '=' + largest.value + ' is ' +
+			trim(far, 6) + (above ? ' above' : ' below') + ' the measured ' + trim(range.low, 6) + ' to ' + trim(range.high, 6) +
+			(span > 0 ? ' (' + (100 * far / span).toFixed(0) + '% of that range' +
+				(above && range.high > 0 ? ', ' + trim(largest.value / range.high, 1) + '\u00d7 the largest measured' : '') + ')' : '') +
+			': the fit says little of it; its peak there is ' + human(largest.peak_bytes) + plus + '. Measure a run nearer it before relying on it.'}));
+	}
+	return lines;
 }
 
 function fitChart(fit, group, variable, name, model) {
@@ -80,11 +100,15 @@ function fitChart(fit, group, variable, name, model) {
 		delete rest[variable];
 		others.set(labelText(rest), rest);
 	});
+	/* One line per value of the other variables, in their numbers' order. */
+	const sortedOthers = new Map([...others].sort((p, q) => natural(p[0], q[0])));
+	others.clear();
+	sortedOthers.forEach((v, k) => others.set(k, v));
 	const legend = el('p', {'class': 'legend'}, [el('span', {}, ['\u25cf measured']), el('span', {}, ['\u25cb predicted (bar: uncertainty)'])]);
 	[...others.keys()].forEach((key, s) => legend.append(el('span', {}, [el('span', {'class': 'line-key', style: 'border-color:' + PALETTE[s % PALETTE.length]}), 'fitted' + (key ? ' at ' + key : '')])));
 	box.append(legend);
 	responsive(chartBox, width => {
-		const W = Math.min(width, 900), H = 300, LEFT = 72, RIGHT = 16, TOP = 20, BOTTOM = 40;
+		const W = Math.min(width, 900), H = 314, LEFT = 72, RIGHT = 16, TOP = 34, BOTTOM = 40;
 		const lx = v => log ? Math.log10(v) : v;
 		const x = v => LEFT + (lx(v) - lx(low)) / ((lx(high) - lx(low)) || 1) * (W - LEFT - RIGHT);
 		const y = v => H - BOTTOM - Math.max(0, v) / top * (H - BOTTOM - TOP);
@@ -101,28 +125,45 @@ function fitChart(fit, group, variable, name, model) {
 		svg('text', {x: (LEFT + W) / 2, y: H - 6, 'text-anchor': 'middle', text: variable}, axis);
 		const mlow = Math.min(...xs), mhigh = Math.max(...xs);
 		svg('rect', {x: x(mlow), y: TOP, width: Math.max(1, x(mhigh) - x(mlow)), height: H - BOTTOM - TOP, 'class': 'pinned'}, chart);
+		/* Labels sit on no line: the grid, the curves, the marks. */
 		const place = labelPlacer(W);
-		place('measured range', [{x: x(mlow) + 3, y: TOP + 10}, {x: x(mhigh) - 3, y: TOP + 10, anchor: 'end'}], {'class': 'note-label'}, chart);
-		[...others.values()].forEach((rest, s) => {
+		for (const tick of byteTicks(top, 4)) place.avoid(LEFT, y(tick.value), W - RIGHT, y(tick.value));
+		const curves = [...others.values()].map(rest => {
 			const points = [];
 			for (let k = 0; k <= 60; k++) {
 				const v = log ? Math.pow(10, lx(low) + (lx(high) - lx(low)) * k / 60) : low + (high - low) * k / 60;
 				points.push(x(v).toFixed(1) + ',' + y(evaluate(model, Object.assign({[variable]: v}, rest))).toFixed(1));
 			}
-			svg('polyline', {points: points.join(' '), fill: 'none', stroke: PALETTE[s % PALETTE.length], 'stroke-width': 2}, chart);
+			place.avoidPoints(points);
+			return points;
 		});
+		const fx = largest && largest.value !== null && largest.value !== undefined ? x(largest.value) : null;
+		if (fx !== null) place.avoid(fx, TOP, fx, H - BOTTOM);
+		if (largest) for (const bytes of [largest.budget_bytes, largest.budget_bytes - largest.headroom_bytes]) place.avoid(LEFT, y(bytes), W - RIGHT, y(bytes));
+		if (fx !== null)
+			place('largest fit ' + variable + '=' + largest.value, [{x: fx - 4, y: TOP - 6, anchor: 'end'}, {x: fx + 4, y: TOP - 6},
+				{x: fx - 4, y: TOP - 19, anchor: 'end'}, {x: fx + 4, y: TOP - 19}], {'class': 'peak-label'}, chart, {keep: true});
+		place('measured range', [{x: x(mlow) + 3, y: TOP - 6}, {x: x(mhigh) - 3, y: TOP - 6, anchor: 'end'}, {x: x(mlow) + 3, y: TOP - 19},
+			{x: x(mlow) + 3, y: TOP + 12}, {x: x(mhigh) - 3, y: TOP + 12, anchor: 'end'}], {'class': 'note-label'}, chart);
+		curves.forEach((points, s) =>
+			svg('polyline', {points: points.join(' '), fill: 'none', stroke: PALETTE[s % PALETTE.length], 'stroke-width': 2, 'class': 'fit-line'}, chart));
 		if (largest) {
 			const usable = largest.budget_bytes - largest.headroom_bytes;
-			for (const [bytes, text, cls] of [[largest.budget_bytes, 'budget ' + human(largest.budget_bytes), 'budget-line'],
-				[usable, 'less headroom ' + human(usable), 'capacity-line']]) {
+			const unit = byteUnit(top);
+			const levels = [[largest.budget_bytes, 'budget ' + sizeIn(largest.budget_bytes, unit), 'budget-line']];
+			if (largest.headroom_bytes) levels.push([usable, 'less headroom ' + sizeIn(usable, unit), 'capacity-line']);
+			for (const [bytes, text, cls] of levels) {
 				svg('line', {x1: LEFT, x2: W - RIGHT, y1: y(bytes), y2: y(bytes), 'class': cls}, chart);
-				place(text, [{x: W - RIGHT - 4, y: y(bytes) - 4, anchor: 'end'}, {x: W - RIGHT - 4, y: y(bytes) + 13, anchor: 'end'}, {x: LEFT + 4, y: y(bytes) - 4}], {'class': 'budget-label'}, chart);
+				const spots = [];
+				for (const at of [0, 1, 0.5, 0.25, 0.75]) {
+					const lx = LEFT + 4 + at * (W - LEFT - RIGHT - 8), anchor = at === 1 ? 'end' : 'start';
+					spots.push({x: lx, y: y(bytes) - 4, anchor}, {x: lx, y: y(bytes) + 13, anchor});
+				}
+				place(text, spots, {'class': 'budget-label'}, chart, {keep: true});
 			}
-			if (largest.value !== null && largest.value !== undefined) {
-				const fx = x(largest.value);
+			if (fx !== null) {
 				svg('line', {x1: fx, x2: fx, y1: TOP, y2: H - BOTTOM, 'class': 'peak-line'}, chart);
 				svg('circle', {cx: fx, cy: y(largest.peak_bytes), r: 5, 'class': 'fit-largest'}, chart);
-				place('largest fit ' + variable + '=' + largest.value, [24, 38, 52, 66].flatMap(dy => [{x: fx - 4, y: TOP + dy, anchor: 'end'}, {x: fx + 4, y: TOP + dy}]), {'class': 'peak-label'}, chart);
 			}
 		}
 		group.runs.forEach(r => {
@@ -142,8 +183,7 @@ function fitChart(fit, group, variable, name, model) {
 }
 
 function renderFit(fit, container) {
-	const largest = largestText(fit.largest_fit);
-	if (largest) container.append(el('p', {'class': 'headline', text: largest}));
+	container.append(...largestText(fit));
 	for (const group of fit.groups || []) {
 		const section = el('section', {}, [el('h2', {text: group.name || 'the runs'})]);
 		section.append(el('p', {text: group.runs.length + ' runs; ' + group.variables.map(v => v.name + ' ' + v.low + ' to ' + v.high).join(', ') +

@@ -1,7 +1,9 @@
-/* ---- the flame graph of the peak (an icicle: the root on top) ----
- * Its root is the whole peak: under each tag, the listed rows (one per
- * place) and, for what they do not cover, an explicit "[other stacks, not listed]" block,
- * so widths and searches are shares of the peak itself. */
+/* ---- flame graphs of a moment (icicles: the root on top) ----
+ * The peak's, and that of any moment the timeline pins. The root is the
+ * moment's whole bytes: under each tag, the listed stacks (for the peak,
+ * one per row) and, for what they do not cover, an explicit block
+ * ("[other stacks, not listed]"), so widths and searches are shares of
+ * the moment itself. */
 const FLAME_COLORS = {root: 'var(--flame-root)', tag: 'var(--flame-tag)', python: 'var(--flame-python)',
 	native: 'var(--flame-native)', rest: 'var(--flame-rest)'};
 const ROW = 18;
@@ -32,30 +34,40 @@ function remainders(owner) {
 	}
 	return rest;
 }
-/* One path per row (the stacks at one place with one tag), its frames
- * from the outermost; an inlined function is a cell of its own, marked,
- * under the caller it was compiled into. */
-function buildTree(report, owner) {
-	const root = treeNode('all of the peak', 'root', null);
-	for (const group of owner.stack_groups || []) {
-		if (group.at_peak_bytes <= 0) continue;
-		const frames = shownFrames(report, group.id).slice().reverse();
-		addPath(root, [{name: '[' + group.tag + ']', kind: 'tag'}].concat(frames.map(f =>
-			({name: frameLabel(f) + (f.inlined ? ' [inlined]' : ''), kind: f.python ? 'python' : 'native', inlined: f.inlined}))),
-		group.at_peak_bytes);
-	}
+/* What a flame graph draws: its root's words and bytes, its stacks (each
+ * an id of the page's stack data, a tag and bytes) and what they leave
+ * out ({tag, bytes}, tag null for bytes no tag accounts for). The peak's:
+ * one stack per row (the stacks at one place with one tag). */
+function peakFlame(owner) {
 	const rest = remainders(owner), left = owner.stack_rest || {};
 	const name = rest.length === 1 && left.stacks > 0 && !(left.no_stack_bytes > 0)
 		? '[' + counted(left.stacks, 'more stack') + ', not listed]'
 		: '[other stacks, not listed]';
-	for (const {tag, bytes} of rest)
-		addPath(root, [{name: '[' + tag + ']', kind: 'tag'}, {name, kind: 'rest'}], bytes);
+	return {root: 'all of the peak', whole: 'the peak', bytes: (owner.peak || {}).bytes || 0,
+		stacks: (owner.stack_groups || []).map(g => ({id: g.id, tag: g.tag, bytes: g.at_peak_bytes})),
+		rest: rest.map(r => ({tag: r.tag, bytes: r.bytes, name}))};
+}
+/* One path per stack, its frames from the outermost under its tag; an
+ * inlined function is a cell of its own, marked, under the caller it was
+ * compiled into. */
+function buildTree(report, input) {
+	const root = treeNode(input.root, 'root', null);
+	for (const stack of input.stacks) {
+		if (stack.bytes <= 0) continue;
+		const frames = shownFrames(report, stack.id).slice().reverse();
+		addPath(root, [{name: '[' + stack.tag + ']', kind: 'tag'}].concat(frames.map(f =>
+			({name: frameLabel(f) + (f.inlined ? ' [inlined]' : ''), kind: f.python ? 'python' : 'native', inlined: f.inlined}))),
+		stack.bytes);
+	}
+	for (const {tag, bytes, name} of input.rest)
+		if (bytes > 0)
+			addPath(root, (tag === null ? [] : [{name: '[' + tag + ']', kind: 'tag'}]).concat([{name, kind: 'rest'}]), bytes);
 	return root;
 }
 
-function flame(report, owner) {
+function flame(report, input) {
 	const box = el('div', {'class': 'flame-box'});
-	if (!((owner.peak || {}).bytes > 0)) return box;
+	if (!(input.bytes > 0)) return box;
 	/* Built at the first drawing, after the page shows: 32k stacks of 25
 	 * frames take a few hundred milliseconds. */
 	let root = null;
@@ -65,10 +77,11 @@ function flame(report, owner) {
 	const chartBox = el('div', {'class': 'chart-box'});
 	box.append(el('p', {'class': 'controls'}, [el('label', {text: 'search'}), search, reset, found]), chartBox,
 		el('p', {'class': 'legend'}, [swatch(FLAME_COLORS.python, 'Python frame'), swatch(FLAME_COLORS.native, 'native frame'),
-			swatch(FLAME_COLORS.tag, 'tag'), swatch(FLAME_COLORS.rest, 'stacks the report does not list')]));
+			swatch(FLAME_COLORS.native, 'inlined function (dashed border)', true), swatch(FLAME_COLORS.tag, 'tag'),
+			swatch(FLAME_COLORS.rest, 'stacks the report does not list')]));
 	let focus = null, width = 960;
-	const share = node => human(node.value) + ' (' + (100 * node.value / root.value).toFixed(1) + '% of the peak)';
-	const chart = svg('svg', {'class': 'flame', role: 'img', 'aria-label': 'flame graph of the stacks at the peak'});
+	const share = node => human(node.value) + ' (' + (100 * node.value / root.value).toFixed(1) + '% of ' + input.whole + ')';
+	const chart = svg('svg', {'class': 'flame', role: 'img', 'aria-label': 'flame graph of the stacks of ' + input.whole});
 	chartBox.append(chart);
 	function rect(node, x, w, row, faded) {
 		const r = svg('rect', {x, y: row * ROW, width: w, height: ROW - 1, fill: FLAME_COLORS[node.kind]}, chart);
@@ -112,7 +125,7 @@ function flame(report, owner) {
 			node.children.forEach(visit);
 		};
 		visit(root);
-		found.textContent = 'matches hold ' + human(bytes) + ' (' + (100 * bytes / root.value).toFixed(1) + '% of the peak)';
+		found.textContent = 'matches hold ' + human(bytes) + ' (' + (100 * bytes / root.value).toFixed(1) + '% of ' + input.whole + ')';
 	}
 	function zoomTo(node) {
 		focus = node === focus && node.parent ? node.parent : node;
@@ -131,7 +144,7 @@ function flame(report, owner) {
 	reset.addEventListener('click', () => { if (root) { focus = root; draw(); } });
 	search.addEventListener('input', () => { if (root) highlight(); });
 	responsive(chartBox, w => {
-		if (!root) focus = root = buildTree(report, owner);
+		if (!root) focus = root = buildTree(report, input);
 		width = w;
 		draw();
 	});

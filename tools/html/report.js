@@ -46,9 +46,11 @@ function restRows(owner, columns) {
 /* One row per place and tag: the stacks whose shown frames are the same,
  * their figures combined; ranked as the text ranks them. */
 function stackTable(report, owner) {
-	const rows = (owner.stack_groups || []).map(g => [g.rank, g.id, g.tag, g.at_peak_bytes, ownPeak(g),
-		g.allocations, g.stacks]);
-	const columns = [{name: '#', numeric: true}, whereColumn(report), {name: 'tag'},
+	const groups = owner.stack_groups || [];
+	const rows = groups.map(g => [g.rank, g.id, g.tag, g.at_peak_bytes, ownPeak(g), g.allocations, g.stacks]);
+	const apart = twins(report, groups.map(g => g.id));
+	const where = Object.assign(whereColumn(report), {render: id => stackNode(report, id, apart.get(id))});
+	const columns = [{name: '#', numeric: true}, where, {name: 'tag'},
 		{name: 'at the peak', numeric: true, bytes: true},
 		{name: 'own peak', numeric: true, render: ownPeakText, key: peak => peak.high},
 		{name: 'allocations', numeric: true}, {name: 'stacks', numeric: true}];
@@ -56,9 +58,43 @@ function stackTable(report, owner) {
 	return sortableTable(columns, rows, 'by place (stacks at the same lines are one row)', footer.length ? footer : null);
 }
 
+/* The stacks of a pinned moment, where the report holds them: the
+ * interval's own (the largest at its highest point, exactly), or, in a
+ * report without them, the peak's stacks for the interval of the peak.
+ * Each {id, tag, bytes}; rest, the moment's bytes they leave out. */
+function momentStacks(owner, row, end) {
+	const tagOf = new Map();
+	for (const s of owner.stacks || []) if (!tagOf.has(s.id)) tagOf.set(s.id, s.tag);
+	const peak = owner.peak || {};
+	if (row.top_stacks) {
+		const stacks = row.top_stacks.map(s => ({id: s.stack, tag: tagOf.get(s.stack) || 'untagged', bytes: s.bytes}));
+		return {stacks, bytes: rowMax(row), at: row.t_ns, rest: row.other_stacks_bytes || 0,
+			byTag: row.by_tag || {}, caption: 'largest stacks at the interval\'s highest'};
+	}
+	if (!(peak.at_ns >= row.t_ns && peak.at_ns < end)) return null;
+	const stacks = (owner.stacks || []).filter(s => s.at_peak_bytes > 0).map(s => ({id: s.id, tag: s.tag, bytes: s.at_peak_bytes}));
+	const listed = stacks.reduce((sum, s) => sum + s.bytes, 0);
+	const byTag = {};
+	for (const tag of owner.tags || []) byTag[tag.tag] = tag.at_peak_bytes;
+	return {stacks, bytes: peak.bytes, at: peak.at_ns, rest: Math.max(0, peak.bytes - listed), byTag,
+		caption: 'stacks live at the peak, ' + seconds(peak.at_ns)};
+}
+/* A moment's flame graph: its stacks under their tags, what they leave out
+ * as "[other stacks]" under each tag where the split by tag accounts for
+ * it, else beside the tags; the root names the moment. */
+function momentFlame(moment) {
+	const listed = {};
+	for (const s of moment.stacks) listed[s.tag] = (listed[s.tag] || 0) + s.bytes;
+	const perTag = Object.entries(moment.byTag).map(([tag, bytes]) => ({tag, bytes: bytes - (listed[tag] || 0), name: '[other stacks]'}))
+		.filter(r => r.bytes > 0);
+	const split = perTag.reduce((sum, r) => sum + r.bytes, 0) === moment.rest;
+	return {root: 'at ' + seconds(moment.at) + ': ' + human(moment.bytes), whole: 'this moment', bytes: moment.bytes,
+		stacks: moment.stacks, rest: split ? perTag : [{tag: null, bytes: moment.rest, name: '[other stacks]'}]};
+}
+
 /* What was live at a moment the timeline pins: the interval's split by tag
  * at its highest and, where the report holds them, its largest stacks
- * (each interval's own, or the peak's stacks for the interval of the peak). */
+ * with exact bytes and their flame graph. */
 function momentPanel(report, owner, panel, row, end) {
 	const span = end - row.t_ns;
 	panel.replaceChildren(el('h4', {text: 'live from ' + timeText(row.t_ns, span) + ' to ' + timeText(end, span) +
@@ -68,17 +104,13 @@ function momentPanel(report, owner, panel, row, end) {
 		panel.append(sortableTable([{name: 'tag'}, {name: 'bytes at the interval\'s highest', numeric: true, bytes: true}],
 			tags.sort((a, b) => b[1] - a[1]), 'by tag'));
 	const peak = owner.peak || {};
-	const stacks = row.top_stacks ? row.top_stacks.map(s => [s.stack, s.stack, s.bytes])
-		: peak.at_ns >= row.t_ns && peak.at_ns < end ? (owner.stacks || []).filter(s => s.at_peak_bytes > 0)
-			.map(s => [s.id, s.id, s.at_peak_bytes]) : null;
-	if (stacks) {
-		const caption = row.top_stacks ? 'largest stacks at the interval\'s highest' : 'stacks live at the peak, ' + seconds(peak.at_ns);
-		const rest = row.top_stacks && row.other_stacks_bytes > 0 ? ['', 'other stacks and allocations with no stack', human(row.other_stacks_bytes),
-			String(row.other_stacks_bytes)] : null;
+	const moment = momentStacks(owner, row, end);
+	if (moment) {
+		const rows = moment.stacks.slice().sort((a, b) => b.bytes - a.bytes).map(s => [s.id, s.id, s.bytes, s.bytes]);
+		const rest = moment.rest > 0 ? ['', 'other stacks and allocations with no stack', human(moment.rest), String(moment.rest)] : null;
 		panel.append(sortableTable([{name: 'stack', numeric: true}, whereColumn(report), {name: 'bytes', numeric: true, bytes: true},
-			{name: 'exact bytes', numeric: true}], stacks.sort((a, b) => b[2] - a[2]).map(r => r.concat([r[2]])), caption, rest));
-		if (row.top_stacks)
-			panel.append(el('h4', {text: 'flame graph of this moment'}), flame(report, momentOwner(owner, row)));
+			{name: 'exact bytes', numeric: true}], rows, moment.caption, rest));
+		panel.append(el('h4', {text: 'flame graph of this moment'}), flame(report, momentFlame(moment)));
 	} else if (row.top_stacks === null) {
 		panel.append(el('p', {'class': 'note', text: 'the stacks of this moment are not kept: the device\'s history holds its first ' +
 			count((owner.timeline || {}).history_bound || 0) + ' changes of ' + count((owner.timeline || {}).history_changes || 0) +
@@ -89,17 +121,19 @@ function momentPanel(report, owner, panel, row, end) {
 	}
 }
 
-/* A moment as the flame graph reads an owner: its stacks with their tags
- * (as the report names them), the rest under one block, its highest as the
- * whole. */
-function momentOwner(owner, row) {
-	const tagOf = new Map((owner.stacks || []).map(s => [s.id, s.tag]));
-	const stacks = row.top_stacks.map(s => ({id: s.stack, tag: tagOf.get(s.stack) || 'stacks not listed at the peak', at_peak_bytes: s.bytes}));
-	const byTag = new Map();
-	stacks.forEach(s => byTag.set(s.tag, (byTag.get(s.tag) || 0) + s.at_peak_bytes));
-	const tags = [...byTag].map(([tag, bytes]) => ({tag, at_peak_bytes: bytes}));
-	if (row.other_stacks_bytes > 0) tags.push({tag: 'other stacks and no stack', at_peak_bytes: row.other_stacks_bytes});
-	return {peak: {bytes: rowMax(row)}, stacks, tags};
+/* What was live when an allocation failed: bytes by tag, and the
+ * snapshot's largest stacks with their bytes (three, the rest counted). */
+function snapshotNode(report, snapshot) {
+	if (!snapshot) return el('span', {'class': 'note', text: 'no snapshot'});
+	const node = el('div', {'class': 'snapshot'}, [el('div', {text: Object.entries(snapshot.live_by_tag || {})
+		.sort((a, b) => b[1] - a[1]).map(([t, b]) => t + ' ' + human(b)).join(', ')})]);
+	const stacks = (snapshot.top_stacks || []).slice().sort((a, b) => b.bytes - a.bytes);
+	for (const s of stacks.slice(0, 3))
+		node.append(el('div', {'class': 'live-stack'}, [el('span', {'class': 'n', text: human(s.bytes)}), stackNode(report, s.stack)]));
+	if (stacks.length > 3)
+		node.append(el('div', {'class': 'note', text: counted(stacks.length - 3, 'more stack') + ', ' +
+			human(stacks.slice(3).reduce((sum, s) => sum + s.bytes, 0))}));
+	return node;
 }
 
 function owner(report, item, name, budget, host) {
@@ -121,20 +155,25 @@ function owner(report, item, name, budget, host) {
 	section.append(sortableTable(COUNTER_COLUMNS('tag'), counterRows(item.tags, 'tag'), 'by tag'));
 	section.append(sortableTable(COUNTER_COLUMNS('kind'), counterRows(item.kinds, 'kind'), 'by kind'));
 	section.append(stackTable(report, item));
-	section.append(el('h3', {text: 'flame graph of the stacks at the peak'}), flame(report, item));
+	section.append(el('h3', {text: 'flame graph of the stacks at the peak'}), flame(report, peakFlame(item)));
+	/* A failure: the call and its own stack, then what was live when it
+	 * failed (its snapshot: bytes by tag and the largest stacks). */
 	const failures = (item.failures || []).map(f => [f.bytes, f.api || '?', f.error_name || String(f.error), seconds(f.at_ns), f.live_bytes,
-		el('span', {}, [f.snapshot ? Object.entries(f.snapshot.live_by_tag || {}).map(([t, b]) => t + ' ' + human(b)).join(', ') : '',
-			f.stack !== null && f.stack !== undefined ? stackNode(report, f.stack) : ''])]);
+		f.stack === null || f.stack === undefined ? null : f.stack, snapshotNode(report, f.snapshot)]);
 	if (failures.length)
 		section.append(el('h3', {'class': 'fail', text: 'failed allocations'}),
 			sortableTable([{name: 'requested', numeric: true, bytes: true}, {name: 'call'}, {name: 'error'},
-				{name: 'when'}, {name: 'live then', numeric: true, bytes: true}, {name: 'what was live (out-of-memory snapshot)'}], failures));
+				{name: 'when'}, {name: 'live then', numeric: true, bytes: true}, whereColumn(report),
+				{name: 'what was live (out-of-memory snapshot)'}], failures));
 	/* Leaks at one place with one tag are one row, as stacks are. */
 	const leaks = (item.leak_groups || []).map(l => [l.bytes, l.count, l.tag, l.rank === null ? '' : l.rank, l.stack]);
-	if (leaks.length)
+	if (leaks.length) {
+		const apart = twins(report, leaks.map(l => l[4]).filter(id => id !== null && id !== undefined));
+		const where = Object.assign(whereColumn(report), {render: id => id === null || id === undefined ? '' : stackNode(report, id, apart.get(id))});
 		section.append(el('h3', {text: 'live at exit'}),
 			sortableTable([{name: 'bytes', numeric: true, bytes: true}, {name: 'allocations', numeric: true}, {name: 'tag'},
-				{name: 'stack row #', numeric: true}, whereColumn(report)], leaks));
+				{name: 'stack row #', numeric: true}, where], leaks));
+	}
 	const view = item.device_view;
 	if (view)
 		section.append(el('h3', {text: 'device view (NVML)'}), el('table', {'class': 'meta'}, [

@@ -7,7 +7,7 @@
 /* Rows of a table showing all of a long list: a window of them drawn in a
  * scrolling box at a fixed height, so that showing and sorting 16k rows
  * lays out a few dozen. */
-const ROW_HEIGHT = 24, WINDOW_AFTER = 400;
+const ROW_HEIGHT = 24, WINDOW_AFTER = 400, TALL_AFTER = 30;
 
 function sortableTable(columns, rows, caption, footer) {
 	const table = el('table', {'class': 'sortable'});
@@ -16,6 +16,9 @@ function sortableTable(columns, rows, caption, footer) {
 	const body = el('tbody');
 	const box = el('div', {'class': 'table-box'}, [table]);
 	let order = rows.map((_, i) => i), sortedBy = -1, down = true, limit = 200, windowed = false;
+	/* A long table scrolls in a box of its own, as wide as the table (its
+	 * scroll bar beside it), so the page below stays in reach. */
+	box.classList.toggle('tall', rows.length > TALL_AFTER);
 	const keyCache = new Map();
 	function cell(column, value) {
 		const td = document.createElement('td');
@@ -81,7 +84,7 @@ function sortableTable(columns, rows, caption, footer) {
 		const {list, numeric} = keys(i);
 		order.sort((a, b) => {
 			const x = list[a], y = list[b];
-			const d = numeric ? x - y : x < y ? -1 : x > y ? 1 : 0;
+			const d = numeric ? x - y : natural(x, y);
 			return (down ? -d : d) || a - b;
 		});
 		head.querySelectorAll('th').forEach(h => { h.classList.remove('sorted-down', 'sorted-up'); h.setAttribute('aria-sort', 'none'); });
