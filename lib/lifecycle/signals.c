@@ -34,16 +34,33 @@ static bool is_fault(int signal_number)
 	       signal_number == SIGILL || signal_number == SIGTRAP || signal_number == SIGSYS;
 }
 
+static void report_and_end(void *arg)
+{
+	int signal_number = *(int *)arg;
+	vt_library_emergency(signal_number, true);
+	vt_ending_signals_default_action(signal_number);
+}
+
+static bool on_tracer_stack(uintptr_t at);
+static char *tracers_stack_top(void);
+
 /* Only for a signal left at its default action, which ends the process:
  * the report first, then that very action. Other ending signals wait
- * meanwhile, so the first one is the one the process dies of. */
+ * meanwhile, so the first one is the one the process dies of. The report
+ * takes tens of KiB of stack: where the kernel ran this on a smaller one
+ * (the program's own alternate stack, 16 KiB say), it is written on the
+ * tracer's, which nothing needs any more (the process ends). */
 static void handler(int signal_number, siginfo_t *info, void *context)
 {
 	(void)info;
 	(void)context;
 	int saved_errno = errno;
-	vt_library_emergency(signal_number, true);
-	vt_ending_signals_default_action(signal_number);
+	volatile char here;
+	char *top = tracers_stack_top();
+	if (top && !on_tracer_stack((uintptr_t)&here))
+		vt_stack_switch(report_and_end, &signal_number, top);
+	else
+		report_and_end(&signal_number);
 	errno = saved_errno;
 }
 
@@ -77,6 +94,11 @@ static int set_stack(const stack_t *stack, stack_t *old)
 		return -1;
 	}
 	return fn(stack, old);
+}
+
+static char *tracers_stack_top(void)
+{
+	return tracer_stack ? tracer_stack + ALTERNATE_STACK : NULL;
 }
 
 static bool on_tracer_stack(uintptr_t at)
@@ -239,12 +261,30 @@ int vt_signals_action(int signal_number, const struct sigaction *action, struct 
 	return 0;
 }
 
+static bool arm_tracers_stack(void);
+
+/* The program's "none" (or the tracer's stack, shown to it as none, handed
+ * back): the tracer's stack armed again, unseen, for the report after a
+ * stack overflow. Refused, as the kernel would, while the thread runs on
+ * the stack it would replace. */
+static int set_none(stack_t *previous)
+{
+	if (set_stack(NULL, previous) != 0)
+		return -1;
+	if (previous->ss_flags & SS_ONSTACK) {
+		errno = EPERM;
+		return -1;
+	}
+	return arm_tracers_stack() ? 0 : -1;
+}
+
 /* The tracer's alternate stack is shown as none: the program sees the
  * stack it set, or that it set none. */
 VT_EXPORT int sigaltstack(const stack_t *stack, stack_t *old)
 {
 	stack_t previous;
-	if (set_stack(stack, &previous) != 0)
+	bool none = stack && (stack->ss_flags & SS_DISABLE) && tracer_stack;
+	if ((none ? set_none(&previous) : set_stack(stack, &previous)) != 0)
 		return -1;
 	if (old) {
 		bool tracers = on_tracer_stack((uintptr_t)previous.ss_sp) &&
@@ -306,11 +346,28 @@ static void make_key(void)
 	have_key = pthread_key_create(&stack_key, release_stack) == 0;
 }
 
+/* Arms the tracer's stack on this thread. Disarmed while a handler runs
+ * on it, armed again as the handler returns: a signal that comes
+ * meanwhile (a handler of the program's the tracer moved to the
+ * interrupted stack, raising another) is delivered below it, never over
+ * the frame at its top. */
+static bool arm_tracers_stack(void)
+{
+	stack_t stack = {
+		.ss_sp = tracer_stack, .ss_size = ALTERNATE_STACK, .ss_flags = SS_AUTODISARM};
+	if (set_stack(&stack, NULL) == 0)
+		return true;
+	stack.ss_flags = 0; /* a kernel before 4.7 */
+	return set_stack(&stack, NULL) == 0;
+}
+
+/* Every thread gets the stack, armed where it has none of the program's;
+ * beside a program's, it is kept for writing the report, which a small
+ * stack of the program's could not hold. */
 void vt_signals_prepare_thread(void)
 {
-	stack_t current;
-	if (set_stack(NULL, &current) != 0 || !(current.ss_flags & SS_DISABLE))
-		return; /* the thread has one: the program's, or ours */
+	if (tracer_stack)
+		return;
 	int saved_errno = errno;
 	size_t guard = guard_size();
 	char *memory = mmap(NULL, guard + ALTERNATE_STACK, PROT_READ | PROT_WRITE,
@@ -320,24 +377,24 @@ void vt_signals_prepare_thread(void)
 		return;
 	}
 	pthread_once(&key_once, make_key);
-	/* Disarmed while a handler runs on it, armed again as the handler
-	 * returns: a signal that comes meanwhile (a handler of the program's
-	 * the tracer moved to the interrupted stack, raising another) is
-	 * delivered below it, never over the frame at its top. */
-	stack_t stack = {
-		.ss_sp = memory + guard, .ss_size = ALTERNATE_STACK, .ss_flags = SS_AUTODISARM};
-	bool armed = set_stack(&stack, NULL) == 0;
-	if (!armed) { /* a kernel before 4.7 */
-		stack.ss_flags = 0;
-		armed = set_stack(&stack, NULL) == 0;
-	}
-	if (!have_key || mprotect(memory, guard, PROT_NONE) != 0 || !armed ||
+	if (!have_key || mprotect(memory, guard, PROT_NONE) != 0 ||
 	    pthread_setspecific(stack_key, memory) != 0) {
-		stack_t off = {.ss_flags = SS_DISABLE};
-		set_stack(&off, NULL);
 		munmap(memory, guard + ALTERNATE_STACK);
-	} else {
-		tracer_stack = memory + guard;
+		errno = saved_errno;
+		return;
 	}
+	tracer_stack = memory + guard;
+	stack_t current;
+	if (set_stack(NULL, &current) == 0 && (current.ss_flags & SS_DISABLE))
+		arm_tracers_stack();
 	errno = saved_errno;
+}
+
+/* The main thread too, as the library loads: its first CUDA call may never
+ * come (another thread's may), and a stack overflow on it must still find
+ * a stack to write the report on. Created threads get theirs as they start
+ * (process.c). */
+__attribute__((constructor)) static void prepare_main_thread(void)
+{
+	vt_signals_prepare_thread();
 }

@@ -212,6 +212,19 @@ Test(endings, a_stack_overflow_on_a_thread_that_never_used_cuda_is_reported, .ti
 {
 	same_with_a_report("overflow", "late", NULL, "signal 11", 64 * MiB);
 	same_with_a_report("overflow", "early", NULL, "signal 11", 64 * MiB);
+	/* The main thread, whose first CUDA call never came (a worker's did),
+	 * and after it set a stack of its own, then none. */
+	same_with_a_report("overflow", "main_after_worker", NULL, "signal 11", 64 * MiB);
+	same_with_a_report("overflow", "main_disabled", NULL, "signal 11", 64 * MiB);
+}
+
+/* On a small alternate stack of the program's (16 KiB), the report is
+ * written on the tracer's: it would not fit, and the process died by
+ * SIGSEGV instead of its own signal. */
+Test(endings, an_ending_on_a_small_stack_of_the_programs_keeps_its_signal, .timeout = 60)
+{
+	same_with_a_report("raise", "15", "small_stack", "signal 15", 64 * MiB);
+	same_with_a_report("raise", "6", "small_stack", "signal 6", 64 * MiB);
 }
 
 /* Two ending signals on two threads at once: the process dies of the one

@@ -211,10 +211,39 @@ static void *overflowing(void *arg)
 	return (void *)(intptr_t)recurse(NULL, 0);
 }
 
+static void *hold_on_worker(void *arg)
+{
+	(void)arg;
+	return (void *)(intptr_t)hold();
+}
+
+/* The main thread overflows its stack: "main_after_worker", its first CUDA
+ * call made on a worker; "main_disabled", after setting an alternate stack
+ * of its own and then none. */
+static int main_overflow(const char *how)
+{
+	if (strcmp(how, "main_after_worker") == 0) {
+		pthread_t worker;
+		void *refused = NULL;
+		pthread_create(&worker, NULL, hold_on_worker, NULL);
+		pthread_join(worker, &refused);
+		if (refused)
+			return 1;
+	} else {
+		stack_t own = {.ss_sp = own_stack, .ss_size = sizeof(own_stack)};
+		stack_t none = {.ss_flags = SS_DISABLE};
+		if (hold() || sigaltstack(&own, NULL) != 0 || sigaltstack(&none, NULL) != 0)
+			return 1;
+	}
+	return recurse(NULL, 0);
+}
+
 /* A worker that never uses CUDA overflows its stack; "early": it was
  * started before CUDA was first used. */
 static int worker_overflow(const char *when)
 {
+	if (strncmp(when, "main_", 5) == 0)
+		return main_overflow(when);
 	pthread_t thread;
 	bool early = strcmp(when, "early") == 0;
 	if (early)
@@ -234,10 +263,15 @@ static void *raise_on_worker(void *arg)
 	return NULL;
 }
 
-/* The signal numbered by argv[2]; on a worker thread with "thread". */
+/* The signal numbered by argv[2]; on a worker thread with "thread"; with
+ * "small_stack", on an alternate stack of the program's of 16 KiB. */
 static int raise_number(const char *number, const char *thread)
 {
 	int signal_number = atoi(number);
+	static char small[16 * 1024];
+	stack_t stack = {.ss_sp = small, .ss_size = sizeof(small)};
+	if (strcmp(thread, "small_stack") == 0 && sigaltstack(&stack, NULL) != 0)
+		return 1;
 	if (hold())
 		return 1;
 	if (strcmp(thread, "thread") == 0) {
