@@ -262,39 +262,67 @@ static bool merged_peak(struct relations *r, const struct vt_merged *merged)
 	return true;
 }
 
+/* The merged summary's tags, indexed by name (each listed once); false
+ * when one is listed twice or memory runs out. */
+static bool index_tags(struct relations *r, const struct vt_merged *merged, json_t *index)
+{
+	bool ok = true;
+	for (size_t t = 0; ok && t < merged->tag_count; t++) {
+		const char *name = merged->tags[t].tag;
+		if (json_object_get(index, name))
+			return fail(r, ".tags[%zu]: tag \"%.64s\" is listed twice", t, name);
+		ok = json_object_set_new_nocheck(index, name, json_integer((json_int_t)t)) == 0;
+	}
+	return ok;
+}
+
+/* One rank's bytes at the peak for each of the summary's tags, added over
+ * its devices into rank[]; a tag the summary lacks is left to the sums. */
+static void add_rank(const struct vt_report_model *report, json_t *index, total *rank)
+{
+	for (size_t d = 0; d < report->device_count; d++)
+		for (size_t k = 0; k < report->devices[d].tag_count; k++) {
+			const struct vt_tag_row *tag = &report->devices[d].tags[k];
+			json_t *at = json_object_get(index, tag->tag);
+			if (at)
+				rank[json_integer_value(at)] += tag->counters.at_peak_bytes;
+		}
+}
+
 /* Each tag's bytes at the peaks, summed over the ranks and at most on one,
  * as the ranks give them; each tag listed once. */
 static bool merged_tags(struct relations *r, const struct vt_merged *merged)
 {
-	for (size_t t = 0; t < merged->tag_count; t++) {
-		const struct vt_merged_tag *tag = &merged->tags[t];
-		total sum = 0;
-		int64_t most = 0;
-		for (size_t i = 0; i < merged->rank_count; i++) {
-			const struct vt_report_model *report = &merged->ranks[i].report;
-			int64_t rank = 0;
-			for (size_t d = 0; d < report->device_count; d++)
-				for (size_t k = 0; k < report->devices[d].tag_count; k++)
-					if (strcmp(report->devices[d].tags[k].tag, tag->tag) == 0)
-						rank += report->devices[d]
-								.tags[k]
-								.counters.at_peak_bytes;
-			sum += rank;
-			most = rank > most ? rank : most;
+	size_t n = merged->tag_count ? merged->tag_count : 1;
+	json_t *index = json_object();
+	total *sum = calloc(n, sizeof(*sum)), *most = calloc(n, sizeof(*most)),
+	      *rank = calloc(n, sizeof(*rank));
+	bool ok = index && sum && most && rank ? index_tags(r, merged, index)
+					       : fail(r, ": out of memory checking the tags");
+	for (size_t i = 0; ok && i < merged->rank_count; i++) {
+		memset(rank, 0, n * sizeof(*rank));
+		add_rank(&merged->ranks[i].report, index, rank);
+		for (size_t t = 0; t < merged->tag_count; t++) {
+			sum[t] += rank[t];
+			most[t] = rank[t] > most[t] ? rank[t] : most[t];
 		}
-		for (size_t u = 0; u < t; u++)
-			if (strcmp(merged->tags[u].tag, tag->tag) == 0)
-				return fail(r, ".tags[%zu]: tag \"%.64s\" is listed twice", t,
-					    tag->tag);
-		if (tag->at_peak_sum_bytes != sum || tag->at_peak_max_bytes != most)
-			return fail(
-				r,
-				".tags[%zu]: tag \"%.64s\" holds %" PRId64 " summed and %" PRId64
-				" at most on one rank, but the ranks give %" PRId64 " and %" PRId64,
-				t, tag->tag, tag->at_peak_sum_bytes, tag->at_peak_max_bytes,
-				sum > INT64_MAX ? INT64_MAX : (int64_t)sum, most);
 	}
-	return true;
+	for (size_t t = 0; ok && t < merged->tag_count; t++) {
+		const struct vt_merged_tag *tag = &merged->tags[t];
+		if (tag->at_peak_sum_bytes != sum[t] || tag->at_peak_max_bytes != most[t])
+			ok = fail(r,
+				  ".tags[%zu]: tag \"%.64s\" holds %" PRId64 " summed and %" PRId64
+				  " at most on one rank, but the ranks give %" PRId64
+				  " and %" PRId64,
+				  t, tag->tag, tag->at_peak_sum_bytes, tag->at_peak_max_bytes,
+				  sum[t] > INT64_MAX ? INT64_MAX : (int64_t)sum[t],
+				  most[t] > INT64_MAX ? INT64_MAX : (int64_t)most[t]);
+	}
+	json_decref(index);
+	free(sum);
+	free(most);
+	free(rank);
+	return ok;
 }
 
 bool vt_report_relations(const struct vt_report_model *single, const struct vt_merged *merged,
