@@ -12,7 +12,6 @@
 #include "../library/state.h"
 #include "../sources/background.h"
 #include "../sources/cupti_view.h"
-#include "../sources/devices.h"
 #include "../sources/graphs.h"
 #include "../sources/nvml_view.h"
 #include "../sources/pools.h"
@@ -65,7 +64,6 @@ static void after_fork_in_child(void)
 	bool safe = !vt_tracer_busy;
 	if (safe)
 		forget_in_child();
-	vt_devices_forget_cuda();
 	vt_process_file_forget();
 	vt_ending_forget();
 	atomic_store(&vt_library.stopping, false);

@@ -2,7 +2,6 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
-#include <string.h>
 
 #include "../watermark.h"
 #include "driver_query.h"
@@ -46,12 +45,4 @@ void vt_devices_watch(const struct vt_watermark_setting *setting)
 	for (int device = 0; device < VT_MAX_DEVICES; device++)
 		if (atomic_load(&described[device]))
 			apply_watermark(device);
-}
-
-/* As when the versions were kept in the run, which activation starts
- * afresh: a child that activates again reports none (the flag stays, so
- * they are not asked again). */
-void vt_devices_forget_cuda(void)
-{
-	memset(&vt_devices_cuda, 0, sizeof(vt_devices_cuda));
 }

@@ -20,5 +20,3 @@ void vt_devices_describe(int device);
  * given now to those described before (a fork's child starts anew with the
  * devices its parent described). */
 void vt_devices_watch(const struct vt_watermark_setting *setting);
-/* In a fork's child: the CUDA versions are forgotten, the devices kept. */
-void vt_devices_forget_cuda(void);

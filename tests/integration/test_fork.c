@@ -26,6 +26,12 @@ Test(fork, fork_children_never_write_the_parents_report)
 		cr_assert_eq(report_int(r, "devices/0/peak/bytes"), is_parent ? 64 * MiB : 8 * MiB);
 		cr_assert_eq(report_int(r, "devices/0/allocations"), 1);
 	}
+	/* The child names the CUDA it used, as its parent does. */
+	cr_assert_gt(report_int(run.all[0], "run/cuda/driver"), 0);
+	cr_assert_eq(report_int(run.all[0], "run/cuda/driver"),
+		     report_int(run.all[1], "run/cuda/driver"));
+	cr_assert_eq(report_int(run.all[0], "run/cuda/runtime"),
+		     report_int(run.all[1], "run/cuda/runtime"));
 	traced_run_free(&run);
 }
 
