@@ -623,15 +623,18 @@ static void write_owner_group_peaks(struct vt_json *json, const struct vt_report
 	free(order);
 }
 
+/* An emergency report replays nothing (it may not allocate), nor does a
+ * report whose stacks were not symbolized (no groups). */
 static void write_group_peaks(struct vt_json *json, const struct vt_report *report,
 			      const struct vt_stack_group_map *groups)
 {
 	vt_json_begin_array(json, "group_peaks");
-	for (int d = 0; groups->stacks && d < VT_MAX_DEVICES; d++)
+	bool replay = !report->emergency && groups->stacks;
+	for (int d = 0; replay && d < VT_MAX_DEVICES; d++)
 		if (report->snapshot->devices[d].seen)
 			write_owner_group_peaks(json, report, &report->snapshot->devices[d], d,
 						groups);
-	if (groups->stacks)
+	if (replay)
 		write_owner_group_peaks(json, report, &report->snapshot->host, VT_HOST_DEVICE,
 					groups);
 	vt_json_end_array(json);
