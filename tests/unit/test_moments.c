@@ -146,3 +146,40 @@ Test(moments, off_without_a_bound)
 	vt_snapshot_free(&snapshot);
 	vt_tracker_destroy(&tracker);
 }
+
+/* Sets of stacks replayed for their own high point: stacks 1 and 2 (one
+ * set) peak apart, 100 then 10 + 60, so the set's high is 100, not the 160
+ * of their peaks added; stack 3 alone (another set) peaks at 50; stack 4 is
+ * in none. Past the bound, no set's high is known. */
+Test(moments, a_set_of_stacks_has_its_own_high_point)
+{
+	start(1000);
+	alloc(0x1000, 100, 1);
+	release(0x1000);
+	alloc(0x2000, 10, 1);
+	alloc(0x3000, 60, 2);
+	alloc(0x4000, 50, 3);
+	alloc(0x5000, 999, 4);
+	release(0x4000);
+	struct vt_snapshot snapshot;
+	vt_tracker_snapshot(&tracker, &snapshot);
+	const struct vt_history *history = &snapshot.devices[0].history;
+	uint32_t set_of[5] = {0, 1, 1, 2, 0};
+	uint64_t peaks[2] = {7, 7};
+	cr_assert(vt_sets_replay(history, set_of, 5, 2, peaks));
+	cr_assert_eq(peaks[0], 100);
+	cr_assert_eq(peaks[1], 50);
+	vt_snapshot_free(&snapshot);
+	vt_tracker_destroy(&tracker);
+	start(3);
+	alloc(0x1000, 100, 1);
+	alloc(0x2000, 10, 1);
+	alloc(0x3000, 60, 2);
+	alloc(0x4000, 50, 3);
+	vt_tracker_snapshot(&tracker, &snapshot);
+	peaks[0] = peaks[1] = 7;
+	cr_assert_not(vt_sets_replay(&snapshot.devices[0].history, set_of, 5, 2, peaks));
+	cr_assert_eq(peaks[0], 7, "untouched");
+	vt_snapshot_free(&snapshot);
+	vt_tracker_destroy(&tracker);
+}

@@ -482,3 +482,37 @@ Test(tracker, sums_saturate_instead_of_wrapping)
 	cr_assert_eq(d->live_count, 0);
 	cr_assert_eq(d->peak, UINT64_MAX);
 }
+
+/* What an event did, told to its caller: a device's new peak (the host's
+ * never), and a watermark crossed once until live bytes fall below its
+ * lower mark; nothing on the common path. */
+Test(tracker, an_event_says_what_it_did)
+{
+	struct vt_event event = {VT_OP_ALLOC, VT_KIND_DEVICE, 0, 0x1000, GiB, 0, "api", "driver"};
+	vt_tracker_set_watermark(&tracker, 0, 3 * GiB, 2 * GiB);
+	cr_assert_eq(vt_tracker_record(&tracker, &event), VT_RECORDED_PEAK);
+	event.address = 0x2000;
+	cr_assert_eq(vt_tracker_record(&tracker, &event), VT_RECORDED_PEAK);
+	release(0x2000, VT_KIND_DEVICE);
+	event.address = 0x3000;
+	cr_assert_eq(vt_tracker_record(&tracker, &event), 0, "back to the peak: no news");
+	event.address = 0x4000;
+	cr_assert_eq(vt_tracker_record(&tracker, &event), VT_RECORDED_PEAK | VT_RECORDED_WATERMARK);
+	struct vt_crossing crossing;
+	cr_assert(vt_tracker_crossing(&tracker, 0, &crossing));
+	cr_assert_eq(crossing.device, 0);
+	cr_assert_eq(crossing.live_bytes, 3 * GiB);
+	cr_assert_eq(crossing.watermark, 3 * GiB);
+	cr_assert_not(vt_tracker_crossing(&tracker, 1, &crossing));
+	event.address = 0x5000;
+	cr_assert_eq(vt_tracker_record(&tracker, &event), VT_RECORDED_PEAK, "crossed once");
+	release(0x5000, VT_KIND_DEVICE);
+	release(0x4000, VT_KIND_DEVICE);
+	release(0x3000, VT_KIND_DEVICE); /* 1 GiB: below the lower mark, armed again */
+	event.address = 0x6000;
+	cr_assert_eq(vt_tracker_record(&tracker, &event), 0);
+	event.address = 0x7000;
+	cr_assert_eq(vt_tracker_record(&tracker, &event), VT_RECORDED_WATERMARK);
+	struct vt_event pinned = {VT_OP_ALLOC, VT_KIND_PINNED_HOST, 0, 0x8000, GiB, 0, "api", "d"};
+	cr_assert_eq(vt_tracker_record(&tracker, &pinned), 0, "the host has no peak to tell");
+}
