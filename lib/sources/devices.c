@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "../watermark.h"
+#include "watermark.h"
 #include "driver_query.h"
 #include "tracking.h"
 

@@ -3,7 +3,7 @@
 #include <stdatomic.h>
 
 #include "../log.h"
-#include "../watermark.h"
+#include "watermark.h"
 #include "devices.h"
 #include "nvml_view.h"
 #include "tracking.h"

@@ -5,9 +5,9 @@
 
 #include <stdint.h>
 
-#include "config.h"
-#include "core/tracker.h"
-#include "core/views.h"
+#include "../config.h"
+#include "../core/tracker.h"
+#include "../core/views.h"
 
 /* Sets device's marks from setting (a percentage needs the capacity). */
 void vt_watermark_apply(struct vt_tracker *tracker, const struct vt_watermark_setting *setting,

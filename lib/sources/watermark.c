@@ -2,8 +2,8 @@
 
 #include <stdatomic.h>
 
-#include "core/size.h"
-#include "log.h"
+#include "../core/size.h"
+#include "../log.h"
 
 void vt_watermark_apply(struct vt_tracker *tracker, const struct vt_watermark_setting *setting,
 			int device, const struct vt_device_info *info)
