@@ -3,36 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/core/utf8.h"
+
 static bool failed;
 
 json_t *vt_json_checked(json_t *value)
 {
 	failed = failed || !value;
 	return value;
-}
-
-/* The length of the UTF-8 sequence at s (at most n bytes), 0 when it is
- * none: a stray continuation byte, a cut or overlong sequence, a
- * surrogate or a code point past U+10FFFF. */
-static size_t sequence_length(const unsigned char *s, size_t n)
-{
-	size_t length = s[0] < 0x80    ? 1
-			: s[0] >= 0xf0 ? 4
-			: s[0] >= 0xe0 ? 3
-			: s[0] >= 0xc0 ? 2
-				       : 0;
-	if (!length || length > n || s[0] > 0xf4)
-		return 0;
-	unsigned code = length == 1 ? s[0] : s[0] & (0x7f >> length);
-	for (size_t i = 1; i < length; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		code = (code << 6) | (s[i] & 0x3f);
-	}
-	static const unsigned smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-	if (code < smallest[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
-		return 0;
-	return length;
 }
 
 json_t *vt_json_text(const char *text)
@@ -44,7 +22,7 @@ json_t *vt_json_text(const char *text)
 		return vt_json_checked(NULL);
 	size_t used = 0;
 	for (size_t i = 0; i < n;) {
-		size_t length = sequence_length(s + i, n - i);
+		size_t length = vt_utf8_length(s + i, n - i);
 		if (length) {
 			memcpy(escaped + used, s + i, length);
 			used += length;

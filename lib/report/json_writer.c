@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/utf8.h"
+
 void vt_json_init(struct vt_json *json, int fd)
 {
 	json->fd = fd;
@@ -75,28 +77,6 @@ static void indent(struct vt_json *json)
 		put(json, "  ", 2);
 }
 
-static size_t utf8_sequence_length(const unsigned char *s, size_t available)
-{
-	unsigned char c = s[0];
-	size_t length = c < 0x80           ? 1
-			: (c >> 5) == 0x6  ? 2
-			: (c >> 4) == 0xE  ? 3
-			: (c >> 3) == 0x1E ? 4
-					   : 0;
-	if (length == 0 || length > available)
-		return 0;
-	uint32_t code = length == 1 ? c : c & (0x7F >> length);
-	for (size_t i = 1; i < length; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		code = (code << 6) | (s[i] & 0x3F);
-	}
-	static const uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-	if (code < smallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF))
-		return 0; /* overlong, out of range or a surrogate */
-	return length;
-}
-
 static void put_escaped(struct vt_json *json, const char *value, size_t length)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -111,7 +91,7 @@ static void put_escaped(struct vt_json *json, const char *value, size_t length)
 			char escaped[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
 			put(json, escaped, 6);
 		} else if (c >= 0x80) {
-			size_t sequence = utf8_sequence_length(s + i, length - i);
+			size_t sequence = vt_utf8_length(s + i, length - i);
 			if (sequence == 0) {
 				put_text(json, "\\ufffd");
 				i++;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../core/size.h"
+#include "../core/utf8.h"
 
 static const char *plural(int64_t count)
 {
@@ -15,24 +16,20 @@ static double percent(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* The length of the UTF-8 character at c that a terminal shows as text,
- * or 0: a malformed sequence, or a C1 control (U+0080 to U+009F, which
- * some terminals obey as escapes). */
-static size_t printable_utf8(const unsigned char *c)
+/* The length of the UTF-8 character at c (left bytes) that a terminal
+ * shows as text, or 0: a malformed sequence, or a C1 control (U+0080 to
+ * U+009F, which some terminals obey as escapes). */
+static size_t printable_utf8(const unsigned char *c, size_t left)
 {
-	size_t length = *c >= 0xf0 && *c <= 0xf4 ? 4 : *c >= 0xe0 ? 3 : *c >= 0xc2 ? 2 : 0;
-	if (*c > 0xf4)
-		return 0;
-	for (size_t i = 1; i < length; i++)
-		if ((c[i] & 0xc0) != 0x80)
-			return 0;
+	size_t length = vt_utf8_length(c, left);
 	return length == 2 && c[0] == 0xc2 && c[1] < 0xa0 ? 0 : length;
 }
 
 void vt_text_safe(FILE *out, const char *text)
 {
-	for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c;) {
-		size_t length = *c < 0x80 ? 1 : printable_utf8(c);
+	const unsigned char *c = (const unsigned char *)(text ? text : "");
+	for (size_t left = strlen((const char *)c); left;) {
+		size_t length = *c < 0x80 ? 1 : printable_utf8(c, left);
 		if (*c == '\n')
 			fputs("\\n", out);
 		else if (*c == '\t')
@@ -41,7 +38,9 @@ void vt_text_safe(FILE *out, const char *text)
 			fprintf(out, "\\x%02x", *c);
 		else
 			fwrite(c, 1, length, out);
-		c += length ? length : 1;
+		length = length ? length : 1;
+		c += length;
+		left -= length;
 	}
 }
 

@@ -110,4 +110,10 @@ Test(report, text_a_terminal_would_obey_is_escaped)
 		text, "kv\\x1b[2J\\tcach\xc3\xa9 \\xc2\\x9b1m \\x9b \xe2\x82\xac \xf0\x9f\x94\xa5 "
 		      "\\xe2\\x82");
 	free(text);
+	/* An overlong slash and a surrogate, which the JSON writer escapes too. */
+	out = open_memstream(&text, &size);
+	vt_text_safe(out, "\xc0\xaf \xed\xa0\x80");
+	fclose(out);
+	cr_assert_str_eq(text, "\\xc0\\xaf \\xed\\xa0\\x80");
+	free(text);
 }
