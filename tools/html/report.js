@@ -95,23 +95,23 @@ function momentFlame(moment) {
 /* What was live at a moment the timeline pins: the interval's split by tag
  * at its highest and, where the report holds them, its largest stacks
  * with exact bytes and their flame graph. */
-/* A moment's stacks one row per place (the frames a picture shows), as
- * every listing has them: their bytes added, the largest stack naming the
- * row, largest first. */
+/* A moment's stacks one row per place and tag (the frames a picture
+ * shows), as every listing has them: their bytes added, the largest stack
+ * naming the row, largest first. */
 function placeRows(report, stacks) {
 	const places = new Map();
 	for (const s of stacks.slice().sort((a, b) => b.bytes - a.bytes)) {
-		const key = shownFrames(report, s.id).map(frameLabel).join(' < ') || 'stack ' + s.id;
+		const key = s.tag + '\n' + (shownFrames(report, s.id).map(frameLabel).join(' < ') || 'stack ' + s.id);
 		const row = places.get(key);
 		if (row) {
-			row[2] += s.bytes;
 			row[3] += s.bytes;
-			row[4]++;
+			row[4] += s.bytes;
+			row[5]++;
 		} else {
-			places.set(key, [s.id, s.id, s.bytes, s.bytes, 1]);
+			places.set(key, [s.id, s.id, s.tag, s.bytes, s.bytes, 1]);
 		}
 	}
-	return [...places.values()].sort((a, b) => b[2] - a[2]);
+	return [...places.values()].sort((a, b) => b[3] - a[3]);
 }
 
 function momentPanel(report, owner, panel, row, end) {
@@ -126,9 +126,10 @@ function momentPanel(report, owner, panel, row, end) {
 	const moment = momentStacks(owner, row, end);
 	if (moment) {
 		const rows = placeRows(report, moment.stacks);
-		const rest = moment.rest > 0 ? ['', 'other stacks and allocations with no stack', human(moment.rest), String(moment.rest), ''] : null;
-		panel.append(sortableTable([{name: 'stack', numeric: true}, whereColumn(report), {name: 'bytes', numeric: true, bytes: true},
-			{name: 'exact bytes', numeric: true}, {name: 'stacks', numeric: true}], rows, moment.caption, rest));
+		const rest = moment.rest > 0 ? ['', 'other stacks and allocations with no stack', '', human(moment.rest), String(moment.rest), ''] : null;
+		panel.append(sortableTable([{name: 'stack', numeric: true}, whereColumn(report), {name: 'tag'},
+			{name: 'bytes', numeric: true, bytes: true}, {name: 'exact bytes', numeric: true}, {name: 'stacks', numeric: true}],
+			rows, moment.caption, rest));
 		panel.append(el('h4', {text: 'flame graph of this moment'}), flame(report, momentFlame(moment)));
 	} else if (row.top_stacks === null) {
 		panel.append(el('p', {'class': 'note', text: 'the stacks of this moment are not kept: the device\'s history holds its first ' +
