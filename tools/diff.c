@@ -32,8 +32,10 @@ static struct diff_row *row_for(struct diff_table *table, const char *key)
 	/* The index is never written out: a place cut inside a character
 	 * needs no UTF-8 check. */
 	json_t *index = json_integer((json_int_t)table->count);
-	if (!row->key || !index || json_object_set_new_nocheck(table->positions, key, index) != 0)
+	if (!row->key || !index || json_object_set_new_nocheck(table->positions, key, index) != 0) {
+		free(row->key); /* the row was never counted */
 		return vt_json_checked(NULL), NULL;
+	}
 	table->count++;
 	return row;
 }

@@ -9,11 +9,10 @@
 #include "../core/rules.h"
 #include "../core/stack_capture.h"
 #include "../descriptors.h"
-#include "cupti.h"
-#include "dlsym.h"
 #include "../library/checkpoints.h"
 #include "../library/destination.h"
 #include "../library/state.h"
+#include "../lifecycle/signals.h"
 #include "../log.h"
 #include "../report/symbolize.h"
 #include "../sources/call.h"
@@ -21,7 +20,8 @@
 #include "../sources/nvml_view.h"
 #include "../sources/python.h"
 #include "../sources/tracking.h"
-#include "../lifecycle/signals.h"
+#include "cupti.h"
+#include "dlsym.h"
 
 static atomic_bool warned_rules, warned_unwinder;
 

@@ -1,8 +1,8 @@
 /* The exported driver wrappers, one per entry point in entry_points.h:
  * each finds the real function behind its hook, packs its arguments into
  * CUPTI's parameter struct, activates the tracer (the first CUDA call
- * does) and forwards the call between its observer's halves. Return codes, output values and errno
- * pass through untouched. */
+ * does) and forwards the call between its observer's halves. Return
+ * codes, output values and errno pass through untouched. */
 #include "activation.h"
 #include "../sources/call.h"
 #include "hooks.h"
