@@ -12,9 +12,9 @@
 #include "../library/checkpoints.h"
 #include "../library/destination.h"
 #include "../library/state.h"
+#include "../library/writer.h"
 #include "../lifecycle/signals.h"
 #include "../log.h"
-#include "../report/symbolize.h"
 #include "../sources/call.h"
 #include "../sources/devices.h"
 #include "../sources/nvml_view.h"
@@ -50,7 +50,7 @@ static void prepare_stacks(void)
 		vt_warn_once(&warned_unwinder, "cannot find glibc's backtrace: allocations are "
 					       "recorded without call stacks");
 	if (config->stack_depth)
-		vt_symbolizer_prepare();
+		vt_write_prepare_symbols();
 	if (config->stack_depth && config->python && vt_python_init(config->python_depth))
 		vt_call_enable_python();
 }

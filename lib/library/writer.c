@@ -11,6 +11,7 @@
 #include "../log.h"
 #include "../report/output.h"
 #include "../report/report.h"
+#include "../report/symbolize.h"
 #include "../sources/nvml_view.h"
 #include "destination.h"
 #include "process_file.h"
@@ -143,4 +144,9 @@ bool vt_write(enum vt_write_kind kind, const char *why, const struct vt_write_to
 	if (kind == VT_WRITE_SIGNAL)
 		say_signal_report(ok);
 	return ok;
+}
+
+void vt_write_prepare_symbols(void)
+{
+	vt_symbolizer_prepare();
 }

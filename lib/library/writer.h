@@ -35,3 +35,6 @@ struct vt_write_to {
  * runs). The caller holds the tracer's recursion guard; the final and
  * checkpoint kinds hold the report lock. */
 bool vt_write(enum vt_write_kind kind, const char *why, const struct vt_write_to *to);
+/* At activation, with stacks to name: loads what naming them takes now,
+ * while the host has memory, rather than at the report. */
+void vt_write_prepare_symbols(void);
