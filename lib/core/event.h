@@ -70,6 +70,8 @@ static inline int vt_kind_is_host(enum vt_kind kind)
  * totals and peak; other kinds are only shown. */
 static inline int vt_kind_is_counted(enum vt_kind kind)
 {
-	return kind != VT_KIND_HOST_REGISTERED && kind != VT_KIND_IPC_IMPORT &&
-	       kind != VT_KIND_MULTICAST && kind != VT_KIND_EXTERNAL && kind != VT_KIND_POOL_IMPORT;
+	const unsigned shown_only = 1u << VT_KIND_HOST_REGISTERED | 1u << VT_KIND_IPC_IMPORT |
+				    1u << VT_KIND_MULTICAST | 1u << VT_KIND_EXTERNAL |
+				    1u << VT_KIND_POOL_IMPORT;
+	return !(shown_only >> kind & 1);
 }

@@ -404,7 +404,8 @@ typedef bool (*slot_action)(struct vt_tracker *, struct vt_device_slot *, const 
 
 /* Tries action on each device slot that may hold an allocation, this
  * thread's last holder first, until one takes it. */
-static bool on_device_holder(struct vt_tracker *tracker, slot_action action, const void *context)
+static inline __attribute__((always_inline)) bool
+on_device_holder(struct vt_tracker *tracker, slot_action action, const void *context)
 {
 	unsigned first = last_holder;
 	uint64_t used = atomic_load_explicit(&tracker->devices_used, memory_order_acquire);

@@ -69,12 +69,9 @@ static void *offer(struct vt_hook *hook, enum vt_stream_flavour flavour, void *r
 
 /* A wrapper reached by its exported name, before anything was offered:
  * the function the program would have reached without vramtrace. */
-void *vt_hook_real(struct vt_hook *hook, enum vt_stream_flavour flavour)
+void *vt_hook_resolve(struct vt_hook *hook, enum vt_stream_flavour flavour)
 {
-	void *real = atomic_load_explicit(&hook->real[flavour], memory_order_acquire);
-	if (real)
-		return real;
-	real = vt_real_next(hook->abi_name[flavour]);
+	void *real = vt_real_next(hook->abi_name[flavour]);
 	if (!real || is_wrapper(real))
 		return NULL;
 	offer(hook, flavour, real);

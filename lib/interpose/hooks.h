@@ -41,7 +41,15 @@ extern struct vt_hook vt_hooks[VT_HOOK_COUNT];
 
 /* The real function behind hook's wrapper for flavour, resolving the
  * exported ABI name when nothing handed it to vramtrace yet. */
-void *vt_hook_real(struct vt_hook *hook, enum vt_stream_flavour flavour);
+void *vt_hook_resolve(struct vt_hook *hook, enum vt_stream_flavour flavour);
+
+/* vt_hook_resolve, inline where the real function is known: every wrapped
+ * call asks. */
+static inline void *vt_hook_real(struct vt_hook *hook, enum vt_stream_flavour flavour)
+{
+	void *real = atomic_load_explicit(&hook->real[flavour], memory_order_acquire);
+	return real ? real : vt_hook_resolve(hook, flavour);
+}
 
 /* dlsym(handle, name) found real: the wrapper to hand out instead, or real. */
 void *vt_hooks_wrap_symbol(const char *name, void *real);

@@ -13,61 +13,18 @@
 #include "recording.h"
 #include "python.h"
 
-struct call_state {
-	unsigned depth;        /* every hooked call, recording or not */
-	unsigned driver_depth; /* those a recording source sees */
-	const char *api;
-};
+__thread struct vt_call_state vt_call __attribute__((tls_model("initial-exec")));
 
-static __thread struct call_state call __attribute__((tls_model("initial-exec")));
-
-const char *vt_runtime_enter(const char *api)
-{
-	const char *saved = call.api;
-	if (!saved)
-		call.api = api;
-	return saved;
-}
-
-void vt_runtime_leave(const char *saved)
-{
-	call.api = saved;
-}
-
-static _Atomic unsigned recording = VT_SOURCE_HOOKS;
+_Atomic unsigned vt_call_recording = VT_SOURCE_HOOKS;
 
 void vt_sources_set_recording(unsigned sources)
 {
-	atomic_store_explicit(&recording, sources, memory_order_release);
+	atomic_store_explicit(&vt_call_recording, sources, memory_order_release);
 }
 
 unsigned vt_sources_recording(void)
 {
-	return atomic_load_explicit(&recording, memory_order_acquire);
-}
-
-/* The caller activated the tracer first, since activation decides which
- * sources record. A call made while the thread is inside the tracer (from
- * a signal handler that interrupted it) goes through unrecorded: recording
- * would take locks the thread may hold. */
-enum vt_layer vt_call_enter(enum vt_source source)
-{
-	call.depth++;
-	if (vt_tracer_busy || !(atomic_load_explicit(&recording, memory_order_relaxed) & source))
-		return VT_LAYER_PASSIVE;
-	return call.driver_depth++ == 0 ? VT_LAYER_OUTER : VT_LAYER_INNER;
-}
-
-void vt_call_leave(enum vt_layer layer)
-{
-	call.depth--;
-	if (layer != VT_LAYER_PASSIVE)
-		call.driver_depth--;
-}
-
-bool vt_call_in_progress(void)
-{
-	return call.depth > 0;
+	return atomic_load_explicit(&vt_call_recording, memory_order_acquire);
 }
 
 static atomic_bool python_frames;
@@ -166,7 +123,7 @@ static int emit_on(enum vt_op op, enum vt_kind kind, int device, uint64_t addres
 		.address = address,
 		.bytes = bytes,
 		.error = error,
-		.api = call.api ? call.api : driver_api,
+		.api = vt_call.api ? vt_call.api : driver_api,
 		.driver_api = driver_api,
 	};
 	if (op != VT_OP_FREE) {
@@ -196,7 +153,7 @@ void vt_emit_context(int device, const char *driver_api)
 		.op = VT_OP_CONTEXT,
 		.kind = VT_KIND_DEVICE,
 		.device = device,
-		.api = call.api ? call.api : driver_api,
+		.api = vt_call.api ? vt_call.api : driver_api,
 		.driver_api = driver_api,
 	};
 	vt_record(&event);

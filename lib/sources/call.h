@@ -12,10 +12,32 @@
 
 #define VT_EXPORT __attribute__((visibility("default")))
 
+/* The hooked calls in progress on this thread. Inline, with the functions
+ * below: every hooked call passes them. */
+struct vt_call_state {
+	unsigned depth;        /* every hooked call, recording or not */
+	unsigned driver_depth; /* those a recording source sees */
+	const char *api;       /* the outermost runtime call's name */
+};
+extern __thread struct vt_call_state vt_call
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+/* The sources that record (enum vt_source bits). */
+extern _Atomic unsigned vt_call_recording __attribute__((visibility("hidden")));
+
 /* Runtime hooks: name the call for the driver events beneath it. The
  * outermost name wins. Returns what vt_runtime_leave must restore. */
-const char *vt_runtime_enter(const char *api);
-void vt_runtime_leave(const char *saved);
+static inline const char *vt_runtime_enter(const char *api)
+{
+	const char *saved = vt_call.api;
+	if (!saved)
+		vt_call.api = api;
+	return saved;
+}
+
+static inline void vt_runtime_leave(const char *saved)
+{
+	vt_call.api = saved;
+}
 
 /* Python frames join the stacks from now on (the interpreter was found). */
 void vt_call_enable_python(void);
@@ -34,12 +56,32 @@ enum vt_layer {
 };
 
 /* Entered after activation (interpose/activation.h): the hook wrappers
- * activate first; CUPTI's callbacks run only once activation started it. */
-enum vt_layer vt_call_enter(enum vt_source source);
-void vt_call_leave(enum vt_layer layer);
+ * activate first; CUPTI's callbacks run only once activation started it.
+ * A call made while the thread is inside the tracer (from a signal handler
+ * that interrupted it) goes through unrecorded: recording would take locks
+ * the thread may hold. */
+static inline enum vt_layer vt_call_enter(enum vt_source source)
+{
+	vt_call.depth++;
+	if (vt_tracer_busy ||
+	    !(__atomic_load_n(&vt_call_recording, __ATOMIC_RELAXED) & (unsigned)source))
+		return VT_LAYER_PASSIVE;
+	return vt_call.driver_depth++ == 0 ? VT_LAYER_OUTER : VT_LAYER_INNER;
+}
+
+static inline void vt_call_leave(enum vt_layer layer)
+{
+	vt_call.depth--;
+	if (layer != VT_LAYER_PASSIVE)
+		vt_call.driver_depth--;
+}
+
 /* This thread is inside a hooked CUDA call: the driver (and the simulated
  * NVML beside it) may hold locks of theirs for this very thread. */
-bool vt_call_in_progress(void);
+static inline bool vt_call_in_progress(void)
+{
+	return vt_call.depth > 0;
+}
 
 /* Returns the device the allocation was recorded on (VT_HOST_DEVICE for a
  * host kind), so a caller need not ask the driver again. */
