@@ -74,23 +74,27 @@ static void usage(FILE *out)
 		"Exit status: 0 done, 1 a peak grew past --fail-if-peak-grows, 2 bad input.\n");
 }
 
+/* Read in place, item by item, however long the list: nothing to copy,
+ * so nothing that can fail but the names. Empty items (",,") are passed
+ * over; at least one section must be named. */
 static bool parse_by(struct diff *d, const char *list)
 {
 	memset(d->by, 0, sizeof(d->by));
-	char *copy = strdup(list); /* the whole list, however long: none of it is cut */
-	char *save = NULL;
-	bool any = false, known = copy != NULL;
-	for (char *item = known ? strtok_r(copy, ",", &save) : NULL; item && known;
-	     item = strtok_r(NULL, ",", &save)) {
+	bool any = false;
+	for (const char *item = list; *item; item += *item == ',') {
+		size_t length = strcspn(item, ",");
+		if (!length)
+			continue;
 		int s = 0;
-		while (s < SECTIONS && strcmp(vt_diff_section_names[s], item) != 0)
+		while (s < SECTIONS && (strlen(vt_diff_section_names[s]) != length ||
+					strncmp(vt_diff_section_names[s], item, length) != 0))
 			s++;
-		known = s < SECTIONS;
-		if (known)
-			d->by[s] = any = true;
+		if (s == SECTIONS)
+			return false;
+		d->by[s] = any = true;
+		item += length;
 	}
-	free(copy);
-	return known && any;
+	return any;
 }
 
 static bool parse_format(struct diff *d, const char *name)

@@ -29,6 +29,9 @@ static const struct size_unit units[] = {
 	{"P", 1ull << 50, false},
 	{"PiB", 1ull << 50, false},
 	{"PB", 1000000000000000ull, true},
+	/* No bare E: "1e" would read as exa where an exponent was left out. */
+	{"EiB", 1ull << 60, false},
+	{"EB", 1000000000000000000ull, true},
 };
 
 static const struct size_unit *unit_named(const char *suffix, size_t length)
@@ -92,7 +95,7 @@ static const char *parse_decimal(const char *p, struct decimal *d)
  * dropped); false past UINT64_MAX. */
 static bool scale(const struct decimal *d, uint64_t factor, uint64_t *bytes)
 {
-	unsigned __int128 value = d->mantissa * factor; /* < 2^67 * 2^50 */
+	unsigned __int128 value = d->mantissa * factor; /* < 2^67 * 2^60 */
 	if (d->mantissa == 0) {
 		*bytes = 0;
 		return true;

@@ -171,6 +171,33 @@ Test(tool, diff_gates_on_peak_growth)
 	traced_run_free(&run);
 }
 
+/* --by is read in place: empty items are passed over and add no section;
+ * an unknown name or no name at all is refused. */
+Test(tool, diff_sections_are_the_ones_named)
+{
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"diff", (char *)fixture_path("minimal.json"),
+			    (char *)fixture_path("minimal_b.json"), "--by", ",tag,,kind,", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "by tag") && strstr(run.out, "by kind"), "%s", run.out);
+	cr_assert_null(strstr(run.out, "by device"), "an empty item named a section: %s", run.out);
+	cr_assert_null(strstr(run.out, "by stack"), "%s", run.out);
+	traced_run_free(&run);
+	static const char *const refused[] = {"", ",,", "tag,tags", "tag\n"};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		run_tool(&run,
+			 (char *[]){"diff", (char *)fixture_path("minimal.json"),
+				    (char *)fixture_path("minimal_b.json"), "--by",
+				    (char *)refused[i], NULL},
+			 NULL);
+		cr_assert_eq(run.status, 2, "--by '%s'", refused[i]);
+		cr_assert(strstr(run.err, "use device, kind, tag or stack"), "%s", run.err);
+		traced_run_free(&run);
+	}
+}
+
 Test(tool, four_ranks_merge_into_one_peak_skew_and_tags)
 {
 	struct traced_run run;

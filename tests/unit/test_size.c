@@ -36,6 +36,9 @@ Test(size, parses_binary_decimal_and_plain)
 		{"0.5B", 0},
 		{"1PiB", 1ull << 50},
 		{"16383.999999999999999PiB", 18446744073709551614ull},
+		{"1EiB", 1ull << 60},
+		{"15.5 EiB", 31ull << 59},
+		{"8EB", 8000000000000000000ull},
 		{"0000000000000000000000000001", 1},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -63,6 +66,9 @@ Test(size, rejects_what_is_not_a_size)
 		"18446744073709551616",
 		"17179869184GiB",
 		"16384PiB",
+		"16EiB",
+		"18.5EB",
+		"EiB",
 		"1.000000000000000000001",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -96,4 +102,20 @@ Test(size, formats_in_binary_units)
 	cr_assert_str_eq(buf, "80.00 GiB");
 	vt_size_format(UINT64_MAX, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "16.00 EiB");
+}
+
+/* A size the tools print reads back as an option's value, to within its
+ * two decimals: every unit the printer uses is one the parser knows. */
+Test(size, what_is_printed_reads_back)
+{
+	static const uint64_t values[] = {
+		0, 1023, 1536, 80ull << 30, 3ull << 50, 5ull << 60, (15ull << 60) + (1ull << 59)};
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		char buf[32];
+		uint64_t back = 0;
+		vt_size_format(values[i], buf, sizeof(buf));
+		cr_assert(vt_size_parse(buf, &back), "'%s' did not read back", buf);
+		cr_assert_eq(back, values[i], "'%s' read back as %llu", buf,
+			     (unsigned long long)back);
+	}
 }
