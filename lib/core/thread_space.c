@@ -19,7 +19,7 @@ struct space {
 };
 
 static const size_t cache_bytes[VT_CACHE_COUNT] = {VT_CACHE_STACKS_BYTES,
-						   VT_CACHE_PYTHON_CODE_BYTES};
+						   VT_CACHE_PYTHON_CODE_BYTES, VT_CACHE_WALK_BYTES};
 
 /* NULL: not mapped yet; GONE: the thread is exiting, or mapping failed. */
 #define GONE ((void *)1)
@@ -127,15 +127,24 @@ static struct space *space(void)
 	return s;
 }
 
-void *vt_thread_cache(enum vt_thread_cache which)
+static void *cache_in(struct space *s, enum vt_thread_cache which)
 {
-	char *at = (char *)space();
-	if (!at)
-		return NULL;
-	at += sizeof(struct space);
+	char *at = (char *)s + sizeof(struct space);
 	for (int i = 0; i < (int)which; i++)
 		at += cache_bytes[i];
 	return at;
+}
+
+void *vt_thread_cache(enum vt_thread_cache which)
+{
+	struct space *s = space();
+	return s ? cache_in(s, which) : NULL;
+}
+
+void *vt_thread_cache_if_mapped(enum vt_thread_cache which)
+{
+	void *current = mine;
+	return current && current != GONE ? cache_in(current, which) : NULL;
 }
 
 void vt_stack_switch(void (*fn)(void *), void *arg, void *top);
