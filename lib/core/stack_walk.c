@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <string.h>
 #include <ucontext.h>
 
 #include "thread_space.h"
@@ -74,7 +75,7 @@ static void find_stacks(struct stacks *stacks, uintptr_t sp)
 	stacks->count = 0;
 	stacks->asked_signal_stack = false;
 	stacks->noted = stacks->noted_end = NULL;
-	stacks->regions[0] = (struct region){0}; /* holds nothing until added */
+	stacks->regions[0] = stacks->regions[1] = (struct region){0}; /* nothing until added */
 	stacks->last_hit = &stacks->regions[0];
 	if (vt_thread_own_stack(&low, &high, &program_sp) && sp >= low && sp < high) {
 		add_region(stacks, sp, high);
@@ -219,7 +220,7 @@ enum { MEMO_STEPS = 144 }; /* 128 frames kept and the tracer's own */
 /* Where the last walk stood before one of its steps. */
 struct memo_state {
 	struct vt_registers regs;
-	uintptr_t last[3];    /* each region's highest CFA so far */
+	uintptr_t last[2];    /* each region's highest CFA so far */
 	uint16_t kept, words; /* frames kept and words read before this step */
 	bool interrupted;
 };
@@ -230,7 +231,8 @@ struct walk_memo {
 	unsigned steps;  /* the steps noted: states[0 .. steps] hold */
 	unsigned count, depth;
 	uint32_t generation;
-	uintptr_t low[3], high[3], own_start, own_end;
+	uintptr_t low[2], high[2], own_start, own_end;
+	uintptr_t frames[MEMO_STEPS]; /* kept, as states[].kept counts them */
 	struct memo_state states[MEMO_STEPS + 1];
 	struct memo_word words[3 * MEMO_STEPS]; /* a step reads three words at most */
 };
@@ -283,15 +285,18 @@ static bool memo_fits(const struct walk_memo *memo, const struct walk *w, uint32
 	return true;
 }
 
+/* Two regions at most (regions_apart): the second's last is noted even
+ * where there is none, as find_stacks zeroes it. */
 static void memo_note_state(struct walk_memo *memo, const struct walk *w)
 {
-	struct memo_state *state = &memo->states[w->steps];
-	state->regs = w->regs;
-	state->interrupted = w->interrupted;
-	state->kept = (uint16_t)w->kept;
-	state->words = (uint16_t)(w->stacks.noted - memo->words);
-	for (unsigned i = 0; i < w->stacks.count; i++)
-		state->last[i] = w->stacks.regions[i].last;
+	const struct region *r = w->stacks.regions;
+	memo->states[w->steps] = (struct memo_state){
+		.regs = w->regs,
+		.last = {r[0].last, r[1].last},
+		.kept = (uint16_t)w->kept,
+		.words = (uint16_t)(w->stacks.noted - memo->words),
+		.interrupted = w->interrupted,
+	};
 	memo->steps = w->steps;
 }
 
@@ -325,31 +330,39 @@ static void memo_note_step(struct walk_memo *memo, struct walk *w)
 	w->stacks.noted = w->stacks.noted_end = NULL;
 }
 
-/* Whether every word the memo's step read still holds. */
-__attribute__((no_sanitize_address)) static bool memo_step_holds(const struct walk_memo *memo,
-								 unsigned step)
+/* The memo's steps before the first that read a word no longer holding. */
+__attribute__((no_sanitize_address)) static unsigned
+memo_steps_holding(const struct walk_memo *memo)
 {
-	const struct memo_word *word = &memo->words[memo->states[step].words];
-	const struct memo_word *end = &memo->words[memo->states[step + 1].words];
-	for (; word < end; word++)
-		if (*(const uintptr_t *)word->address != word->value)
-			return false;
-	return true;
+	unsigned count = memo->states[memo->steps].words, i = 0;
+	const struct memo_word *word = memo->words;
+	/* Four at a time, with no branch between them; the first that
+	 * differs, one at a time. */
+	for (; i + 4 <= count; i += 4)
+		if (((*(const uintptr_t *)word[i].address ^ word[i].value) |
+		     (*(const uintptr_t *)word[i + 1].address ^ word[i + 1].value) |
+		     (*(const uintptr_t *)word[i + 2].address ^ word[i + 2].value) |
+		     (*(const uintptr_t *)word[i + 3].address ^ word[i + 3].value)) != 0)
+			break;
+	for (; i < count; i++)
+		if (*(const uintptr_t *)memo->words[i].address != memo->words[i].value)
+			break;
+	if (i == count)
+		return memo->steps;
+	unsigned step = 0;
+	while (memo->states[step + 1].words <= i)
+		step++;
+	return step;
 }
 
 /* Takes the memo's steps while they hold, then stands where the first
  * that does not (or the memo's last) started, noting on from there. The
  * memo takes this walk's regions, which hold its own. */
-__attribute__((no_sanitize_address)) static void memo_replay(struct walk_memo *memo, struct walk *w,
-							     uintptr_t *frames)
+static void memo_replay(struct walk_memo *memo, struct walk *w, uintptr_t *frames)
 {
-	unsigned step = 0;
-	for (; step < memo->steps && memo_step_holds(memo, step); step++) {
-		const struct memo_state *at = &memo->states[step];
-		if (at[1].kept != at->kept)
-			frames[at->kept] = at->regs.pc;
-	}
+	unsigned step = memo_steps_holding(memo);
 	const struct memo_state *at = &memo->states[step];
+	memcpy(frames, memo->frames, at->kept * sizeof(*frames));
 	w->regs = at->regs;
 	w->interrupted = at->interrupted;
 	w->kept = at->kept;
@@ -376,8 +389,11 @@ __attribute__((no_sanitize_address)) static void walk_on(struct walk *w, uintptr
 		uintptr_t pc = w->regs.pc;
 		if (pc == 0)
 			break; /* the outermost frame's caller, as glibc marks it */
-		if (w->steps >= 3 && (pc < own_start || pc >= own_end))
+		if (w->steps >= 3 && (pc < own_start || pc >= own_end)) {
+			if (w->stacks.noted_end && w->kept < MEMO_STEPS)
+				memo->frames[w->kept] = pc;
 			frames[w->kept++] = pc;
+		}
 		struct vt_unwind_rule rule;
 		if (!rule_for(pc - !w->interrupted, generation, &rule) || rule.kind == VT_RULE_END)
 			break;
