@@ -4,7 +4,9 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <string.h>
 #include <ucontext.h>
 
 #include "thread_space.h"
@@ -27,11 +29,17 @@ struct region {
 	uintptr_t low, high, last;
 };
 
+/* A word a walk read, noted for the next walk to check (see memo_replay). */
+struct memo_word {
+	uintptr_t address, value;
+};
+
 struct stacks {
 	struct region regions[3];
 	unsigned count;
 	bool asked_signal_stack;
-	struct region *last_hit; /* where the walk read last: most reads follow it */
+	struct region *last_hit;             /* where the walk read last: most reads follow it */
+	struct memo_word *noted, *noted_end; /* reads are noted while noted < noted_end */
 };
 
 /* Past this, a stack pointer is not on the stack it is measured against. */
@@ -66,7 +74,8 @@ static void find_stacks(struct stacks *stacks, uintptr_t sp)
 	uintptr_t low, high, program_sp;
 	stacks->count = 0;
 	stacks->asked_signal_stack = false;
-	stacks->regions[0] = (struct region){0}; /* holds nothing until added */
+	stacks->noted = stacks->noted_end = NULL;
+	stacks->regions[0] = stacks->regions[1] = (struct region){0}; /* nothing until added */
 	stacks->last_hit = &stacks->regions[0];
 	if (vt_thread_own_stack(&low, &high, &program_sp) && sp >= low && sp < high) {
 		add_region(stacks, sp, high);
@@ -116,6 +125,8 @@ static inline __attribute__((always_inline)) bool load(struct stacks *stacks, ui
 	if (!r || address + sizeof(uintptr_t) > r->high || (address & 7))
 		return false;
 	*value = *(const uintptr_t *)address;
+	if (stacks->noted < stacks->noted_end)
+		*stacks->noted++ = (struct memo_word){address, *value};
 	return true;
 }
 
@@ -190,6 +201,212 @@ static bool rule_for(uintptr_t pc, uint32_t generation, struct vt_unwind_rule *r
 	return true;
 }
 
+/* Where a walk stands between two steps. */
+struct walk {
+	struct stacks stacks;
+	struct vt_registers regs;
+	bool interrupted; /* regs are an interrupted frame's (the last step was a signal's) */
+	unsigned kept, steps;
+};
+
+/* The thread's last walk, for the next one: most walks of a thread start
+ * where the last one did and climb the same frames, and a step depends
+ * only on the registers, the stacks' bounds, the rules and the words it
+ * reads. A walk from the last one's start, over stacks that hold the last
+ * one's, takes each of its steps for which every word read still holds,
+ * at a load and a compare a word instead of a rule lookup and a step. */
+enum { MEMO_STEPS = 144 }; /* 128 frames kept and the tracer's own */
+
+/* Where the last walk stood before one of its steps. */
+struct memo_state {
+	struct vt_registers regs;
+	uintptr_t last[2];    /* each region's highest CFA so far */
+	uint16_t kept, words; /* frames kept and words read before this step */
+	bool interrupted;
+};
+
+struct walk_memo {
+	bool busy;       /* a walk is using it: one in a handler then does without */
+	unsigned reused; /* steps the last walk took over */
+	unsigned steps;  /* the steps noted: states[0 .. steps] hold */
+	unsigned count, depth;
+	uint32_t generation;
+	uintptr_t low[2], high[2], own_start, own_end;
+	uintptr_t frames[MEMO_STEPS]; /* kept, as states[].kept counts them */
+	struct memo_state states[MEMO_STEPS + 1];
+	struct memo_word words[3 * MEMO_STEPS]; /* a step reads three words at most */
+};
+_Static_assert(sizeof(struct walk_memo) <= VT_CACHE_WALK_BYTES, "the memo fits its space");
+
+/* The thread's memo, unless the thread has no space yet (mapping it here
+ * could be in a signal handler) or a walk this one interrupted holds it. */
+static struct walk_memo *memo_take(void)
+{
+	struct walk_memo *memo = vt_thread_cache_if_mapped(VT_CACHE_WALK);
+	if (!memo || memo->busy)
+		return NULL;
+	memo->busy = true;
+	atomic_signal_fence(memory_order_seq_cst);
+	return memo;
+}
+
+static void memo_give_back(struct walk_memo *memo)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	memo->busy = false;
+}
+
+/* Two regions overlapping would make a read's region depend on the one
+ * read before (last_hit); the memo holds only for regions apart. */
+static bool regions_apart(const struct stacks *stacks)
+{
+	const struct region *r = stacks->regions;
+	return stacks->count < 2 ||
+	       (stacks->count == 2 && (r[0].high <= r[1].low || r[1].high <= r[0].low));
+}
+
+/* Every word the memo's steps read lies in its regions: in this walk's
+ * too, the same one by one, where each of these holds one of the memo's,
+ * and a read that passed its bounds check then passes it now. */
+static bool memo_fits(const struct walk_memo *memo, const struct walk *w, uint32_t generation,
+		      unsigned depth, uintptr_t own_start, uintptr_t own_end)
+{
+	const struct vt_registers *start = &memo->states[0].regs;
+	if (memo->steps == 0 || memo->generation != generation || memo->depth != depth ||
+	    memo->own_start != own_start || memo->own_end != own_end ||
+	    memo->count != w->stacks.count || start->pc != w->regs.pc || start->sp != w->regs.sp ||
+	    start->fp != w->regs.fp)
+		return false;
+	for (unsigned i = 0; i < memo->count; i++) {
+		const struct region *r = &w->stacks.regions[i];
+		if (r->high != memo->high[i] || r->low > memo->low[i])
+			return false;
+	}
+	return true;
+}
+
+/* Two regions at most (regions_apart): the second's last is noted even
+ * where there is none, as find_stacks zeroes it. */
+static void memo_note_state(struct walk_memo *memo, const struct walk *w)
+{
+	const struct region *r = w->stacks.regions;
+	memo->states[w->steps] = (struct memo_state){
+		.regs = w->regs,
+		.last = {r[0].last, r[1].last},
+		.kept = (uint16_t)w->kept,
+		.words = (uint16_t)(w->stacks.noted - memo->words),
+		.interrupted = w->interrupted,
+	};
+	memo->steps = w->steps;
+}
+
+static void memo_start(struct walk_memo *memo, struct walk *w, uint32_t generation, unsigned depth,
+		       uintptr_t own_start, uintptr_t own_end)
+{
+	memo->generation = generation;
+	memo->depth = depth;
+	memo->own_start = own_start;
+	memo->own_end = own_end;
+	memo->count = w->stacks.count;
+	memo->reused = 0;
+	for (unsigned i = 0; i < memo->count; i++) {
+		memo->low[i] = w->stacks.regions[i].low;
+		memo->high[i] = w->stacks.regions[i].high;
+	}
+	w->stacks.noted = memo->words;
+	w->stacks.noted_end = memo->words + 3 * MEMO_STEPS;
+	memo_note_state(memo, w);
+}
+
+/* After a step: noted, unless the memo is full or the step changed the
+ * stacks (a signal stack asked for or added), which a replay could not. */
+static void memo_note_step(struct walk_memo *memo, struct walk *w)
+{
+	if (w->steps <= MEMO_STEPS && w->stacks.count == memo->count &&
+	    !w->stacks.asked_signal_stack) {
+		memo_note_state(memo, w);
+		return;
+	}
+	w->stacks.noted = w->stacks.noted_end = NULL;
+}
+
+/* The memo's steps before the first that read a word no longer holding. */
+__attribute__((no_sanitize_address)) static unsigned
+memo_steps_holding(const struct walk_memo *memo)
+{
+	unsigned count = memo->states[memo->steps].words, i = 0;
+	const struct memo_word *word = memo->words;
+	/* Four at a time, with no branch between them; the first that
+	 * differs, one at a time. */
+	for (; i + 4 <= count; i += 4)
+		if (((*(const uintptr_t *)word[i].address ^ word[i].value) |
+		     (*(const uintptr_t *)word[i + 1].address ^ word[i + 1].value) |
+		     (*(const uintptr_t *)word[i + 2].address ^ word[i + 2].value) |
+		     (*(const uintptr_t *)word[i + 3].address ^ word[i + 3].value)) != 0)
+			break;
+	for (; i < count; i++)
+		if (*(const uintptr_t *)memo->words[i].address != memo->words[i].value)
+			break;
+	if (i == count)
+		return memo->steps;
+	unsigned step = 0;
+	while (memo->states[step + 1].words <= i)
+		step++;
+	return step;
+}
+
+/* Takes the memo's steps while they hold, then stands where the first
+ * that does not (or the memo's last) started, noting on from there. The
+ * memo takes this walk's regions, which hold its own. */
+static void memo_replay(struct walk_memo *memo, struct walk *w, uintptr_t *frames)
+{
+	unsigned step = memo_steps_holding(memo);
+	const struct memo_state *at = &memo->states[step];
+	memcpy(frames, memo->frames, at->kept * sizeof(*frames));
+	w->regs = at->regs;
+	w->interrupted = at->interrupted;
+	w->kept = at->kept;
+	w->steps = step;
+	for (unsigned i = 0; i < memo->count; i++) {
+		w->stacks.regions[i].last = at->last[i];
+		memo->low[i] = w->stacks.regions[i].low;
+	}
+	memo->steps = memo->reused = step;
+	w->stacks.noted = memo->words + at->words;
+	w->stacks.noted_end = memo->words + 3 * MEMO_STEPS;
+}
+
+/* Fresh steps from where the walk stands. */
+__attribute__((no_sanitize_address)) static void walk_on(struct walk *w, uintptr_t *frames,
+							 unsigned depth, uint32_t generation,
+							 uintptr_t own_start, uintptr_t own_end,
+							 struct walk_memo *memo)
+{
+	/* The first three frames are vt_stack_walk's, its caller's and that one's caller's (whose
+	 * own caller frames[0] names). A return address minus one finds the row of its call; an
+	 * interrupted instruction's own address finds its row. */
+	for (; w->kept < depth && w->steps < depth + OWN_STEPS_MAX;) {
+		uintptr_t pc = w->regs.pc;
+		if (pc == 0)
+			break; /* the outermost frame's caller, as glibc marks it */
+		if (w->steps >= 3 && (pc < own_start || pc >= own_end)) {
+			if (w->stacks.noted_end && w->kept < MEMO_STEPS)
+				memo->frames[w->kept] = pc;
+			frames[w->kept++] = pc;
+		}
+		struct vt_unwind_rule rule;
+		if (!rule_for(pc - !w->interrupted, generation, &rule) || rule.kind == VT_RULE_END)
+			break;
+		w->interrupted = rule.kind == VT_RULE_SIGNAL;
+		if (!(w->interrupted ? step_signal(&w->stacks, &w->regs)
+				     : step(&w->stacks, &w->regs, rule)))
+			break;
+		w->steps++;
+		if (w->stacks.noted_end)
+			memo_note_step(memo, w);
+	}
+}
+
 bool vt_stack_walk_available(void)
 {
 	return true;
@@ -201,35 +418,33 @@ bool vt_stack_walk_available(void)
 __attribute__((noinline, no_sanitize_address)) unsigned
 vt_stack_walk(uintptr_t *frames, unsigned depth, uintptr_t own_start, uintptr_t own_end)
 {
-	struct vt_registers regs;
-	vt_unwind_start(&regs);
-	struct stacks stacks;
-	find_stacks(&stacks, regs.sp);
+	struct walk w = {.interrupted = false};
+	vt_unwind_start(&w.regs);
+	find_stacks(&w.stacks, w.regs.sp);
 	uint32_t generation = code_generation();
-	/* The first three frames are this function's, its caller's and that one's caller's (whose
-	 * own caller frames[0] names). A return address minus one finds the row of its call; an
-	 * interrupted instruction's own address finds its row. */
-	bool interrupted = false;
-	unsigned kept = 0, skip = 3;
-	for (unsigned steps = 0; kept < depth && steps < depth + OWN_STEPS_MAX; steps++) {
-		if (regs.pc == 0)
-			break; /* the outermost frame's caller, as glibc marks it */
-		if (skip)
-			skip--;
-		else if (regs.pc < own_start || regs.pc >= own_end)
-			frames[kept++] = regs.pc;
-		struct vt_unwind_rule rule;
-		if (!rule_for(regs.pc - !interrupted, generation, &rule) ||
-		    rule.kind == VT_RULE_END)
-			break;
-		interrupted = rule.kind == VT_RULE_SIGNAL;
-		if (!(interrupted ? step_signal(&stacks, &regs) : step(&stacks, &regs, rule)))
-			break;
-	}
-	return kept;
+	struct walk_memo *memo = regions_apart(&w.stacks) ? memo_take() : NULL;
+	if (memo && memo_fits(memo, &w, generation, depth, own_start, own_end))
+		memo_replay(memo, &w, frames);
+	else if (memo)
+		memo_start(memo, &w, generation, depth, own_start, own_end);
+	walk_on(&w, frames, depth, generation, own_start, own_end, memo);
+	if (memo)
+		memo_give_back(memo);
+	return w.kept;
+}
+
+unsigned vt_stack_walk_steps_reused(void)
+{
+	struct walk_memo *memo = vt_thread_cache_if_mapped(VT_CACHE_WALK);
+	return memo ? memo->reused : 0;
 }
 
 #else
+
+unsigned vt_stack_walk_steps_reused(void)
+{
+	return 0;
+}
 
 bool vt_stack_walk_available(void)
 {

@@ -17,3 +17,6 @@ bool vt_stack_walk_available(void);
  * was itself called from, as glibc's backtrace gives it in that caller.
  * That caller must be a frame of its own: not inlined, no tail call. */
 unsigned vt_stack_walk(uintptr_t *frames, unsigned depth, uintptr_t own_start, uintptr_t own_end);
+/* Steps this thread's last walk took over from the walk before it, as
+ * still holding (for the tests' measure of that memo). */
+unsigned vt_stack_walk_steps_reused(void);

@@ -19,11 +19,25 @@ struct space {
 };
 
 static const size_t cache_bytes[VT_CACHE_COUNT] = {VT_CACHE_STACKS_BYTES,
-						   VT_CACHE_PYTHON_CODE_BYTES};
+						   VT_CACHE_PYTHON_CODE_BYTES, VT_CACHE_WALK_BYTES};
 
 /* NULL: not mapped yet; GONE: the thread is exiting, or mapping failed. */
 #define GONE ((void *)1)
 static __thread void *mine __attribute__((tls_model("initial-exec")));
+
+/* The signals held while on the tracer's stack: made with the key, before
+ * any thread has a space to run on, and published with key_state. */
+static sigset_t held;
+
+/* A fault is still delivered: blocked, it would kill the process without
+ * its handlers. */
+static void make_held(void)
+{
+	static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT};
+	sigfillset(&held);
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		sigdelset(&held, faults[i]);
+}
 
 static pthread_key_t exit_key;
 static atomic_int key_state; /* 0 none, 1 made, -1 failed */
@@ -49,8 +63,10 @@ static bool make_key(void)
 	if (state)
 		return state > 0;
 	pthread_mutex_lock(&key_lock);
-	if (!atomic_load(&key_state))
+	if (!atomic_load(&key_state)) {
+		make_held();
 		atomic_store(&key_state, pthread_key_create(&exit_key, release) == 0 ? 1 : -1);
+	}
 	pthread_mutex_unlock(&key_lock);
 	return atomic_load(&key_state) > 0;
 }
@@ -127,15 +143,24 @@ static struct space *space(void)
 	return s;
 }
 
-void *vt_thread_cache(enum vt_thread_cache which)
+static void *cache_in(struct space *s, enum vt_thread_cache which)
 {
-	char *at = (char *)space();
-	if (!at)
-		return NULL;
-	at += sizeof(struct space);
+	char *at = (char *)s + sizeof(struct space);
 	for (int i = 0; i < (int)which; i++)
 		at += cache_bytes[i];
 	return at;
+}
+
+void *vt_thread_cache(enum vt_thread_cache which)
+{
+	struct space *s = space();
+	return s ? cache_in(s, which) : NULL;
+}
+
+void *vt_thread_cache_if_mapped(enum vt_thread_cache which)
+{
+	void *current = mine;
+	return current && current != GONE ? cache_in(current, which) : NULL;
 }
 
 void vt_stack_switch(void (*fn)(void *), void *arg, void *top);
@@ -149,19 +174,13 @@ bool vt_thread_run_on_own_stack(void (*fn)(void *), void *arg)
 		fn(arg);
 		return true;
 	}
-	/* A fault is still delivered: blocked, it would kill the process
-	 * without its handlers. */
-	sigset_t held, previous;
-	sigfillset(&held);
-	static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT};
-	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
-		sigdelset(&held, faults[i]);
+	sigset_t previous;
 	pthread_sigmask(SIG_BLOCK, &held, &previous);
 	/* The top, 16-byte aligned: just below the caches. */
 	void *top = (void *)((uintptr_t)s & ~(uintptr_t)15);
 	s->running = true;
 	/* The switch's frame lies a little below this one's locals. */
-	s->program_sp = (uintptr_t)&held - 1024;
+	s->program_sp = (uintptr_t)&previous - 1024;
 	vt_stack_switch(fn, arg, top);
 	s->running = false;
 	pthread_sigmask(SIG_SETMASK, &previous, NULL);

@@ -15,15 +15,20 @@
 enum vt_thread_cache {
 	VT_CACHE_STACKS,      /* core/stacks.c: stack hash to id */
 	VT_CACHE_PYTHON_CODE, /* sources/python.c: code object to id */
+	VT_CACHE_WALK,        /* core/stack_walk.c: the last walk, for the next */
 	VT_CACHE_COUNT,
 };
 #define VT_CACHE_STACKS_BYTES      4096
 #define VT_CACHE_PYTHON_CODE_BYTES 12288
+#define VT_CACHE_WALK_BYTES        16384
 
 /* This thread's cache, zeroed when first handed out; NULL when the thread
  * has no space (or is past its exit). Never allocates after the first
  * call on a thread. */
 void *vt_thread_cache(enum vt_thread_cache which);
+/* The same, but NULL where the thread has no space yet: it never maps,
+ * so it may run in a signal handler. */
+void *vt_thread_cache_if_mapped(enum vt_thread_cache which);
 
 /* Runs fn(arg) on this thread's tracer stack with the program's signals
  * held back, so that no handler of the program runs on the tracer's stack.

@@ -156,6 +156,56 @@ Test(stack_walk, each_walk_is_its_own_whatever_the_last_one_was)
 	}
 }
 
+/* Two outer callers alike to the byte: a walk from one, then from the
+ * other, start alike and read the same words up to the outer caller's
+ * return address, the only word that tells them apart. */
+__attribute__((noinline)) static void outer_x(void (*caller)(void))
+{
+	through(caller);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void outer_y(void (*caller)(void))
+{
+	through(caller);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* With the thread's space mapped a walk keeps a memo for the next: each
+ * walk takes over the steps whose words still hold, and no more. */
+static void memo_rounds(void *arg)
+{
+	(void)arg;
+	for (int round = 0; round < 3; round++) {
+		outer_x(caller_a);
+		expect_same("memo, outer_x, caller_a", 5);
+		outer_x(caller_a);
+		expect_same("memo, the same again", 5);
+		cr_assert_gt(vt_stack_walk_steps_reused(), 5, "a walk alike takes the last one's");
+		uintptr_t a = seen.our_frames[1];
+		outer_x(caller_b);
+		expect_same("memo, caller_b", 5);
+		cr_assert_neq(seen.our_frames[1], a, "middle's caller told apart");
+		cr_assert_gt(vt_stack_walk_steps_reused(), 0, "the frames below middle's caller");
+		uintptr_t x = seen.our_frames[4];
+		outer_y(caller_b);
+		expect_same("memo, outer_y", 5);
+		cr_assert_neq(seen.our_frames[4], x, "the outer caller told apart");
+		cr_assert_gt(vt_stack_walk_steps_reused(), 3, "the frames below the outer caller");
+		chain_o2(20, capture_both);
+		expect_same("memo, -O2, 20", 22);
+		chain_o2(200, capture_both);
+		cr_assert_eq(seen.ours, VT_MAX_STACK_DEPTH, "cut at the depth");
+	}
+}
+
+Test(stack_walk, a_walk_takes_over_only_the_steps_that_still_hold)
+{
+	cr_assert_not_null(vt_thread_cache(VT_CACHE_WALK));
+	memo_rounds(NULL);
+	cr_assert(vt_thread_run_on_own_stack(memo_rounds, NULL));
+}
+
 Test(stack_walk, unoptimised_chain)
 {
 	chain_o0(20, capture_both);
