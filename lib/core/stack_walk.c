@@ -217,6 +217,12 @@ struct walk {
  * at a load and a compare a word instead of a rule lookup and a step. */
 enum { MEMO_STEPS = 144 }; /* 128 frames kept and the tracer's own */
 
+/* Noting a walk costs more than the walk's steps alone (a third more, at
+ * 32 frames), so a walk that differs from the memo takes its place only
+ * after VT_STACK_WALK_MEMO_ADOPT_AFTER in a row: a thread that alternates
+ * between call paths keeps one of them (the others walk at the plain
+ * cost), and one whose paths all differ notes one walk in that many. */
+
 /* Where the last walk stood before one of its steps. */
 struct memo_state {
 	struct vt_registers regs;
@@ -229,6 +235,7 @@ struct walk_memo {
 	bool busy;       /* a walk is using it: one in a handler then does without */
 	unsigned reused; /* steps the last walk took over */
 	unsigned steps;  /* the steps noted: states[0 .. steps] hold */
+	unsigned misses; /* walks in a row that differed from it */
 	unsigned count, depth;
 	uint32_t generation;
 	uintptr_t low[2], high[2], own_start, own_end;
@@ -355,25 +362,50 @@ memo_steps_holding(const struct walk_memo *memo)
 	return step;
 }
 
-/* Takes the memo's steps while they hold, then stands where the first
- * that does not (or the memo's last) started, noting on from there. The
- * memo takes this walk's regions, which hold its own. */
-static void memo_replay(struct walk_memo *memo, struct walk *w, uintptr_t *frames)
+/* Takes the memo's first steps (those that still hold), then stands where
+ * the next one started. Noting, the walk goes on writing the memo from
+ * there, and the memo takes this walk's regions, which hold its own;
+ * else the memo is left as it was. */
+static void memo_replay(struct walk_memo *memo, struct walk *w, uintptr_t *frames, unsigned step,
+			bool note)
 {
-	unsigned step = memo_steps_holding(memo);
 	const struct memo_state *at = &memo->states[step];
 	memcpy(frames, memo->frames, at->kept * sizeof(*frames));
 	w->regs = at->regs;
 	w->interrupted = at->interrupted;
 	w->kept = at->kept;
 	w->steps = step;
-	for (unsigned i = 0; i < memo->count; i++) {
+	for (unsigned i = 0; i < memo->count; i++)
 		w->stacks.regions[i].last = at->last[i];
+	memo->reused = step;
+	if (!note)
+		return;
+	for (unsigned i = 0; i < memo->count; i++)
 		memo->low[i] = w->stacks.regions[i].low;
-	}
-	memo->steps = memo->reused = step;
+	memo->steps = step;
 	w->stacks.noted = memo->words + at->words;
 	w->stacks.noted_end = memo->words + 3 * MEMO_STEPS;
+}
+
+/* Whether the memo serves this walk, and how far: replays what holds,
+ * and decides whether this walk is noted (memo_start when it does not
+ * fit at all). */
+static void memo_use(struct walk_memo *memo, struct walk *w, uintptr_t *frames, uint32_t generation,
+		     unsigned depth, uintptr_t own_start, uintptr_t own_end)
+{
+	bool fits = memo_fits(memo, w, generation, depth, own_start, own_end);
+	unsigned step = fits ? memo_steps_holding(memo) : 0;
+	bool holds = fits && step == memo->steps;
+	memo->misses = holds ? 0 : memo->misses + 1;
+	bool note = holds || memo->steps == 0 || memo->misses >= VT_STACK_WALK_MEMO_ADOPT_AFTER;
+	if (note)
+		memo->misses = 0;
+	if (fits)
+		memo_replay(memo, w, frames, step, note);
+	else if (note)
+		memo_start(memo, w, generation, depth, own_start, own_end);
+	else
+		memo->reused = 0;
 }
 
 /* Fresh steps from where the walk stands. */
@@ -423,10 +455,8 @@ vt_stack_walk(uintptr_t *frames, unsigned depth, uintptr_t own_start, uintptr_t 
 	find_stacks(&w.stacks, w.regs.sp);
 	uint32_t generation = code_generation();
 	struct walk_memo *memo = regions_apart(&w.stacks) ? memo_take() : NULL;
-	if (memo && memo_fits(memo, &w, generation, depth, own_start, own_end))
-		memo_replay(memo, &w, frames);
-	else if (memo)
-		memo_start(memo, &w, generation, depth, own_start, own_end);
+	if (memo)
+		memo_use(memo, &w, frames, generation, depth, own_start, own_end);
 	walk_on(&w, frames, depth, generation, own_start, own_end, memo);
 	if (memo)
 		memo_give_back(memo);

@@ -17,6 +17,10 @@ bool vt_stack_walk_available(void);
  * was itself called from, as glibc's backtrace gives it in that caller.
  * That caller must be a frame of its own: not inlined, no tail call. */
 unsigned vt_stack_walk(uintptr_t *frames, unsigned depth, uintptr_t own_start, uintptr_t own_end);
-/* Steps this thread's last walk took over from the walk before it, as
- * still holding (for the tests' measure of that memo). */
+/* Steps this thread's last walk took over from its memo of an earlier
+ * walk, as still holding (for the tests' measure of that memo). */
 unsigned vt_stack_walk_steps_reused(void);
+
+/* A walk that differs from the memo takes its place only when this many
+ * walks in a row have differed (stack_walk.c says why). */
+#define VT_STACK_WALK_MEMO_ADOPT_AFTER 8

@@ -175,20 +175,37 @@ static uint32_t find_or_add(uint64_t hash, const uintptr_t *frames, unsigned dep
 	return id;
 }
 
+/* The stack this thread interned last: a thread's next stack is most
+ * often the same one, which a compare finds for less than the hash. An id
+ * names the same frames for the rest of the process. */
+static __thread uint32_t last_interned __attribute__((tls_model("initial-exec")));
+
+static bool is_last_interned(uint32_t last, const uintptr_t *frames, unsigned depth)
+{
+	const struct record *record = record_of(last);
+	return record && record->depth == depth &&
+	       memcmp(record->frames, frames, depth * sizeof(*frames)) == 0;
+}
+
 uint32_t vt_stack_intern(const uintptr_t *frames, unsigned depth)
 {
 	if (depth == 0)
 		return VT_STACK_NONE;
 	if (depth > VT_MAX_STACK_FRAMES)
 		depth = VT_MAX_STACK_FRAMES;
+	uint32_t last = last_interned;
+	if (is_last_interned(last, frames, depth))
+		return last;
 	uint64_t hash = hash_frames(frames, depth);
 	struct cache_slot *cache = vt_thread_cache(VT_CACHE_STACKS);
 	struct cache_slot *slot = cache ? &cache[hash % CACHE_SLOTS] : NULL;
-	if (slot && slot->hash == hash && matches(slot->id, hash, frames, depth))
-		return slot->id;
-	uint32_t id = find_or_add(hash, frames, depth);
+	uint32_t id = slot && slot->hash == hash && matches(slot->id, hash, frames, depth)
+			      ? slot->id
+			      : find_or_add(hash, frames, depth);
 	if (id && slot)
 		*slot = (struct cache_slot){hash, id};
+	if (id)
+		last_interned = id;
 	return id;
 }
 

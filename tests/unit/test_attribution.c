@@ -135,6 +135,28 @@ Test(stacks, same_frames_same_id)
 	cr_assert_eq(note, 42);
 }
 
+/* A thread's next stack is first compared with the one it interned last:
+ * each stack here comes right after one that differs from it in one
+ * frame or in depth only. */
+Test(stacks, the_last_stack_is_told_from_its_neighbours)
+{
+	uintptr_t a[] = {0x7000, 0x7100, 0x7200, 0x7300}, last_differs[] = {0x7000, 0x7100, 0x7201},
+		  first_differs[] = {0x7001, 0x7100, 0x7200};
+	uint32_t id = vt_stack_intern(a, 3);
+	cr_assert_eq(vt_stack_intern(a, 3), id);
+	uint32_t seen[] = {vt_stack_intern(last_differs, 3), vt_stack_intern(first_differs, 3),
+			   vt_stack_intern(a, 2), vt_stack_intern(a, 4)};
+	for (size_t i = 0; i < sizeof(seen) / sizeof(seen[0]); i++) {
+		cr_assert_neq(seen[i], VT_STACK_NONE);
+		cr_assert_neq(seen[i], id, "stack %zu taken for the one before it", i);
+		for (size_t j = 0; j < i; j++)
+			cr_assert_neq(seen[i], seen[j], "stacks %zu and %zu", j, i);
+	}
+	cr_assert_eq(vt_stack_intern(a, 3), id);
+	cr_assert_eq(vt_stack_intern(last_differs, 3), seen[0]);
+	cr_assert_eq(vt_stack_intern(last_differs, 3), seen[0]);
+}
+
 static void *intern_many(void *arg)
 {
 	(void)arg;

@@ -171,22 +171,39 @@ __attribute__((noinline)) static void outer_y(void (*caller)(void))
 	__asm__ volatile("" ::: "memory");
 }
 
-/* With the thread's space mapped a walk keeps a memo for the next: each
- * walk takes over the steps whose words still hold, and no more. */
+/* Walks through outer's caller until the memo is theirs: a walk that
+ * differs from it takes its place only after so many in a row. */
+static void settle(void (*outer)(void (*)(void)), void (*caller)(void))
+{
+	for (int i = 0; i < VT_STACK_WALK_MEMO_ADOPT_AFTER; i++)
+		outer(caller);
+}
+
+/* With the thread's space mapped a walk keeps a memo for later ones: each
+ * walk takes over the steps whose words still hold, and no more; one that
+ * differs leaves the memo to the walks it came from until enough in a row
+ * have differed. */
 static void memo_rounds(void *arg)
 {
 	(void)arg;
 	for (int round = 0; round < 3; round++) {
+		settle(outer_x, caller_a);
 		outer_x(caller_a);
 		expect_same("memo, outer_x, caller_a", 5);
-		outer_x(caller_a);
-		expect_same("memo, the same again", 5);
-		cr_assert_gt(vt_stack_walk_steps_reused(), 5, "a walk alike takes the last one's");
+		cr_assert_gt(vt_stack_walk_steps_reused(), 5, "a walk alike takes the memo's");
 		uintptr_t a = seen.our_frames[1];
 		outer_x(caller_b);
 		expect_same("memo, caller_b", 5);
 		cr_assert_neq(seen.our_frames[1], a, "middle's caller told apart");
 		cr_assert_gt(vt_stack_walk_steps_reused(), 0, "the frames below middle's caller");
+		outer_x(caller_a);
+		expect_same("memo, caller_a after caller_b", 5);
+		cr_assert_gt(vt_stack_walk_steps_reused(), 5,
+			     "one walk that differed left the memo");
+		settle(outer_x, caller_b);
+		outer_x(caller_b);
+		expect_same("memo, caller_b settled", 5);
+		cr_assert_gt(vt_stack_walk_steps_reused(), 5, "walks that differed took the memo");
 		uintptr_t x = seen.our_frames[4];
 		outer_y(caller_b);
 		expect_same("memo, outer_y", 5);
