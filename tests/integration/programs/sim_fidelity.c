@@ -145,6 +145,40 @@ static void graph_memory(cudaStream_t stream)
 	cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero);
 }
 
+/* A launch may not allocate what an earlier launch left unfreed, unless the
+ * graph was instantiated to free it itself at each launch. */
+static void relaunch_unfreed(cudaStream_t stream)
+{
+	cudaGraph_t graph;
+	cudaGraphExec_t exec;
+	cudaGraphNode_t node;
+	struct cudaMemAllocNodeParams params = {
+		.poolProps = {.allocType = cudaMemAllocationTypePinned,
+			      .location = {cudaMemLocationTypeDevice, 0}},
+		.bytesize = 16 * MiB,
+	};
+	cudaGraphCreate(&graph, 0);
+	cudaGraphAddMemAllocNode(&node, graph, NULL, 0, &params);
+	cudaGraphInstantiate(&exec, graph, 0);
+	cudaGraphLaunch(exec, stream);
+	check("a relaunch with its allocation unfreed",
+	      cudaGraphLaunch(exec, stream) == cudaErrorInvalidValue);
+	cudaFree(params.dptr);
+	cudaGraphExecDestroy(exec);
+	cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagAutoFreeOnLaunch);
+	check("freed by the launch itself", cudaGraphLaunch(exec, stream) == cudaSuccess &&
+						    cudaGraphLaunch(exec, stream) == cudaSuccess);
+	check("in the same memory", graph_figure(cudaGraphMemAttrUsedMemCurrent) == 16 * MiB);
+	check("then freed once", cudaFree(params.dptr) == cudaSuccess &&
+					 cudaFree(params.dptr) == cudaErrorInvalidValue);
+	cudaGraphExecDestroy(exec);
+	cudaGraphDestroy(graph);
+	cudaDeviceGraphMemTrim(0);
+	unsigned long long zero = 0;
+	cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero);
+	cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrReservedMemHigh, &zero);
+}
+
 static void capture_join(cudaStream_t origin, cudaStream_t side)
 {
 	cudaEvent_t fork, join;
@@ -632,6 +666,7 @@ int main(void)
 	unmap_at_once();
 	compression();
 	graph_memory(origin);
+	relaunch_unfreed(origin);
 	capture_join(origin, side);
 	host_nodes(origin);
 	ipc_events();
