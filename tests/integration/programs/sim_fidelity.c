@@ -179,6 +179,29 @@ static void relaunch_unfreed(cudaStream_t stream)
 	cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrReservedMemHigh, &zero);
 }
 
+/* A handle the driver did not hand out, or no longer holds, is refused,
+ * never followed. */
+static void arrays_freed_wrongly(void)
+{
+	struct cudaChannelFormatDesc format =
+		cudaCreateChannelDesc(8, 0, 0, 0, cudaChannelFormatKindUnsigned);
+	cudaArray_t array;
+	void *memory;
+	cudaMallocArray(&array, &format, 256, 256, 0);
+	cudaMalloc(&memory, MiB);
+	check("device memory freed as an array",
+	      cudaFreeArray((cudaArray_t)memory) == cudaErrorInvalidResourceHandle);
+	check("an array freed as a mipmapped one",
+	      cudaFreeMipmappedArray((cudaMipmappedArray_t)array) ==
+		      cudaErrorInvalidResourceHandle);
+	check("an array freed", cudaFreeArray(array) == cudaSuccess);
+	check("and freed again", cudaFreeArray(array) == cudaErrorInvalidResourceHandle);
+	struct cudaChannelFormatDesc read;
+	check("and described after",
+	      cudaArrayGetInfo(&read, NULL, NULL, array) == cudaErrorInvalidResourceHandle);
+	cudaFree(memory);
+}
+
 static void capture_join(cudaStream_t origin, cudaStream_t side)
 {
 	cudaEvent_t fork, join;
@@ -667,6 +690,7 @@ int main(void)
 	compression();
 	graph_memory(origin);
 	relaunch_unfreed(origin);
+	arrays_freed_wrongly();
 	capture_join(origin, side);
 	host_nodes(origin);
 	ipc_events();
