@@ -362,3 +362,28 @@ Test(truth, a_context_s_end_frees_what_was_made_in_it)
 		traced_run_free(&run);
 	}
 }
+
+/* A free CUDA refuses frees nothing: an array given to cudaFree, device
+ * memory to cudaFreeArray, registered pages to cudaFreeHost. Every call
+ * fails as it does without vramtrace, and all of it is live at exit. */
+Test(truth, a_free_of_another_family_s_memory_leaves_it_live)
+{
+	struct both runs;
+	run_both(&runs, "wrong_frees", NULL, NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_eq(runs.with.status, 0, "%s", runs.with.err);
+	json_t *report = runs.with.report;
+	cr_assert_eq(report_int(report, "devices/0/live_at_exit_bytes"), 13 * MiB);
+	cr_assert_eq(report_int(report, "devices/0/live_at_exit_allocations"), 3);
+	cr_assert_eq(report_int(report, "devices/0/frees"), 0);
+	cr_assert_eq(report_int(report_kind(report, "devices/0", "array"), "live_at_exit_bytes"),
+		     1 * MiB);
+	cr_assert_eq(report_int(report_kind(report, "devices/0", "device"), "live_at_exit_bytes"),
+		     5 * MiB);
+	cr_assert_eq(report_int(report, "host/live_at_exit_bytes"), 3 * MiB);
+	cr_assert_eq(
+		report_int(report_kind(report, "host", "host_registered"), "live_at_exit_bytes"),
+		8 * MiB);
+	cr_assert_eq(report_int(report, "tracer/unknown_frees"), 7);
+	free_both(&runs);
+}
