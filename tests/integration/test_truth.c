@@ -92,6 +92,8 @@ Test(truth, graph_memory_alone_makes_the_peak_and_fails_the_budget)
 	cr_assert_eq(json_array_size(report_at(run.report, "devices")), 1);
 	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 64 * MiB);
 	cr_assert_eq(report_int(run.report, "devices/0/live_at_exit_bytes"), 64 * MiB);
+	cr_assert_str_eq(report_string(run.report, "devices/0/peak/api"), "cudaGraphLaunch");
+	cr_assert_str_eq(report_string(run.report, "devices/0/peak/driver_api"), "cuGraphLaunch");
 	cr_assert_eq(report_int(report_kind(run.report, "devices/0", "graph"), "at_peak_bytes"),
 		     64 * MiB);
 	char command[800];
