@@ -66,6 +66,28 @@ static inline int vt_kind_is_host(enum vt_kind kind)
 	return kind >= VT_KIND_FIRST_HOST;
 }
 
+/* Whether a free of the family by ends an allocation of the kind held. A
+ * free names its family by the call that made it: cuMemFree and
+ * cuMemFreeAsync (device), cuArrayDestroy and cuMipmappedArrayDestroy
+ * (array), cuMemRelease and cuMemUnmap (vmm), cuMemFreeHost (pinned_host),
+ * unregistering (host_registered), closing an import (ipc_import). CUDA
+ * refuses a call of one family on another's memory, an array handle given
+ * to cudaFree say, and the memory stays. */
+static inline int vt_kind_freed_by(enum vt_kind held, enum vt_kind by)
+{
+	switch (by) {
+	case VT_KIND_ARRAY: return held == VT_KIND_ARRAY || held == VT_KIND_EXTERNAL;
+	case VT_KIND_VMM: return held == VT_KIND_VMM || held == VT_KIND_MULTICAST;
+	case VT_KIND_IPC_IMPORT:
+	case VT_KIND_PINNED_HOST:
+	case VT_KIND_HOST_REGISTERED: return held == by;
+	default:
+		return held == VT_KIND_DEVICE || held == VT_KIND_ASYNC || held == VT_KIND_MANAGED ||
+		       held == VT_KIND_EXTERNAL || held == VT_KIND_POOL_IMPORT ||
+		       held == VT_KIND_GRAPH;
+	}
+}
+
 /* Whether a kind is memory the process allocated, counted in its owner's
  * totals and peak; other kinds are only shown. */
 static inline int vt_kind_is_counted(enum vt_kind kind)

@@ -52,8 +52,11 @@ static void add(const struct vt_allocation *allocation, void *context)
 {
 	struct grouping *g = context;
 	/* What the graphs' pool keeps reserved is the driver's, not a leak of
-	 * the program: it is shown as graph memory not trimmed. */
-	if (g->failed || allocation->kind == VT_KIND_GRAPH)
+	 * the program: it is shown as graph memory not trimmed. Memory only
+	 * shown (an import left open, pages left registered) is another's or
+	 * the program's own, in no live total, so in no leak either. */
+	if (g->failed || allocation->kind == VT_KIND_GRAPH ||
+	    !vt_kind_is_counted((enum vt_kind)allocation->kind))
 		return;
 	if ((g->count + 1) * 2 > g->capacity && !grow(g)) {
 		g->failed = true;

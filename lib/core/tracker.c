@@ -372,12 +372,11 @@ static unsigned record_alloc(struct vt_tracker *tracker, struct vt_device_slot *
 }
 
 /* Each slot holds one family (host or device memory), and a free names its
- * family by event->kind: a device free of a host pointer (or the reverse)
- * fails in CUDA and leaves the memory live. Of device memory, only closing
- * an IPC import ends one. */
+ * family by event->kind: a free of another family's memory (a host pointer
+ * to cuMemFree, an array to cudaFree) fails in CUDA and leaves it live. */
 static bool ends(const struct vt_allocation *allocation, const struct vt_event *event)
 {
-	return (allocation->kind == VT_KIND_IPC_IMPORT) == (event->kind == VT_KIND_IPC_IMPORT);
+	return vt_kind_freed_by((enum vt_kind)allocation->kind, event->kind);
 }
 
 static bool free_in(struct vt_tracker *tracker, struct vt_device_slot *slot, const void *context)

@@ -14,6 +14,7 @@
 #include "dlsym.h"
 #include "../log.h"
 #include "hooks.h"
+#include "runtime_names.h"
 #include "../sources/real.h"
 
 /* vramtrace's own exports are found first by any lookup that reaches the
@@ -84,7 +85,8 @@ __attribute__((visibility("hidden"))) void *vt_dlsym_hook(void *handle, const ch
 		vt_real_dlsym(handle, name); /* dlclose cleared dlerror() */
 		return NULL;
 	}
-	return vt_hooks_wrap_symbol(name, found);
+	void *named = vt_runtime_hook_for(name, found);
+	return named ? named : vt_hooks_wrap_symbol(name, found);
 }
 
 typedef void *(*dlopen_fn)(const char *, int);

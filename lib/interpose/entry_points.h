@@ -167,7 +167,12 @@
 	R(cudaExternalMemoryGetMappedMipmappedArray, \
 	  (cudaMipmappedArray_t *array, cudaExternalMemory_t external, \
 	   const struct cudaExternalMemoryMipmappedArrayDesc *desc), \
-	  (array, external, desc))
+	  (array, external, desc)) \
+	R(cudaGraphLaunch, (cudaGraphExec_t exec, cudaStream_t stream), (exec, stream)) \
+	R(cudaGraphLaunch_ptsz, (cudaGraphExec_t exec, cudaStream_t stream), (exec, stream)) \
+	R(cudaGraphUpload, (cudaGraphExec_t exec, cudaStream_t stream), (exec, stream)) \
+	R(cudaGraphUpload_ptsz, (cudaGraphExec_t exec, cudaStream_t stream), (exec, stream)) \
+	R(cudaDeviceGraphMemTrim, (int device), (device))
 /* clang-format on */
 
 /* Strips the parentheses of a list's (arguments). */

@@ -6,10 +6,12 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "../sources/call.h"
 #include "../sources/real.h"
 #include "entry_points.h"
+#include "runtime_names.h"
 
 static void *runtime_function(const char *name)
 {
@@ -48,3 +50,21 @@ static void *runtime_function(const char *name)
 	}
 
 VT_RUNTIME_ENTRY_POINTS(RUNTIME_HOOK)
+
+struct runtime_hook {
+	const char *name;
+	void *hook;
+};
+
+#define RUNTIME_HOOK_ENTRY(name, parameters, arguments) {#name, (void *)name},
+static const struct runtime_hook runtime_hooks[] = {VT_RUNTIME_ENTRY_POINTS(RUNTIME_HOOK_ENTRY)};
+
+void *vt_runtime_hook_for(const char *name, const void *found)
+{
+	if (strncmp(name, "cuda", 4) != 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(runtime_hooks) / sizeof(runtime_hooks[0]); i++)
+		if (strcmp(runtime_hooks[i].name, name) == 0)
+			return found == runtime_function(name) ? runtime_hooks[i].hook : NULL;
+	return NULL;
+}

@@ -46,7 +46,7 @@ static bool only_primary_on(int device)
 }
 
 /* A live allocation a context's end may take, by its free's family
- * (device or pinned host memory). */
+ * (device, array or pinned host memory). */
 struct doomed_one {
 	uint64_t address; /* or an array's handle */
 	enum vt_kind family;
@@ -85,9 +85,12 @@ static void add_candidate(const struct vt_allocation *allocation, void *context)
 		doomed->items = items;
 		doomed->capacity = capacity;
 	}
-	doomed->items[doomed->count++] = (struct doomed_one){
-		allocation->address, vt_kind_is_host(kind) ? VT_KIND_PINNED_HOST : VT_KIND_DEVICE,
-		array};
+	doomed->items[doomed->count++] =
+		(struct doomed_one){allocation->address,
+				    array                   ? VT_KIND_ARRAY
+				    : vt_kind_is_host(kind) ? VT_KIND_PINNED_HOST
+							    : VT_KIND_DEVICE,
+				    array};
 }
 
 /* Keeps the candidates made in context, in place. */

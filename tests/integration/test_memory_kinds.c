@@ -256,7 +256,7 @@ Test(memory_kinds, graph_memory_counts_in_the_device_peak)
 }
 
 /* An upload reserves the graph's memory before any launch: the peak is set
- * there, by cuGraphUpload, and the launch after it adds nothing
+ * there, by cudaGraphUpload (cuGraphUpload beneath), and the launch after it adds nothing
  * (graph_upload.c). */
 Test(memory_kinds, graph_upload_reserves_before_the_launch)
 {
@@ -266,6 +266,8 @@ Test(memory_kinds, graph_upload_reserves_before_the_launch)
 	json_t *r = run.report;
 	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 8 * MiB);
 	cr_assert_str_eq(report_string(r, "devices/0/peak/driver_api"), "cuGraphUpload");
+	cr_assert_str_eq(report_string(r, "devices/0/peak/api"), "cudaGraphUpload",
+			 "the runtime call the program made");
 	json_t *graph = report_kind(r, "devices/0", "graph");
 	cr_assert_eq(report_int(graph, "allocations"), 1, "one reservation, made at the upload");
 	cr_assert_eq(report_int(r, "devices/0/graph_memory/reserved_peak_bytes"), 8 * MiB);

@@ -110,6 +110,10 @@ static void check_frames(const char *python)
 	run_python(&run, python, (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL});
 	json_t *r = run.report;
 	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 124 * MiB);
+	/* ctypes finds cudaMalloc on libcudart's own handle: still the
+	 * runtime's call, named as the program made it. */
+	cr_assert_str_eq(report_string(r, "devices/0/peak/api"), "cudaMalloc");
+	cr_assert_str_eq(report_string(r, "devices/0/peak/driver_api"), "cuMemAlloc_v2");
 	cr_assert_eq(json_array_size(report_at(r, "devices/0/stacks")), 5,
 		     "five lines, five stacks");
 	int allocate = marked_line("allocate");

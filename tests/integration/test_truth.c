@@ -92,6 +92,8 @@ Test(truth, graph_memory_alone_makes_the_peak_and_fails_the_budget)
 	cr_assert_eq(json_array_size(report_at(run.report, "devices")), 1);
 	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 64 * MiB);
 	cr_assert_eq(report_int(run.report, "devices/0/live_at_exit_bytes"), 64 * MiB);
+	cr_assert_str_eq(report_string(run.report, "devices/0/peak/api"), "cudaGraphLaunch");
+	cr_assert_str_eq(report_string(run.report, "devices/0/peak/driver_api"), "cuGraphLaunch");
 	cr_assert_eq(report_int(report_kind(run.report, "devices/0", "graph"), "at_peak_bytes"),
 		     64 * MiB);
 	char command[800];
@@ -361,4 +363,47 @@ Test(truth, a_context_s_end_frees_what_was_made_in_it)
 		cr_assert_eq(report_int(r, "tracer/unknown_frees"), 1, "the free after the reset");
 		traced_run_free(&run);
 	}
+}
+
+/* A free CUDA refuses frees nothing: an array given to cudaFree, device
+ * memory to cudaFreeArray, registered pages to cudaFreeHost. Every call
+ * fails as it does without vramtrace, and all of it is live at exit. */
+Test(truth, a_free_of_another_family_s_memory_leaves_it_live)
+{
+	struct both runs;
+	run_both(&runs, "wrong_frees", NULL, NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_eq(runs.with.status, 0, "%s", runs.with.err);
+	json_t *report = runs.with.report;
+	cr_assert_eq(report_int(report, "devices/0/live_at_exit_bytes"), 13 * MiB);
+	cr_assert_eq(report_int(report, "devices/0/live_at_exit_allocations"), 3);
+	cr_assert_eq(report_int(report, "devices/0/frees"), 0);
+	cr_assert_eq(report_int(report_kind(report, "devices/0", "array"), "live_at_exit_bytes"),
+		     1 * MiB);
+	cr_assert_eq(report_int(report_kind(report, "devices/0", "device"), "live_at_exit_bytes"),
+		     5 * MiB);
+	cr_assert_eq(report_int(report, "host/live_at_exit_bytes"), 3 * MiB);
+	cr_assert_eq(
+		report_int(report_kind(report, "host", "host_registered"), "live_at_exit_bytes"),
+		8 * MiB);
+	cr_assert_eq(report_int(report, "tracer/unknown_frees"), 7);
+	/* The pages left registered are the program's own: live, shown, but
+	 * no leak, so the leaks add up to what is live at exit. */
+	const char *owners[] = {"devices/0", "host"};
+	for (size_t i = 0; i < 2; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "%s/leaks", owners[i]);
+		int64_t bytes = 0, count = 0;
+		size_t index;
+		json_t *leak;
+		json_array_foreach (report_at(report, path), index, leak) {
+			bytes += field(leak, "bytes");
+			count += field(leak, "count");
+		}
+		snprintf(path, sizeof(path), "%s/live_at_exit_bytes", owners[i]);
+		cr_assert_eq(bytes, report_int(report, path), "%s's leaks", owners[i]);
+		snprintf(path, sizeof(path), "%s/live_at_exit_allocations", owners[i]);
+		cr_assert_eq(count, report_int(report, path), "%s's leaks", owners[i]);
+	}
+	free_both(&runs);
 }

@@ -42,6 +42,25 @@ static void unlink_locked(struct sim_array *array)
 	sim_devices[array->device].charged -= array->charged;
 }
 
+/* Called with sim_lock held: the live array behind a handle, or NULL for
+ * one destroyed or never made (a device pointer, say), which a real
+ * driver refuses rather than follows. */
+static struct sim_array *live_locked(const void *handle, bool mipmapped)
+{
+	struct sim_array *array = arrays;
+	while (array && array != handle)
+		array = array->next;
+	return array && array->mipmapped == mipmapped ? array : NULL;
+}
+
+static bool live(const void *handle, bool mipmapped)
+{
+	pthread_mutex_lock(&sim_lock);
+	bool found = live_locked(handle, mipmapped);
+	pthread_mutex_unlock(&sim_lock);
+	return found;
+}
+
 void sim_arrays_context_ended(const struct sim_context *context)
 {
 	pthread_mutex_lock(&sim_lock);
@@ -137,14 +156,13 @@ static CUresult destroy(void *handle, bool mipmapped)
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	struct sim_array *array = handle;
-	if (!array || array->mipmapped != mipmapped)
-		return CUDA_ERROR_INVALID_HANDLE;
 	pthread_mutex_lock(&sim_lock);
-	unlink_locked(array);
+	struct sim_array *array = live_locked(handle, mipmapped);
+	if (array)
+		unlink_locked(array);
 	pthread_mutex_unlock(&sim_lock);
 	free(array);
-	return CUDA_SUCCESS;
+	return array ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 static CUDA_ARRAY3D_DESCRIPTOR from_2d(const CUDA_ARRAY_DESCRIPTOR *desc)
@@ -225,7 +243,7 @@ static CUresult requirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *out, void *handle, 
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	const struct sim_array *array = handle;
-	if (!out || !array || array->mipmapped != mipmapped)
+	if (!out || !live(array, mipmapped))
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!sim_valid_device(device))
 		return CUDA_ERROR_INVALID_DEVICE;
@@ -252,7 +270,7 @@ SIM_EXPORT CUresult cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR *desc, CUarra
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	const struct sim_array *array = (const struct sim_array *)handle;
-	if (!array || array->mipmapped)
+	if (!live(array, false))
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (!desc)
 		return CUDA_ERROR_INVALID_VALUE;

@@ -329,8 +329,10 @@ static CUresult copy_graph(CUgraph handle, struct sim_graph **out)
 SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph handle,
 						unsigned long long flags)
 {
-	(void)flags;
-	return copy_graph(handle, (struct sim_graph **)out);
+	CUresult rc = copy_graph(handle, (struct sim_graph **)out);
+	if (rc == CUDA_SUCCESS)
+		(*(struct sim_graph **)out)->flags = flags;
+	return rc;
 }
 
 SIM_EXPORT CUresult cuGraphClone(CUgraph *out, CUgraph handle)
@@ -486,13 +488,31 @@ SIM_EXPORT CUresult cuGraphUpload_ptsz(CUgraphExec handle, CUstream stream)
 	return SIM_TRACED(cuGraphUpload_ptsz, &params, untraced_cuGraphUpload(handle, stream));
 }
 
+/* Before a launch runs anything: an allocation of exec's still live from
+ * an earlier launch fails it, unless exec was instantiated to free its
+ * allocations itself, in which case the launch frees them first. */
+static CUresult free_before_launch(const struct sim_graph *exec)
+{
+	bool auto_free = exec->flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
+	CUresult rc = CUDA_SUCCESS;
+	pthread_mutex_lock(&sim_lock);
+	for (size_t i = 0; i < exec->count && rc == CUDA_SUCCESS; i++)
+		if (exec->nodes[i].kind == SIM_NODE_ALLOC && exec->nodes[i].allocation->live)
+			rc = auto_free ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < exec->count && rc == CUDA_SUCCESS; i++)
+		if (exec->nodes[i].kind == SIM_NODE_ALLOC && exec->nodes[i].allocation->live)
+			free_locked(exec->nodes[i].allocation);
+	pthread_mutex_unlock(&sim_lock);
+	return rc;
+}
+
 static CUresult untraced_cuGraphLaunch(CUgraphExec handle, CUstream stream)
 {
 	(void)stream;
 	const struct sim_graph *exec = (const struct sim_graph *)handle;
 	if (!exec)
 		return CUDA_ERROR_INVALID_VALUE;
-	CUresult rc = CUDA_SUCCESS;
+	CUresult rc = free_before_launch(exec);
 	for (size_t i = 0; i < exec->count && rc == CUDA_SUCCESS; i++)
 		rc = run_node(&exec->nodes[i]);
 	return rc;

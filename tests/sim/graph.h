@@ -27,7 +27,8 @@ struct sim_node {
 /* A graph, or an executable graph (a copy of its source's nodes). */
 struct sim_graph {
 	uint32_t id;
-	uint32_t source; /* the graph it was copied from, or 0 */
+	uint32_t source;          /* the graph it was copied from, or 0 */
+	unsigned long long flags; /* an executable graph's instantiation flags */
 	struct sim_node *nodes;
 	size_t count;
 	struct sim_graph *next; /* in the list of live graphs */

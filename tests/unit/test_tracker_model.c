@@ -143,17 +143,34 @@ static void model_alloc(const struct vt_event *event)
 	model_after_growth(slot);
 }
 
-/* A free names its family, never its device; IPC imports end only by
- * closing, and closing ends nothing else. */
+/* The family of free that ends each kind: external memory (a buffer or a
+ * mipmapped array) ends by either of two. */
+static enum vt_kind family_of(enum vt_kind kind)
+{
+	switch (kind) {
+	case VT_KIND_ARRAY: return VT_KIND_ARRAY;
+	case VT_KIND_VMM:
+	case VT_KIND_MULTICAST: return VT_KIND_VMM;
+	case VT_KIND_IPC_IMPORT:
+	case VT_KIND_PINNED_HOST:
+	case VT_KIND_HOST_REGISTERED: return kind;
+	default: return VT_KIND_DEVICE;
+	}
+}
+
+/* A free names its family, never its device, and ends only memory of that
+ * family: IPC imports end only by closing, arrays by their destroy, VMM
+ * handles by their release, pinned and registered host memory each by
+ * their own call. */
 static void model_free(const struct vt_event *event)
 {
 	model.events++;
 	struct model_allocation *found = NULL;
 	for (unsigned i = 0; i < model.live_total && !found; i++) {
 		struct model_allocation *a = &model.live[i];
-		bool same_family = vt_kind_is_host(a->kind) == vt_kind_is_host(event->kind);
-		bool ends = (a->kind == VT_KIND_IPC_IMPORT) == (event->kind == VT_KIND_IPC_IMPORT);
-		if (a->address == event->address && same_family && ends)
+		bool ends = family_of(a->kind) == event->kind ||
+			    (a->kind == VT_KIND_EXTERNAL && event->kind == VT_KIND_ARRAY);
+		if (a->address == event->address && ends)
 			found = a;
 	}
 	if (!found) {
@@ -292,11 +309,12 @@ static void random_alloc(void)
 
 static void random_free(void)
 {
-	static const enum vt_kind families[] = {VT_KIND_DEVICE, VT_KIND_PINNED_HOST,
-						VT_KIND_IPC_IMPORT};
+	static const enum vt_kind families[] = {VT_KIND_DEVICE,     VT_KIND_ARRAY,
+						VT_KIND_VMM,        VT_KIND_PINNED_HOST,
+						VT_KIND_IPC_IMPORT, VT_KIND_HOST_REGISTERED};
 	struct vt_event event = {
 		.op = VT_OP_FREE,
-		.kind = families[below(3)],
+		.kind = families[below(6)],
 		.device = VT_HOST_DEVICE,
 		.address = below(8) ? random_live_address() : address_for((int)below(SLOTS)),
 		.api = "free",
@@ -308,9 +326,7 @@ static void random_free(void)
 		if (model.live[i].address == event.address)
 			target = &model.live[i];
 	if (target && below(5)) {
-		event.kind = vt_kind_is_host(target->kind)        ? VT_KIND_PINNED_HOST
-			     : target->kind == VT_KIND_IPC_IMPORT ? VT_KIND_IPC_IMPORT
-								  : VT_KIND_DEVICE;
+		event.kind = family_of(target->kind);
 	}
 	apply(&event);
 	model_free(&event);

@@ -145,6 +145,63 @@ static void graph_memory(cudaStream_t stream)
 	cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero);
 }
 
+/* A launch may not allocate what an earlier launch left unfreed, unless the
+ * graph was instantiated to free it itself at each launch. */
+static void relaunch_unfreed(cudaStream_t stream)
+{
+	cudaGraph_t graph;
+	cudaGraphExec_t exec;
+	cudaGraphNode_t node;
+	struct cudaMemAllocNodeParams params = {
+		.poolProps = {.allocType = cudaMemAllocationTypePinned,
+			      .location = {cudaMemLocationTypeDevice, 0}},
+		.bytesize = 16 * MiB,
+	};
+	cudaGraphCreate(&graph, 0);
+	cudaGraphAddMemAllocNode(&node, graph, NULL, 0, &params);
+	cudaGraphInstantiate(&exec, graph, 0);
+	cudaGraphLaunch(exec, stream);
+	check("a relaunch with its allocation unfreed",
+	      cudaGraphLaunch(exec, stream) == cudaErrorInvalidValue);
+	cudaFree(params.dptr);
+	cudaGraphExecDestroy(exec);
+	cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagAutoFreeOnLaunch);
+	check("freed by the launch itself", cudaGraphLaunch(exec, stream) == cudaSuccess &&
+						    cudaGraphLaunch(exec, stream) == cudaSuccess);
+	check("in the same memory", graph_figure(cudaGraphMemAttrUsedMemCurrent) == 16 * MiB);
+	check("then freed once", cudaFree(params.dptr) == cudaSuccess &&
+					 cudaFree(params.dptr) == cudaErrorInvalidValue);
+	cudaGraphExecDestroy(exec);
+	cudaGraphDestroy(graph);
+	cudaDeviceGraphMemTrim(0);
+	unsigned long long zero = 0;
+	cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero);
+	cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrReservedMemHigh, &zero);
+}
+
+/* A handle the driver did not hand out, or no longer holds, is refused,
+ * never followed. */
+static void arrays_freed_wrongly(void)
+{
+	struct cudaChannelFormatDesc format =
+		cudaCreateChannelDesc(8, 0, 0, 0, cudaChannelFormatKindUnsigned);
+	cudaArray_t array;
+	void *memory;
+	cudaMallocArray(&array, &format, 256, 256, 0);
+	cudaMalloc(&memory, MiB);
+	check("device memory freed as an array",
+	      cudaFreeArray((cudaArray_t)memory) == cudaErrorInvalidResourceHandle);
+	check("an array freed as a mipmapped one",
+	      cudaFreeMipmappedArray((cudaMipmappedArray_t)array) ==
+		      cudaErrorInvalidResourceHandle);
+	check("an array freed", cudaFreeArray(array) == cudaSuccess);
+	check("and freed again", cudaFreeArray(array) == cudaErrorInvalidResourceHandle);
+	struct cudaChannelFormatDesc read;
+	check("and described after",
+	      cudaArrayGetInfo(&read, NULL, NULL, array) == cudaErrorInvalidResourceHandle);
+	cudaFree(memory);
+}
+
 static void capture_join(cudaStream_t origin, cudaStream_t side)
 {
 	cudaEvent_t fork, join;
@@ -632,6 +689,8 @@ int main(void)
 	unmap_at_once();
 	compression();
 	graph_memory(origin);
+	relaunch_unfreed(origin);
+	arrays_freed_wrongly();
 	capture_join(origin, side);
 	host_nodes(origin);
 	ipc_events();
