@@ -392,10 +392,11 @@ static bool setting_values(const struct fit *fit, struct setting *setting, int f
 		int v = variable_index(group, key);
 		json_t *fixed = json_object_get(group->fixed, key);
 		if (v < 0 && fixed && json_real_value(fixed) != number) {
+			char held[40];
 			snprintf(error, size,
-				 "%s was %g in every run of %s: the fit cannot say how memory "
+				 "%s was %s in every run of %s: the fit cannot say how memory "
 				 "changes with it",
-				 key, json_real_value(fixed),
+				 key, vt_number_text(json_real_value(fixed), held, sizeof(held)),
 				 group->name[0] ? group->name : "them");
 			return false;
 		}
@@ -457,11 +458,15 @@ static bool predicted_bytes(double value, json_int_t *bytes)
 static void warn_extrapolated(const struct vt_fit_group *group, unsigned v, double x, double beyond)
 {
 	bool above = x > group->high[v];
+	char value[40], distance[40], low[40], high[40];
 	fprintf(stderr,
-		"vramtrace fit: warning: %s=%g is %g %s the measured %g to %g (%.0f%% of "
+		"vramtrace fit: warning: %s=%s is %s %s the measured %s to %s (%.0f%% of "
 		"that range): the answer is extrapolated\n",
-		group->variables[v], x, above ? x - group->high[v] : group->low[v] - x,
-		above ? "above" : "below", group->low[v], group->high[v], beyond * 100);
+		group->variables[v], vt_number_text(x, value, sizeof(value)),
+		vt_number_text(above ? x - group->high[v] : group->low[v] - x, distance,
+			       sizeof(distance)),
+		above ? "above" : "below", vt_number_text(group->low[v], low, sizeof(low)),
+		vt_number_text(group->high[v], high, sizeof(high)), beyond * 100);
 }
 
 /* The largest leave-one-out miss, widened by how far the setting lies
@@ -500,13 +505,19 @@ static json_t *prediction_json(const struct vt_fit_group *group, const struct gr
 	double beyond = beyond_range(group, setting->x, &worst), negative;
 	const char *below = below_zero(models, setting->x, &negative);
 	if (below) {
-		char bytes[32];
-		vt_human(-(int64_t)fmin(-negative, 9.2e18), bytes, sizeof(bytes));
+		char bytes[40], value[40], low[40], high[40];
+		if (negative < -9.2e18)
+			snprintf(bytes, sizeof(bytes), "below -8 EiB");
+		else
+			vt_human((int64_t)llround(negative), bytes, sizeof(bytes));
 		snprintf(error, size,
-			 "--predict %s=%g: the prediction for %s is below zero (%s), where the "
-			 "fitted model means nothing; the runs measured %s from %g to %g",
-			 group->variables[worst], setting->x[worst], below, bytes,
-			 group->variables[worst], group->low[worst], group->high[worst]);
+			 "--predict %s=%s: the prediction for %s is below zero (%s), where the "
+			 "fitted model means nothing; the runs measured %s from %s to %s",
+			 group->variables[worst],
+			 vt_number_text(setting->x[worst], value, sizeof(value)), below, bytes,
+			 group->variables[worst],
+			 vt_number_text(group->low[worst], low, sizeof(low)),
+			 vt_number_text(group->high[worst], high, sizeof(high)));
 		return NULL;
 	}
 	json_t *tags = json_object();

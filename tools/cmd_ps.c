@@ -22,16 +22,24 @@ static void usage(FILE *out)
 		     "Options:\n  -h, --help  show this help\n");
 }
 
-/* The command line, its words separated by spaces, cut with an ellipsis. */
+/* The command line, its words separated by spaces and shown as vt_safe
+ * shows them (a word of the traced program's argv may hold a terminal's
+ * escapes), cut with an ellipsis at a character's boundary. */
 static void command_text(const struct vt_run_model *run, char *out, size_t size)
 {
 	size_t used = 0;
 	out[0] = '\0';
-	for (size_t i = 0; i < run->command_count && used + 1 < size; i++)
+	for (size_t i = 0; i < run->command_count && used + 1 < size; i++) {
+		char word[256];
 		used += (size_t)snprintf(out + used, size - used, "%s%s", i ? " " : "",
-					 run->command[i]);
-	if (used >= size - 1 && size > 4)
-		strcpy(out + size - 4, "...");
+					 vt_safe(run->command[i], "", word, sizeof(word)));
+	}
+	if (used < size - 1 || size <= 4)
+		return;
+	size_t cut = size - 4;
+	while (cut > 0 && ((unsigned char)out[cut] & 0xc0) == 0x80)
+		cut--; /* not inside a character */
+	strcpy(out + cut, "...");
 }
 
 static void print_row(pid_t pid, const struct vt_report_model *report)

@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <stdint.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -210,8 +212,11 @@ static int by_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* A socket nobody listens on is the leftover of a process that ended
- * without a word (SIGKILL): removed, as memray and tmux clean theirs. */
+/* A socket nobody listens on, of a process that no longer exists, is the
+ * leftover of a process that ended without a word (SIGKILL): removed, as
+ * memray and tmux clean theirs. Nothing else is: not a file that is no
+ * socket, nor the socket of a live process (one that has bound it and not
+ * yet listened refuses connections too). */
 static bool alive(pid_t pid)
 {
 	char error[256];
@@ -223,7 +228,10 @@ static bool alive(pid_t pid)
 		return true;
 	}
 	struct sockaddr_un address;
-	if (errno == ECONNREFUSED && socket_address(pid, &address))
+	struct stat st;
+	if (errno == ECONNREFUSED && socket_address(pid, &address) &&
+	    lstat(address.sun_path, &st) == 0 && S_ISSOCK(st.st_mode) && kill(pid, 0) != 0 &&
+	    errno == ESRCH)
 		unlink(address.sun_path);
 	return false;
 }

@@ -1,4 +1,6 @@
 #include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json_build.h"
@@ -71,6 +73,20 @@ void vt_print_json(json_t *document, FILE *out)
 void vt_print_safe(FILE *out, const char *text)
 {
 	vt_text_safe(out, text);
+}
+
+const char *vt_number_text(double value, char *buf, size_t size)
+{
+	if (value == floor(value) && fabs(value) < 1e16) {
+		snprintf(buf, size, "%.0f", value);
+		return buf;
+	}
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(buf, size, "%.*g", digits, value);
+		if (strtod(buf, NULL) == value)
+			break;
+	}
+	return buf;
 }
 
 const char *vt_safe(const char *text, const char *fallback, char *buf, size_t size)

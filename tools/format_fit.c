@@ -25,6 +25,17 @@ static const char *human(double bytes, char *buf, unsigned size)
 	return buf;
 }
 
+/* A model's coefficient: a size, but to three significant digits below a
+ * KiB where it is not whole (0.0038 B per token was "0 B per token"). */
+static const char *coefficient(double bytes, char *buf, unsigned size)
+{
+	if (fabs(bytes) < 1024 && fabs(bytes - nearbyint(bytes)) > 1e-6 * fmax(1, fabs(bytes))) {
+		snprintf(buf, size, "%.3g B", bytes);
+		return buf;
+	}
+	return human(bytes, buf, size);
+}
+
 static double number(json_t *object, const char *key)
 {
 	return json_number_value(json_object_get(object, key));
@@ -38,11 +49,13 @@ static void labels_text(json_t *labels, char *out, size_t size)
 	const char *key;
 	json_t *value;
 	json_object_foreach (labels, key, value) {
-		int wrote = json_is_string(value)
-				    ? snprintf(out + used, size - used, "%s%s=%s", used ? ", " : "",
-					       key, json_string_value(value))
-				    : snprintf(out + used, size - used, "%s%s=%g", used ? ", " : "",
-					       key, json_number_value(value));
+		char name[256], text[256];
+		int wrote = snprintf(
+			out + used, size - used, "%s%s=%s", used ? ", " : "",
+			vt_safe(key, "", name, sizeof(name)),
+			json_is_string(value)
+				? vt_safe(json_string_value(value), "", text, sizeof(text))
+				: vt_number_text(json_number_value(value), text, sizeof(text)));
 		if (wrote < 0 || (size_t)wrote >= size - used)
 			return;
 		used += (size_t)wrote;
@@ -51,16 +64,17 @@ static void labels_text(json_t *labels, char *out, size_t size)
 
 static void model_line(FILE *out, const char *name, json_t *model)
 {
-	fprintf(out, "  %-16s =", name);
+	char shown[256];
+	fprintf(out, "  %-16s =", vt_safe(name, "", shown, sizeof(shown)));
 	size_t i;
 	json_t *term;
 	char size[32];
 	json_array_foreach (json_object_get(model, "terms"), i, term) {
 		const char *what = json_string_value(json_object_get(term, "term"));
 		double c = number(term, "coefficient");
-		fprintf(out, "%s %s %s%s", i ? " +" : "", human(c, size, sizeof(size)),
+		fprintf(out, "%s %s %s%s", i ? " +" : "", coefficient(c, size, sizeof(size)),
 			strcmp(what, "1") == 0 ? "fixed" : "per ",
-			strcmp(what, "1") == 0 ? "" : what);
+			strcmp(what, "1") == 0 ? "" : vt_safe(what, "", shown, sizeof(shown)));
 	}
 	if (!json_array_size(json_object_get(model, "terms")))
 		fputs(" 0 B", out);
@@ -92,7 +106,9 @@ static void costs(FILE *out, json_t *group)
 		double peak = own_term(json_object_get(model, "peak"), name);
 		if (peak == 0)
 			continue;
-		fprintf(out, "  each +1 %s costs %s", name, human(peak, size, sizeof(size)));
+		char shown[256];
+		fprintf(out, "  each +1 %s costs %s", vt_safe(name, "", shown, sizeof(shown)),
+			coefficient(peak, size, sizeof(size)));
 		const char *tag;
 		json_t *tag_model;
 		bool first = true;
@@ -100,8 +116,9 @@ static void costs(FILE *out, json_t *group)
 			double bytes = own_term(tag_model, name);
 			if (bytes == 0)
 				continue;
-			fprintf(out, "%s%s %s", first ? " (" : ", ", tag,
-				human(bytes, size, sizeof(size)));
+			fprintf(out, "%s%s %s", first ? " (" : ", ",
+				vt_safe(tag, "", shown, sizeof(shown)),
+				coefficient(bytes, size, sizeof(size)));
 			first = false;
 		}
 		fputs(first ? "\n" : ")\n", out);
@@ -112,13 +129,17 @@ static void group_text(FILE *out, json_t *group)
 {
 	const char *name = json_string_value(json_object_get(group, "name"));
 	json_t *runs = json_object_get(group, "runs");
+	char shown[256], low[40], high[40];
 	fprintf(out, "%s%s (%zu runs); variables:", name[0] ? "group " : "runs",
-		name[0] ? name : "", json_array_size(runs));
+		vt_safe(name, "", shown, sizeof(shown)), json_array_size(runs));
 	size_t i;
 	json_t *item;
 	json_array_foreach (json_object_get(group, "variables"), i, item)
-		fprintf(out, " %s %g to %g", json_string_value(json_object_get(item, "name")),
-			number(item, "low"), number(item, "high"));
+		fprintf(out, " %s %s to %s",
+			vt_safe(json_string_value(json_object_get(item, "name")), "", shown,
+				sizeof(shown)),
+			vt_number_text(number(item, "low"), low, sizeof(low)),
+			vt_number_text(number(item, "high"), high, sizeof(high)));
 	char text[600];
 	labels_text(json_object_get(group, "fixed"), text, sizeof(text));
 	fprintf(out, "%s%s\n\n", text[0] ? "; held at " : "", text);
@@ -157,7 +178,9 @@ static void prediction_text(FILE *out, json_t *prediction)
 	json_t *bytes;
 	bool first = true;
 	json_object_foreach (json_object_get(prediction, "tags"), tag, bytes) {
-		fprintf(out, "%s%s %s", first ? "    " : ", ", tag,
+		char shown[256];
+		fprintf(out, "%s%s %s", first ? "    " : ", ",
+			vt_safe(tag, "", shown, sizeof(shown)),
 			human(number(json_object_get(prediction, "tags"), tag), size,
 			      sizeof(size)));
 		first = false;
@@ -168,9 +191,10 @@ static void prediction_text(FILE *out, json_t *prediction)
 
 static void largest_text(FILE *out, json_t *largest)
 {
-	char budget[32], headroom[32], peak[32], text[600];
+	char budget[32], headroom[32], peak[32], text[600], shown[256];
 	const char *key = json_string_value(json_object_get(largest, "key"));
-	fprintf(out, "largest %s that fits %s with %s kept free: ", key,
+	fprintf(out, "largest %s that fits %s with %s kept free: ",
+		vt_safe(key, "", shown, sizeof(shown)),
 		human(number(largest, "budget_bytes"), budget, sizeof(budget)),
 		human(number(largest, "headroom_bytes"), headroom, sizeof(headroom)));
 	json_t *value = json_object_get(largest, "value");
@@ -184,7 +208,7 @@ static void largest_text(FILE *out, json_t *largest)
 	json_object_del(others, key);
 	labels_text(others, text, sizeof(text));
 	json_decref(others);
-	fprintf(out, "%s=%" PRId64 ", predicted peak %s%s%s%s\n", key,
+	fprintf(out, "%s=%" PRId64 ", predicted peak %s%s%s%s\n", shown,
 		(int64_t)json_integer_value(value),
 		human(number(largest, "peak_bytes"), peak, sizeof(peak)), text[0] ? " (with " : "",
 		text, text[0] ? ")" : "");

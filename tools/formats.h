@@ -57,6 +57,10 @@ void vt_print_safe(FILE *out, const char *text);
 /* The same into buf (cut to fit), for a line built elsewhere or printed
  * in a column: text or NULL (then fallback) as vt_print_safe shows it. */
 const char *vt_safe(const char *text, const char *fallback, char *buf, size_t size);
+/* A setting (a label's number) as exactly as a double holds it: a whole
+ * number in full ("1048576", where %g wrote 1.04858e+06), else the
+ * shortest text that reads back as the same double ("0.1", "2.5"). */
+const char *vt_number_text(double value, char *buf, size_t size);
 /* "function (file:line)" or "module+0xoffset", into buf. */
 const char *vt_frame_label(const struct vt_frame_model *frame, char *buf, size_t size);
 /* Whether a frame is CUDA's, vramtrace's or process start-up plumbing. */

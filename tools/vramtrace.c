@@ -58,6 +58,7 @@ static int written_out(const char *command, int status)
 
 int main(int argc, char **argv)
 {
+	vt_escape_stderr();
 	if (argc < 2) {
 		fprintf(stderr, "vramtrace: give a command:");
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -700,6 +700,38 @@ Test(cli, no_escape_from_a_report_reaches_the_terminal)
 	unlink(path);
 }
 
+/* Diagnostics quoted what they were given as it was: a report's label key
+ * holding ESC and a line break, a file name, an option's value. Each
+ * reached the terminal that read the error, and a line break made one
+ * error two lines. */
+Test(cli, no_escape_reaches_the_terminal_through_an_error)
+{
+	json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
+	cr_assert(report);
+	json_object_set_new(report_at(report, "run/labels"), "a\x1b[2J\nb", json_integer(1));
+	char dir[] = "/tmp/vt-escape-error.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char path[300], odd[300], expected[800];
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	cr_assert_eq(json_dump_file(report, path, 0), 0);
+	json_decref(report);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace report: %s: run.labels.a\\x1b[2J\\nb: expected a string\n", path);
+	refused((char *[]){"report", path, NULL}, expected);
+	snprintf(odd, sizeof(odd), "%s/e\x1b]0;PWNED\x07\xc2\x9b\n.json", dir);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace check: %s/e\\x1b]0;PWNED\\x07\\xc2\\x9b\\n.json: cannot read: No such "
+		 "file or directory\n",
+		 dir);
+	refused((char *[]){"check", odd, "--budget", "1", NULL}, expected);
+	refused((char *[]){"check", (char *)fixture_path("minimal.json"), "--budget", "1\x1b[2J",
+			   NULL},
+		"vramtrace check: --budget '1\\x1b[2J' is not a size; write a number and a unit: "
+		"80GiB, 1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or bytes (1e9)\n");
+	unlink(path);
+	rmdir(dir);
+}
+
 /* Smaller ways the tool said less than the truth: a long --by cut at 127
  * characters, --budget ignored by the text, a merged trace giving two
  * devices one pid, run blaming CUDA for a report it could not write, and

@@ -305,6 +305,66 @@ class ControlTest(unittest.TestCase):
         self.addCleanup(server.close)
         return server
 
+    def serve_report(self, report):
+        """An endpoint for this test's own pid that answers every request
+        with report, as a traced process would."""
+        server = self.fake_endpoint(os.getpid())
+        data = json.dumps(report).encode()
+
+        def answer():
+            while True:
+                try:
+                    peer, _ = server.accept()
+                except OSError:
+                    return
+                try:
+                    peer.recv(100)
+                    peer.sendall(data)
+                except OSError:
+                    pass
+                peer.close()
+        threading.Thread(target=answer, daemon=True).start()
+
+    def test_ps_shows_a_command_with_escapes_escaped(self):
+        """ps printed the traced program's argv as it was: a word holding
+        ESC [ 2 J cleared the terminal of whoever listed the processes."""
+        fixtures = os.path.join(os.path.dirname(__file__), "..", "fixtures")
+        with open(os.path.join(fixtures, "minimal.json")) as f:
+            report = json.load(f)
+        report["run"]["command"] = ["./serve\x1b[2J\x9b31m", "\u00e9" * 40]
+        self.serve_report(report)
+        rows = tool(self.runtime, "ps").stdout.splitlines()
+        self.assertEqual(len(rows), 2)
+        self.assertNotIn("\x1b", rows[1])
+        self.assertNotIn("\x9b", rows[1])
+        self.assertIn("./serve\\x1b[2J\\xc2\\x9b31m \u00e9", rows[1])
+        self.assertTrue(rows[1].endswith("\u00e9..."), rows[1])
+
+    def test_ps_removes_only_a_dead_process_s_socket(self):
+        """ps unlinked any PID.sock it could not connect to: a regular file
+        of that name, and the socket of a live process that had bound it but
+        not yet listened."""
+        directory = socket_dir(self.runtime)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        sleeper = subprocess.Popen(["sleep", "60"])
+        self.addCleanup(sleeper.wait)
+        self.addCleanup(sleeper.kill)
+        unlistened = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.addCleanup(unlistened.close)
+        unlistened.bind(os.path.join(directory, f"{os.getpid()}.sock"))
+        regular = os.path.join(directory, f"{sleeper.pid}.sock")
+        with open(regular, "w") as f:
+            f.write("not a socket")
+        dead = subprocess.Popen(["true"])
+        dead.wait()
+        stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        stale.bind(os.path.join(directory, f"{dead.pid}.sock"))
+        stale.close()
+        rows = tool(self.runtime, "ps").stdout.splitlines()
+        self.assertEqual(rows[1:], [])
+        self.assertEqual(sorted(os.listdir(directory)),
+                         sorted([f"{os.getpid()}.sock", f"{sleeper.pid}.sock"]))
+
     def test_a_full_queue_or_a_trickling_peer_ends_at_the_deadline(self):
         """connect() to a socket whose queue is full blocked for ever, and a
         peer sending a byte now and then kept snapshot reading for ever: the

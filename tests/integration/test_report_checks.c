@@ -249,6 +249,47 @@ Test(report_checks, figures_that_cannot_all_be_true_are_refused)
 				   "more than the peak's 1000");
 }
 
+/* Parts above their whole that were still taken: kinds at the peak
+ * adding up to twice it (the text showed two kinds at 100.0%), a failure's
+ * largest stacks holding a million times what was live ("#1 held 953.67
+ * MiB" of 700 B), a row's stacks above the row; and rows out of the order
+ * of time, drawn as if time ran backwards. A kind only shown (memory of
+ * another process opened here) may be live at the peak beyond it. */
+Test(report_checks, parts_above_their_whole_and_rows_out_of_order_are_refused)
+{
+	json_t *report = load_fixture("minimal.json");
+	json_t *managed = json_deep_copy(entry(device0(report), "kinds", 0));
+	json_object_set_new(managed, "kind", json_string("managed"));
+	json_array_append_new(json_object_get(device0(report), "kinds"), managed);
+	refused_everywhere(report, ".devices[0].kinds: at the peak they hold 2000 bytes, more "
+				   "than the peak's 1000");
+
+	report = load_fixture("minimal.json");
+	json_t *imported = json_deep_copy(entry(device0(report), "kinds", 0));
+	json_object_set_new(imported, "kind", json_string("ipc_import"));
+	json_array_append_new(json_object_get(device0(report), "kinds"), imported);
+	accepted(report, "text");
+
+	report = load_fixture("minimal.json");
+	json_t *failure = entry(device0(report), "failures", 0);
+	set(json_array_get(json_object_get(json_object_get(failure, "snapshot"), "top_stacks"), 0),
+	    "bytes", 1000000000);
+	refused_everywhere(report, ".devices[0].failures[0].snapshot.top_stacks: they hold "
+				   "1000000300 bytes, more than live_bytes 700");
+
+	report = load_fixture("minimal.json");
+	json_object_set_new(timeline_row(report, 1), "top_stacks",
+			    json_pack("[{s:i, s:i}]", "stack", 1, "bytes", 500));
+	set(timeline_row(report, 1), "other_stacks_bytes", 300);
+	refused_everywhere(report, ".devices[0].timeline.rows[1]: top_stacks and "
+				   "other_stacks_bytes hold 800 bytes, more than the row's 700");
+
+	report = load_fixture("minimal.json");
+	set(timeline_row(report, 2), "t_ns", 100);
+	refused_everywhere(report, ".devices[0].timeline.rows[2].t_ns: 100 is before the row "
+				   "above it (250000000)");
+}
+
 static json_t *load_merged(void)
 {
 	char path[600];

@@ -479,3 +479,83 @@ Test(tool, thirty_two_thousand_stacks_are_written_read_and_add_up_to_the_peak, .
 	json_decref(diff);
 	traced_run_free(&traced);
 }
+
+/* minimal.json as the run at label=value with the given peak, written to
+ * dir/name; each run a process of its own. */
+static void fit_run(const char *dir, const char *name, const char *label, const char *value,
+		    json_int_t peak, json_int_t pid, char *path, size_t size)
+{
+	json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
+	cr_assert(report);
+	json_t *run = json_object_get(report, "run");
+	json_object_set_new(run, "labels", json_pack("{s:s}", label, value));
+	json_object_set_new(run, "pid", json_integer(pid));
+	json_t *device = json_array_get(json_object_get(report, "devices"), 0);
+	json_object_set_new(json_object_get(device, "peak"), "bytes", json_integer(peak));
+	snprintf(path, size, "%s/%s", dir, name);
+	cr_assert_eq(json_dump_file(report, path, 0), 0);
+	json_decref(report);
+}
+
+/* fit printed settings with %g: a context of 1048576 read "1.04858e+06",
+ * and a prediction asked at 2097152 said it was at "2.09715e+06"; a cost
+ * under a byte per unit read "0 B per context". */
+Test(tool, fit_shows_settings_and_costs_as_they_are)
+{
+	char dir[] = "/tmp/vt-fit-text.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char paths[3][600];
+	static const char *const contexts[] = {"262144", "524288", "1048576"};
+	for (int i = 0; i < 3; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "c%d.json", i);
+		fit_run(dir, name, "context", contexts[i], 1000 << i, 100 + i, paths[i],
+			sizeof(paths[i]));
+	}
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"fit", paths[0], paths[1], paths[2], "--predict", "context=2097152",
+			    NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "variables: context 262144 to 1048576\n"), "%s", run.out);
+	cr_assert(strstr(run.out, "peak             = 0.00381 B per context "), "%s", run.out);
+	cr_assert(strstr(run.out, "each +1 context costs 0.00381 B\n"), "%s", run.out);
+	cr_assert(strstr(run.out, "prediction at context=2097152: peak 7.81 KiB (8000 bytes)"),
+		  "%s", run.out);
+	cr_assert_str_eq(run.err, "vramtrace fit: warning: context=2097152 is 1048576 above the "
+				  "measured 262144 to 1048576 (133% of that range): the answer "
+				  "is extrapolated\n");
+	cr_assert_null(strstr(run.out, "e+0"), "%s", run.out);
+	traced_run_free(&run);
+	char command[600];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
+/* fit's text printed labels and tags as the reports held them: a label
+ * holding ESC [2J cleared the terminal it was shown on. */
+Test(tool, fit_shows_labels_and_tags_with_escapes_escaped)
+{
+	char dir[] = "/tmp/vt-fit-escape.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char paths[2][600];
+	for (int i = 0; i < 2; i++) {
+		char name[32], value[8];
+		snprintf(name, sizeof(name), "r%d.json", i);
+		snprintf(value, sizeof(value), "%d", i + 1);
+		fit_run(dir, name, "b\x1b[2J", value, 1000 * (i + 1), 200 + i, paths[i],
+			sizeof(paths[i]));
+	}
+	struct traced_run run;
+	run_tool(&run, (char *[]){"fit", paths[0], paths[1], "--predict", "b\x1b[2J=3", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_null(strchr(run.out, '\x1b'), "%s", run.out);
+	cr_assert(strstr(run.out, "variables: b\\x1b[2J 1 to 2\n"), "%s", run.out);
+	cr_assert(strstr(run.out, "prediction at b\\x1b[2J=3: "), "%s", run.out);
+	traced_run_free(&run);
+	char command[600];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
