@@ -93,6 +93,21 @@ Test(endings, main_leaving_by_pthread_exit_ends_with_its_last_thread, .timeout =
 	traced_run_free(&run);
 }
 
+/* The report written at exit reaches cancellation points (open, write):
+ * a pending cancellation acted on there ended the main thread halfway,
+ * with the ending signals blocked, and left the tracer's threads holding
+ * a process that nothing but SIGKILL could end. */
+Test(endings, exit_with_a_cancellation_pending_ends_with_its_status, .timeout = 60)
+{
+	struct traced_run run;
+	hostile(&run, "cancel_then_exit", NULL, NULL);
+	cr_assert_eq(run.status, 9, "%s", run.err);
+	cr_assert_eq(run.reports, 1);
+	cr_assert_str_eq(report_string(run.report, "run/ended_by"), "exit 9");
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 64 * MiB);
+	traced_run_free(&run);
+}
+
 Test(endings, exit_from_a_signal_handler_mid_allocation_never_hangs, .timeout = 120)
 {
 	/* One run in three hung before: 40 runs leave it no room to hide. */
