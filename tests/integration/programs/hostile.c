@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -215,6 +216,15 @@ static _Noreturn void cancel_then_exit(void)
 	exit(9);
 }
 
+/* The program's umask leaves nothing: the report and the control
+ * directory are still their owner's to use. */
+static int no_permissions(void)
+{
+	void *p;
+	umask(0777);
+	return cudaMalloc(&p, 64 * MiB) == cudaSuccess ? 0 : 10;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -244,6 +254,8 @@ int main(int argc, char **argv)
 		return cancel_first_call();
 	if (strcmp(mode, "cancel_then_exit") == 0)
 		cancel_then_exit();
+	if (strcmp(mode, "umask") == 0)
+		return no_permissions();
 	if (strcmp(mode, "shim-first") == 0 || strcmp(mode, "shim-last") == 0)
 		return two_libraries(mode, arg);
 	fprintf(stderr, "hostile: unknown mode '%s'\n", mode);
