@@ -150,9 +150,11 @@ void vt_library_before_exec(void)
 	 * (close-on-exec), and the new one, traced, binds the same path (its
 	 * pid), or a client finds the socket refusing and removes it. */
 	write_final("exec");
-	/* Should the exec fail, the process goes on, and so does its report. */
+	/* Should the exec fail, the process goes on, and so do its report and
+	 * the device's readings. */
 	atomic_store(&final_state, REPORT_OPEN);
 	atomic_store(&vt_library.stopping, false);
+	vt_nvml_resume();
 	errno = saved_errno;
 }
 

@@ -151,6 +151,24 @@ Test(endings, exec_takes_any_number_of_arguments)
 	}
 }
 
+/* The report written before an exec stopped the device's sampler, and an
+ * exec that failed left it stopped for the rest of the run. */
+Test(endings, a_failed_exec_leaves_the_process_and_its_sampling_as_before, .timeout = 60)
+{
+	struct both runs;
+	run_both(&runs, "hostile", "failed_exec", NULL,
+		 (const char *const[]){"VRAMTRACE_SAMPLE_MS=5", NULL});
+	same_behaviour(&runs);
+	cr_assert_str_eq(runs.with.out, "exec -1 ENOENT\n");
+	json_t *r = runs.with.report;
+	cr_assert_str_eq(report_string(r, "run/ended_by"), "exit 0");
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 80 * MiB);
+	int64_t samples = report_int(r, "devices/0/device_view/samples");
+	cr_assert_geq(samples, 20, "%lld samples in the half second after the exec",
+		      (long long)samples);
+	free_both(&runs);
+}
+
 Test(endings, exec_with_the_summary_leaves_the_programs_buffers_alone)
 {
 	struct both runs;

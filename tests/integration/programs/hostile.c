@@ -4,6 +4,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -225,6 +226,19 @@ static int no_permissions(void)
 	return cudaMalloc(&p, 64 * MiB) == cudaSuccess ? 0 : 10;
 }
 
+/* An exec that fails leaves the process as it was: it returns -1 with
+ * ENOENT, and the process goes on (for half a second here). */
+static int failed_exec(void)
+{
+	void *p;
+	cudaMalloc(&p, 64 * MiB);
+	int rc = execl("/nonexistent/program", "program", (char *)NULL);
+	printf("exec %d %s\n", rc, errno == ENOENT ? "ENOENT" : "other");
+	fflush(stdout);
+	pause_ms(500);
+	return cudaMalloc(&p, 16 * MiB) == cudaSuccess ? 0 : 10;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -254,6 +268,8 @@ int main(int argc, char **argv)
 		return cancel_first_call();
 	if (strcmp(mode, "cancel_then_exit") == 0)
 		cancel_then_exit();
+	if (strcmp(mode, "failed_exec") == 0)
+		return failed_exec();
 	if (strcmp(mode, "umask") == 0)
 		return no_permissions();
 	if (strcmp(mode, "shim-first") == 0 || strcmp(mode, "shim-last") == 0)
