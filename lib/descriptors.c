@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "no_cancel.h"
+
 static struct {
 	bool open;
 	dev_t device;
@@ -99,6 +101,7 @@ void vt_stderr_write(const char *text, size_t length)
 	struct vt_stderr_guard guard;
 	if (!vt_stderr_begin(&guard))
 		return;
+	VT_NO_CANCEL();
 	int saved_errno = errno;
 	while (length > 0) {
 		ssize_t wrote = write(STDERR_FILENO, text, length);

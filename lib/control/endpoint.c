@@ -42,7 +42,9 @@ static struct {
 static atomic_bool warned_directory, warned_socket, warned_lost;
 
 /* The directory, made if need be, and used only when it is this user's
- * own and nobody else's to reach. */
+ * own and nobody else's to reach. Its mode is 0700 whatever the program's
+ * umask (0777 would leave one that no later process of the user could
+ * bind in). */
 static bool safe_directory(const char *path)
 {
 	if (mkdir(path, 0700) != 0 && errno != EEXIST)
@@ -57,6 +59,8 @@ static bool safe_directory(const char *path)
 	if (wrong)
 		vt_warn_once(&warned_directory, "the control directory %s %s; no control socket",
 			     path, wrong);
+	else if ((status.st_mode & 0777) != 0700 && chmod(path, 0700) != 0)
+		return false;
 	return wrong == NULL;
 }
 

@@ -15,6 +15,7 @@
 #include "../library/writer.h"
 #include "../lifecycle/signals.h"
 #include "../log.h"
+#include "../no_cancel.h"
 #include "../sources/call.h"
 #include "../sources/devices.h"
 #include "../sources/nvml_view.h"
@@ -97,6 +98,7 @@ void vt_activate(void)
 	    atomic_load_explicit(&vt_tracking.disabled, memory_order_relaxed))
 		return;
 	int saved_errno = errno;
+	VT_NO_CANCEL();
 	pthread_once(&vt_tracking.once, activate);
 	errno = saved_errno;
 }

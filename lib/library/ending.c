@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "socket_file.h"
+#include "../no_cancel.h"
 #include "../sources/call.h"
 #include "../sources/context_end.h"
 #include "../sources/nvml_view.h"
@@ -101,6 +102,7 @@ static void write_locked(const char *ended_by)
  * by this very thread, so the report is written as from a signal handler. */
 static void write_final(const char *ended_by)
 {
+	VT_NO_CANCEL();
 	sigset_t ending, previous;
 	vt_ending_signals_fill(&ending);
 	pthread_sigmask(SIG_BLOCK, &ending, &previous);
@@ -116,6 +118,7 @@ static void write_final(const char *ended_by)
 
 void vt_library_emergency(int signal_number, bool final)
 {
+	VT_NO_CANCEL();
 	if (final && atomic_load(&final_state) == REPORT_CLOSING &&
 	    atomic_load(&closing_thread) != (int)gettid())
 		atomic_store(&deferred_signal, signal_number);
@@ -147,9 +150,11 @@ void vt_library_before_exec(void)
 	 * (close-on-exec), and the new one, traced, binds the same path (its
 	 * pid), or a client finds the socket refusing and removes it. */
 	write_final("exec");
-	/* Should the exec fail, the process goes on, and so does its report. */
+	/* Should the exec fail, the process goes on, and so do its report and
+	 * the device's readings. */
 	atomic_store(&final_state, REPORT_OPEN);
 	atomic_store(&vt_library.stopping, false);
+	vt_nvml_resume();
 	errno = saved_errno;
 }
 

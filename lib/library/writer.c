@@ -9,6 +9,7 @@
 #include "../collect.h"
 #include "../descriptors.h"
 #include "../log.h"
+#include "../no_cancel.h"
 #include "../report/output.h"
 #include "../report/report.h"
 #include "../report/symbolize.h"
@@ -117,6 +118,7 @@ static void say_signal_report(bool ok)
 
 bool vt_write(enum vt_write_kind kind, const char *why, const struct vt_write_to *to)
 {
+	VT_NO_CANCEL();
 	char dump_path[4096];
 	struct vt_write_to dump = {.path = dump_path};
 	if (kind == VT_WRITE_DUMP) {

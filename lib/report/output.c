@@ -122,6 +122,15 @@ static int create_temporary(const char *path, char *temporary, size_t size)
 		}
 		int fd =
 			open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		/* 0600 whatever the program's umask: 0777 would leave a report
+		 * its owner cannot read. */
+		if (fd >= 0 && fchmod(fd, 0600) != 0) {
+			int error = errno;
+			close(fd);
+			unlink(temporary);
+			errno = error;
+			return -1;
+		}
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
 	}

@@ -78,6 +78,11 @@ bool vt_background_pause(unsigned milliseconds)
 	return true;
 }
 
+void vt_background_done(void)
+{
+	atomic_fetch_sub(&running, 1);
+}
+
 void vt_background_note_main_exited(void)
 {
 	atomic_store(&main_exited, true);

@@ -15,6 +15,9 @@ bool vt_background_pause(unsigned milliseconds);
 /* The test vt_background_pause makes, for threads that wait otherwise:
  * true, and the thread no longer counts as running, when it must return. */
 bool vt_background_should_leave(void);
+/* A thread of vt_background_start's ending of its own accord, not because
+ * vt_background_should_leave said so: no longer counted. */
+void vt_background_done(void);
 /* main() called pthread_exit: from now on the threads watch for being the
  * last ones. */
 void vt_background_note_main_exited(void);

@@ -55,6 +55,7 @@ static struct {
 	unsigned period_ms;
 	atomic_bool running;
 	pthread_t thread;
+	bool joined; /* the sampler stopped, for a report that was to be the last */
 	/* Devices whose latest tracked peak no reading has caught yet. */
 	_Atomic uint64_t unread_peaks;
 	/* The readings taken at a peak, by the first free after it: when the
@@ -248,13 +249,14 @@ static void *sampler(void *arg)
 		sample();
 		if (!wait_for_next_sample()) {
 			atomic_store(&view.running, false); /* the program is gone */
-			break;
+			return NULL;
 		}
 		if (atomic_load(&view.unread_peaks)) {
 			struct timespec grace = {0, 1000000};
 			nanosleep(&grace, NULL);
 		}
 	}
+	vt_background_done();
 	return NULL;
 }
 
@@ -334,10 +336,24 @@ void vt_nvml_stop(bool last_sample)
 	pthread_mutex_lock(&view.wake_lock);
 	pthread_cond_signal(&view.wake);
 	pthread_mutex_unlock(&view.wake_lock);
-	if (was_running)
+	if (was_running) {
 		pthread_join(view.thread, NULL);
+		view.joined = true;
+	}
 	if (view.status.available)
 		sample();
+}
+
+/* The exec the sampler was stopped for failed: the process goes on, and
+ * so do the readings, as before it. */
+void vt_nvml_resume(void)
+{
+	if (!view.joined)
+		return;
+	view.joined = false;
+	atomic_store(&view.running, true);
+	if (!vt_background_start(&view.thread, sampler))
+		atomic_store(&view.running, false);
 }
 
 void vt_nvml_sample_now(void)
@@ -362,6 +378,7 @@ void vt_nvml_reset(void)
 	pthread_cond_init(&view.wake, NULL);
 	atomic_store(&view.unread_peaks, 0);
 	atomic_store(&view.running, false);
+	view.joined = false;
 	memset(view.views, 0, sizeof(view.views));
 	memset(view.mapped, 0, sizeof(view.mapped));
 }

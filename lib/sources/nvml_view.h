@@ -24,6 +24,8 @@ void vt_nvml_before_free(void);
  * it nothing waits on NVML or the thread: the caller was interrupted inside
  * a CUDA call and may hold the driver's locks. */
 void vt_nvml_stop(bool last_sample);
+/* After vt_nvml_stop(true) for an exec that failed: sampling again. */
+void vt_nvml_resume(void);
 /* One reading now, where NVML is there: a report written while the
  * program runs (vramtrace_dump) takes its own, as the exit report does. */
 void vt_nvml_sample_now(void);

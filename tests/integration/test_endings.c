@@ -93,6 +93,21 @@ Test(endings, main_leaving_by_pthread_exit_ends_with_its_last_thread, .timeout =
 	traced_run_free(&run);
 }
 
+/* The report written at exit reaches cancellation points (open, write):
+ * a pending cancellation acted on there ended the main thread halfway,
+ * with the ending signals blocked, and left the tracer's threads holding
+ * a process that nothing but SIGKILL could end. */
+Test(endings, exit_with_a_cancellation_pending_ends_with_its_status, .timeout = 60)
+{
+	struct traced_run run;
+	hostile(&run, "cancel_then_exit", NULL, NULL);
+	cr_assert_eq(run.status, 9, "%s", run.err);
+	cr_assert_eq(run.reports, 1);
+	cr_assert_str_eq(report_string(run.report, "run/ended_by"), "exit 9");
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 64 * MiB);
+	traced_run_free(&run);
+}
+
 Test(endings, exit_from_a_signal_handler_mid_allocation_never_hangs, .timeout = 120)
 {
 	/* One run in three hung before: 40 runs leave it no room to hide. */
@@ -134,6 +149,24 @@ Test(endings, exec_takes_any_number_of_arguments)
 		cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"), MiB);
 		free_both(&runs);
 	}
+}
+
+/* The report written before an exec stopped the device's sampler, and an
+ * exec that failed left it stopped for the rest of the run. */
+Test(endings, a_failed_exec_leaves_the_process_and_its_sampling_as_before, .timeout = 60)
+{
+	struct both runs;
+	run_both(&runs, "hostile", "failed_exec", NULL,
+		 (const char *const[]){"VRAMTRACE_SAMPLE_MS=5", NULL});
+	same_behaviour(&runs);
+	cr_assert_str_eq(runs.with.out, "exec -1 ENOENT\n");
+	json_t *r = runs.with.report;
+	cr_assert_str_eq(report_string(r, "run/ended_by"), "exit 0");
+	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 80 * MiB);
+	int64_t samples = report_int(r, "devices/0/device_view/samples");
+	cr_assert_geq(samples, 20, "%lld samples in the half second after the exec",
+		      (long long)samples);
+	free_both(&runs);
 }
 
 Test(endings, exec_with_the_summary_leaves_the_programs_buffers_alone)

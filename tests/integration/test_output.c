@@ -68,6 +68,28 @@ Test(output, the_report_file_is_regular_and_only_its_owners)
 	traced_run_free(&run);
 }
 
+/* Under umask 0777 the report came out mode 0000, and the control
+ * directory too, which then refused every later process of the user. */
+Test(output, umask_0777_leaves_the_report_and_control_directory_their_owners)
+{
+	char runtime[256], env[300], directory[300];
+	make_temporary_dir(runtime, sizeof(runtime), "umask");
+	snprintf(env, sizeof(env), "XDG_RUNTIME_DIR=%s", runtime);
+	struct traced_run run;
+	hostile(&run, "umask", NULL, (const char *const[]){env, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/report.json", run.dir);
+	struct stat st;
+	cr_assert_eq(lstat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0600, "report mode %o", st.st_mode & 0777);
+	snprintf(directory, sizeof(directory), "%s/vramtrace", runtime);
+	cr_assert_eq(lstat(directory, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0700, "control directory mode %o", st.st_mode & 0777);
+	traced_run_free(&run);
+	remove_tree(runtime);
+}
+
 Test(output, redacted_arguments_and_secrets_stay_out_of_the_report)
 {
 	struct traced_run run;

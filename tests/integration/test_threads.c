@@ -148,3 +148,14 @@ Test(threads, small_thread_stacks_work_as_without)
 	cr_assert_eq(report_int(runs.with.report, "devices/0/allocations"), 3);
 	free_both(&runs);
 }
+
+Test(threads, a_thread_cancelled_before_its_first_cuda_call_returns_from_it, .timeout = 60)
+{
+	struct both runs;
+	run_both(&runs, "hostile", "cancel_first_call", NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_str_eq(runs.with.out, "returned 0\ncancelled 1\n", "%s", runs.with.err);
+	cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"), 80 * MiB);
+	cr_assert_eq(report_int(runs.with.report, "devices/0/allocations"), 2);
+	free_both(&runs);
+}

@@ -4,6 +4,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -163,6 +165,80 @@ static int two_libraries(const char *order, const char *shim_path)
 	return shim_call(shim_path);
 }
 
+/* A thread whose cancellation is pending makes its first CUDA call: the
+ * call returns (no cancellation point is reached inside it), and the
+ * thread ends at its next cancellation point. */
+static void *cancelled_caller(void *arg)
+{
+	(void)arg;
+	void *p;
+	pthread_cancel(pthread_self());
+	cudaError_t rc = cudaMalloc(&p, 64 * MiB);
+	printf("returned %d\n", (int)rc);
+	fflush(stdout);
+	pthread_testcancel();
+	return NULL;
+}
+
+static int cancel_first_call(void)
+{
+	pthread_t thread;
+	void *result, *p;
+	pthread_create(&thread, NULL, cancelled_caller, NULL);
+	pthread_join(thread, &result);
+	printf("cancelled %d\n", result == PTHREAD_CANCELED);
+	return cudaMalloc(&p, 16 * MiB) == cudaSuccess ? 0 : 10;
+}
+
+/* Should the process outlive its main thread, it is killed after 20 s. */
+static void watchdog(void)
+{
+	pid_t parent = getpid();
+	if (fork() != 0)
+		return;
+	int null = open("/dev/null", O_RDWR);
+	dup2(null, STDOUT_FILENO);
+	dup2(null, STDERR_FILENO);
+	for (int i = 0; i < 200 && getppid() == parent; i++)
+		pause_ms(100);
+	if (getppid() == parent)
+		kill(parent, SIGKILL);
+	_exit(0);
+}
+
+/* exit() from a thread whose cancellation is pending: exit is no
+ * cancellation point, and the process ends with its status. */
+static _Noreturn void cancel_then_exit(void)
+{
+	void *p;
+	watchdog();
+	cudaMalloc(&p, 64 * MiB);
+	pthread_cancel(pthread_self());
+	exit(9);
+}
+
+/* The program's umask leaves nothing: the report and the control
+ * directory are still their owner's to use. */
+static int no_permissions(void)
+{
+	void *p;
+	umask(0777);
+	return cudaMalloc(&p, 64 * MiB) == cudaSuccess ? 0 : 10;
+}
+
+/* An exec that fails leaves the process as it was: it returns -1 with
+ * ENOENT, and the process goes on (for half a second here). */
+static int failed_exec(void)
+{
+	void *p;
+	cudaMalloc(&p, 64 * MiB);
+	int rc = execl("/nonexistent/program", "program", (char *)NULL);
+	printf("exec %d %s\n", rc, errno == ENOENT ? "ENOENT" : "other");
+	fflush(stdout);
+	pause_ms(500);
+	return cudaMalloc(&p, 16 * MiB) == cudaSuccess ? 0 : 10;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -188,6 +264,14 @@ int main(int argc, char **argv)
 		return recovered_segv();
 	if (strcmp(mode, "raise") == 0)
 		return raise_named(arg);
+	if (strcmp(mode, "cancel_first_call") == 0)
+		return cancel_first_call();
+	if (strcmp(mode, "cancel_then_exit") == 0)
+		cancel_then_exit();
+	if (strcmp(mode, "failed_exec") == 0)
+		return failed_exec();
+	if (strcmp(mode, "umask") == 0)
+		return no_permissions();
 	if (strcmp(mode, "shim-first") == 0 || strcmp(mode, "shim-last") == 0)
 		return two_libraries(mode, arg);
 	fprintf(stderr, "hostile: unknown mode '%s'\n", mode);
