@@ -109,19 +109,29 @@ static void compression(void)
 	cuMemRelease(handle);
 }
 
-static void graph_memory(cudaStream_t stream)
+/* A graph of one allocation node of bytes on device 0, instantiated;
+ * params->dptr is its address once it is added. */
+static cudaGraph_t allocating_graph(size_t bytes, struct cudaMemAllocNodeParams *params,
+				    cudaGraphExec_t *exec)
 {
 	cudaGraph_t graph;
-	cudaGraphExec_t exec;
 	cudaGraphNode_t node;
-	struct cudaMemAllocNodeParams params = {
+	*params = (struct cudaMemAllocNodeParams){
 		.poolProps = {.allocType = cudaMemAllocationTypePinned,
 			      .location = {cudaMemLocationTypeDevice, 0}},
-		.bytesize = 32 * MiB,
+		.bytesize = bytes,
 	};
 	cudaGraphCreate(&graph, 0);
-	cudaGraphAddMemAllocNode(&node, graph, NULL, 0, &params);
-	cudaGraphInstantiate(&exec, graph, 0);
+	cudaGraphAddMemAllocNode(&node, graph, NULL, 0, params);
+	cudaGraphInstantiate(exec, graph, 0);
+	return graph;
+}
+
+static void graph_memory(cudaStream_t stream)
+{
+	cudaGraphExec_t exec;
+	struct cudaMemAllocNodeParams params;
+	cudaGraph_t graph = allocating_graph(32 * MiB, &params, &exec);
 	check("a launch allocating graph memory", cudaGraphLaunch(exec, stream) == cudaSuccess);
 	check("graph memory in use", graph_figure(cudaGraphMemAttrUsedMemCurrent) == 32 * MiB);
 	check("a set in graph memory", cudaMemset(params.dptr, 0, MiB) == cudaSuccess);
@@ -149,17 +159,9 @@ static void graph_memory(cudaStream_t stream)
  * graph was instantiated to free it itself at each launch. */
 static void relaunch_unfreed(cudaStream_t stream)
 {
-	cudaGraph_t graph;
 	cudaGraphExec_t exec;
-	cudaGraphNode_t node;
-	struct cudaMemAllocNodeParams params = {
-		.poolProps = {.allocType = cudaMemAllocationTypePinned,
-			      .location = {cudaMemLocationTypeDevice, 0}},
-		.bytesize = 16 * MiB,
-	};
-	cudaGraphCreate(&graph, 0);
-	cudaGraphAddMemAllocNode(&node, graph, NULL, 0, &params);
-	cudaGraphInstantiate(&exec, graph, 0);
+	struct cudaMemAllocNodeParams params;
+	cudaGraph_t graph = allocating_graph(16 * MiB, &params, &exec);
 	cudaGraphLaunch(exec, stream);
 	check("a relaunch with its allocation unfreed",
 	      cudaGraphLaunch(exec, stream) == cudaErrorInvalidValue);
