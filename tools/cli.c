@@ -55,14 +55,13 @@ bool vt_parse_size_option(const char *command, const char *option, const char *t
 		vt_size_format(*bytes, binary, sizeof(binary));
 		/* GB is 10^9 bytes, which is not what a GPU's "80 GB" holds */
 		if (decimal)
-			fprintf(stderr, "vramtrace %s: %s %s = %s (%llu bytes)\n", command, option,
-				text, binary, (unsigned long long)*bytes);
+			vt_diagnostic("vramtrace %s: %s %s = %s (%llu bytes)", command, option,
+				      text, binary, (unsigned long long)*bytes);
 		return true;
 	}
-	fprintf(stderr,
-		"vramtrace %s: %s '%s' is not a size; write a number and a unit: 80GiB, "
-		"1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or bytes (1e9)\n",
-		command, option, text);
+	vt_diagnostic("vramtrace %s: %s '%s' is not a size; write a number and a unit: 80GiB, "
+		      "1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or bytes (1e9)",
+		      command, option, text);
 	return false;
 }
 
@@ -73,8 +72,8 @@ bool vt_parse_count_option(const char *command, const char *option, const char *
 	errno = 0;
 	long parsed = strtol(text, &end, 10);
 	if (!*text || *end || errno || parsed < min || parsed > max) {
-		fprintf(stderr, "vramtrace %s: %s '%s' is not a whole number from %ld to %ld\n",
-			command, option, text, min, max);
+		vt_diagnostic("vramtrace %s: %s '%s' is not a whole number from %ld to %ld",
+			      command, option, text, min, max);
 		return false;
 	}
 	*value = parsed;
@@ -120,7 +119,7 @@ bool vt_need_device(const char *command, const struct vt_report_file *file, long
 		list_devices(&file->report, devices, sizeof(devices), &used);
 	for (size_t i = 0; file->merged && i < file->ranks.rank_count; i++)
 		list_devices(&file->ranks.ranks[i].report, devices, sizeof(devices), &used);
-	fprintf(stderr, "vramtrace %s: %s has no device %ld (%s%s)\n", command, file->path, device,
-		used ? "its devices: " : "it has no device", devices);
+	vt_diagnostic("vramtrace %s: %s has no device %ld (%s%s)", command, file->path, device,
+		      used ? "its devices: " : "it has no device", devices);
 	return false;
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "diagnostics.h"
+
 #define VT_EXIT_OK        0
 #define VT_EXIT_FAILED    1 /* a check or gate did not pass */
 #define VT_EXIT_BAD_INPUT 2
@@ -30,11 +32,6 @@ bool vt_cli_output_open(struct vt_cli_output *output, const char *path, const ch
 bool vt_cli_output_commit(struct vt_cli_output *output, const char *command);
 /* Drops a file output unwritten. */
 void vt_cli_output_abort(struct vt_cli_output *output);
-
-/* Makes stderr write what a terminal would obey as escapes (control
- * characters but newlines and tabs, C1 controls, bytes that are not
- * UTF-8) as \xNN, whatever a diagnostic quotes (tools/diagnostics.c). */
-void vt_escape_stderr(void);
 
 /* Whether stream wants ANSI colour: a terminal, and NO_COLOR unset. */
 bool vt_color_wanted(FILE *stream);

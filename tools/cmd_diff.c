@@ -41,8 +41,8 @@ static int gate(const struct diff *d)
 			continue;
 		char relative[32], ratio[32];
 		vt_diff_change_texts(row, relative, ratio, sizeof(relative));
-		fprintf(stderr, "vramtrace diff: %s peak grew %s, more than %u.%02u%%\n", row->key,
-			relative, d->grow_limit / 100, d->grow_limit % 100);
+		vt_diagnostic("vramtrace diff: %s peak grew %s, more than %u.%02u%%", row->key,
+			      relative, d->grow_limit / 100, d->grow_limit % 100);
 		status = VT_EXIT_FAILED;
 	}
 	return status;
@@ -142,10 +142,10 @@ static bool diff_option(int id, const char *value, struct diff *d, const char **
 	case 'A': d->view.all_frames = true; return true;
 	case 'g':
 		if (!(ok = d->fail_if_grows = vt_parse_percent(value, &d->grow_limit)))
-			fprintf(stderr,
+			vt_diagnostic(
 				"vramtrace diff: --fail-if-peak-grows '%s' is not a percentage "
 				"from 0 "
-				"to 100\n",
+				"to 100",
 				value);
 		break;
 	default: *output = value;
@@ -186,15 +186,15 @@ static bool load_both(struct diff *d, const char **files)
 	char error[1024];
 	if (!vt_report_load(files[0], &d->a, error, sizeof(error)) ||
 	    !vt_report_load(files[1], &d->b, error, sizeof(error))) {
-		fprintf(stderr, "vramtrace diff: %s\n", error);
+		vt_diagnostic("vramtrace diff: %s", error);
 		return false;
 	}
 	if (!vt_need_device("diff", &d->a, d->device) || !vt_need_device("diff", &d->b, d->device))
 		return false;
 	if (d->a.merged != d->b.merged) {
-		fprintf(stderr, "vramtrace diff: %s is %s and %s is not; diff two of a kind\n",
-			d->a.merged ? d->a.path : d->b.path, "a merged report",
-			d->a.merged ? d->b.path : d->a.path);
+		vt_diagnostic("vramtrace diff: %s is %s and %s is not; diff two of a kind",
+			      d->a.merged ? d->a.path : d->b.path, "a merged report",
+			      d->a.merged ? d->b.path : d->a.path);
 		return false;
 	}
 	return true;
@@ -215,9 +215,9 @@ int vt_command_diff(int argc, char **argv)
 	vt_diff_add_side(&d, &d.a, false);
 	vt_diff_add_side(&d, &d.b, true);
 	if (d.overflow[0]) {
-		fprintf(stderr,
+		vt_diagnostic(
 			"vramtrace diff: %s adds up to more than 2^63-1 bytes over the devices; "
-			"compare one device at a time with --device N\n",
+			"compare one device at a time with --device N",
 			d.overflow);
 		vt_cli_output_abort(&out);
 		vt_diff_free(&d);

@@ -83,7 +83,7 @@ static bool fit_option(int id, const char *value, struct fit_options *o)
 	switch (id) {
 	case OPT_PREDICT:
 		if (o->predict_count == MAX_PREDICTIONS) {
-			fprintf(stderr, "vramtrace fit: at most %d --predict\n", MAX_PREDICTIONS);
+			vt_diagnostic("vramtrace fit: at most %d --predict", MAX_PREDICTIONS);
 			return false;
 		}
 		o->predict[o->predict_count++] = value;
@@ -94,8 +94,8 @@ static bool fit_option(int id, const char *value, struct fit_options *o)
 	case OPT_HEADROOM:
 		if (vt_parse_percent(value, &o->headroom))
 			return true;
-		fprintf(stderr,
-			"vramtrace fit: --headroom wants a percentage from 0 to 100, not '%s'\n",
+		vt_diagnostic(
+			"vramtrace fit: --headroom wants a percentage from 0 to 100, not '%s'",
 			value);
 		return false;
 	case OPT_SOLVE: o->solve = value; return true;
@@ -459,14 +459,13 @@ static void warn_extrapolated(const struct vt_fit_group *group, unsigned v, doub
 {
 	bool above = x > group->high[v];
 	char value[40], distance[40], low[40], high[40];
-	fprintf(stderr,
-		"vramtrace fit: warning: %s=%s is %s %s the measured %s to %s (%.0f%% of "
-		"that range): the answer is extrapolated\n",
-		group->variables[v], vt_number_text(x, value, sizeof(value)),
-		vt_number_text(above ? x - group->high[v] : group->low[v] - x, distance,
-			       sizeof(distance)),
-		above ? "above" : "below", vt_number_text(group->low[v], low, sizeof(low)),
-		vt_number_text(group->high[v], high, sizeof(high)), beyond * 100);
+	vt_diagnostic("vramtrace fit: warning: %s=%s is %s %s the measured %s to %s (%.0f%% of "
+		      "that range): the answer is extrapolated",
+		      group->variables[v], vt_number_text(x, value, sizeof(value)),
+		      vt_number_text(above ? x - group->high[v] : group->low[v] - x, distance,
+				     sizeof(distance)),
+		      above ? "above" : "below", vt_number_text(group->low[v], low, sizeof(low)),
+		      vt_number_text(group->high[v], high, sizeof(high)), beyond * 100);
 }
 
 /* The largest leave-one-out miss, widened by how far the setting lies
@@ -611,7 +610,7 @@ static bool load_runs(struct fit *fit, const struct fit_options *o)
 	long device = o->device;
 	for (int i = 0; i < o->file_count; i++) {
 		if (fit->run_count == VT_FIT_MAX_RUNS) {
-			fprintf(stderr, "vramtrace fit: at most %d reports\n", VT_FIT_MAX_RUNS);
+			vt_diagnostic("vramtrace fit: at most %d reports", VT_FIT_MAX_RUNS);
 			return false;
 		}
 		struct vt_report_file *report = &fit->reports[fit->run_count];
@@ -623,20 +622,20 @@ static bool load_runs(struct fit *fit, const struct fit_options *o)
 		if (!report->root ||
 		    !vt_fit_run_from_report(report, device, &fit->runs[fit->run_count], error,
 					    sizeof(error))) {
-			fprintf(stderr, "vramtrace fit: %s\n", error);
+			vt_diagnostic("vramtrace fit: %s", error);
 			return false;
 		}
 		fit->run_count++;
 	}
 	if (!vt_merge_distinct(fit->reports, fit->run_count, error, sizeof(error))) {
-		fprintf(stderr, "vramtrace fit: %s\n", error);
+		vt_diagnostic("vramtrace fit: %s", error);
 		return false;
 	}
 	for (unsigned r = 1; r < fit->run_count; r++)
 		if (strcmp(fit->runs[r].program, fit->runs[0].program) != 0) {
-			fprintf(stderr,
+			vt_diagnostic(
 				"vramtrace fit: warning: %s ran %s, %s ran %s: runs of different "
-				"programs are fitted together\n",
+				"programs are fitted together",
 				fit->runs[0].file, fit->runs[0].program, fit->runs[r].file,
 				fit->runs[r].program);
 			break;
@@ -657,18 +656,18 @@ static bool fit_groups(struct fit *fit, struct group_models *models, const bool 
 			why = "fewer runs than any model of its variables needs";
 		const char *name = group->name[0] ? group->name : "the runs";
 		if (why && wanted[g]) {
-			fprintf(stderr, "vramtrace fit: %s: %s\n", name, why);
+			vt_diagnostic("vramtrace fit: %s: %s", name, why);
 			return false;
 		}
 		if (why) {
-			fprintf(stderr, "vramtrace fit: warning: %s left out: %s\n", name, why);
+			vt_diagnostic("vramtrace fit: warning: %s left out: %s", name, why);
 			continue;
 		}
 		vt_json_push(groups, group_json(group, fit->runs, &models[g]));
 		fitted++;
 	}
 	if (!fitted)
-		fprintf(stderr, "vramtrace fit: no group of runs could be fitted\n");
+		vt_diagnostic("vramtrace fit: no group of runs could be fitted");
 	return fitted > 0;
 }
 
@@ -678,7 +677,7 @@ static int analyse(struct fit *fit, const struct fit_options *o, json_t *documen
 	fit->group_count = vt_fit_group_runs(fit->runs, fit->run_count, fit->groups, MAX_GROUPS,
 					     error, sizeof(error));
 	if (!fit->group_count) {
-		fprintf(stderr, "vramtrace fit: %s\n", error);
+		vt_diagnostic("vramtrace fit: %s", error);
 		return VT_EXIT_BAD_INPUT;
 	}
 	struct setting settings[MAX_PREDICTIONS];
@@ -688,7 +687,7 @@ static int analyse(struct fit *fit, const struct fit_options *o, json_t *documen
 		const char *text = p < o->predict_count ? o->predict[p] : "";
 		if (!parse_setting(fit, text, p == 0 ? o->solve : NULL, &settings[p], error,
 				   sizeof(error))) {
-			fprintf(stderr, "vramtrace fit: %s\n", error);
+			vt_diagnostic("vramtrace fit: %s", error);
 			return VT_EXIT_BAD_INPUT;
 		}
 		wanted[settings[p].group] = true;
@@ -706,7 +705,7 @@ static int analyse(struct fit *fit, const struct fit_options *o, json_t *documen
 		json_t *prediction = prediction_json(&fit->groups[g], &models[g], &settings[p],
 						     error, sizeof(error));
 		if (!prediction) {
-			fprintf(stderr, "vramtrace fit: %s\n", error);
+			vt_diagnostic("vramtrace fit: %s", error);
 			return VT_EXIT_BAD_INPUT;
 		}
 		vt_json_push(predictions, prediction);
@@ -716,7 +715,7 @@ static int analyse(struct fit *fit, const struct fit_options *o, json_t *documen
 		json_t *largest =
 			solve(&fit->groups[g], &models[g], &settings[0], o, error, sizeof(error));
 		if (!largest) {
-			fprintf(stderr, "vramtrace fit: %s\n", error);
+			vt_diagnostic("vramtrace fit: %s", error);
 			return VT_EXIT_BAD_INPUT;
 		}
 		vt_json_put(document, "largest_fit", largest);

@@ -80,7 +80,7 @@ int vt_command_ps(int argc, char **argv)
 	char error[1024];
 	int count = vt_control_list(pids, MAX_PROCESSES, error, sizeof(error));
 	if (count < 0) {
-		fprintf(stderr, "vramtrace ps: %s\n", error);
+		vt_diagnostic("vramtrace ps: %s", error);
 		return VT_EXIT_FAILED;
 	}
 	printf("%-8s %-8s %12s %12s  %s\n", "PID", "DEVICES", "LIVE", "PEAK", "COMMAND");
@@ -90,7 +90,7 @@ int vt_command_ps(int argc, char **argv)
 		size_t length;
 		if (!vt_control_snapshot(pids[i], false, &report, &data, &length, error,
 					 sizeof(error))) {
-			fprintf(stderr, "vramtrace ps: %s\n", error);
+			vt_diagnostic("vramtrace ps: %s", error);
 			continue;
 		}
 		print_row(pids[i], &report.report);

@@ -210,7 +210,7 @@ int vt_command_report(int argc, char **argv)
 	struct vt_report_file report;
 	char error[1024];
 	if (!vt_report_load(request.file, &report, error, sizeof(error))) {
-		fprintf(stderr, "vramtrace report: %s\n", error);
+		vt_diagnostic("vramtrace report: %s", error);
 		return VT_EXIT_BAD_INPUT;
 	}
 	if (!vt_need_device("report", &report, options.device)) {

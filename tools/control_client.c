@@ -17,6 +17,7 @@
 
 #include "../lib/control/directory.h"
 #include "../lib/control/endpoint.h"
+#include "cli.h"
 #include "report_file.h"
 
 /* How long a traced process may take, from connecting to the last byte
@@ -290,7 +291,7 @@ bool vt_parse_pid(const char *command, const char *text, pid_t *pid)
 	errno = 0;
 	long value = strtol(text, &end, 10);
 	if (text[0] < '0' || text[0] > '9' || *end || errno || value <= 0 || value > INT32_MAX) {
-		fprintf(stderr, "vramtrace %s: '%s' is not a process id\n", command, text);
+		vt_diagnostic("vramtrace %s: '%s' is not a process id", command, text);
 		return false;
 	}
 	*pid = (pid_t)value;

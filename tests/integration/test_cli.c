@@ -732,6 +732,41 @@ Test(cli, no_escape_reaches_the_terminal_through_an_error)
 	rmdir(dir);
 }
 
+/* A line break in a file name was written as \n only in the errors of
+ * loading a report: "has no device N" and a file or folder that cannot be
+ * written split in two, one message read as
+ * two. */
+Test(cli, a_line_break_in_a_file_name_keeps_each_message_one_line)
+{
+	char dir[] = "/tmp/vt-break.XXXXXX", path[64], expected[400];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a\nb.json", dir);
+	json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
+	cr_assert(report);
+	cr_assert_eq(json_dump_file(report, path, 0), 0);
+	json_decref(report);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace report: %s/a\\nb.json has no device 7 (its devices: 0)\n", dir);
+	refused((char *[]){"report", path, "--device", "7", NULL}, expected);
+	char unwritable[64];
+	snprintf(unwritable, sizeof(unwritable), "%s/no\ndir/out.txt", dir);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace report: cannot write %s/no\\ndir/out.txt: No such file or directory\n",
+		 dir);
+	refused((char *[]){"report", (char *)fixture_path("minimal.json"), "-o", unwritable, NULL},
+		expected);
+	char output[64];
+	snprintf(output, sizeof(output), "%s/no\ndir/r.json", dir);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace run: no report can be written in %s/no\\ndir/: No such file or "
+		 "directory\n",
+		 dir);
+	refused((char *[]){"run", "--simulate", "-o", output, "--", "true", NULL}, expected);
+	char command[200];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
 /* Smaller ways the tool said less than the truth: a long --by cut at 127
  * characters, --budget ignored by the text, a merged trace giving two
  * devices one pid, run blaming CUDA for a report it could not write, and
