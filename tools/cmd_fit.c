@@ -78,12 +78,42 @@ static const struct vt_option fit_options[] = {
 	{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
 };
 
+/* The length of the key of the pair at text ("batch=32,..." gives 5). */
+static size_t key_length(const char *text)
+{
+	return strcspn(text, "=,");
+}
+
+/* The first key that pairs (K=V,K=V...) gives twice, into key; false when
+ * none is: one setting cannot hold two values of a label. */
+static bool repeated_key(const char *pairs, char *key, size_t size)
+{
+	for (const char *at = pairs; at; at = strchr(at, ',') ? strchr(at, ',') + 1 : NULL) {
+		size_t length = key_length(at);
+		if (!length || at[length] != '=')
+			continue; /* not a pair: parse_pairs says so */
+		for (const char *later = strchr(at, ','); later; later = strchr(later + 1, ','))
+			if (key_length(later + 1) == length &&
+			    strncmp(later + 1, at, length) == 0) {
+				snprintf(key, size, "%.*s", (int)length, at);
+				return true;
+			}
+	}
+	return false;
+}
+
 static bool fit_option(int id, const char *value, struct fit_options *o)
 {
+	char key[256];
 	switch (id) {
 	case OPT_PREDICT:
 		if (o->predict_count == MAX_PREDICTIONS) {
 			vt_diagnostic("vramtrace fit: at most %d --predict", MAX_PREDICTIONS);
+			return false;
+		}
+		if (repeated_key(value, key, sizeof(key))) {
+			vt_usage_error("fit", "--predict %s gives %s twice: one value each", value,
+				       key);
 			return false;
 		}
 		o->predict[o->predict_count++] = value;

@@ -406,6 +406,34 @@ Test(cli, fit_warns_widens_and_refuses)
 	cr_assert_eq(system(command), 0);
 }
 
+/* One prediction giving a label twice (batch=1,batch=2) was taken, the last
+ * value winning without a word. */
+Test(cli, fit_refuses_a_label_given_twice_in_one_prediction)
+{
+	char dir[] = "/tmp/vt-fit.XXXXXX", paths[4][64];
+	cr_assert(mkdtemp(dir));
+	batch_runs(dir, paths);
+	refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict",
+			   "batch=1,batch=2", NULL},
+		"vramtrace fit: --predict batch=1,batch=2 gives batch twice: one value each (see "
+		"vramtrace fit --help)\n");
+	refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict", "batch=4",
+			   "--predict", "batch=4,batchsize=3,batch=4", NULL},
+		"vramtrace fit: --predict batch=4,batchsize=3,batch=4 gives batch twice: one value "
+		"each (see vramtrace fit --help)\n");
+	/* the same key in two predictions is two settings, as ever */
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict", "batch=4",
+			    "--predict", "batch=6", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	traced_run_free(&run);
+	char command[200];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
 /* vramtrace run as sh would see it: an exit status stays one, a signal
  * stays a signal, with no core file. */
 static int wrapped_status(const char *script)
