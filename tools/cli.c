@@ -17,15 +17,23 @@ bool vt_color_wanted(FILE *stream)
 	return isatty(fileno(stream)) && !(no_color && *no_color);
 }
 
-bool vt_parse_percent(const char *text, uint32_t *hundredths)
+/* Percentages past this are all one: no peak below 2^63 bytes grows by
+ * 10^22% from one byte. Saturating there keeps any number of digits exact
+ * to compare in 128 bits. */
+#define PERCENT_CEILING ((unsigned __int128)10000000000ull * 1000000000000ull)
+
+/* "10", "10%", "12.5%", "250%": hundredths of a percent, to a hundredth. */
+static bool parse_hundredths(const char *text, unsigned __int128 *hundredths)
 {
-	uint64_t whole = 0, fraction = 0;
+	unsigned __int128 whole = 0;
+	uint64_t fraction = 0;
 	unsigned digits = 0;
 	const char *p = text;
 	if (!isdigit((unsigned char)*p))
 		return false;
-	for (; isdigit((unsigned char)*p) && whole <= 100; p++)
-		whole = whole * 10 + (uint64_t)(*p - '0');
+	for (; isdigit((unsigned char)*p); p++)
+		if (whole <= PERCENT_CEILING)
+			whole = whole * 10 + (unsigned)(*p - '0');
 	if (*p == '.') {
 		for (p++; isdigit((unsigned char)*p); p++, digits++)
 			if (digits < 2)
@@ -39,11 +47,24 @@ bool vt_parse_percent(const char *text, uint32_t *hundredths)
 	}
 	if (*p == '%')
 		p++;
-	uint64_t value = whole * 100 + fraction;
-	if (*p || value > 10000)
+	if (*p)
+		return false;
+	*hundredths = whole * 100 + fraction;
+	return true;
+}
+
+bool vt_parse_percent(const char *text, uint32_t *hundredths)
+{
+	unsigned __int128 value;
+	if (!parse_hundredths(text, &value) || value > 10000)
 		return false;
 	*hundredths = (uint32_t)value;
 	return true;
+}
+
+bool vt_parse_growth(const char *text, unsigned __int128 *hundredths)
+{
+	return parse_hundredths(text, hundredths);
 }
 
 bool vt_parse_size_option(const char *command, const char *option, const char *text,

@@ -38,6 +38,8 @@ bool vt_color_wanted(FILE *stream);
 
 /* "10", "10%", "12.5%": hundredths of a percent, 0 to 100%. */
 bool vt_parse_percent(const char *text, uint32_t *hundredths);
+/* The same without the bound of 100%: a growth ("250%" is 3.5 times). */
+bool vt_parse_growth(const char *text, unsigned __int128 *hundredths);
 /* A size as vt_size_parse takes it, with a clear error naming the option. */
 bool vt_parse_size_option(const char *command, const char *option, const char *text,
 			  uint64_t *bytes);
