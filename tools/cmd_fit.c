@@ -25,11 +25,11 @@ static void usage(FILE *out)
 		"                     [--budget SIZE [--headroom PCT] --solve KEY]\n"
 		"                     [--device N] [--format text|json|html] [-o FILE]\n\n"
 		"Fits the peaks of several runs across their settings, the labels given to\n"
-		"`vramtrace run --label`: numeric labels that vary are the variables, other\n"
-		"labels (dtype=bf16) split the runs into groups fitted on their own. The peak\n"
-		"and each tag's bytes at it are fitted as the fewest terms, among a constant,\n"
-		"each variable and the product of two, that explain the runs, chosen by\n"
-		"leave-one-out error.\n\n"
+		"`vramtrace run --label`: numeric labels (decimal numbers: 32, 0.5, 1e-4) that\n"
+		"vary are the variables, other labels (dtype=bf16, 0x10) split the runs into\n"
+		"groups fitted on their own. The peak and each tag's bytes at it are fitted\n"
+		"as the fewest terms, among a constant, each variable and the product of two,\n"
+		"that explain the runs, chosen by leave-one-out error.\n\n"
 		"Options:\n"
 		"  --predict K=V,...  predict the peak and its split by tag at these settings\n"
 		"                     (repeatable); name the group's labels too when there\n"
@@ -412,11 +412,11 @@ static bool setting_values(const struct fit *fit, struct setting *setting, int f
 	json_object_foreach (setting->labels, key, value) {
 		if (!vt_fit_label_numeric(fit->runs, fit->run_count, key))
 			continue;
-		char *end;
-		double number = strtod(json_string_value(value), &end);
-		if (*end || !isfinite(number)) {
-			snprintf(error, size, "--predict %s=%s: not a number", key,
-				 json_string_value(value));
+		double number;
+		if (!vt_fit_parse_value(json_string_value(value), &number)) {
+			snprintf(error, size,
+				 "--predict %s=%s: not a decimal number (such as 32, 0.5 or 1e3)",
+				 key, json_string_value(value));
 			return false;
 		}
 		int v = variable_index(group, key);

@@ -324,15 +324,18 @@ Test(cli, diff_sums_are_checked)
 }
 
 /* Runs at batch 2, 4, 6, 8 whose peak is exactly 1 GiB + 64 MiB * batch. */
-static void batch_runs(char *dir, char paths[4][64])
+/* Four runs, batch 2 to 8, each with label key=value too when key is given. */
+static void batch_runs_with(char *dir, char paths[4][64], const char *key, const char *value)
 {
 	for (int i = 0; i < 4; i++) {
 		int batch = 2 + 2 * i;
 		json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
-		char value[8];
-		snprintf(value, sizeof(value), "%d", batch);
-		json_object_set_new(report_at(report, "run"), "labels",
-				    json_pack("{s:s}", "batch", value));
+		char text[8];
+		snprintf(text, sizeof(text), "%d", batch);
+		json_t *labels = json_pack("{s:s}", "batch", text);
+		if (key)
+			json_object_set_new(labels, key, json_string(value));
+		json_object_set_new(report_at(report, "run"), "labels", labels);
 		json_object_set_new(report_at(report, "run"), "pid", json_integer(100 + i));
 		json_object_set_new(report_at(report, "devices/0/peak"), "bytes",
 				    json_integer((1ll << 30) + (64ll << 20) * batch));
@@ -341,6 +344,11 @@ static void batch_runs(char *dir, char paths[4][64])
 		cr_assert_eq(json_dump_file(report, paths[i], 0), 0);
 		json_decref(report);
 	}
+}
+
+static void batch_runs(char *dir, char paths[4][64])
+{
+	batch_runs_with(dir, paths, NULL, NULL);
 }
 
 Test(cli, fit_warns_widens_and_refuses)
@@ -432,6 +440,72 @@ Test(cli, fit_refuses_a_label_given_twice_in_one_prediction)
 	char command[200];
 	snprintf(command, sizeof(command), "rm -rf %s", dir);
 	cr_assert_eq(system(command), 0);
+}
+
+/* strtod read a setting 0x10 as 16, and took inf, nan and leading spaces:
+ * a setting's value is a decimal number, and any other text is a label
+ * like dtype=bf16, which names a group, in the runs and in --predict. */
+Test(cli, fit_reads_only_decimal_numbers_as_settings)
+{
+	static const char *const texts[] = {"0x10", "inf", "nan", " 8", "1e", "0x1p4", "+-1"};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char dir[] = "/tmp/vt-fit.XXXXXX", paths[4][64], name[32];
+		cr_assert(mkdtemp(dir));
+		batch_runs_with(dir, paths, "lr", texts[i]);
+		struct traced_run run;
+		run_tool(&run,
+			 (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--format",
+				    "json", NULL},
+			 NULL);
+		cr_assert_eq(run.status, 0, "%s: %s", texts[i], run.err);
+		json_t *fit = json_loads(run.out, 0, NULL);
+		cr_assert(fit, "%s", run.out);
+		snprintf(name, sizeof(name), "lr=%s", texts[i]);
+		cr_assert_str_eq(report_string(fit, "groups/0/name"), name, "%s is no number",
+				 texts[i]);
+		cr_assert_null(json_object_get(report_at(fit, "groups/0/fixed"), "lr"));
+		json_decref(fit);
+		traced_run_free(&run);
+		char expected[300];
+		snprintf(expected, sizeof(expected),
+			 "vramtrace fit: --predict batch=%s: not a decimal number (such as 32, 0.5 "
+			 "or 1e3)\n",
+			 texts[i]);
+		char predict[32];
+		snprintf(predict, sizeof(predict), "batch=%s", texts[i]);
+		refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict",
+				   predict, NULL},
+			expected);
+		char command[200];
+		snprintf(command, sizeof(command), "rm -rf %s", dir);
+		cr_assert_eq(system(command), 0);
+	}
+	/* decimals, signs and exponents are numbers: held fixed, and predicted at */
+	static const char *const numbers[][2] = {
+		{"1e-4", "0.0001"}, {"-2.5", "-2.5"}, {"+3", "3"}, {".5", "0.5"}, {"7.", "7"}};
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+		char dir[] = "/tmp/vt-fit.XXXXXX", paths[4][64];
+		cr_assert(mkdtemp(dir));
+		batch_runs_with(dir, paths, "lr", numbers[i][0]);
+		struct traced_run run;
+		run_tool(&run,
+			 (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict",
+				    "batch=1e1", "--format", "json", NULL},
+			 NULL);
+		cr_assert_eq(run.status, 0, "%s: %s", numbers[i][0], run.err);
+		json_t *fit = json_loads(run.out, 0, NULL);
+		cr_assert(fit, "%s", run.out);
+		cr_assert_str_eq(report_string(fit, "groups/0/name"), "");
+		cr_assert_float_eq(json_number_value(report_at(fit, "groups/0/fixed/lr")),
+				   strtod(numbers[i][1], NULL), 1e-12, "%s", numbers[i][0]);
+		cr_assert_eq(report_int(fit, "predictions/0/peak_bytes"),
+			     (1ll << 30) + (64ll << 20) * 10);
+		json_decref(fit);
+		traced_run_free(&run);
+		char command[200];
+		snprintf(command, sizeof(command), "rm -rf %s", dir);
+		cr_assert_eq(system(command), 0);
+	}
 }
 
 /* vramtrace run as sh would see it: an exit status stays one, a signal
