@@ -40,8 +40,17 @@ bool vt_color_wanted(FILE *stream);
 bool vt_parse_percent(const char *text, uint32_t *hundredths);
 /* The same without the bound of 100%: a growth ("250%" is 3.5 times). */
 bool vt_parse_growth(const char *text, unsigned __int128 *hundredths);
-/* A size as vt_size_parse takes it, with a clear error naming the option. */
-bool vt_parse_size_option(const char *command, const char *option, const char *text,
+/* What text is as a size to at most max bytes: a size, a size past max
+ * (16EiB, 2^64 bytes, is past any), or not a size; *decimal says whether
+ * its unit was a decimal one (GB). The one place that tells them apart. */
+enum vt_size_reading { VT_SIZE_OK, VT_SIZE_TOO_LARGE, VT_SIZE_NOT_A_SIZE };
+enum vt_size_reading vt_read_size(const char *text, uint64_t max, uint64_t *bytes, bool *decimal);
+/* "2^63-1 bytes (8 EiB)" for INT64_MAX, else "2^64-1 bytes (16 EiB)". */
+const char *vt_size_limit_text(uint64_t max);
+/* A size as vt_read_size takes it, to max bytes (UINT64_MAX, or INT64_MAX
+ * where it becomes a signed count), with a clear error naming the option:
+ * too large, or not a size. */
+bool vt_parse_size_option(const char *command, const char *option, const char *text, uint64_t max,
 			  uint64_t *bytes);
 /* A whole number from min to max, with a clear error naming the option. */
 bool vt_parse_count_option(const char *command, const char *option, const char *text, long min,

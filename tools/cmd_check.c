@@ -112,7 +112,7 @@ static bool check_option(int id, const char *value, struct check_request *r)
 	switch (id) {
 	case 'b':
 		r->have_budget = true;
-		return vt_parse_size_option("check", "--budget", value, &r->budget);
+		return vt_parse_size_option("check", "--budget", value, UINT64_MAX, &r->budget);
 	case 'r':
 		if (vt_parse_percent(value, &r->headroom))
 			return true;

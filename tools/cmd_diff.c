@@ -163,7 +163,8 @@ static bool diff_option(int id, const char *value, struct diff *d, const char **
 			vt_usage_error("diff", "unknown format '%s' (text, markdown, json or html)",
 				       value);
 		break;
-	case 'm': return vt_parse_size_option("diff", "--min-delta", value, &d->min_delta);
+	case 'm':
+		return vt_parse_size_option("diff", "--min-delta", value, INT64_MAX, &d->min_delta);
 	case 'd': return vt_parse_count_option("diff", "--device", value, 0, 1023, &d->device);
 	case 'F': return vt_parse_count_option("diff", "--frames", value, 1, 64, &d->view.frames);
 	case 'A': d->view.all_frames = true; return true;

@@ -120,7 +120,7 @@ static bool fit_option(int id, const char *value, struct fit_options *o)
 		return true;
 	case OPT_BUDGET:
 		o->have_budget = true;
-		return vt_parse_size_option("fit", "--budget", value, &o->budget);
+		return vt_parse_size_option("fit", "--budget", value, INT64_MAX, &o->budget);
 	case OPT_HEADROOM:
 		if (vt_parse_percent(value, &o->headroom))
 			return true;
@@ -148,11 +148,6 @@ static int check_options(const struct fit_options *o)
 	}
 	if (!o->solve != !o->have_budget) {
 		vt_usage_error("fit", "--solve and --budget go together");
-		return VT_EXIT_BAD_INPUT;
-	}
-	if (o->budget > INT64_MAX) {
-		vt_usage_error("fit", "--budget is beyond 2^63-1 bytes (8 EiB), past what a fit "
-				      "can answer");
 		return VT_EXIT_BAD_INPUT;
 	}
 	return -1;

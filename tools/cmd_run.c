@@ -98,13 +98,16 @@ static bool add_label(struct run_options *options, const char *label)
 
 enum { OPT_SIMULATE = 256, OPT_OUTPUT, OPT_SOURCES, OPT_LABEL, OPT_NO_CACHE, OPT_FORCE };
 
-static bool valid_capacity(const char *capacity);
+static enum vt_size_reading read_capacity(const char *capacity, char *item, size_t size);
 
 /* --simulate takes the next argument as its capacity only when it is one,
  * so that `--simulate -- ./app` and `--simulate ./app` still run ./app. */
 static bool is_capacity(const char *next)
 {
-	return next[0] >= '0' && next[0] <= '9' && (valid_capacity(next) || vt_size_unitless(next));
+	char item[64];
+	return next[0] >= '0' && next[0] <= '9' &&
+	       (read_capacity(next, item, sizeof(item)) != VT_SIZE_NOT_A_SIZE ||
+		vt_size_unitless(next));
 }
 
 static const struct vt_option run_options[] = {
@@ -168,20 +171,26 @@ static int parse(int argc, char **argv, struct run_options *options, int *comman
 	return VT_EXIT_BAD_INPUT;
 }
 
-static bool valid_capacity(const char *capacity)
+/* A capacity, or one per device (80GiB,40GiB): VT_SIZE_OK, or what the
+ * first item that is not one is, copied into item. */
+static enum vt_size_reading read_capacity(const char *capacity, char *item, size_t size)
 {
 	char copy[512];
 	snprintf(copy, sizeof(copy), "%s", capacity);
 	char *save = NULL;
-	bool any = false;
-	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+	enum vt_size_reading reading = VT_SIZE_NOT_A_SIZE;
+	for (char *at = strtok_r(copy, ",", &save); at; at = strtok_r(NULL, ",", &save)) {
 		uint64_t bytes;
+		bool decimal;
+		snprintf(item, size, "%s", at);
+		reading = vt_read_size(at, UINT64_MAX, &bytes, &decimal);
 		/* "2" would be a device of 2 bytes: surely two devices were meant. */
-		if (vt_size_unitless(item) || !vt_size_parse(item, &bytes) || bytes == 0)
-			return false;
-		any = true;
+		if (reading == VT_SIZE_OK && (vt_size_unitless(at) || bytes == 0))
+			reading = VT_SIZE_NOT_A_SIZE;
+		if (reading != VT_SIZE_OK)
+			return reading;
 	}
-	return any;
+	return reading;
 }
 
 /* Sets name to first, joined by separator to second when both are there. */
@@ -220,7 +229,16 @@ static bool set_up_simulation(const struct run_options *options)
 			      "vramtrace");
 		return false;
 	}
-	if (options->capacity && !valid_capacity(options->capacity)) {
+	char item[64];
+	enum vt_size_reading reading =
+		options->capacity ? read_capacity(options->capacity, item, sizeof(item))
+				  : VT_SIZE_OK;
+	if (reading == VT_SIZE_TOO_LARGE) {
+		vt_diagnostic("vramtrace run: --simulate=%s: %s is too large: beyond %s",
+			      options->capacity, item, vt_size_limit_text(UINT64_MAX));
+		return false;
+	}
+	if (reading != VT_SIZE_OK) {
 		vt_diagnostic(
 			"vramtrace run: --simulate=%s: expected a capacity with its unit, such as "
 			"80GiB, or one per device, 80GiB,40GiB; the number of devices is "

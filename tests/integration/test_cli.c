@@ -261,9 +261,49 @@ Test(cli, budgets_to_2_64_print_exactly)
 				  "bytes)\n");
 	traced_run_free(&run);
 	refused((char *[]){"check", (char *)f, "--budget", "18446744073709551616", NULL},
-		"vramtrace check: --budget '18446744073709551616' is not a size; write a number "
-		"and a unit: 80GiB, 1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or bytes "
+		"vramtrace check: --budget '18446744073709551616' is too large: beyond 2^64-1 "
+		"bytes (16 EiB)\n");
+}
+
+/* 16EiB, 2^64 bytes, was "not a size", as if it were misspelt: every
+ * option taking a size says a size past what it takes is too large, and
+ * where that is. */
+Test(cli, a_size_past_the_limit_is_too_large)
+{
+	const char *f = fixture_path("minimal.json");
+	refused((char *[]){"check", (char *)f, "--budget", "16EiB", NULL},
+		"vramtrace check: --budget '16EiB' is too large: beyond 2^64-1 bytes (16 EiB)\n");
+	refused((char *[]){"check", (char *)f, "--budget", "1e30", NULL},
+		"vramtrace check: --budget '1e30' is too large: beyond 2^64-1 bytes (16 EiB)\n");
+	refused((char *[]){"check", (char *)f, "--budget", " 20 eb", NULL},
+		"vramtrace check: --budget ' 20 eb' is too large: beyond 2^64-1 bytes (16 EiB)\n");
+	refused((char *[]){"report", (char *)f, "--format", "html", "--budget", "16EiB", NULL},
+		"vramtrace report: --budget '16EiB' is too large: beyond 2^64-1 bytes (16 EiB)\n");
+	refused((char *[]){"fit", (char *)f, "--budget", "16EiB", "--solve", "batch", NULL},
+		"vramtrace fit: --budget '16EiB' is too large: beyond 2^63-1 bytes (8 EiB)\n");
+	refused((char *[]){"fit", (char *)f, "--budget", "8EiB", "--solve", "batch", NULL},
+		"vramtrace fit: --budget '8EiB' is too large: beyond 2^63-1 bytes (8 EiB)\n");
+	/* a delta is a signed count: past 2^63-1 it was shown as -1 B */
+	refused((char *[]){"diff", (char *)f, (char *)f, "--min-delta", "18446744073709551615",
+			   NULL},
+		"vramtrace diff: --min-delta '18446744073709551615' is too large: beyond 2^63-1 "
+		"bytes (8 EiB)\n");
+	refused((char *[]){"run", "--simulate", "16EiB", "--", "true", NULL},
+		"vramtrace run: --simulate=16EiB: 16EiB is too large: beyond 2^64-1 bytes (16 "
+		"EiB)\n");
+	refused((char *[]){"run", "--simulate=80GiB,17EiB", "--", "true", NULL},
+		"vramtrace run: --simulate=80GiB,17EiB: 17EiB is too large: beyond 2^64-1 bytes "
+		"(16 EiB)\n");
+	/* what is no size stays so: more digits than any size needs, a unit past EiB */
+	refused((char *[]){"check", (char *)f, "--budget", "1.0000000000000000000001GiB", NULL},
+		"vramtrace check: --budget '1.0000000000000000000001GiB' is not a size; write a "
+		"number and a unit: 80GiB, 1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or "
+		"bytes "
 		"(1e9)\n");
+	refused((char *[]){"check", (char *)f, "--budget", "16ZiB", NULL},
+		"vramtrace check: --budget '16ZiB' is not a size; write a number and a unit: "
+		"80GiB, "
+		"1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or bytes (1e9)\n");
 }
 
 /* A report of four devices, each peaking at (and each kind holding)
@@ -401,8 +441,8 @@ Test(cli, fit_warns_widens_and_refuses)
 		"EiB), far outside what the runs measured\n");
 	refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--budget",
 			   "18446744073709551615", "--solve", "batch", NULL},
-		"vramtrace fit: --budget is beyond 2^63-1 bytes (8 EiB), past what a fit can "
-		"answer (see vramtrace fit --help)\n");
+		"vramtrace fit: --budget '18446744073709551615' is too large: beyond 2^63-1 bytes "
+		"(8 EiB)\n");
 	char expected[400];
 	snprintf(expected, sizeof(expected),
 		 "vramtrace fit: %s and %s hold the same run (process 100 on node7): give each "
