@@ -17,15 +17,23 @@ bool vt_color_wanted(FILE *stream)
 	return isatty(fileno(stream)) && !(no_color && *no_color);
 }
 
-bool vt_parse_percent(const char *text, uint32_t *hundredths)
+/* Percentages past this are all one: no peak below 2^63 bytes grows by
+ * 10^22% from one byte. Saturating there keeps any number of digits exact
+ * to compare in 128 bits. */
+#define PERCENT_CEILING ((unsigned __int128)10000000000ull * 1000000000000ull)
+
+/* "10", "10%", "12.5%", "250%": hundredths of a percent, to a hundredth. */
+static bool parse_hundredths(const char *text, unsigned __int128 *hundredths)
 {
-	uint64_t whole = 0, fraction = 0;
+	unsigned __int128 whole = 0;
+	uint64_t fraction = 0;
 	unsigned digits = 0;
 	const char *p = text;
 	if (!isdigit((unsigned char)*p))
 		return false;
-	for (; isdigit((unsigned char)*p) && whole <= 100; p++)
-		whole = whole * 10 + (uint64_t)(*p - '0');
+	for (; isdigit((unsigned char)*p); p++)
+		if (whole <= PERCENT_CEILING)
+			whole = whole * 10 + (unsigned)(*p - '0');
 	if (*p == '.') {
 		for (p++; isdigit((unsigned char)*p); p++, digits++)
 			if (digits < 2)
@@ -39,31 +47,99 @@ bool vt_parse_percent(const char *text, uint32_t *hundredths)
 	}
 	if (*p == '%')
 		p++;
-	uint64_t value = whole * 100 + fraction;
-	if (*p || value > 10000)
+	if (*p)
+		return false;
+	*hundredths = whole * 100 + fraction;
+	return true;
+}
+
+bool vt_parse_percent(const char *text, uint32_t *hundredths)
+{
+	unsigned __int128 value;
+	if (!parse_hundredths(text, &value) || value > 10000)
 		return false;
 	*hundredths = (uint32_t)value;
 	return true;
 }
 
-bool vt_parse_size_option(const char *command, const char *option, const char *text,
+bool vt_parse_growth(const char *text, unsigned __int128 *hundredths)
+{
+	return parse_hundredths(text, hundredths);
+}
+
+/* Past the end of the number that starts text (after spaces), as size.h
+ * reads one: digits, a point and digits, an exponent; NULL when none. */
+static const char *number_end(const char *text)
+{
+	const char *p = text + strspn(text, " \t");
+	size_t digits = strspn(p, "0123456789");
+	p += digits;
+	if (*p == '.') {
+		size_t fraction = strspn(p + 1, "0123456789");
+		digits += fraction;
+		p += 1 + fraction;
+	}
+	if (!digits)
+		return NULL;
+	const char *exponent = p + 1 + (p[1] == '+' || p[1] == '-');
+	if ((*p == 'e' || *p == 'E') && isdigit((unsigned char)*exponent))
+		p = exponent + strspn(exponent, "0123456789");
+	return p;
+}
+
+/* Whether text, which vt_size_parse refused, is a size in its grammar that
+ * is only past 2^64-1 bytes ("16EiB", "1e30"): its number times its unit's
+ * bytes, roughly. */
+static bool size_overflows(const char *text)
+{
+	const char *end = number_end(text);
+	char number[64], unit[64];
+	uint64_t factor;
+	if (!end || (size_t)(end - text) >= sizeof(number) ||
+	    (size_t)snprintf(unit, sizeof(unit), "1%s", end) >= sizeof(unit) ||
+	    !vt_size_parse(unit, &factor))
+		return false;
+	snprintf(number, sizeof(number), "%.*s", (int)(end - text), text);
+	return strtold(number, NULL) * (long double)factor >= 18446744073709551616.0L;
+}
+
+enum vt_size_reading vt_read_size(const char *text, uint64_t max, uint64_t *bytes, bool *decimal)
+{
+	*decimal = false;
+	if (!vt_size_parse_unit(text, bytes, decimal))
+		return size_overflows(text) ? VT_SIZE_TOO_LARGE : VT_SIZE_NOT_A_SIZE;
+	return *bytes > max ? VT_SIZE_TOO_LARGE : VT_SIZE_OK;
+}
+
+const char *vt_size_limit_text(uint64_t max)
+{
+	return max == INT64_MAX ? "2^63-1 bytes (8 EiB)" : "2^64-1 bytes (16 EiB)";
+}
+
+bool vt_parse_size_option(const char *command, const char *option, const char *text, uint64_t max,
 			  uint64_t *bytes)
 {
 	bool decimal = false;
-	if (vt_size_parse_unit(text, bytes, &decimal)) {
-		char binary[32];
-		vt_size_format(*bytes, binary, sizeof(binary));
-		/* GB is 10^9 bytes, which is not what a GPU's "80 GB" holds */
-		if (decimal)
-			fprintf(stderr, "vramtrace %s: %s %s = %s (%llu bytes)\n", command, option,
-				text, binary, (unsigned long long)*bytes);
+	switch (vt_read_size(text, max, bytes, &decimal)) {
+	case VT_SIZE_OK:
+		if (decimal) { /* GB is 10^9 bytes, which is not what a GPU's "80 GB" holds */
+			char binary[32];
+			vt_size_format(*bytes, binary, sizeof(binary));
+			vt_diagnostic("vramtrace %s: %s %s = %s (%llu bytes)", command, option,
+				      text, binary, (unsigned long long)*bytes);
+		}
 		return true;
+	case VT_SIZE_TOO_LARGE:
+		vt_diagnostic("vramtrace %s: %s '%s' is too large: beyond %s", command, option,
+			      text, vt_size_limit_text(max));
+		return false;
+	default:
+		vt_diagnostic("vramtrace %s: %s '%s' is not a size; write a number and a unit: "
+			      "80GiB, 1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or bytes "
+			      "(1e9)",
+			      command, option, text);
+		return false;
 	}
-	fprintf(stderr,
-		"vramtrace %s: %s '%s' is not a size; write a number and a unit: 80GiB, "
-		"1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or bytes (1e9)\n",
-		command, option, text);
-	return false;
 }
 
 bool vt_parse_count_option(const char *command, const char *option, const char *text, long min,
@@ -73,8 +149,8 @@ bool vt_parse_count_option(const char *command, const char *option, const char *
 	errno = 0;
 	long parsed = strtol(text, &end, 10);
 	if (!*text || *end || errno || parsed < min || parsed > max) {
-		fprintf(stderr, "vramtrace %s: %s '%s' is not a whole number from %ld to %ld\n",
-			command, option, text, min, max);
+		vt_diagnostic("vramtrace %s: %s '%s' is not a whole number from %ld to %ld",
+			      command, option, text, min, max);
 		return false;
 	}
 	*value = parsed;
@@ -120,7 +196,7 @@ bool vt_need_device(const char *command, const struct vt_report_file *file, long
 		list_devices(&file->report, devices, sizeof(devices), &used);
 	for (size_t i = 0; file->merged && i < file->ranks.rank_count; i++)
 		list_devices(&file->ranks.ranks[i].report, devices, sizeof(devices), &used);
-	fprintf(stderr, "vramtrace %s: %s has no device %ld (%s%s)\n", command, file->path, device,
-		used ? "its devices: " : "it has no device", devices);
+	vt_diagnostic("vramtrace %s: %s has no device %ld (%s%s)", command, file->path, device,
+		      used ? "its devices: " : "it has no device", devices);
 	return false;
 }

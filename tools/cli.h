@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "diagnostics.h"
+
 #define VT_EXIT_OK        0
 #define VT_EXIT_FAILED    1 /* a check or gate did not pass */
 #define VT_EXIT_BAD_INPUT 2
@@ -31,18 +33,24 @@ bool vt_cli_output_commit(struct vt_cli_output *output, const char *command);
 /* Drops a file output unwritten. */
 void vt_cli_output_abort(struct vt_cli_output *output);
 
-/* Makes stderr write what a terminal would obey as escapes (control
- * characters but newlines and tabs, C1 controls, bytes that are not
- * UTF-8) as \xNN, whatever a diagnostic quotes (tools/diagnostics.c). */
-void vt_escape_stderr(void);
-
 /* Whether stream wants ANSI colour: a terminal, and NO_COLOR unset. */
 bool vt_color_wanted(FILE *stream);
 
 /* "10", "10%", "12.5%": hundredths of a percent, 0 to 100%. */
 bool vt_parse_percent(const char *text, uint32_t *hundredths);
-/* A size as vt_size_parse takes it, with a clear error naming the option. */
-bool vt_parse_size_option(const char *command, const char *option, const char *text,
+/* The same without the bound of 100%: a growth ("250%" is 3.5 times). */
+bool vt_parse_growth(const char *text, unsigned __int128 *hundredths);
+/* What text is as a size to at most max bytes: a size, a size past max
+ * (16EiB, 2^64 bytes, is past any), or not a size; *decimal says whether
+ * its unit was a decimal one (GB). The one place that tells them apart. */
+enum vt_size_reading { VT_SIZE_OK, VT_SIZE_TOO_LARGE, VT_SIZE_NOT_A_SIZE };
+enum vt_size_reading vt_read_size(const char *text, uint64_t max, uint64_t *bytes, bool *decimal);
+/* "2^63-1 bytes (8 EiB)" for INT64_MAX, else "2^64-1 bytes (16 EiB)". */
+const char *vt_size_limit_text(uint64_t max);
+/* A size as vt_read_size takes it, to max bytes (UINT64_MAX, or INT64_MAX
+ * where it becomes a signed count), with a clear error naming the option:
+ * too large, or not a size. */
+bool vt_parse_size_option(const char *command, const char *option, const char *text, uint64_t max,
 			  uint64_t *bytes);
 /* A whole number from min to max, with a clear error naming the option. */
 bool vt_parse_count_option(const char *command, const char *option, const char *text, long min,

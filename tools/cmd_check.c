@@ -112,14 +112,13 @@ static bool check_option(int id, const char *value, struct check_request *r)
 	switch (id) {
 	case 'b':
 		r->have_budget = true;
-		return vt_parse_size_option("check", "--budget", value, &r->budget);
+		return vt_parse_size_option("check", "--budget", value, UINT64_MAX, &r->budget);
 	case 'r':
 		if (vt_parse_percent(value, &r->headroom))
 			return true;
-		fprintf(stderr,
-			"vramtrace check: --headroom '%s' is not a percentage from 0 to 100, "
-			"like 10 or 12.5%%\n",
-			value);
+		vt_diagnostic("vramtrace check: --headroom '%s' is not a percentage from 0 to 100, "
+			      "like 10 or 12.5%%",
+			      value);
 		return false;
 	default: return vt_parse_count_option("check", "--device", value, 0, 1023, &r->device);
 	}
@@ -162,7 +161,7 @@ int vt_command_check(int argc, char **argv)
 	struct vt_report_file report;
 	char error[1024];
 	if (!vt_report_load(file, &report, error, sizeof(error))) {
-		fprintf(stderr, "vramtrace check: %s\n", error);
+		vt_diagnostic("vramtrace check: %s", error);
 		return VT_EXIT_BAD_INPUT;
 	}
 	if (!vt_need_device("check", &report, device)) {
@@ -172,7 +171,7 @@ int vt_command_check(int argc, char **argv)
 	struct peak peak = find_peak(&report, device);
 	vt_report_close(&report);
 	if (!peak.found) {
-		fprintf(stderr, "vramtrace check: %s has no device\n", file);
+		vt_diagnostic("vramtrace check: %s has no device", file);
 		return VT_EXIT_BAD_INPUT;
 	}
 	return verdict(request.budget, request.headroom, (uint64_t)peak.bytes, peak.whose);

@@ -27,6 +27,35 @@ static void print(const struct diff *d, FILE *out)
 	vt_diff_write_text(d, out);
 }
 
+/* Whether b grew from a by more than limit hundredths of a percent: whether
+ * (b - a) * 10000 > a * limit, exact in 128 bits for any limit, as
+ * limit <= floor(((b - a) * 10000 - 1) / a). */
+static bool grew_past(int64_t a, int64_t b, unsigned __int128 limit)
+{
+	if (a <= 0)
+		return b > 0;
+	if (b <= a)
+		return false;
+	unsigned __int128 growth = (unsigned __int128)(b - a) * 10000;
+	return limit <= (growth - 1) / (uint64_t)a;
+}
+
+/* "12.50": hundredths of a percent as a number with two decimals. */
+static const char *percent_text(unsigned __int128 hundredths, char *buf, size_t size)
+{
+	char digits[48];
+	size_t n = 0;
+	unsigned __int128 whole = hundredths / 100;
+	do
+		digits[n++] = (char)('0' + (int)(whole % 10));
+	while ((whole /= 10) && n < sizeof(digits));
+	size_t used = 0;
+	while (n && used + 1 < size)
+		buf[used++] = digits[--n];
+	snprintf(buf + used, size - used, ".%02u", (unsigned)(hundredths % 100));
+	return buf;
+}
+
 /* Exit 1 when a device's peak grew by more than the limit. */
 static int gate(const struct diff *d)
 {
@@ -34,15 +63,12 @@ static int gate(const struct diff *d)
 	const struct diff_table *devices = &d->tables[BY_DEVICE];
 	for (size_t i = 0; i < devices->count; i++) {
 		const struct diff_row *row = &devices->rows[i];
-		bool grew = row->a > 0 ? (unsigned __int128)row->b * 10000 >
-						 (unsigned __int128)row->a * (10000 + d->grow_limit)
-				       : row->b > 0;
-		if (!grew)
+		if (!grew_past(row->a, row->b, d->grow_limit))
 			continue;
-		char relative[32], ratio[32];
+		char relative[32], ratio[32], limit[48];
 		vt_diff_change_texts(row, relative, ratio, sizeof(relative));
-		fprintf(stderr, "vramtrace diff: %s peak grew %s, more than %u.%02u%%\n", row->key,
-			relative, d->grow_limit / 100, d->grow_limit % 100);
+		vt_diagnostic("vramtrace diff: %s peak grew %s, more than %s%%", row->key, relative,
+			      percent_text(d->grow_limit, limit, sizeof(limit)));
 		status = VT_EXIT_FAILED;
 	}
 	return status;
@@ -68,7 +94,8 @@ static void usage(FILE *out)
 		"  --frames N                stack rows: frames from the program's own line\n"
 		"                            (default 4)\n"
 		"  --all-frames              stack rows: every frame, library frames unfolded\n"
-		"  --fail-if-peak-grows PCT  exit 1 when a device's peak grew by more than PCT\n"
+		"  --fail-if-peak-grows PCT  exit 1 when a device's peak grew by more than PCT,\n"
+		"                            any percentage (250%% is past 3.5 times A's peak)\n"
 		"  -o, --output OUT          write to OUT instead of standard output\n"
 		"  -h, --help                show this help\n\n"
 		"Exit status: 0 done, 1 a peak grew past --fail-if-peak-grows, 2 bad input.\n");
@@ -136,17 +163,16 @@ static bool diff_option(int id, const char *value, struct diff *d, const char **
 			vt_usage_error("diff", "unknown format '%s' (text, markdown, json or html)",
 				       value);
 		break;
-	case 'm': return vt_parse_size_option("diff", "--min-delta", value, &d->min_delta);
+	case 'm':
+		return vt_parse_size_option("diff", "--min-delta", value, INT64_MAX, &d->min_delta);
 	case 'd': return vt_parse_count_option("diff", "--device", value, 0, 1023, &d->device);
 	case 'F': return vt_parse_count_option("diff", "--frames", value, 1, 64, &d->view.frames);
 	case 'A': d->view.all_frames = true; return true;
 	case 'g':
-		if (!(ok = d->fail_if_grows = vt_parse_percent(value, &d->grow_limit)))
-			fprintf(stderr,
-				"vramtrace diff: --fail-if-peak-grows '%s' is not a percentage "
-				"from 0 "
-				"to 100\n",
-				value);
+		if (!(ok = d->fail_if_grows = vt_parse_growth(value, &d->grow_limit)))
+			vt_diagnostic("vramtrace diff: --fail-if-peak-grows '%s' is not a "
+				      "percentage of 0 or more, such as 5, 12.5%% or 250%%",
+				      value);
 		break;
 	default: *output = value;
 	}
@@ -186,15 +212,15 @@ static bool load_both(struct diff *d, const char **files)
 	char error[1024];
 	if (!vt_report_load(files[0], &d->a, error, sizeof(error)) ||
 	    !vt_report_load(files[1], &d->b, error, sizeof(error))) {
-		fprintf(stderr, "vramtrace diff: %s\n", error);
+		vt_diagnostic("vramtrace diff: %s", error);
 		return false;
 	}
 	if (!vt_need_device("diff", &d->a, d->device) || !vt_need_device("diff", &d->b, d->device))
 		return false;
 	if (d->a.merged != d->b.merged) {
-		fprintf(stderr, "vramtrace diff: %s is %s and %s is not; diff two of a kind\n",
-			d->a.merged ? d->a.path : d->b.path, "a merged report",
-			d->a.merged ? d->b.path : d->a.path);
+		vt_diagnostic("vramtrace diff: %s is %s and %s is not; diff two of a kind",
+			      d->a.merged ? d->a.path : d->b.path, "a merged report",
+			      d->a.merged ? d->b.path : d->a.path);
 		return false;
 	}
 	return true;
@@ -215,9 +241,9 @@ int vt_command_diff(int argc, char **argv)
 	vt_diff_add_side(&d, &d.a, false);
 	vt_diff_add_side(&d, &d.b, true);
 	if (d.overflow[0]) {
-		fprintf(stderr,
+		vt_diagnostic(
 			"vramtrace diff: %s adds up to more than 2^63-1 bytes over the devices; "
-			"compare one device at a time with --device N\n",
+			"compare one device at a time with --device N",
 			d.overflow);
 		vt_cli_output_abort(&out);
 		vt_diff_free(&d);

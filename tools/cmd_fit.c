@@ -25,11 +25,11 @@ static void usage(FILE *out)
 		"                     [--budget SIZE [--headroom PCT] --solve KEY]\n"
 		"                     [--device N] [--format text|json|html] [-o FILE]\n\n"
 		"Fits the peaks of several runs across their settings, the labels given to\n"
-		"`vramtrace run --label`: numeric labels that vary are the variables, other\n"
-		"labels (dtype=bf16) split the runs into groups fitted on their own. The peak\n"
-		"and each tag's bytes at it are fitted as the fewest terms, among a constant,\n"
-		"each variable and the product of two, that explain the runs, chosen by\n"
-		"leave-one-out error.\n\n"
+		"`vramtrace run --label`: numeric labels (decimal numbers: 32, 0.5, 1e-4) that\n"
+		"vary are the variables, other labels (dtype=bf16, 0x10) split the runs into\n"
+		"groups fitted on their own. The peak and each tag's bytes at it are fitted\n"
+		"as the fewest terms, among a constant, each variable and the product of two,\n"
+		"that explain the runs, chosen by leave-one-out error.\n\n"
 		"Options:\n"
 		"  --predict K=V,...  predict the peak and its split by tag at these settings\n"
 		"                     (repeatable); name the group's labels too when there\n"
@@ -78,24 +78,54 @@ static const struct vt_option fit_options[] = {
 	{"help", 'h', VT_OPTION_FLAG, 'h', NULL, NULL},
 };
 
+/* The length of the key of the pair at text ("batch=32,..." gives 5). */
+static size_t key_length(const char *text)
+{
+	return strcspn(text, "=,");
+}
+
+/* The first key that pairs (K=V,K=V...) gives twice, into key; false when
+ * none is: one setting cannot hold two values of a label. */
+static bool repeated_key(const char *pairs, char *key, size_t size)
+{
+	for (const char *at = pairs; at; at = strchr(at, ',') ? strchr(at, ',') + 1 : NULL) {
+		size_t length = key_length(at);
+		if (!length || at[length] != '=')
+			continue; /* not a pair: parse_pairs says so */
+		for (const char *later = strchr(at, ','); later; later = strchr(later + 1, ','))
+			if (key_length(later + 1) == length &&
+			    strncmp(later + 1, at, length) == 0) {
+				snprintf(key, size, "%.*s", (int)length, at);
+				return true;
+			}
+	}
+	return false;
+}
+
 static bool fit_option(int id, const char *value, struct fit_options *o)
 {
+	char key[256];
 	switch (id) {
 	case OPT_PREDICT:
 		if (o->predict_count == MAX_PREDICTIONS) {
-			fprintf(stderr, "vramtrace fit: at most %d --predict\n", MAX_PREDICTIONS);
+			vt_diagnostic("vramtrace fit: at most %d --predict", MAX_PREDICTIONS);
+			return false;
+		}
+		if (repeated_key(value, key, sizeof(key))) {
+			vt_usage_error("fit", "--predict %s gives %s twice: one value each", value,
+				       key);
 			return false;
 		}
 		o->predict[o->predict_count++] = value;
 		return true;
 	case OPT_BUDGET:
 		o->have_budget = true;
-		return vt_parse_size_option("fit", "--budget", value, &o->budget);
+		return vt_parse_size_option("fit", "--budget", value, INT64_MAX, &o->budget);
 	case OPT_HEADROOM:
 		if (vt_parse_percent(value, &o->headroom))
 			return true;
-		fprintf(stderr,
-			"vramtrace fit: --headroom wants a percentage from 0 to 100, not '%s'\n",
+		vt_diagnostic(
+			"vramtrace fit: --headroom wants a percentage from 0 to 100, not '%s'",
 			value);
 		return false;
 	case OPT_SOLVE: o->solve = value; return true;
@@ -118,11 +148,6 @@ static int check_options(const struct fit_options *o)
 	}
 	if (!o->solve != !o->have_budget) {
 		vt_usage_error("fit", "--solve and --budget go together");
-		return VT_EXIT_BAD_INPUT;
-	}
-	if (o->budget > INT64_MAX) {
-		vt_usage_error("fit", "--budget is beyond 2^63-1 bytes (8 EiB), past what a fit "
-				      "can answer");
 		return VT_EXIT_BAD_INPUT;
 	}
 	return -1;
@@ -382,11 +407,11 @@ static bool setting_values(const struct fit *fit, struct setting *setting, int f
 	json_object_foreach (setting->labels, key, value) {
 		if (!vt_fit_label_numeric(fit->runs, fit->run_count, key))
 			continue;
-		char *end;
-		double number = strtod(json_string_value(value), &end);
-		if (*end || !isfinite(number)) {
-			snprintf(error, size, "--predict %s=%s: not a number", key,
-				 json_string_value(value));
+		double number;
+		if (!vt_fit_parse_value(json_string_value(value), &number)) {
+			snprintf(error, size,
+				 "--predict %s=%s: not a decimal number (such as 32, 0.5 or 1e3)",
+				 key, json_string_value(value));
 			return false;
 		}
 		int v = variable_index(group, key);
@@ -459,14 +484,13 @@ static void warn_extrapolated(const struct vt_fit_group *group, unsigned v, doub
 {
 	bool above = x > group->high[v];
 	char value[40], distance[40], low[40], high[40];
-	fprintf(stderr,
-		"vramtrace fit: warning: %s=%s is %s %s the measured %s to %s (%.0f%% of "
-		"that range): the answer is extrapolated\n",
-		group->variables[v], vt_number_text(x, value, sizeof(value)),
-		vt_number_text(above ? x - group->high[v] : group->low[v] - x, distance,
-			       sizeof(distance)),
-		above ? "above" : "below", vt_number_text(group->low[v], low, sizeof(low)),
-		vt_number_text(group->high[v], high, sizeof(high)), beyond * 100);
+	vt_diagnostic("vramtrace fit: warning: %s=%s is %s %s the measured %s to %s (%.0f%% of "
+		      "that range): the answer is extrapolated",
+		      group->variables[v], vt_number_text(x, value, sizeof(value)),
+		      vt_number_text(above ? x - group->high[v] : group->low[v] - x, distance,
+				     sizeof(distance)),
+		      above ? "above" : "below", vt_number_text(group->low[v], low, sizeof(low)),
+		      vt_number_text(group->high[v], high, sizeof(high)), beyond * 100);
 }
 
 /* The largest leave-one-out miss, widened by how far the setting lies
@@ -611,7 +635,7 @@ static bool load_runs(struct fit *fit, const struct fit_options *o)
 	long device = o->device;
 	for (int i = 0; i < o->file_count; i++) {
 		if (fit->run_count == VT_FIT_MAX_RUNS) {
-			fprintf(stderr, "vramtrace fit: at most %d reports\n", VT_FIT_MAX_RUNS);
+			vt_diagnostic("vramtrace fit: at most %d reports", VT_FIT_MAX_RUNS);
 			return false;
 		}
 		struct vt_report_file *report = &fit->reports[fit->run_count];
@@ -623,20 +647,20 @@ static bool load_runs(struct fit *fit, const struct fit_options *o)
 		if (!report->root ||
 		    !vt_fit_run_from_report(report, device, &fit->runs[fit->run_count], error,
 					    sizeof(error))) {
-			fprintf(stderr, "vramtrace fit: %s\n", error);
+			vt_diagnostic("vramtrace fit: %s", error);
 			return false;
 		}
 		fit->run_count++;
 	}
 	if (!vt_merge_distinct(fit->reports, fit->run_count, error, sizeof(error))) {
-		fprintf(stderr, "vramtrace fit: %s\n", error);
+		vt_diagnostic("vramtrace fit: %s", error);
 		return false;
 	}
 	for (unsigned r = 1; r < fit->run_count; r++)
 		if (strcmp(fit->runs[r].program, fit->runs[0].program) != 0) {
-			fprintf(stderr,
+			vt_diagnostic(
 				"vramtrace fit: warning: %s ran %s, %s ran %s: runs of different "
-				"programs are fitted together\n",
+				"programs are fitted together",
 				fit->runs[0].file, fit->runs[0].program, fit->runs[r].file,
 				fit->runs[r].program);
 			break;
@@ -657,18 +681,18 @@ static bool fit_groups(struct fit *fit, struct group_models *models, const bool 
 			why = "fewer runs than any model of its variables needs";
 		const char *name = group->name[0] ? group->name : "the runs";
 		if (why && wanted[g]) {
-			fprintf(stderr, "vramtrace fit: %s: %s\n", name, why);
+			vt_diagnostic("vramtrace fit: %s: %s", name, why);
 			return false;
 		}
 		if (why) {
-			fprintf(stderr, "vramtrace fit: warning: %s left out: %s\n", name, why);
+			vt_diagnostic("vramtrace fit: warning: %s left out: %s", name, why);
 			continue;
 		}
 		vt_json_push(groups, group_json(group, fit->runs, &models[g]));
 		fitted++;
 	}
 	if (!fitted)
-		fprintf(stderr, "vramtrace fit: no group of runs could be fitted\n");
+		vt_diagnostic("vramtrace fit: no group of runs could be fitted");
 	return fitted > 0;
 }
 
@@ -678,7 +702,7 @@ static int analyse(struct fit *fit, const struct fit_options *o, json_t *documen
 	fit->group_count = vt_fit_group_runs(fit->runs, fit->run_count, fit->groups, MAX_GROUPS,
 					     error, sizeof(error));
 	if (!fit->group_count) {
-		fprintf(stderr, "vramtrace fit: %s\n", error);
+		vt_diagnostic("vramtrace fit: %s", error);
 		return VT_EXIT_BAD_INPUT;
 	}
 	struct setting settings[MAX_PREDICTIONS];
@@ -688,7 +712,7 @@ static int analyse(struct fit *fit, const struct fit_options *o, json_t *documen
 		const char *text = p < o->predict_count ? o->predict[p] : "";
 		if (!parse_setting(fit, text, p == 0 ? o->solve : NULL, &settings[p], error,
 				   sizeof(error))) {
-			fprintf(stderr, "vramtrace fit: %s\n", error);
+			vt_diagnostic("vramtrace fit: %s", error);
 			return VT_EXIT_BAD_INPUT;
 		}
 		wanted[settings[p].group] = true;
@@ -706,7 +730,7 @@ static int analyse(struct fit *fit, const struct fit_options *o, json_t *documen
 		json_t *prediction = prediction_json(&fit->groups[g], &models[g], &settings[p],
 						     error, sizeof(error));
 		if (!prediction) {
-			fprintf(stderr, "vramtrace fit: %s\n", error);
+			vt_diagnostic("vramtrace fit: %s", error);
 			return VT_EXIT_BAD_INPUT;
 		}
 		vt_json_push(predictions, prediction);
@@ -716,7 +740,7 @@ static int analyse(struct fit *fit, const struct fit_options *o, json_t *documen
 		json_t *largest =
 			solve(&fit->groups[g], &models[g], &settings[0], o, error, sizeof(error));
 		if (!largest) {
-			fprintf(stderr, "vramtrace fit: %s\n", error);
+			vt_diagnostic("vramtrace fit: %s", error);
 			return VT_EXIT_BAD_INPUT;
 		}
 		vt_json_put(document, "largest_fit", largest);

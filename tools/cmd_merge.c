@@ -65,13 +65,13 @@ int vt_command_merge(int argc, char **argv)
 	size_t loaded = 0;
 	for (; status == VT_EXIT_OK && loaded < count; loaded++) {
 		if (!vt_report_load(files[loaded], &reports[loaded], error, sizeof(error))) {
-			fprintf(stderr, "vramtrace merge: %s\n", error);
+			vt_diagnostic("vramtrace merge: %s", error);
 			status = VT_EXIT_BAD_INPUT;
 			break;
 		}
 	}
 	if (status == VT_EXIT_OK && !vt_merge_distinct(reports, count, error, sizeof(error))) {
-		fprintf(stderr, "vramtrace merge: %s\n", error);
+		vt_diagnostic("vramtrace merge: %s", error);
 		status = VT_EXIT_BAD_INPUT;
 	}
 	json_t *merged = status == VT_EXIT_OK ? vt_merge(reports, count) : NULL;

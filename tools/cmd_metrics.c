@@ -189,7 +189,7 @@ static int gather(const pid_t *named, int named_count, struct process *processes
 	if (!named_count) {
 		count = vt_control_list(listed, MAX_PROCESSES, error, sizeof(error));
 		if (count < 0) {
-			fprintf(stderr, "vramtrace metrics: %s\n", error);
+			vt_diagnostic("vramtrace metrics: %s", error);
 			return 0;
 		}
 		named = listed;
@@ -203,7 +203,7 @@ static int gather(const pid_t *named, int named_count, struct process *processes
 					error, sizeof(error)))
 			taken++;
 		else {
-			fprintf(stderr, "vramtrace metrics: %s\n", error);
+			vt_diagnostic("vramtrace metrics: %s", error);
 			++*missing;
 		}
 	}
@@ -366,10 +366,9 @@ static int listen_loop(const char *where, const pid_t *named, int named_count)
 {
 	struct sockaddr_in address;
 	if (!parse_address(where, &address)) {
-		fprintf(stderr,
-			"vramtrace metrics: --listen '%s' is not ADDRESS:PORT, like "
-			"127.0.0.1:9464\n",
-			where);
+		vt_diagnostic("vramtrace metrics: --listen '%s' is not ADDRESS:PORT, like "
+			      "127.0.0.1:9464",
+			      where);
 		return VT_EXIT_BAD_INPUT;
 	}
 	int server = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -377,11 +376,10 @@ static int listen_loop(const char *where, const pid_t *named, int named_count)
 	setsockopt(server, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
 	if (server < 0 || bind(server, (struct sockaddr *)&address, sizeof(address)) != 0 ||
 	    listen(server, 16) != 0) {
-		fprintf(stderr, "vramtrace metrics: cannot listen on %s: %s\n", where,
-			strerror(errno));
+		vt_diagnostic("vramtrace metrics: cannot listen on %s: %s", where, strerror(errno));
 		return VT_EXIT_FAILED;
 	}
-	fprintf(stderr, "vramtrace metrics: serving http://%s/metrics\n", where);
+	vt_diagnostic("vramtrace metrics: serving http://%s/metrics", where);
 	for (;;) {
 		int client = accept4(server, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (client < 0)

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -61,6 +62,47 @@ static void print_row(pid_t pid, const struct vt_report_model *report)
 	       vt_human(peak, peak_text, sizeof(peak_text)), command);
 }
 
+/* How many processes to ask at once: as many sockets as may be open,
+ * the limit raised to its ceiling, less a few for the tool's own files. */
+static size_t sockets_at_once(void)
+{
+	struct rlimit limit;
+	if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+		return 64;
+	if (limit.rlim_cur < limit.rlim_max) {
+		limit.rlim_cur = limit.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
+			getrlimit(RLIMIT_NOFILE, &limit);
+	}
+	return limit.rlim_cur > MAX_PROCESSES + 32 ? MAX_PROCESSES
+	       : limit.rlim_cur > 96               ? (size_t)limit.rlim_cur - 32
+						   : 64;
+}
+
+/* The rows of n processes, all asked at once, in their order; one that
+ * does not answer is said on stderr. */
+static void list_some(const pid_t *pids, size_t n)
+{
+	static struct vt_control_answer answers[MAX_PROCESSES];
+	vt_control_ask_all(pids, n, "snapshot", answers);
+	for (size_t i = 0; i < n; i++) {
+		struct vt_report_file report;
+		char error[1024];
+		if (!answers[i].ok) {
+			vt_diagnostic("vramtrace ps: %s", answers[i].error);
+			continue;
+		}
+		if (!vt_control_load_snapshot(pids[i], &report, &answers[i].data,
+					      &answers[i].length, error, sizeof(error))) {
+			vt_diagnostic("vramtrace ps: %s", error);
+			continue;
+		}
+		print_row(pids[i], &report.report);
+		vt_report_close(&report);
+		free(answers[i].data);
+	}
+}
+
 int vt_command_ps(int argc, char **argv)
 {
 	static const struct vt_option ps_options[] = {
@@ -80,22 +122,14 @@ int vt_command_ps(int argc, char **argv)
 	char error[1024];
 	int count = vt_control_list(pids, MAX_PROCESSES, error, sizeof(error));
 	if (count < 0) {
-		fprintf(stderr, "vramtrace ps: %s\n", error);
+		vt_diagnostic("vramtrace ps: %s", error);
 		return VT_EXIT_FAILED;
 	}
 	printf("%-8s %-8s %12s %12s  %s\n", "PID", "DEVICES", "LIVE", "PEAK", "COMMAND");
-	for (int i = 0; i < count; i++) {
-		struct vt_report_file report;
-		char *data = NULL;
-		size_t length;
-		if (!vt_control_snapshot(pids[i], false, &report, &data, &length, error,
-					 sizeof(error))) {
-			fprintf(stderr, "vramtrace ps: %s\n", error);
-			continue;
-		}
-		print_row(pids[i], &report.report);
-		vt_report_close(&report);
-		free(data);
+	size_t at_once = sockets_at_once();
+	for (size_t first = 0; first < (size_t)count; first += at_once) {
+		size_t n = (size_t)count - first < at_once ? (size_t)count - first : at_once;
+		list_some(pids + first, n);
 	}
 	return VT_EXIT_OK;
 }

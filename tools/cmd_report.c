@@ -151,7 +151,9 @@ static bool report_option(int id, const char *value, struct report_request *r)
 	case 't':
 		r->options.top_given = true;
 		return vt_parse_count_option("report", "--top", value, 1, 100000, &r->options.top);
-	case 'b': return vt_parse_size_option("report", "--budget", value, &r->options.budget);
+	case 'b':
+		return vt_parse_size_option("report", "--budget", value, UINT64_MAX,
+					    &r->options.budget);
 	case 'F':
 		return vt_parse_count_option("report", "--frames", value, 1, 64,
 					     &r->options.view.frames);
@@ -210,7 +212,7 @@ int vt_command_report(int argc, char **argv)
 	struct vt_report_file report;
 	char error[1024];
 	if (!vt_report_load(request.file, &report, error, sizeof(error))) {
-		fprintf(stderr, "vramtrace report: %s\n", error);
+		vt_diagnostic("vramtrace report: %s", error);
 		return VT_EXIT_BAD_INPUT;
 	}
 	if (!vt_need_device("report", &report, options.device)) {

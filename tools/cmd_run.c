@@ -81,17 +81,16 @@ static bool add_label(struct run_options *options, const char *label)
 {
 	const char *equals = strchr(label, '=');
 	if (!equals || equals == label || strchr(label, ',')) {
-		fprintf(stderr,
-			"vramtrace run: --label wants KEY=VALUE with a non-empty key and "
-			"no comma, not '%s'\n",
-			label);
+		vt_diagnostic("vramtrace run: --label wants KEY=VALUE with a non-empty key and "
+			      "no comma, not '%s'",
+			      label);
 		return false;
 	}
 	size_t used = strlen(options->labels);
 	int wrote = snprintf(options->labels + used, sizeof(options->labels) - used, "%s%s",
 			     used ? "," : "", label);
 	if (wrote < 0 || (size_t)wrote >= sizeof(options->labels) - used) {
-		fprintf(stderr, "vramtrace run: too many labels\n");
+		vt_diagnostic("vramtrace run: too many labels");
 		return false;
 	}
 	return true;
@@ -99,13 +98,16 @@ static bool add_label(struct run_options *options, const char *label)
 
 enum { OPT_SIMULATE = 256, OPT_OUTPUT, OPT_SOURCES, OPT_LABEL, OPT_NO_CACHE, OPT_FORCE };
 
-static bool valid_capacity(const char *capacity);
+static enum vt_size_reading read_capacity(const char *capacity, char *item, size_t size);
 
 /* --simulate takes the next argument as its capacity only when it is one,
  * so that `--simulate -- ./app` and `--simulate ./app` still run ./app. */
 static bool is_capacity(const char *next)
 {
-	return next[0] >= '0' && next[0] <= '9' && (valid_capacity(next) || vt_size_unitless(next));
+	char item[64];
+	return next[0] >= '0' && next[0] <= '9' &&
+	       (read_capacity(next, item, sizeof(item)) != VT_SIZE_NOT_A_SIZE ||
+		vt_size_unitless(next));
 }
 
 static const struct vt_option run_options[] = {
@@ -169,20 +171,26 @@ static int parse(int argc, char **argv, struct run_options *options, int *comman
 	return VT_EXIT_BAD_INPUT;
 }
 
-static bool valid_capacity(const char *capacity)
+/* A capacity, or one per device (80GiB,40GiB): VT_SIZE_OK, or what the
+ * first item that is not one is, copied into item. */
+static enum vt_size_reading read_capacity(const char *capacity, char *item, size_t size)
 {
 	char copy[512];
 	snprintf(copy, sizeof(copy), "%s", capacity);
 	char *save = NULL;
-	bool any = false;
-	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+	enum vt_size_reading reading = VT_SIZE_NOT_A_SIZE;
+	for (char *at = strtok_r(copy, ",", &save); at; at = strtok_r(NULL, ",", &save)) {
 		uint64_t bytes;
+		bool decimal;
+		snprintf(item, size, "%s", at);
+		reading = vt_read_size(at, UINT64_MAX, &bytes, &decimal);
 		/* "2" would be a device of 2 bytes: surely two devices were meant. */
-		if (vt_size_unitless(item) || !vt_size_parse(item, &bytes) || bytes == 0)
-			return false;
-		any = true;
+		if (reading == VT_SIZE_OK && (vt_size_unitless(at) || bytes == 0))
+			reading = VT_SIZE_NOT_A_SIZE;
+		if (reading != VT_SIZE_OK)
+			return reading;
 	}
-	return any;
+	return reading;
 }
 
 /* Sets name to first, joined by separator to second when both are there. */
@@ -217,16 +225,25 @@ static bool set_up_simulation(const struct run_options *options)
 {
 	char dir[PATH_MAX];
 	if (!vt_locate_simulator(dir, sizeof(dir))) {
-		fprintf(stderr, "vramtrace run: the simulated device is not installed beside this "
-				"vramtrace\n");
+		vt_diagnostic("vramtrace run: the simulated device is not installed beside this "
+			      "vramtrace");
 		return false;
 	}
-	if (options->capacity && !valid_capacity(options->capacity)) {
-		fprintf(stderr,
+	char item[64];
+	enum vt_size_reading reading =
+		options->capacity ? read_capacity(options->capacity, item, sizeof(item))
+				  : VT_SIZE_OK;
+	if (reading == VT_SIZE_TOO_LARGE) {
+		vt_diagnostic("vramtrace run: --simulate=%s: %s is too large: beyond %s",
+			      options->capacity, item, vt_size_limit_text(UINT64_MAX));
+		return false;
+	}
+	if (reading != VT_SIZE_OK) {
+		vt_diagnostic(
 			"vramtrace run: --simulate=%s: expected a capacity with its unit, such as "
 			"80GiB, or one per device, 80GiB,40GiB; the number of devices is "
 			"VRAMSIM_DEVICES (VRAMSIM_DEVICES=2 vramtrace run --simulate=80GiB -- "
-			"...)\n",
+			"...)",
 			options->capacity);
 		return false;
 	}
@@ -243,10 +260,9 @@ static bool set_up_nvtx(const char *library)
 	if (!current || !*current)
 		return setenv("NVTX_INJECTION64_PATH", library, 1) == 0;
 	if (strcmp(current, library) != 0)
-		fprintf(stderr,
-			"vramtrace run: NVTX_INJECTION64_PATH is already %s; left in place, "
-			"so NVTX ranges will not become tags\n",
-			current);
+		vt_diagnostic("vramtrace run: NVTX_INJECTION64_PATH is already %s; left in place, "
+			      "so NVTX ranges will not become tags",
+			      current);
 	return true;
 }
 
@@ -286,8 +302,8 @@ static bool set_up_environment(const struct run_options *options, const char *re
 {
 	char library[PATH_MAX];
 	if (!vt_locate_library(library, sizeof(library))) {
-		fprintf(stderr, "vramtrace run: libvramtrace.so is not installed beside this "
-				"vramtrace\n");
+		vt_diagnostic("vramtrace run: libvramtrace.so is not installed beside this "
+			      "vramtrace");
 		return false;
 	}
 	if (options->simulate && !set_up_simulation(options))
@@ -365,8 +381,7 @@ static pid_t start_child(char **command, bool *started)
 	close(pipe_fds[1]);
 	int error = 0;
 	if (child > 0 && read(pipe_fds[0], &error, sizeof(error)) == (ssize_t)sizeof(error))
-		fprintf(stderr, "vramtrace run: cannot run '%s': %s\n", command[0],
-			strerror(error));
+		vt_diagnostic("vramtrace run: cannot run '%s': %s", command[0], strerror(error));
 	else if (child > 0)
 		*started = true;
 	close(pipe_fds[0]);
@@ -378,7 +393,7 @@ static int run_child(char **command, bool *started)
 {
 	pid_t child = start_child(command, started);
 	if (child < 0) {
-		fprintf(stderr, "vramtrace run: cannot fork: %s\n", strerror(errno));
+		vt_diagnostic("vramtrace run: cannot fork: %s", strerror(errno));
 		return -1;
 	}
 	int status;
@@ -415,21 +430,19 @@ static int end_as(int status)
 static void say_no_report(int status)
 {
 	if (!WIFSIGNALED(status)) {
-		fprintf(stderr, "vramtrace: no process of the command used CUDA, so no report was "
-				"written\n");
+		vt_diagnostic("vramtrace: no process of the command used CUDA, so no report was "
+			      "written");
 		return;
 	}
 	const char *name = sigabbrev_np(WTERMSIG(status));
 	if (name)
-		fprintf(stderr,
-			"vramtrace: the command ended by SIG%s before any report was "
-			"written\n",
-			name);
+		vt_diagnostic("vramtrace: the command ended by SIG%s before any report was "
+			      "written",
+			      name);
 	else
-		fprintf(stderr,
-			"vramtrace: the command ended by signal %d before any report was "
-			"written\n",
-			WTERMSIG(status));
+		vt_diagnostic("vramtrace: the command ended by signal %d before any report was "
+			      "written",
+			      WTERMSIG(status));
 }
 
 /* The reports the processes wrote, one path a line; the count, and the
@@ -471,9 +484,9 @@ static int make_report_list(const struct run_options *options, char *path, size_
 			error = errno;
 	}
 	if (fd < 0) {
-		fprintf(stderr,
+		vt_diagnostic(
 			"vramtrace run: cannot create a temporary file in %s (%s) nor beside the "
-			"reports: %s\n",
+			"reports: %s",
 			dirs[0], strerror(error), strerror(errno));
 		return -1;
 	}
@@ -494,8 +507,8 @@ static bool output_directory_writable(const char *output)
 	snprintf(directory, sizeof(directory), "%.*s", (int)(slash - output + 1), output);
 	if (strchr(directory, '%') || access(directory, W_OK | X_OK) == 0)
 		return true;
-	fprintf(stderr, "vramtrace run: no report can be written in %s: %s\n", directory,
-		strerror(errno));
+	vt_diagnostic("vramtrace run: no report can be written in %s: %s", directory,
+		      strerror(errno));
 	return false;
 }
 
@@ -517,7 +530,7 @@ static bool output_free(const struct run_options *options)
 		return false;
 	}
 	if (unlink(output) != 0) {
-		fprintf(stderr, "vramtrace run: cannot replace %s: %s\n", output, strerror(errno));
+		vt_diagnostic("vramtrace run: cannot replace %s: %s", output, strerror(errno));
 		return false;
 	}
 	return true;
@@ -532,20 +545,21 @@ static bool driver_present(void)
 	return driver != NULL;
 }
 
-/* path as a shell reads it back: as it is when plain, else single-quoted. */
-static void print_quoted(const char *path, size_t length)
+/* path as a shell reads it back, into out: as it is when plain, else
+ * single-quoted. */
+static void print_quoted(FILE *out, const char *path, size_t length)
 {
 	bool plain = length > 0;
 	for (size_t i = 0; i < length; i++)
 		plain = plain && (isalnum((unsigned char)path[i]) || strchr("_./+-,=:@%", path[i]));
 	if (plain) {
-		fprintf(stderr, "%.*s", (int)length, path);
+		fprintf(out, "%.*s", (int)length, path);
 		return;
 	}
-	fputc('\'', stderr);
+	fputc('\'', out);
 	for (size_t i = 0; i < length; i++)
-		fputs(path[i] == '\'' ? "'\\''" : (char[]){path[i], '\0'}, stderr);
-	fputc('\'', stderr);
+		fputs(path[i] == '\'' ? "'\\''" : (char[]){path[i], '\0'}, out);
+	fputc('\'', out);
 }
 
 /* After the run: what was written, and the natural next command. */
@@ -554,8 +568,8 @@ static void after_run(const struct run_options *options, const char *report_list
 	char first[4097];
 	unsigned count = read_reports(report_list, first, sizeof(first));
 	if (count == 0 && !options->simulate && !driver_present()) {
-		fprintf(stderr, "vramtrace run: no CUDA driver found (libcuda.so.1), so no "
-				"report was written; try --simulate\n");
+		vt_diagnostic("vramtrace run: no CUDA driver found (libcuda.so.1), so no "
+			      "report was written; try --simulate");
 		return;
 	}
 	if (count == 0) {
@@ -563,21 +577,26 @@ static void after_run(const struct run_options *options, const char *report_list
 		return;
 	}
 	if (count > 1) {
-		fprintf(stderr,
-			"vramtrace run: next: vramtrace merge <the %u reports> -o "
-			"merged.json\n",
-			count);
+		vt_diagnostic("vramtrace run: next: vramtrace merge <the %u reports> -o "
+			      "merged.json",
+			      count);
 		return;
 	}
 	size_t length = strlen(first);
 	size_t stem = length > 5 && strcmp(first + length - 5, ".json") == 0 ? length - 5 : length;
 	char page[4200];
 	snprintf(page, sizeof(page), "%.*s.html", (int)stem, first);
-	fprintf(stderr, "vramtrace run: next: vramtrace report ");
-	print_quoted(first, length);
-	fprintf(stderr, " --format html -o ");
-	print_quoted(page, strlen(page));
-	fputc('\n', stderr);
+	char *next = NULL;
+	size_t next_length = 0;
+	FILE *line = open_memstream(&next, &next_length);
+	if (!line)
+		return;
+	print_quoted(line, first, length);
+	fputs(" --format html -o ", line);
+	print_quoted(line, page, strlen(page));
+	if (fclose(line) == 0)
+		vt_diagnostic("vramtrace run: next: vramtrace report %s", next);
+	free(next);
 }
 
 int vt_command_run(int argc, char **argv)

@@ -63,7 +63,7 @@ int vt_command_snapshot(int argc, char **argv)
 	char *data = NULL, error[1024];
 	size_t length = 0;
 	if (!vt_control_snapshot(pid, reset, &report, &data, &length, error, sizeof(error))) {
-		fprintf(stderr, "vramtrace snapshot: %s\n", error);
+		vt_diagnostic("vramtrace snapshot: %s", error);
 		return VT_EXIT_FAILED;
 	}
 	vt_report_close(&report);

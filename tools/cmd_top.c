@@ -241,7 +241,9 @@ static bool refresh(struct view *view)
 	char *data = NULL, error[1024];
 	size_t length;
 	if (!vt_control_snapshot(view->pid, false, &file, &data, &length, error, sizeof(error))) {
-		fprintf(stderr, "%svramtrace top: %s\n", view->once ? "" : "\r\n", error);
+		if (!view->once)
+			fputc('\n', stderr); /* off the screen's last line */
+		vt_diagnostic("vramtrace top: %s", error);
 		return false;
 	}
 	remember(view, &file.report);
@@ -335,8 +337,8 @@ static bool parse_interval(const char *text, long *milliseconds)
 	errno = 0;
 	double seconds = strtod(text, &end);
 	if (end == text || *end || errno || !(seconds >= 0.1 && seconds <= 3600)) {
-		fprintf(stderr, "vramtrace top: --interval '%s' is not seconds from 0.1 to 3600\n",
-			text);
+		vt_diagnostic("vramtrace top: --interval '%s' is not seconds from 0.1 to 3600",
+			      text);
 		return false;
 	}
 	*milliseconds = (long)(seconds * 1000);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #include "../lib/control/directory.h"
 #include "../lib/control/endpoint.h"
+#include "cli.h"
 #include "report_file.h"
 
 /* How long a traced process may take, from connecting to the last byte
@@ -55,36 +57,33 @@ static void say_late(pid_t pid, const char *what, const char *why, char *error, 
 		 ANSWER_WAIT_MS / 1000, why);
 }
 
-/* A connected socket to pid's endpoint, or -1 with the reason. A socket
- * whose queue is full (a process that stopped accepting) refuses a
- * non-blocking connection with EAGAIN: tried again until the deadline,
- * never waited on without end. *busy says that was the reason. */
-static int connect_to(pid_t pid, int64_t deadline, bool *busy, char *error, size_t size)
+/* A non-blocking socket for pid's endpoint, not yet connected; -1 with
+ * the reason. */
+static int open_socket(pid_t pid, struct sockaddr_un *address, char *error, size_t size)
 {
-	struct sockaddr_un address;
-	*busy = false;
-	if (!socket_address(pid, &address)) {
+	if (!socket_address(pid, address)) {
 		snprintf(error, size, "no control directory can be named");
 		return -1;
 	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
+	if (fd < 0)
 		snprintf(error, size, "cannot make a socket: %s", strerror(errno));
-		return -1;
-	}
-	int reason = 0;
-	while (connect(fd, (struct sockaddr *)&address, sizeof(address)) != 0) {
-		reason = errno;
-		if (reason == EINTR)
-			continue;
-		if (reason != EAGAIN || !left_ms(deadline))
-			break;
-		nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
-		reason = 0;
-	}
-	if (!reason)
-		return fd;
-	close(fd);
+	return fd;
+}
+
+/* One try at connecting: 0, or the errno. A socket whose queue is full (a
+ * process that stopped accepting) refuses a non-blocking connection with
+ * EAGAIN, which the caller tries again until its deadline. */
+static int connect_once(int fd, const struct sockaddr_un *address)
+{
+	while (connect(fd, (const struct sockaddr *)address, sizeof(*address)) != 0)
+		if (errno != EINTR)
+			return errno;
+	return 0;
+}
+
+static void say_unreachable(pid_t pid, int reason, char *error, size_t size)
+{
 	if (reason == ENOENT || reason == ECONNREFUSED)
 		snprintf(error, size,
 			 "process %d is not traced by vramtrace (no control socket; it "
@@ -95,115 +94,234 @@ static int connect_to(pid_t pid, int64_t deadline, bool *busy, char *error, size
 			 size);
 	else
 		snprintf(error, size, "cannot reach process %d: %s", (int)pid, strerror(reason));
-	*busy = reason == EAGAIN;
-	errno = reason;
-	return -1;
 }
 
-/* Waits until fd is ready for events, within the deadline. */
-static bool ready(int fd, short events, int64_t deadline)
+/* One request to one process, a step at a time, so that many go at once. */
+enum step { CONNECTING, SENDING, RECEIVING, DONE };
+
+struct exchange {
+	pid_t pid;
+	int fd;
+	enum step step;
+	struct sockaddr_un address;
+	const char *line; /* the request and its newline; sent: how much went */
+	size_t sent;
+	char *buffer;
+	size_t used, capacity;
+	struct vt_control_answer *answer;
+};
+
+static void finish(struct exchange *x, bool ok)
 {
-	for (;;) {
-		struct pollfd wanted = {fd, events, 0};
-		int got = poll(&wanted, 1, left_ms(deadline));
-		if (got < 0 && errno == EINTR)
-			continue;
-		return got > 0;
+	if (x->fd >= 0)
+		close(x->fd);
+	x->fd = -1;
+	x->step = DONE;
+	x->answer->ok = ok;
+	if (ok) {
+		x->buffer[x->used] = '\0';
+		x->answer->data = x->buffer;
+		x->answer->length = x->used;
+	} else {
+		free(x->buffer);
 	}
+	x->buffer = NULL;
 }
 
-static bool send_all(int fd, const char *text, pid_t pid, int64_t deadline, char *error,
-		     size_t size)
+static void fail(struct exchange *x, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct exchange *x, const char *format, ...)
 {
-	size_t length = strlen(text);
-	while (length) {
-		ssize_t sent = send(fd, text, length, MSG_NOSIGNAL);
+	va_list args;
+	va_start(args, format);
+	vsnprintf(x->answer->error, sizeof(x->answer->error), format, args);
+	va_end(args);
+	finish(x, false);
+}
+
+static void try_connect(struct exchange *x, bool last_try)
+{
+	int reason = connect_once(x->fd, &x->address);
+	if (!reason) {
+		x->step = SENDING;
+		return;
+	}
+	if (reason == EAGAIN && !last_try)
+		return; /* tried again after a while */
+	say_unreachable(x->pid, reason, x->answer->error, sizeof(x->answer->error));
+	finish(x, false);
+}
+
+static void try_send(struct exchange *x)
+{
+	size_t length = strlen(x->line);
+	while (x->sent < length) {
+		ssize_t sent = send(x->fd, x->line + x->sent, length - x->sent, MSG_NOSIGNAL);
 		if (sent < 0 && errno == EINTR)
 			continue;
-		if (sent < 0 && errno == EAGAIN && ready(fd, POLLOUT, deadline))
-			continue;
-		if (sent < 0 && errno == EAGAIN) {
-			say_late(pid, "take the request", "", error, size);
-			return false;
-		}
+		if (sent < 0 && errno == EAGAIN)
+			return; /* polled for room */
 		if (sent <= 0) {
-			snprintf(error, size, "cannot ask process %d: %s", (int)pid,
-				 strerror(errno));
-			return false;
+			fail(x, "cannot ask process %d: %s", (int)x->pid, strerror(errno));
+			return;
 		}
-		text += sent;
-		length -= (size_t)sent;
+		x->sent += (size_t)sent;
 	}
-	return true;
+	x->step = RECEIVING;
 }
 
-/* The whole answer, within the deadline: a peer that trickles a byte now
- * and then cannot keep the tool waiting past it. */
-static bool receive_all(int fd, pid_t pid, int64_t deadline, char **data, size_t *length,
-			char *error, size_t size)
+/* Reads what has come; the whole answer ends the exchange. */
+static void try_receive(struct exchange *x)
 {
-	size_t capacity = 1 << 16, used = 0;
-	char *buffer = malloc(capacity);
 	for (;;) {
-		if (!buffer) {
-			snprintf(error, size, "out of memory");
-			return false;
+		if (x->used + 1 == x->capacity) {
+			if (x->capacity >= VT_CONTROL_ANSWER_MAX) {
+				fail(x, "the answer is larger than any report");
+				return;
+			}
+			char *larger = realloc(x->buffer, x->capacity * 2);
+			if (!larger) {
+				fail(x, "out of memory");
+				return;
+			}
+			x->buffer = larger;
+			x->capacity *= 2;
 		}
-		if (!ready(fd, POLLIN, deadline)) {
-			say_late(pid, "answer", "", error, size);
-			break;
-		}
-		ssize_t got = recv(fd, buffer + used, capacity - used - 1, 0);
-		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+		ssize_t got = recv(x->fd, x->buffer + x->used, x->capacity - x->used - 1, 0);
+		if (got < 0 && errno == EINTR)
 			continue;
+		if (got < 0 && errno == EAGAIN)
+			return;
 		if (got < 0) {
-			snprintf(error, size, "reading the answer of process %d: %s", (int)pid,
-				 strerror(errno));
-			break;
+			fail(x, "reading the answer of process %d: %s", (int)x->pid,
+			     strerror(errno));
+			return;
 		}
 		if (got == 0) {
-			buffer[used] = '\0';
-			*data = buffer;
-			*length = used;
-			return true;
+			if (x->used)
+				finish(x, true);
+			else
+				fail(x, "process %d refused the request (another user's?)",
+				     (int)x->pid);
+			return;
 		}
-		used += (size_t)got;
-		if (used + 1 == capacity) {
-			if (capacity >= VT_CONTROL_ANSWER_MAX) {
-				snprintf(error, size, "the answer is larger than any report");
-				break;
-			}
-			char *larger = realloc(buffer, capacity * 2);
-			if (!larger)
-				free(buffer);
-			buffer = larger;
-			capacity *= 2;
-		}
+		x->used += (size_t)got;
 	}
-	free(buffer);
-	return false;
+}
+
+static void begin(struct exchange *x, pid_t pid, const char *line, struct vt_control_answer *answer)
+{
+	*answer = (struct vt_control_answer){0};
+	*x = (struct exchange){.pid = pid, .fd = -1, .line = line, .answer = answer};
+	x->fd = open_socket(pid, &x->address, answer->error, sizeof(answer->error));
+	x->capacity = 1 << 16;
+	x->buffer = x->fd < 0 ? NULL : malloc(x->capacity);
+	if (x->fd >= 0 && !x->buffer)
+		fail(x, "out of memory");
+	else if (x->fd < 0)
+		finish(x, false);
+	else
+		try_connect(x, false);
+	if (x->step == SENDING)
+		try_send(x);
+}
+
+/* Past the deadline, what each unfinished exchange was waiting for. */
+static void give_up(struct exchange *x)
+{
+	if (x->step == CONNECTING)
+		try_connect(x, true);
+	if (x->step == SENDING)
+		say_late(x->pid, "take the request", "", x->answer->error,
+			 sizeof(x->answer->error));
+	else if (x->step == RECEIVING)
+		say_late(x->pid, "answer", "", x->answer->error, sizeof(x->answer->error));
+	if (x->step != DONE)
+		finish(x, false);
+}
+
+/* One round: waits for any socket to be ready (a queue that was full is
+ * tried again after 20 ms), then takes each step that can be taken. */
+static void round_of(struct exchange *xs, size_t count, struct pollfd *fds, int64_t deadline)
+{
+	size_t polled = 0;
+	bool connecting = false;
+	for (size_t i = 0; i < count; i++) {
+		connecting = connecting || xs[i].step == CONNECTING;
+		if (xs[i].step == SENDING || xs[i].step == RECEIVING)
+			fds[polled++] = (struct pollfd){
+				xs[i].fd, (short)(xs[i].step == SENDING ? POLLOUT : POLLIN), 0};
+	}
+	int wait = left_ms(deadline);
+	if (poll(fds, polled, connecting && wait > 20 ? 20 : wait) < 0 && errno != EINTR)
+		return;
+	polled = 0;
+	for (size_t i = 0; i < count; i++) {
+		struct exchange *x = &xs[i];
+		if (x->step == CONNECTING) {
+			try_connect(x, false);
+			if (x->step == SENDING)
+				try_send(x);
+			continue;
+		}
+		if (x->step != SENDING && x->step != RECEIVING)
+			continue;
+		short ready = fds[polled++].revents;
+		if (ready && x->step == SENDING)
+			try_send(x);
+		else if (ready)
+			try_receive(x);
+	}
+}
+
+void vt_control_ask_all(const pid_t *pids, size_t count, const char *request,
+			struct vt_control_answer *answers)
+{
+	/* One deadline for every exchange: connecting, asking, reading. */
+	int64_t deadline = now_ms() + ANSWER_WAIT_MS;
+	char line[VT_CONTROL_REQUEST_MAX + 2];
+	snprintf(line, sizeof(line), "%s\n", request);
+	struct exchange *xs = calloc(count, sizeof(*xs));
+	struct pollfd *fds = calloc(count, sizeof(*fds));
+	if (!xs || !fds) {
+		for (size_t i = 0; i < count; i++) {
+			answers[i] = (struct vt_control_answer){0};
+			snprintf(answers[i].error, sizeof(answers[i].error), "out of memory");
+		}
+		free(xs);
+		free(fds);
+		return;
+	}
+	for (size_t i = 0; i < count; i++)
+		begin(&xs[i], pids[i], line, &answers[i]);
+	for (;;) {
+		bool open = false;
+		for (size_t i = 0; i < count; i++)
+			open = open || xs[i].step != DONE;
+		if (!open)
+			break;
+		if (!left_ms(deadline)) {
+			for (size_t i = 0; i < count; i++)
+				give_up(&xs[i]);
+			break;
+		}
+		round_of(xs, count, fds, deadline);
+	}
+	free(xs);
+	free(fds);
 }
 
 bool vt_control_ask(pid_t pid, const char *request, char **data, size_t *length, char *error,
 		    size_t size)
 {
-	/* One deadline for the whole exchange: connecting, asking, reading. */
-	int64_t deadline = now_ms() + ANSWER_WAIT_MS;
-	bool busy;
-	int fd = connect_to(pid, deadline, &busy, error, size);
-	if (fd < 0)
+	struct vt_control_answer answer;
+	vt_control_ask_all(&pid, 1, request, &answer);
+	if (!answer.ok) {
+		snprintf(error, size, "%s", answer.error);
 		return false;
-	char line[VT_CONTROL_REQUEST_MAX + 2];
-	snprintf(line, sizeof(line), "%s\n", request);
-	bool ok = send_all(fd, line, pid, deadline, error, size) &&
-		  receive_all(fd, pid, deadline, data, length, error, size);
-	if (ok && *length == 0) {
-		free(*data);
-		snprintf(error, size, "process %d refused the request (another user's?)", (int)pid);
-		ok = false;
 	}
-	close(fd);
-	return ok;
+	*data = answer.data;
+	*length = answer.length;
+	return true;
 }
 
 static int by_pid(const void *a, const void *b)
@@ -220,18 +338,17 @@ static int by_pid(const void *a, const void *b)
 static bool alive(pid_t pid)
 {
 	char error[256];
-	bool busy;
-	int fd = connect_to(pid, now_ms(), &busy, error, sizeof(error));
-	if (fd >= 0 || busy) { /* a full queue has a listener behind it */
-		if (fd >= 0)
-			close(fd);
-		return true;
-	}
 	struct sockaddr_un address;
+	int fd = open_socket(pid, &address, error, sizeof(error));
+	if (fd < 0)
+		return false;
+	int reason = connect_once(fd, &address);
+	close(fd);
+	if (!reason || reason == EAGAIN) /* a full queue has a listener behind it */
+		return true;
 	struct stat st;
-	if (errno == ECONNREFUSED && socket_address(pid, &address) &&
-	    lstat(address.sun_path, &st) == 0 && S_ISSOCK(st.st_mode) && kill(pid, 0) != 0 &&
-	    errno == ESRCH)
+	if (reason == ECONNREFUSED && lstat(address.sun_path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	    kill(pid, 0) != 0 && errno == ESRCH)
 		unlink(address.sun_path);
 	return false;
 }
@@ -266,12 +383,16 @@ int vt_control_list(pid_t *pids, int max, char *error, size_t size)
 bool vt_control_snapshot(pid_t pid, bool reset_peak, struct vt_report_file *out, char **data,
 			 size_t *length, char *error, size_t size)
 {
-	char reason[512];
 	if (!vt_control_ask(pid, reset_peak ? "snapshot reset-peak" : "snapshot", data, length,
-			    reason, sizeof(reason))) {
-		snprintf(error, size, "%s", reason);
+			    error, size))
 		return false;
-	}
+	return vt_control_load_snapshot(pid, out, data, length, error, size);
+}
+
+bool vt_control_load_snapshot(pid_t pid, struct vt_report_file *out, char **data, size_t *length,
+			      char *error, size_t size)
+{
+	char reason[512];
 	char name[64];
 	snprintf(name, sizeof(name), "process %d", (int)pid);
 	if (!vt_report_load_buffer(name, *data, *length, out, reason, sizeof(reason))) {
@@ -290,7 +411,7 @@ bool vt_parse_pid(const char *command, const char *text, pid_t *pid)
 	errno = 0;
 	long value = strtol(text, &end, 10);
 	if (text[0] < '0' || text[0] > '9' || *end || errno || value <= 0 || value > INT32_MAX) {
-		fprintf(stderr, "vramtrace %s: '%s' is not a process id\n", command, text);
+		vt_diagnostic("vramtrace %s: '%s' is not a process id", command, text);
 		return false;
 	}
 	*pid = (pid_t)value;

@@ -20,12 +20,32 @@ int vt_control_list(pid_t *pids, int max, char *error, size_t size);
 bool vt_control_ask(pid_t pid, const char *request, char **data, size_t *length, char *error,
 		    size_t size);
 
+/* What one process answered: ok with data (malloc'd, NUL-terminated) and
+ * length, or a one-line reason in error. */
+struct vt_control_answer {
+	bool ok;
+	char *data;
+	size_t length;
+	char error[512];
+};
+
+/* Sends request to every one of pids at once and reads their answers into
+ * answers (count of them, in the same order), all within one deadline: a
+ * process that does not answer (stopped, say) costs the others nothing. */
+void vt_control_ask_all(const pid_t *pids, size_t count, const char *request,
+			struct vt_control_answer *answers);
+
 struct vt_report_file;
 
 /* A report of this moment from pid, checked and loaded into out (close it
  * with vt_report_close and free *data); false with a reason in error. */
 bool vt_control_snapshot(pid_t pid, bool reset_peak, struct vt_report_file *out, char **data,
 			 size_t *length, char *error, size_t size);
+
+/* The answer data of pid checked and loaded as a snapshot into out, as
+ * vt_control_snapshot does after asking; on failure *data is freed. */
+bool vt_control_load_snapshot(pid_t pid, struct vt_report_file *out, char **data, size_t *length,
+			      char *error, size_t size);
 
 /* "123" as a pid, with a clear error naming the command. */
 bool vt_parse_pid(const char *command, const char *text, pid_t *pid);

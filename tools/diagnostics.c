@@ -4,12 +4,16 @@
  * message built from them must not colour, move or clear the terminal it
  * is read on. Every byte written to stderr passes here, so no message can
  * forget: control characters other than the line's end (and tabs), DEL,
- * C1 controls and bytes that are not UTF-8 are written as \xNN. */
+ * C1 controls and bytes that are not UTF-8 are written as \xNN. A message
+ * is one line: vt_diagnostic writes the line breaks inside it as \n. */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "diagnostics.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "../lib/core/utf8.h"
@@ -66,4 +70,26 @@ void vt_escape_stderr(void)
 		return; /* stderr stays as it was */
 	setvbuf(escaped, NULL, _IOLBF, 1 << 16);
 	stderr = escaped;
+}
+
+void vt_diagnostic(const char *format, ...)
+{
+	char *message = NULL;
+	va_list args;
+	va_start(args, format);
+	int length = vasprintf(&message, format, args);
+	va_end(args);
+	if (length < 0) {
+		fputs("vramtrace: out of memory writing a message\n", stderr);
+		return;
+	}
+	flockfile(stderr);
+	for (const char *c = message; *c; c++)
+		if (*c == '\n')
+			fputs("\\n", stderr);
+		else
+			putc_unlocked(*c, stderr);
+	putc_unlocked('\n', stderr);
+	funlockfile(stderr);
+	free(message);
 }

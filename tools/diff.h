@@ -39,7 +39,7 @@ struct diff {
 	uint64_t min_delta;
 	long device;
 	bool fail_if_grows;
-	uint32_t grow_limit; /* hundredths of a percent */
+	unsigned __int128 grow_limit; /* hundredths of a percent, any number of them */
 	struct vt_report_file a, b;
 	struct vt_view_options view;
 	struct diff_table tables[SECTIONS];

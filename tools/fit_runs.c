@@ -8,11 +8,32 @@
 
 #include "report_file.h"
 
-static bool parse_number(const char *text, double *value)
+/* The digits at p, past them; *any says whether there was one. */
+static const char *skip_digits(const char *p, bool *any)
 {
-	char *end;
-	*value = strtod(text, &end);
-	return *text && !*end && isfinite(*value);
+	for (; *p >= '0' && *p <= '9'; p++)
+		*any = true;
+	return p;
+}
+
+bool vt_fit_parse_value(const char *text, double *value)
+{
+	/* [+-] digits [. digits] [e [+-] digits], checked before strtod, which
+	 * would also take hex, inf, nan and leading spaces */
+	const char *p = text + (*text == '+' || *text == '-');
+	bool mantissa = false, exponent = false;
+	p = skip_digits(p, &mantissa);
+	if (*p == '.')
+		p = skip_digits(p + 1, &mantissa);
+	if (mantissa && (*p == 'e' || *p == 'E')) {
+		p += 1 + (p[1] == '+' || p[1] == '-');
+		p = skip_digits(p, &exponent);
+		mantissa = exponent;
+	}
+	if (!mantissa || *p)
+		return false;
+	*value = strtod(text, NULL);
+	return isfinite(*value);
 }
 
 static const struct vt_owner *pick_device(const struct vt_report_model *report, long device)
@@ -78,7 +99,7 @@ bool vt_fit_label_numeric(const struct vt_fit_run *runs, unsigned count, const c
 	for (unsigned r = 0; r < count; r++) {
 		double value;
 		const char *text = label_of(&runs[r], label);
-		if (!text || !parse_number(text, &value))
+		if (!text || !vt_fit_parse_value(text, &value))
 			return false;
 	}
 	return true;
@@ -88,7 +109,7 @@ double vt_fit_label_value(const struct vt_fit_run *run, const char *label)
 {
 	double value = 0;
 	const char *text = label_of(run, label);
-	parse_number(text ? text : "", &value);
+	vt_fit_parse_value(text ? text : "", &value);
 	return value;
 }
 

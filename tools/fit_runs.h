@@ -36,7 +36,12 @@ bool vt_fit_run_from_report(const struct vt_report_file *file, long device, stru
 			    char *error, size_t size);
 void vt_fit_run_free(struct vt_fit_run *run);
 
-/* Whether every run gives label a number. */
+/* A setting's value as a number: a decimal one only ("32", "-1", "0.5",
+ * "1e-4"), finite; false for any other text ("0x10", "inf", "nan", " 8"),
+ * which is a label's text, not a number. The one reader of setting values,
+ * in runs' labels and in --predict alike. */
+bool vt_fit_parse_value(const char *text, double *value);
+/* Whether every run gives label a number (vt_fit_parse_value). */
 bool vt_fit_label_numeric(const struct vt_fit_run *runs, unsigned count, const char *label);
 /* The runs in groups, with their variables; returns how many groups, or 0
  * with the reason in error. */

@@ -1,19 +1,24 @@
+#define _GNU_SOURCE
 #include "options.h"
 
 #include "cli.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void vt_usage_error(const char *command, const char *format, ...)
 {
+	char *reason = NULL;
 	va_list args;
 	va_start(args, format);
-	fprintf(stderr, "vramtrace %s: ", command);
-	vfprintf(stderr, format, args);
-	fprintf(stderr, " (see vramtrace %s --help)\n", command);
+	if (vasprintf(&reason, format, args) < 0)
+		reason = NULL;
 	va_end(args);
+	vt_diagnostic("vramtrace %s: %s (see vramtrace %s --help)", command,
+		      reason ? reason : "out of memory", command);
+	free(reason);
 }
 
 void vt_arguments_init(struct vt_arguments *arguments, const char *command,

@@ -121,8 +121,7 @@ bool vt_cli_output_open(struct vt_cli_output *output, const char *path, const ch
 	}
 	if (!(output->path = strdup(path)) || !open_file(output)) {
 		int saved = errno;
-		fprintf(stderr, "vramtrace %s: cannot write %s: %s\n", command, path,
-			strerror(saved));
+		vt_diagnostic("vramtrace %s: cannot write %s: %s", command, path, strerror(saved));
 		release(output);
 		return false;
 	}
@@ -135,8 +134,8 @@ static bool document_whole(struct vt_cli_output *output, const char *command)
 {
 	if (!vt_json_failed())
 		return true;
-	fprintf(stderr, "vramtrace %s: out of memory building the output; %s\n", command,
-		output->temporary ? "nothing was written" : "what was written is incomplete");
+	vt_diagnostic("vramtrace %s: out of memory building the output; %s", command,
+		      output->temporary ? "nothing was written" : "what was written is incomplete");
 	if (output->path)
 		vt_cli_output_abort(output);
 	return false;
@@ -160,8 +159,8 @@ bool vt_cli_output_commit(struct vt_cli_output *output, const char *command)
 		saved = errno;
 	}
 	if (!ok) {
-		fprintf(stderr, "vramtrace %s: cannot write %s: %s\n", command, output->path,
-			strerror(saved));
+		vt_diagnostic("vramtrace %s: cannot write %s: %s", command, output->path,
+			      strerror(saved));
 		if (output->temporary)
 			unlink(output->temporary);
 	}

@@ -666,26 +666,6 @@ json_t *vt_report_parse(const char *path, const char *text, size_t length, char 
 	return NULL;
 }
 
-/* The reason on one line: a file name or a report's key may hold a line
- * break, which would make one error look like two (stderr escapes the
- * rest of what a terminal obeys). */
-static bool one_line(char *error, size_t size)
-{
-	for (size_t i = 0; error[i]; i++) {
-		if (error[i] != '\n')
-			continue;
-		size_t length = strlen(error);
-		if (length + 2 > size) {
-			error[i] = ' ';
-			continue;
-		}
-		memmove(error + i + 2, error + i + 1, length - i);
-		error[i] = '\\';
-		error[++i] = 'n';
-	}
-	return false;
-}
-
 bool vt_report_load(const char *path, struct vt_report_file *out, char *error, size_t size)
 {
 	memset(out, 0, sizeof(*out));
@@ -693,12 +673,10 @@ bool vt_report_load(const char *path, struct vt_report_file *out, char *error, s
 	char *text;
 	size_t length;
 	if (!read_report(path, &text, &length, error, size))
-		return one_line(error, size);
+		return false;
 	out->root = vt_report_parse(path, text, length, error, size);
 	free(text);
-	if (!out->root)
-		return one_line(error, size);
-	return check_and_fill(out, error, size) || one_line(error, size);
+	return out->root && check_and_fill(out, error, size);
 }
 
 bool vt_report_load_buffer(const char *name, const char *data, size_t length,
@@ -707,9 +685,7 @@ bool vt_report_load_buffer(const char *name, const char *data, size_t length,
 	memset(out, 0, sizeof(*out));
 	out->path = name;
 	out->root = vt_report_parse(name, data, length, error, size);
-	if (!out->root)
-		return one_line(error, size);
-	return check_and_fill(out, error, size) || one_line(error, size);
+	return out->root && check_and_fill(out, error, size);
 }
 
 void vt_report_close(struct vt_report_file *report)

@@ -24,7 +24,7 @@ struct vt_report_file {
 };
 
 /* Loads and checks path ("-": standard input; only a regular file else), and fills the model; on
- * failure writes a one-line reason (naming the file) into error and returns false. */
+ * failure writes the reason (naming the file) into error and returns false. */
 bool vt_report_load(const char *path, struct vt_report_file *out, char *error, size_t size);
 /* The same for a document in memory (a snapshot from a running process),
  * named name in errors. */

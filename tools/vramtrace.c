@@ -51,8 +51,8 @@ static int written_out(const char *command, int status)
 	/* an earlier write failed: a closed descriptor still says so */
 	if (!errno)
 		(void)!write(STDOUT_FILENO, "", 0);
-	fprintf(stderr, "vramtrace %s: cannot write to standard output: %s\n", command,
-		strerror(errno ? errno : EIO));
+	vt_diagnostic("vramtrace %s: cannot write to standard output: %s", command,
+		      strerror(errno ? errno : EIO));
 	return VT_EXIT_BAD_INPUT;
 }
 
@@ -60,10 +60,12 @@ int main(int argc, char **argv)
 {
 	vt_escape_stderr();
 	if (argc < 2) {
-		fprintf(stderr, "vramtrace: give a command:");
+		char names[256] = "";
+		size_t used = 0;
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-			fprintf(stderr, "%s %s", i ? "," : "", commands[i].name);
-		fprintf(stderr, " (see vramtrace --help)\n");
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s %s",
+						 i ? "," : "", commands[i].name);
+		vt_diagnostic("vramtrace: give a command:%s (see vramtrace --help)", names);
 		return 2;
 	}
 	const char *name = argv[1];
@@ -82,11 +84,10 @@ int main(int argc, char **argv)
 		vt_closest_name(name, strlen(name), &commands[0].name,
 				sizeof(commands) / sizeof(commands[0]), sizeof(commands[0]));
 	if (guess)
-		fprintf(stderr,
-			"vramtrace: unknown command '%s'; did you mean %s? (see vramtrace "
-			"--help)\n",
-			name, guess);
+		vt_diagnostic("vramtrace: unknown command '%s'; did you mean %s? (see vramtrace "
+			      "--help)",
+			      name, guess);
 	else
-		fprintf(stderr, "vramtrace: unknown command '%s' (see vramtrace --help)\n", name);
+		vt_diagnostic("vramtrace: unknown command '%s' (see vramtrace --help)", name);
 	return 2;
 }

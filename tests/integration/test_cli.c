@@ -261,9 +261,49 @@ Test(cli, budgets_to_2_64_print_exactly)
 				  "bytes)\n");
 	traced_run_free(&run);
 	refused((char *[]){"check", (char *)f, "--budget", "18446744073709551616", NULL},
-		"vramtrace check: --budget '18446744073709551616' is not a size; write a number "
-		"and a unit: 80GiB, 1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or bytes "
+		"vramtrace check: --budget '18446744073709551616' is too large: beyond 2^64-1 "
+		"bytes (16 EiB)\n");
+}
+
+/* 16EiB, 2^64 bytes, was "not a size", as if it were misspelt: every
+ * option taking a size says a size past what it takes is too large, and
+ * where that is. */
+Test(cli, a_size_past_the_limit_is_too_large)
+{
+	const char *f = fixture_path("minimal.json");
+	refused((char *[]){"check", (char *)f, "--budget", "16EiB", NULL},
+		"vramtrace check: --budget '16EiB' is too large: beyond 2^64-1 bytes (16 EiB)\n");
+	refused((char *[]){"check", (char *)f, "--budget", "1e30", NULL},
+		"vramtrace check: --budget '1e30' is too large: beyond 2^64-1 bytes (16 EiB)\n");
+	refused((char *[]){"check", (char *)f, "--budget", " 20 eb", NULL},
+		"vramtrace check: --budget ' 20 eb' is too large: beyond 2^64-1 bytes (16 EiB)\n");
+	refused((char *[]){"report", (char *)f, "--format", "html", "--budget", "16EiB", NULL},
+		"vramtrace report: --budget '16EiB' is too large: beyond 2^64-1 bytes (16 EiB)\n");
+	refused((char *[]){"fit", (char *)f, "--budget", "16EiB", "--solve", "batch", NULL},
+		"vramtrace fit: --budget '16EiB' is too large: beyond 2^63-1 bytes (8 EiB)\n");
+	refused((char *[]){"fit", (char *)f, "--budget", "8EiB", "--solve", "batch", NULL},
+		"vramtrace fit: --budget '8EiB' is too large: beyond 2^63-1 bytes (8 EiB)\n");
+	/* a delta is a signed count: past 2^63-1 it was shown as -1 B */
+	refused((char *[]){"diff", (char *)f, (char *)f, "--min-delta", "18446744073709551615",
+			   NULL},
+		"vramtrace diff: --min-delta '18446744073709551615' is too large: beyond 2^63-1 "
+		"bytes (8 EiB)\n");
+	refused((char *[]){"run", "--simulate", "16EiB", "--", "true", NULL},
+		"vramtrace run: --simulate=16EiB: 16EiB is too large: beyond 2^64-1 bytes (16 "
+		"EiB)\n");
+	refused((char *[]){"run", "--simulate=80GiB,17EiB", "--", "true", NULL},
+		"vramtrace run: --simulate=80GiB,17EiB: 17EiB is too large: beyond 2^64-1 bytes "
+		"(16 EiB)\n");
+	/* what is no size stays so: more digits than any size needs, a unit past EiB */
+	refused((char *[]){"check", (char *)f, "--budget", "1.0000000000000000000001GiB", NULL},
+		"vramtrace check: --budget '1.0000000000000000000001GiB' is not a size; write a "
+		"number and a unit: 80GiB, 1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or "
+		"bytes "
 		"(1e9)\n");
+	refused((char *[]){"check", (char *)f, "--budget", "16ZiB", NULL},
+		"vramtrace check: --budget '16ZiB' is not a size; write a number and a unit: "
+		"80GiB, "
+		"1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or bytes (1e9)\n");
 }
 
 /* A report of four devices, each peaking at (and each kind holding)
@@ -324,15 +364,18 @@ Test(cli, diff_sums_are_checked)
 }
 
 /* Runs at batch 2, 4, 6, 8 whose peak is exactly 1 GiB + 64 MiB * batch. */
-static void batch_runs(char *dir, char paths[4][64])
+/* Four runs, batch 2 to 8, each with label key=value too when key is given. */
+static void batch_runs_with(char *dir, char paths[4][64], const char *key, const char *value)
 {
 	for (int i = 0; i < 4; i++) {
 		int batch = 2 + 2 * i;
 		json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
-		char value[8];
-		snprintf(value, sizeof(value), "%d", batch);
-		json_object_set_new(report_at(report, "run"), "labels",
-				    json_pack("{s:s}", "batch", value));
+		char text[8];
+		snprintf(text, sizeof(text), "%d", batch);
+		json_t *labels = json_pack("{s:s}", "batch", text);
+		if (key)
+			json_object_set_new(labels, key, json_string(value));
+		json_object_set_new(report_at(report, "run"), "labels", labels);
 		json_object_set_new(report_at(report, "run"), "pid", json_integer(100 + i));
 		json_object_set_new(report_at(report, "devices/0/peak"), "bytes",
 				    json_integer((1ll << 30) + (64ll << 20) * batch));
@@ -341,6 +384,11 @@ static void batch_runs(char *dir, char paths[4][64])
 		cr_assert_eq(json_dump_file(report, paths[i], 0), 0);
 		json_decref(report);
 	}
+}
+
+static void batch_runs(char *dir, char paths[4][64])
+{
+	batch_runs_with(dir, paths, NULL, NULL);
 }
 
 Test(cli, fit_warns_widens_and_refuses)
@@ -393,8 +441,8 @@ Test(cli, fit_warns_widens_and_refuses)
 		"EiB), far outside what the runs measured\n");
 	refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--budget",
 			   "18446744073709551615", "--solve", "batch", NULL},
-		"vramtrace fit: --budget is beyond 2^63-1 bytes (8 EiB), past what a fit can "
-		"answer (see vramtrace fit --help)\n");
+		"vramtrace fit: --budget '18446744073709551615' is too large: beyond 2^63-1 bytes "
+		"(8 EiB)\n");
 	char expected[400];
 	snprintf(expected, sizeof(expected),
 		 "vramtrace fit: %s and %s hold the same run (process 100 on node7): give each "
@@ -404,6 +452,100 @@ Test(cli, fit_warns_widens_and_refuses)
 	char command[200];
 	snprintf(command, sizeof(command), "rm -rf %s", dir);
 	cr_assert_eq(system(command), 0);
+}
+
+/* One prediction giving a label twice (batch=1,batch=2) was taken, the last
+ * value winning without a word. */
+Test(cli, fit_refuses_a_label_given_twice_in_one_prediction)
+{
+	char dir[] = "/tmp/vt-fit.XXXXXX", paths[4][64];
+	cr_assert(mkdtemp(dir));
+	batch_runs(dir, paths);
+	refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict",
+			   "batch=1,batch=2", NULL},
+		"vramtrace fit: --predict batch=1,batch=2 gives batch twice: one value each (see "
+		"vramtrace fit --help)\n");
+	refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict", "batch=4",
+			   "--predict", "batch=4,batchsize=3,batch=4", NULL},
+		"vramtrace fit: --predict batch=4,batchsize=3,batch=4 gives batch twice: one value "
+		"each (see vramtrace fit --help)\n");
+	/* the same key in two predictions is two settings, as ever */
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict", "batch=4",
+			    "--predict", "batch=6", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	traced_run_free(&run);
+	char command[200];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
+/* strtod read a setting 0x10 as 16, and took inf, nan and leading spaces:
+ * a setting's value is a decimal number, and any other text is a label
+ * like dtype=bf16, which names a group, in the runs and in --predict. */
+Test(cli, fit_reads_only_decimal_numbers_as_settings)
+{
+	static const char *const texts[] = {"0x10", "inf", "nan", " 8", "1e", "0x1p4", "+-1"};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char dir[] = "/tmp/vt-fit.XXXXXX", paths[4][64], name[32];
+		cr_assert(mkdtemp(dir));
+		batch_runs_with(dir, paths, "lr", texts[i]);
+		struct traced_run run;
+		run_tool(&run,
+			 (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--format",
+				    "json", NULL},
+			 NULL);
+		cr_assert_eq(run.status, 0, "%s: %s", texts[i], run.err);
+		json_t *fit = json_loads(run.out, 0, NULL);
+		cr_assert(fit, "%s", run.out);
+		snprintf(name, sizeof(name), "lr=%s", texts[i]);
+		cr_assert_str_eq(report_string(fit, "groups/0/name"), name, "%s is no number",
+				 texts[i]);
+		cr_assert_null(json_object_get(report_at(fit, "groups/0/fixed"), "lr"));
+		json_decref(fit);
+		traced_run_free(&run);
+		char expected[300];
+		snprintf(expected, sizeof(expected),
+			 "vramtrace fit: --predict batch=%s: not a decimal number (such as 32, 0.5 "
+			 "or 1e3)\n",
+			 texts[i]);
+		char predict[32];
+		snprintf(predict, sizeof(predict), "batch=%s", texts[i]);
+		refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict",
+				   predict, NULL},
+			expected);
+		char command[200];
+		snprintf(command, sizeof(command), "rm -rf %s", dir);
+		cr_assert_eq(system(command), 0);
+	}
+	/* decimals, signs and exponents are numbers: held fixed, and predicted at */
+	static const char *const numbers[][2] = {
+		{"1e-4", "0.0001"}, {"-2.5", "-2.5"}, {"+3", "3"}, {".5", "0.5"}, {"7.", "7"}};
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+		char dir[] = "/tmp/vt-fit.XXXXXX", paths[4][64];
+		cr_assert(mkdtemp(dir));
+		batch_runs_with(dir, paths, "lr", numbers[i][0]);
+		struct traced_run run;
+		run_tool(&run,
+			 (char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict",
+				    "batch=1e1", "--format", "json", NULL},
+			 NULL);
+		cr_assert_eq(run.status, 0, "%s: %s", numbers[i][0], run.err);
+		json_t *fit = json_loads(run.out, 0, NULL);
+		cr_assert(fit, "%s", run.out);
+		cr_assert_str_eq(report_string(fit, "groups/0/name"), "");
+		cr_assert_float_eq(json_number_value(report_at(fit, "groups/0/fixed/lr")),
+				   strtod(numbers[i][1], NULL), 1e-12, "%s", numbers[i][0]);
+		cr_assert_eq(report_int(fit, "predictions/0/peak_bytes"),
+			     (1ll << 30) + (64ll << 20) * 10);
+		json_decref(fit);
+		traced_run_free(&run);
+		char command[200];
+		snprintf(command, sizeof(command), "rm -rf %s", dir);
+		cr_assert_eq(system(command), 0);
+	}
 }
 
 /* vramtrace run as sh would see it: an exit status stays one, a signal
@@ -730,6 +872,41 @@ Test(cli, no_escape_reaches_the_terminal_through_an_error)
 		"80GiB, 1.5 GiB, 81920MiB, 80G (GiB), 80GB (10^9 bytes) or bytes (1e9)\n");
 	unlink(path);
 	rmdir(dir);
+}
+
+/* A line break in a file name was written as \n only in the errors of
+ * loading a report: "has no device N" and a file or folder that cannot be
+ * written split in two, one message read as
+ * two. */
+Test(cli, a_line_break_in_a_file_name_keeps_each_message_one_line)
+{
+	char dir[] = "/tmp/vt-break.XXXXXX", path[64], expected[400];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a\nb.json", dir);
+	json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
+	cr_assert(report);
+	cr_assert_eq(json_dump_file(report, path, 0), 0);
+	json_decref(report);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace report: %s/a\\nb.json has no device 7 (its devices: 0)\n", dir);
+	refused((char *[]){"report", path, "--device", "7", NULL}, expected);
+	char unwritable[64];
+	snprintf(unwritable, sizeof(unwritable), "%s/no\ndir/out.txt", dir);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace report: cannot write %s/no\\ndir/out.txt: No such file or directory\n",
+		 dir);
+	refused((char *[]){"report", (char *)fixture_path("minimal.json"), "-o", unwritable, NULL},
+		expected);
+	char output[64];
+	snprintf(output, sizeof(output), "%s/no\ndir/r.json", dir);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace run: no report can be written in %s/no\\ndir/: No such file or "
+		 "directory\n",
+		 dir);
+	refused((char *[]){"run", "--simulate", "-o", output, "--", "true", NULL}, expected);
+	char command[200];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
 }
 
 /* Smaller ways the tool said less than the truth: a long --by cut at 127

@@ -325,6 +325,26 @@ class ControlTest(unittest.TestCase):
                 peer.close()
         threading.Thread(target=answer, daemon=True).start()
 
+    def test_ps_asks_every_process_at_once(self):
+        """ps asked the traced processes one after another, waiting up to 10 s
+        for each: two stopped ones (Ctrl-Z) made it take 20 s. They are asked
+        at once, under one deadline, each that does not answer said in pid
+        order."""
+        running, *stopped = self.start(), self.start(), self.start()
+        for target in stopped:
+            os.kill(target.pid, signal.SIGSTOP)
+            self.addCleanup(os.kill, target.pid, signal.SIGCONT)
+        start = time.monotonic()
+        result = tool(self.runtime, "ps")
+        elapsed = time.monotonic() - start
+        rows = result.stdout.splitlines()
+        self.assertEqual([int(r.split()[0]) for r in rows[1:]], [running.pid])
+        self.assertEqual(result.stderr, "".join(
+            f"vramtrace ps: process {pid} did not answer within 10 s\n"
+            for pid in sorted(t.pid for t in stopped)))
+        self.assertGreater(elapsed, 9.5)
+        self.assertLess(elapsed, 15, "one deadline for all, not 10 s for each")
+
     def test_ps_shows_a_command_with_escapes_escaped(self):
         """ps printed the traced program's argv as it was: a word holding
         ESC [ 2 J cleared the terminal of whoever listed the processes."""

@@ -171,6 +171,62 @@ Test(tool, diff_gates_on_peak_growth)
 	traced_run_free(&run);
 }
 
+/* The diff of minimal.json (peak 1000 bytes) and a copy peaking at peak,
+ * gated at limit: the exit status, and stderr in err. */
+static int gate_at(int64_t peak, const char *limit, char *err, size_t size)
+{
+	char path[] = "/tmp/vt-gate.XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
+	cr_assert(report);
+	json_object_set_new(report_at(report, "devices/0/peak"), "bytes", json_integer(peak));
+	json_object_set_new(report_at(report, "run"), "pid", json_integer(4242));
+	cr_assert_eq(json_dumpfd(report, fd, 0), 0);
+	close(fd);
+	json_decref(report);
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"diff", (char *)fixture_path("minimal.json"), path,
+			    "--fail-if-peak-grows", (char *)limit, "--by", "device", NULL},
+		 NULL);
+	unlink(path);
+	snprintf(err, size, "%s", run.err);
+	int status = run.status;
+	traced_run_free(&run);
+	return status;
+}
+
+/* --fail-if-peak-grows stopped at 100%: a gate on a peak more than
+ * doubling could not be written. Any percentage is taken, compared
+ * exactly; a negative one or none is refused. */
+Test(tool, diff_gates_on_growth_past_100_percent)
+{
+	char err[512];
+	cr_assert_eq(gate_at(3500, "250%", err, sizeof(err)), 0, "3.5 times is 250%%: %s", err);
+	cr_assert_str_eq(err, "");
+	cr_assert_eq(gate_at(3501, "250%", err, sizeof(err)), 1, "%s", err);
+	cr_assert_str_eq(err, "vramtrace diff: device 0 peak grew +250.1%, more than 250.00%\n");
+	cr_assert_eq(gate_at(3500, "249.99", err, sizeof(err)), 1, "%s", err);
+	cr_assert_eq(gate_at(4000000000000000000, "399999999999999899.99", err, sizeof(err)), 1,
+		     "%s", err);
+	cr_assert_eq(gate_at(4000000000000000000, "399999999999999900%", err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(
+		gate_at(4000000000000000000, "1000000000000000000000000000000%", err, sizeof(err)),
+		0, "%s", err);
+	static const char *const refused[] = {"-5", "nan", "inf", "1e3", "12.345", "", "5%%"};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		cr_assert_eq(gate_at(3500, refused[i], err, sizeof(err)), 2, "%s", refused[i]);
+		char expected[200];
+		snprintf(expected, sizeof(expected),
+			 "vramtrace diff: --fail-if-peak-grows '%s' is not a percentage of 0 or "
+			 "more, such as 5, 12.5%% or 250%%\n",
+			 refused[i]);
+		cr_assert_str_eq(err, expected);
+	}
+}
+
 /* --by is read in place: empty items are passed over and add no section;
  * an unknown name or no name at all is refused. */
 Test(tool, diff_sections_are_the_ones_named)
