@@ -25,6 +25,7 @@
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 
 static void *real_function(const char *name)
 {
@@ -109,6 +110,14 @@ VT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	execve_fn real = (execve_fn)real_function("execve");
 	before_exec_at(AT_FDCWD, path, 0);
 	return real ? real(path, argv, envp) : (errno = ENOSYS, -1);
+}
+
+VT_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+		       int flags)
+{
+	execveat_fn real = (execveat_fn)real_function("execveat");
+	before_exec_at(dirfd, path, flags);
+	return real ? real(dirfd, path, argv, envp, flags) : (errno = ENOSYS, -1);
 }
 
 VT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])

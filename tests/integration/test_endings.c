@@ -159,6 +159,19 @@ static unsigned count_of(const char *text, const char *line)
 	return count;
 }
 
+/* execveat (glibc 2.34 on) replaces the process as execve does. */
+Test(endings, execveat_is_reported)
+{
+	struct both runs;
+	run_both(&runs, "limits", "execveat", NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_str_eq(runs.with.out, "2 arguments, the last 'count', from a plain exec\n");
+	cr_assert_eq(runs.with.reports, 1);
+	cr_assert_str_eq(report_string(runs.with.report, "run/ended_by"), "exec");
+	cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"), MiB);
+	free_both(&runs);
+}
+
 /* An exec the kernel is sure to refuse (a missing file, a directory, a file
  * that cannot be run) writes no report: a search along PATH, by glibc's
  * execvp or one execve per entry as Python's os.execvp does, has one report

@@ -189,6 +189,21 @@ static void execve_each_entry(char *const argv[])
 	free(path);
 }
 
+/* execveat, from a descriptor of this program's directory (glibc 2.34 on). */
+static int exec_at(const char *self)
+{
+	extern char **environ;
+	allocate(MiB);
+	const char *slash = strrchr(self, '/');
+	char directory[4096];
+	snprintf(directory, sizeof(directory), "%.*s", (int)(slash - self), self);
+	int dirfd = open(directory, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char *argv[] = {"limits", "count", NULL};
+	execveat(dirfd, slash + 1, argv, environ, 0);
+	printf("execveat failed: %s\n", strerror(errno));
+	return 1;
+}
+
 static int path_search(const char *self, const char *form)
 {
 	allocate(MiB);
@@ -284,6 +299,8 @@ int main(int argc, char **argv)
 		return many_arguments(argv[0], argv[2]);
 	if (strcmp(mode, "path_search") == 0 && argc > 2)
 		return path_search(argv[0], argv[2]);
+	if (strcmp(mode, "execveat") == 0)
+		return exec_at(argv[0]);
 	if (strcmp(mode, "count") == 0)
 		return count(argc, argv);
 	if (strcmp(mode, "stack_use") == 0)
