@@ -122,6 +122,13 @@ void traced_run(struct traced_run *run, const struct run_options *options, char 
 	if (child == 0) {
 		set_child_environment(options, run->dir);
 		default_signals();
+		/* Where core files are on, each run's goes to its own directory:
+		 * the kernel replaces a "core" only by a new one made with
+		 * O_EXCL, and of two dumps at once in one directory (tests run
+		 * side by side) the second is not written nor flagged in the
+		 * wait status, which the tests compare. */
+		if (chdir(run->dir) != 0)
+			_exit(127);
 		redirect(run->dir, "stdout", STDOUT_FILENO);
 		redirect(run->dir, "stderr", STDERR_FILENO);
 		execv(argv[0], argv);
