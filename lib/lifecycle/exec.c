@@ -1,60 +1,150 @@
 /* exec replaces the process: nothing of it runs afterwards, no destructor
  * included, so the report is written just before. Every exec function is
  * wrapped, since glibc's execvp and execl reach execve internally, where no
- * interposer sees them. */
+ * interposer sees them. An exec the kernel is sure to refuse writes none:
+ * a program that tries one execve per PATH entry (Python's os.execvp) gets
+ * one report, from the attempt that replaces it. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../config.h"
 #include "../library/ending.h"
+#include "../library/state.h"
 #include "../sources/call.h"
 #include "../sources/real.h"
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 
 static void *real_function(const char *name)
 {
 	return vt_real_dlsym(RTLD_NEXT, name);
 }
 
+/* Whether the kernel could run path (as execveat takes it): false only
+ * when it is sure to refuse it, the file being missing, out of reach, not
+ * a regular file or not one this process may run; any doubt (an error of
+ * another kind, a kernel without AT_EMPTY_PATH for faccessat) says yes.
+ * Two async-signal-safe system calls that open nothing; errno is left as
+ * it was, for the exec to set. */
+static bool refused(int error)
+{
+	return error == ENOENT || error == ENOTDIR || error == EACCES || error == ELOOP ||
+	       error == ENAMETOOLONG || error == EBADF;
+}
+
+static bool could_run(int dirfd, const char *path, int flags)
+{
+	int saved_errno = errno;
+	int lookup = flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH);
+	struct stat file;
+	bool possible;
+	if (fstatat(dirfd, path, &file, lookup) != 0)
+		possible = !refused(errno);
+	else if (!S_ISREG(file.st_mode))
+		possible = false; /* EACCES, or ELOOP for a link not followed */
+	else
+		possible =
+			faccessat(dirfd, path, X_OK, AT_EACCESS | lookup) == 0 || errno != EACCES;
+	errno = saved_errno;
+	return possible;
+}
+
+/* glibc's search along PATH (posix/execvpe.c): a name with a slash is run
+ * as it is; otherwise each entry of PATH (/bin:/usr/bin without one, an
+ * empty entry for the current directory) until one runs. A candidate too
+ * long for the buffer counts as possible. */
+static bool could_run_searched(const char *file)
+{
+	if (!file || strchr(file, '/'))
+		return !file || could_run(AT_FDCWD, file, 0);
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	size_t file_length = strlen(file);
+	char candidate[1024];
+	for (const char *entry = path;; entry++) {
+		const char *end = strchrnul(entry, ':');
+		size_t length = (size_t)(end - entry);
+		if (length + 1 + file_length >= sizeof(candidate))
+			return true;
+		memcpy(candidate, entry, length);
+		if (length)
+			candidate[length++] = '/';
+		memcpy(candidate + length, file, file_length + 1);
+		if (could_run(AT_FDCWD, candidate, 0))
+			return true;
+		if (!*end)
+			return false;
+		entry = end;
+	}
+}
+
+/* The report for an exec that could replace the process; a process that
+ * traces nothing (a vfork child included) pays no check. */
+static void before_exec_at(int dirfd, const char *path, int flags)
+{
+	if (vt_library_traces_here() && could_run(dirfd, path, flags))
+		vt_library_before_exec();
+}
+
+static void before_exec_searched(const char *file)
+{
+	if (vt_library_traces_here() && could_run_searched(file))
+		vt_library_before_exec();
+}
+
 VT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	execve_fn real = (execve_fn)real_function("execve");
-	vt_library_before_exec();
+	before_exec_at(AT_FDCWD, path, 0);
 	return real ? real(path, argv, envp) : (errno = ENOSYS, -1);
+}
+
+VT_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+		       int flags)
+{
+	execveat_fn real = (execveat_fn)real_function("execveat");
+	before_exec_at(dirfd, path, flags);
+	return real ? real(dirfd, path, argv, envp, flags) : (errno = ENOSYS, -1);
 }
 
 VT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	execve_fn real = (execve_fn)real_function("execvpe");
-	vt_library_before_exec();
+	before_exec_searched(file);
 	return real ? real(file, argv, envp) : (errno = ENOSYS, -1);
 }
 
 VT_EXPORT int execv(const char *path, char *const argv[])
 {
 	execv_fn real = (execv_fn)real_function("execv");
-	vt_library_before_exec();
+	before_exec_at(AT_FDCWD, path, 0);
 	return real ? real(path, argv) : (errno = ENOSYS, -1);
 }
 
 VT_EXPORT int execvp(const char *file, char *const argv[])
 {
 	execv_fn real = (execv_fn)real_function("execvp");
-	vt_library_before_exec();
+	before_exec_searched(file);
 	return real ? real(file, argv) : (errno = ENOSYS, -1);
 }
 
 VT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	fexecve_fn real = (fexecve_fn)real_function("fexecve");
-	vt_library_before_exec();
+	before_exec_at(fd, "", AT_EMPTY_PATH);
 	return real ? real(fd, argv, envp) : (errno = ENOSYS, -1);
 }
 

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,19 @@ static void load_reports(struct traced_run *run)
 	closedir(dir);
 }
 
+/* The program starts as from a shell in the foreground, every signal at its
+ * default action and none blocked, whatever the test runner was started
+ * with: a background job ignores SIGINT and SIGQUIT, Python SIGPIPE. */
+static void default_signals(void)
+{
+	struct sigaction default_action = {.sa_handler = SIG_DFL};
+	for (int number = 1; number < NSIG; number++)
+		sigaction(number, &default_action, NULL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 void traced_run(struct traced_run *run, const struct run_options *options, char *const argv[])
 {
 	memset(run, 0, sizeof(*run));
@@ -107,6 +121,14 @@ void traced_run(struct traced_run *run, const struct run_options *options, char 
 	cr_assert(child >= 0);
 	if (child == 0) {
 		set_child_environment(options, run->dir);
+		default_signals();
+		/* Where core files are on, each run's goes to its own directory:
+		 * the kernel replaces a "core" only by a new one made with
+		 * O_EXCL, and of two dumps at once in one directory (tests run
+		 * side by side) the second is not written nor flagged in the
+		 * wait status, which the tests compare. */
+		if (chdir(run->dir) != 0)
+			_exit(127);
 		redirect(run->dir, "stdout", STDOUT_FILENO);
 		redirect(run->dir, "stderr", STDERR_FILENO);
 		execv(argv[0], argv);

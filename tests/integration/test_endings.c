@@ -151,15 +151,78 @@ Test(endings, exec_takes_any_number_of_arguments)
 	}
 }
 
+static unsigned count_of(const char *text, const char *line)
+{
+	unsigned count = 0;
+	for (const char *at = text; (at = strstr(at, line)); at += strlen(line))
+		count++;
+	return count;
+}
+
+/* execveat (glibc 2.34 on) replaces the process as execve does. */
+Test(endings, execveat_is_reported)
+{
+	struct both runs;
+	run_both(&runs, "limits", "execveat", NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_str_eq(runs.with.out, "2 arguments, the last 'count', from a plain exec\n");
+	cr_assert_eq(runs.with.reports, 1);
+	cr_assert_str_eq(report_string(runs.with.report, "run/ended_by"), "exec");
+	cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"), MiB);
+	free_both(&runs);
+}
+
+/* An exec the kernel is sure to refuse (a missing file, a directory, a file
+ * that cannot be run) writes no report: a search along PATH, by glibc's
+ * execvp or one execve per entry as Python's os.execvp does, has one report
+ * and one summary, from the exec that replaced the process. */
+Test(endings, a_search_along_path_writes_one_report, .timeout = 60)
+{
+	static const char *const forms[] = {"execvp", "each_entry"};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		struct both runs;
+		run_both(&runs, "limits", "path_search", forms[i],
+			 (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL});
+		same_behaviour(&runs);
+		cr_assert_str_eq(runs.with.out,
+				 "2 arguments, the last 'count', from a plain exec\n", "%s",
+				 forms[i]);
+		cr_assert_eq(runs.with.reports, 1, "%s: %u reports", forms[i], runs.with.reports);
+		cr_assert_str_eq(report_string(runs.with.report, "run/ended_by"), "exec");
+		cr_assert_eq(count_of(runs.with.err, "vramtrace: report written to"), 1, "%s: %s",
+			     forms[i], runs.with.err);
+		free_both(&runs);
+	}
+}
+
+/* A search that finds nothing to run fails as it would without vramtrace,
+ * and the process's one report is the one at its exit. */
+Test(endings, a_search_along_path_that_fails_reports_at_exit, .timeout = 60)
+{
+	struct both runs;
+	run_both(&runs, "limits", "path_search", "execvp_missing",
+		 (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL});
+	same_behaviour(&runs);
+	cr_assert_str_eq(runs.with.out, "execvp_missing failed: Permission denied\n");
+	cr_assert_eq(runs.with.reports, 1);
+	cr_assert_str_eq(report_string(runs.with.report, "run/ended_by"), "exit 0");
+	cr_assert_eq(count_of(runs.with.err, "vramtrace: report written to"), 1, "%s",
+		     runs.with.err);
+	free_both(&runs);
+}
+
 /* The report written before an exec stopped the device's sampler, and an
- * exec that failed left it stopped for the rest of the run. */
+ * exec that failed left it stopped for the rest of the run. The exec looks
+ * possible (an empty file the process may run), so the report is written,
+ * and the kernel refuses it (ENOEXEC). */
 Test(endings, a_failed_exec_leaves_the_process_and_its_sampling_as_before, .timeout = 60)
 {
 	struct both runs;
 	run_both(&runs, "hostile", "failed_exec", NULL,
-		 (const char *const[]){"VRAMTRACE_SAMPLE_MS=5", NULL});
+		 (const char *const[]){"VRAMTRACE_SAMPLE_MS=5", "VRAMTRACE_SUMMARY=1", NULL});
 	same_behaviour(&runs);
-	cr_assert_str_eq(runs.with.out, "exec -1 ENOENT\n");
+	cr_assert_str_eq(runs.with.out, "exec -1 ENOEXEC\n");
+	cr_assert(strstr(runs.with.err, "vramtrace: report written to"), "%s", runs.with.err);
 	json_t *r = runs.with.report;
 	cr_assert_str_eq(report_string(r, "run/ended_by"), "exit 0");
 	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 80 * MiB);
@@ -224,21 +287,15 @@ Test(endings, an_ending_signal_gives_status_128_plus_n_and_one_report)
 }
 
 /* Core files on: a signal that dumps core still does, one that does not
- * still does not (a small limit keeps the files small). */
+ * still does not (a small limit keeps the files small; each goes to its
+ * run's directory). */
 Test(endings, the_core_dump_is_as_it_would_have_been, .timeout = 60)
 {
-	char dir[] = "/tmp/vramtrace-core.XXXXXX", cwd[4096];
-	cr_assert(mkdtemp(dir) && getcwd(cwd, sizeof(cwd)));
-	cr_assert(chdir(dir) == 0);
 	struct rlimit small = {4096, 4096};
 	cr_assert(setrlimit(RLIMIT_CORE, &small) == 0);
 	same_with_a_report("raise", "3", "main", "signal 3", 64 * MiB);
 	same_with_a_report("raise", "15", "main", "signal 15", 64 * MiB);
 	same_with_a_report("overflow", "late", NULL, "signal 11", 64 * MiB);
-	cr_assert(chdir(cwd) == 0);
-	char command[200];
-	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-	cr_assert_eq(system(command), 0);
 }
 
 Test(endings, a_stack_overflow_on_a_thread_that_never_used_cuda_is_reported, .timeout = 60)

@@ -391,3 +391,32 @@ Test(python, numba_through_ctypes, .timeout = 120)
 			  "no frame of the %s array's line", marks[i]);
 	traced_run_free(&run);
 }
+
+/* os.execvp calls execv once per entry of PATH, here three that cannot run
+ * the program before the one that does: one report and one summary, from
+ * the exec that replaced the interpreter, whose program prints as it
+ * would without vramtrace. */
+Test(python, os_execvp_along_path_writes_one_report, .timeout = 60)
+{
+	char path[700];
+	snprintf(path, sizeof(path), "%s", script());
+	snprintf(strrchr(path, '/') + 1, 200, "exec_search.py");
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL},
+	};
+	traced_run(&run, &options,
+		   (char *[]){(char *)build_path("VT_TEST_PYTHON"), path,
+			      (char *)program_path("limits"), NULL});
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	cr_assert_str_eq(run.out, "2 arguments, the last 'count', from a plain exec\n");
+	cr_assert_eq(run.reports, 1, "%u reports", run.reports);
+	cr_assert_str_eq(report_string(run.report, "run/ended_by"), "exec");
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), MiB);
+	const char *line = "vramtrace: report written to";
+	const char *first = strstr(run.err, line);
+	cr_assert(first && !strstr(first + 1, line), "one summary: %s", run.err);
+	traced_run_free(&run);
+}

@@ -226,14 +226,22 @@ static int no_permissions(void)
 	return cudaMalloc(&p, 64 * MiB) == cudaSuccess ? 0 : 10;
 }
 
-/* An exec that fails leaves the process as it was: it returns -1 with
- * ENOENT, and the process goes on (for half a second here). */
+/* An exec that fails leaves the process as it was: it returns -1, and the
+ * process goes on (for half a second here). The file is one the process
+ * may run, so the report before the exec is written, but it is empty:
+ * the kernel finds no program in it (ENOEXEC). */
 static int failed_exec(void)
 {
 	void *p;
 	cudaMalloc(&p, 64 * MiB);
-	int rc = execl("/nonexistent/program", "program", (char *)NULL);
-	printf("exec %d %s\n", rc, errno == ENOENT ? "ENOENT" : "other");
+	const char *output = getenv("VRAMTRACE_OUTPUT");
+	const char *slash = output ? strrchr(output, '/') : NULL;
+	char path[512];
+	snprintf(path, sizeof(path), "%.*s/not_a_program", slash ? (int)(slash - output) : 1,
+		 slash ? output : ".");
+	close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0700));
+	int rc = execl(path, "not_a_program", (char *)NULL);
+	printf("exec %d %s\n", rc, errno == ENOEXEC ? "ENOEXEC" : "other");
 	fflush(stdout);
 	pause_ms(500);
 	return cudaMalloc(&p, 16 * MiB) == cudaSuccess ? 0 : 10;

@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MiB (1ull << 20)
@@ -155,6 +157,66 @@ static int exec_unflushed(const char *self)
 	return 1;
 }
 
+/* A search along PATH for this program, past a directory that is missing,
+ * one without it, one where its name is a directory and one where it is a
+ * file that cannot be run: each refused exec must leave no report, only
+ * the one that replaces the process (or, when none does, the exit). */
+static void search_path(const char *self, bool found)
+{
+	mkdir(in_run_dir("empty"), 0700);
+	mkdir(in_run_dir("named"), 0700);
+	mkdir(in_run_dir("named/limits"), 0700);
+	mkdir(in_run_dir("plain"), 0700);
+	close(open(in_run_dir("plain/limits"), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	const char *slash = strrchr(self, '/');
+	char path[4096];
+	snprintf(path, sizeof(path), "/nonexistent:%s:%s:%s%s%.*s", in_run_dir("empty"),
+		 in_run_dir("named"), in_run_dir("plain"), found ? ":" : "",
+		 found ? (int)(slash - self) : 0, self);
+	setenv("PATH", path, 1);
+}
+
+/* As Python's os.execvp does it: one execve per entry of PATH. */
+static void execve_each_entry(char *const argv[])
+{
+	extern char **environ;
+	char *path = strdup(getenv("PATH"));
+	for (char *entry = strtok(path, ":"); entry; entry = strtok(NULL, ":")) {
+		char candidate[4096];
+		snprintf(candidate, sizeof(candidate), "%s/%s", entry, argv[0]);
+		execve(candidate, argv, environ);
+	}
+	free(path);
+}
+
+/* execveat, from a descriptor of this program's directory (glibc 2.34 on). */
+static int exec_at(const char *self)
+{
+	extern char **environ;
+	allocate(MiB);
+	const char *slash = strrchr(self, '/');
+	char directory[4096];
+	snprintf(directory, sizeof(directory), "%.*s", (int)(slash - self), self);
+	int dirfd = open(directory, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char *argv[] = {"limits", "count", NULL};
+	execveat(dirfd, slash + 1, argv, environ, 0);
+	printf("execveat failed: %s\n", strerror(errno));
+	return 1;
+}
+
+static int path_search(const char *self, const char *form)
+{
+	allocate(MiB);
+	search_path(self, strcmp(form, "execvp_missing") != 0);
+	char *argv[] = {"limits", "count", NULL};
+	if (strcmp(form, "each_entry") == 0)
+		execve_each_entry(argv);
+	else
+		execvp("limits", argv);
+	printf("%s failed: %s\n", form, strerror(errno));
+	return 0;
+}
+
 /* How much of a thread's stack an allocation and a free take: the thread
  * runs on a stack filled with a pattern, and what is left of it untouched
  * is counted from the bottom. Each round's allocation is a new peak, so
@@ -235,6 +297,10 @@ int main(int argc, char **argv)
 		return small_files();
 	if (strcmp(mode, "many_arguments") == 0 && argc > 2)
 		return many_arguments(argv[0], argv[2]);
+	if (strcmp(mode, "path_search") == 0 && argc > 2)
+		return path_search(argv[0], argv[2]);
+	if (strcmp(mode, "execveat") == 0)
+		return exec_at(argv[0]);
 	if (strcmp(mode, "count") == 0)
 		return count(argc, argv);
 	if (strcmp(mode, "stack_use") == 0)
