@@ -178,14 +178,34 @@ static void write_metrics(FILE *out, const struct process *processes, int count)
 	fputs("# EOF\n", out);
 }
 
-/* Snapshots of the processes named (all of this user's when none): a
- * process that has ended since is left out with a word on stderr. */
+struct gathering {
+	struct process *processes;
+	int taken, missing;
+};
+
+static void keep_taken(pid_t pid, struct vt_report_file *file, char *data, void *context)
+{
+	struct gathering *gathering = context;
+	gathering->processes[gathering->taken++] =
+		(struct process){.pid = pid, .file = *file, .data = data};
+}
+
+static void count_missed(pid_t pid, const char *error, void *context)
+{
+	(void)pid;
+	vt_diagnostic("vramtrace metrics: %s", error);
+	((struct gathering *)context)->missing++;
+}
+
+/* Snapshots of the processes named (all of this user's when none), all
+ * asked at once: a process that has ended since is left out with a word
+ * on stderr, and one that does not answer costs the others nothing. */
 static int gather(const pid_t *named, int named_count, struct process *processes, int *missing)
 {
-	*missing = 0;
 	static pid_t listed[MAX_PROCESSES];
 	char error[1024];
 	int count = named_count;
+	*missing = 0;
 	if (!named_count) {
 		count = vt_control_list(listed, MAX_PROCESSES, error, sizeof(error));
 		if (count < 0) {
@@ -194,20 +214,11 @@ static int gather(const pid_t *named, int named_count, struct process *processes
 		}
 		named = listed;
 	}
-	int taken = 0;
-	for (int i = 0; i < count; i++) {
-		size_t length;
-		struct process *process = &processes[taken];
-		process->pid = named[i];
-		if (vt_control_snapshot(named[i], false, &process->file, &process->data, &length,
-					error, sizeof(error)))
-			taken++;
-		else {
-			vt_diagnostic("vramtrace metrics: %s", error);
-			++*missing;
-		}
-	}
-	return taken;
+	struct gathering gathering = {processes, 0, 0};
+	vt_control_snapshot_all(named, (size_t)count,
+				&(struct vt_control_visit){keep_taken, count_missed, &gathering});
+	*missing = gathering.missing;
+	return gathering.taken;
 }
 
 static void release(struct process *processes, int count)

@@ -3,7 +3,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -62,45 +61,18 @@ static void print_row(pid_t pid, const struct vt_report_model *report)
 	       vt_human(peak, peak_text, sizeof(peak_text)), command);
 }
 
-/* How many processes to ask at once: as many sockets as may be open,
- * the limit raised to its ceiling, less a few for the tool's own files. */
-static size_t sockets_at_once(void)
+static void print_taken(pid_t pid, struct vt_report_file *report, char *data, void *context)
 {
-	struct rlimit limit;
-	if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
-		return 64;
-	if (limit.rlim_cur < limit.rlim_max) {
-		limit.rlim_cur = limit.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
-			getrlimit(RLIMIT_NOFILE, &limit);
-	}
-	return limit.rlim_cur > MAX_PROCESSES + 32 ? MAX_PROCESSES
-	       : limit.rlim_cur > 96               ? (size_t)limit.rlim_cur - 32
-						   : 64;
+	(void)context;
+	print_row(pid, &report->report);
+	vt_report_close(report);
+	free(data);
 }
 
-/* The rows of n processes, all asked at once, in their order; one that
- * does not answer is said on stderr. */
-static void list_some(const pid_t *pids, size_t n)
+static void say_missed(pid_t pid, const char *error, void *context)
 {
-	static struct vt_control_answer answers[MAX_PROCESSES];
-	vt_control_ask_all(pids, n, "snapshot", answers);
-	for (size_t i = 0; i < n; i++) {
-		struct vt_report_file report;
-		char error[1024];
-		if (!answers[i].ok) {
-			vt_diagnostic("vramtrace ps: %s", answers[i].error);
-			continue;
-		}
-		if (!vt_control_load_snapshot(pids[i], &report, &answers[i].data,
-					      &answers[i].length, error, sizeof(error))) {
-			vt_diagnostic("vramtrace ps: %s", error);
-			continue;
-		}
-		print_row(pids[i], &report.report);
-		vt_report_close(&report);
-		free(answers[i].data);
-	}
+	(void)pid, (void)context;
+	vt_diagnostic("vramtrace ps: %s", error);
 }
 
 int vt_command_ps(int argc, char **argv)
@@ -126,10 +98,7 @@ int vt_command_ps(int argc, char **argv)
 		return VT_EXIT_FAILED;
 	}
 	printf("%-8s %-8s %12s %12s  %s\n", "PID", "DEVICES", "LIVE", "PEAK", "COMMAND");
-	size_t at_once = sockets_at_once();
-	for (size_t first = 0; first < (size_t)count; first += at_once) {
-		size_t n = (size_t)count - first < at_once ? (size_t)count - first : at_once;
-		list_some(pids + first, n);
-	}
+	vt_control_snapshot_all(pids, (size_t)count,
+				&(struct vt_control_visit){print_taken, say_missed, NULL});
 	return VT_EXIT_OK;
 }

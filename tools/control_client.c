@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -416,4 +417,49 @@ bool vt_parse_pid(const char *command, const char *text, pid_t *pid)
 	}
 	*pid = (pid_t)value;
 	return true;
+}
+
+/* Most processes asked at once. */
+#define GROUP_MAX 4096
+
+/* How many processes to ask at once: as many sockets as may be open, the
+ * limit raised to its ceiling, less a few for the tool's own files. */
+static size_t sockets_at_once(void)
+{
+	struct rlimit limit;
+	if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+		return 64;
+	if (limit.rlim_cur < limit.rlim_max) {
+		limit.rlim_cur = limit.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
+			getrlimit(RLIMIT_NOFILE, &limit);
+	}
+	return limit.rlim_cur > GROUP_MAX + 32 ? GROUP_MAX
+	       : limit.rlim_cur > 96           ? (size_t)limit.rlim_cur - 32
+					       : 64;
+}
+
+static void snapshot_group(const pid_t *pids, size_t count, const struct vt_control_visit *visit)
+{
+	static struct vt_control_answer answers[GROUP_MAX];
+	vt_control_ask_all(pids, count, "snapshot", answers);
+	for (size_t i = 0; i < count; i++) {
+		struct vt_report_file report;
+		char error[1024];
+		if (!answers[i].ok)
+			visit->missed(pids[i], answers[i].error, visit->context);
+		else if (!vt_control_load_snapshot(pids[i], &report, &answers[i].data,
+						   &answers[i].length, error, sizeof(error)))
+			visit->missed(pids[i], error, visit->context);
+		else
+			visit->taken(pids[i], &report, answers[i].data, visit->context);
+	}
+}
+
+void vt_control_snapshot_all(const pid_t *pids, size_t count, const struct vt_control_visit *visit)
+{
+	size_t at_once = sockets_at_once();
+	for (size_t first = 0; first < count; first += at_once)
+		snapshot_group(pids + first, count - first < at_once ? count - first : at_once,
+			       visit);
 }

@@ -47,5 +47,19 @@ bool vt_control_snapshot(pid_t pid, bool reset_peak, struct vt_report_file *out,
 bool vt_control_load_snapshot(pid_t pid, struct vt_report_file *out, char **data, size_t *length,
 			      char *error, size_t size);
 
+/* What vt_control_snapshot_all gives for each process, in the order
+ * asked: taken owns out and data (vt_report_close, free); missed gets a
+ * one-line reason. */
+struct vt_control_visit {
+	void (*taken)(pid_t pid, struct vt_report_file *out, char *data, void *context);
+	void (*missed)(pid_t pid, const char *error, void *context);
+	void *context;
+};
+
+/* Snapshots of the count processes of pids, each group asked at once (as
+ * many as the open-file limit allows, raised to its ceiling): a process
+ * that does not answer costs the others nothing. */
+void vt_control_snapshot_all(const pid_t *pids, size_t count, const struct vt_control_visit *visit);
+
 /* "123" as a pid, with a clear error naming the command. */
 bool vt_parse_pid(const char *command, const char *text, pid_t *pid);

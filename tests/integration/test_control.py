@@ -326,10 +326,10 @@ class ControlTest(unittest.TestCase):
         threading.Thread(target=answer, daemon=True).start()
 
     def test_ps_asks_every_process_at_once(self):
-        """ps asked the traced processes one after another, waiting up to 10 s
-        for each: two stopped ones (Ctrl-Z) made it take 20 s. They are asked
-        at once, under one deadline, each that does not answer said in pid
-        order."""
+        """ps and metrics asked the traced processes one after another,
+        waiting up to 10 s for each: two stopped ones (Ctrl-Z) made them take
+        20 s. They are asked at once, under one deadline, each that does not
+        answer said in pid order."""
         running, *stopped = self.start(), self.start(), self.start()
         for target in stopped:
             os.kill(target.pid, signal.SIGSTOP)
@@ -344,6 +344,18 @@ class ControlTest(unittest.TestCase):
             for pid in sorted(t.pid for t in stopped)))
         self.assertGreater(elapsed, 9.5)
         self.assertLess(elapsed, 15, "one deadline for all, not 10 s for each")
+        # metrics asks the same way.
+        start = time.monotonic()
+        result = tool(self.runtime, "metrics", check=False)
+        elapsed = time.monotonic() - start
+        self.assertEqual(result.returncode, 1, "processes that did not answer")
+        self.assertIn(f'pid="{running.pid}"', result.stdout)
+        for target in stopped:
+            self.assertNotIn(f'pid="{target.pid}"', result.stdout)
+        self.assertEqual(result.stderr, "".join(
+            f"vramtrace metrics: process {pid} did not answer within 10 s\n"
+            for pid in sorted(t.pid for t in stopped)))
+        self.assertLess(elapsed, 15, "metrics: one deadline for all")
 
     def test_ps_shows_a_command_with_escapes_escaped(self):
         """ps printed the traced program's argv as it was: a word holding
