@@ -445,8 +445,8 @@ static void say_no_report(int status)
 			      WTERMSIG(status));
 }
 
-/* The reports the processes wrote, one path a line; the count, and the
- * first into first. */
+/* The reports the processes wrote, each path ended by a NUL; the count,
+ * and the first into first. */
 static unsigned read_reports(const char *report_list, char *first, size_t size)
 {
 	first[0] = '\0';
@@ -454,12 +454,12 @@ static unsigned read_reports(const char *report_list, char *first, size_t size)
 	if (!list)
 		return 0;
 	unsigned count = 0;
-	char line[4097];
-	while (fgets(line, sizeof(line), list)) {
-		line[strcspn(line, "\n")] = '\0';
+	char *path = NULL;
+	size_t capacity = 0;
+	while (getdelim(&path, &capacity, '\0', list) > 0)
 		if (count++ == 0)
-			snprintf(first, size, "%s", line);
-	}
+			snprintf(first, size, "%s", path);
+	free(path);
 	fclose(list);
 	return count;
 }

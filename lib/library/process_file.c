@@ -23,8 +23,9 @@ bool vt_process_file_json(int fd, void *report)
 }
 
 /* Tells `vramtrace run` where a report went: appended to the list it made,
- * never creating it (the run may be over) nor following a symlink. One
- * write(2), safe in a signal handler. */
+ * never creating it (the run may be over) nor following a symlink, ended
+ * by a NUL (a path may hold a line break, never a NUL). One write(2), safe
+ * in a signal handler. */
 static void note_written(const char *path)
 {
 	if (!vt_library.config.report_list[0])
@@ -37,7 +38,7 @@ static void note_written(const char *path)
 	size_t length = strlen(path);
 	if (length < sizeof(line)) {
 		memcpy(line, path, length);
-		line[length] = '\n';
+		line[length] = '\0';
 		ssize_t ignored = write(list, line, length + 1);
 		(void)ignored;
 	}

@@ -641,6 +641,25 @@ Test(cli, run_output_that_exists_is_refused_unless_forced)
 	cr_assert_eq(system(command), 0);
 }
 
+/* Each process adds its report's path to run's list ended by a NUL: a
+ * line break in the path is one report's name, not two reports. */
+Test(cli, run_names_one_report_whose_path_holds_a_line_break)
+{
+	char dir[] = "/tmp/vt-nl.XXXXXX", path[64];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a\nb.json", dir);
+	struct traced_run run;
+	run_sequence(&run, path, false, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_eq(access(path, F_OK), 0, "the report was written");
+	cr_assert(strstr(run.err, "vramtrace run: next: vramtrace report"), "%s", run.err);
+	cr_assert_null(strstr(run.err, "vramtrace merge"), "one report taken for two: %s", run.err);
+	traced_run_free(&run);
+	char command[200];
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	cr_assert_eq(system(command), 0);
+}
+
 /* The list of reports goes in TMPDIR, or beside the reports when TMPDIR
  * (or /tmp) cannot be written. */
 Test(cli, run_without_a_writable_tmpdir)
