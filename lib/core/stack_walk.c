@@ -337,23 +337,19 @@ static void memo_note_step(struct walk_memo *memo, struct walk *w)
 	w->stacks.noted = w->stacks.noted_end = NULL;
 }
 
-/* The memo's steps before the first that read a word no longer holding. */
+/* The memo's steps before the first that read a word no longer holding.
+ * One word at a time, in the order they were read: a word's address came
+ * from the words before it, and only while those hold is it one the walk
+ * would read now. Past one that differs it may be anywhere in a region,
+ * and a region is not all mapped (a coroutine's stack, unmapped since, in
+ * one that reaches up to the thread's descriptor). */
 __attribute__((no_sanitize_address)) static unsigned
 memo_steps_holding(const struct walk_memo *memo)
 {
 	unsigned count = memo->states[memo->steps].words, i = 0;
 	const struct memo_word *word = memo->words;
-	/* Four at a time, with no branch between them; the first that
-	 * differs, one at a time. */
-	for (; i + 4 <= count; i += 4)
-		if (((*(const uintptr_t *)word[i].address ^ word[i].value) |
-		     (*(const uintptr_t *)word[i + 1].address ^ word[i + 1].value) |
-		     (*(const uintptr_t *)word[i + 2].address ^ word[i + 2].value) |
-		     (*(const uintptr_t *)word[i + 3].address ^ word[i + 3].value)) != 0)
-			break;
-	for (; i < count; i++)
-		if (*(const uintptr_t *)memo->words[i].address != memo->words[i].value)
-			break;
+	while (i < count && *(const uintptr_t *)word[i].address == word[i].value)
+		i++;
 	if (i == count)
 		return memo->steps;
 	unsigned step = 0;

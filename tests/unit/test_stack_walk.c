@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/time.h>
+#include <ucontext.h>
 
 #include "stack_capture.h"
 #include "stack_walk.h"
@@ -221,6 +223,127 @@ Test(stack_walk, a_walk_takes_over_only_the_steps_that_still_hold)
 	cr_assert_not_null(vt_thread_cache(VT_CACHE_WALK));
 	memo_rounds(NULL);
 	cr_assert(vt_thread_run_on_own_stack(memo_rounds, NULL));
+}
+
+/* Coroutines on stacks of their own, mapped below the thread's descriptor
+ * (where a stack's region, as a walk bounds it, reaches up to it over
+ * whatever lies between): one walk from a leaf under a frame of 64 KiB and
+ * more frames above it; that stack unmapped, a smaller one mapped at its
+ * place and the same leaf, at the same address, called straight from the
+ * coroutine's start. The leaf's return address is the first word that
+ * differs; the words the memo read after it were on the first stack, above
+ * the second one's top, where nothing is mapped now. */
+enum { COROUTINE_STACK = 256 * 1024, COROUTINE_PAD = 64 * 1024 };
+
+static ucontext_t coroutine_return, coroutine;
+static unsigned coroutine_levels;
+static uintptr_t coroutine_leaf_at;
+
+__attribute__((noinline)) static void coroutine_leaf(void)
+{
+	volatile char here = 0;
+	coroutine_leaf_at = (uintptr_t)&here;
+	chain_o2(coroutine_levels, capture_both);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void coroutine_padded(void)
+{
+	volatile char pad[COROUTINE_PAD];
+	pad[0] = 0;
+	coroutine_leaf();
+	__asm__ volatile("" : : "r"(pad) : "memory");
+}
+
+__attribute__((noinline)) static void coroutine_outer_1(void)
+{
+	coroutine_padded();
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void coroutine_outer_2(void)
+{
+	coroutine_outer_1();
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void coroutine_far(void)
+{
+	coroutine_outer_2();
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void coroutine_near(void)
+{
+	coroutine_leaf();
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Where the leaf's local lay, run on [base, base + size). */
+static uintptr_t run_coroutine(char *base, size_t size, void (*entry)(void))
+{
+	cr_assert_eq(getcontext(&coroutine), 0);
+	coroutine.uc_stack = (stack_t){.ss_sp = base, .ss_size = size};
+	coroutine.uc_link = &coroutine_return;
+	makecontext(&coroutine, entry, 0);
+	coroutine.uc_mcontext.gregs[REG_RBP] = 0; /* alike on both stacks */
+	cr_assert_eq(swapcontext(&coroutine_return, &coroutine), 0);
+	return coroutine_leaf_at;
+}
+
+/* Free address space below the thread's descriptor, within the reach of
+ * the walk's bound of a stack (1 GiB). */
+static char *map_below_descriptor(size_t size)
+{
+	uintptr_t self = (uintptr_t)pthread_self() & ~(uintptr_t)0xfff;
+	for (uintptr_t below = 64 << 20; below < (900u << 20); below += 16 << 20) {
+		void *want = (void *)(self - below);
+		void *got = mmap(want, size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (got == want)
+			return got;
+		if (got != MAP_FAILED)
+			munmap(got, size);
+	}
+	return NULL;
+}
+
+static void map_at(char *base, size_t size)
+{
+	cr_assert_eq(mmap(base, size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0),
+		     (void *)base);
+}
+
+Test(stack_walk, a_coroutine_stack_unmapped_and_a_smaller_one_in_its_place)
+{
+	cr_assert_not_null(vt_thread_cache(VT_CACHE_WALK));
+	char *base = map_below_descriptor(COROUTINE_STACK);
+	cr_assert_not_null(base, "no room below the thread's descriptor");
+	/* The leaf's depth under each stack's top, for places alike. */
+	uintptr_t far = base + COROUTINE_STACK -
+			(char *)run_coroutine(base, COROUTINE_STACK, coroutine_far);
+	uintptr_t near = base + COROUTINE_STACK -
+			 (char *)run_coroutine(base, COROUTINE_STACK, coroutine_near);
+	size_t small = COROUTINE_STACK - far + near;
+	cr_assert_gt(far - near, COROUTINE_PAD, "the pad between the leaf and the outer frames");
+	munmap(base, COROUTINE_STACK);
+	/* Chains of 0 to 3 frames more below the leaf: the word that differs
+	 * falls at each place in a group of the memo's words. */
+	for (coroutine_levels = 1; coroutine_levels <= 4; coroutine_levels++) {
+		map_at(base, COROUTINE_STACK);
+		uintptr_t leaf = 0;
+		for (int i = 0; i <= VT_STACK_WALK_MEMO_ADOPT_AFTER; i++) {
+			leaf = run_coroutine(base, COROUTINE_STACK, coroutine_far);
+			expect_same("coroutine, far", 6);
+		}
+		munmap(base, COROUTINE_STACK);
+		map_at(base, (small + 4095) & ~(size_t)4095);
+		cr_assert_eq(run_coroutine(base, small, coroutine_near), leaf,
+			     "the leaf at the same place");
+		expect_same("coroutine, near, on a smaller stack", 2);
+		munmap(base, (small + 4095) & ~(size_t)4095);
+	}
 }
 
 Test(stack_walk, unoptimised_chain)
