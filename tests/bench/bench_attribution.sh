@@ -1,8 +1,8 @@
 #!/bin/sh
 # What tracing costs per allocate/free pair, as the medians of paired runs:
 # each pair runs the untraced and the traced program back to back (the
-# order alternating), at program depths 1 and 30, on 1 and 8 threads, with
-# stacks off and with 32-frame stacks. Wall time is what the goals compare;
+# order alternating), at program depths 1 and 30, on 1 and 8 created
+# threads and on the main thread, with stacks off and with 32-frame stacks. Wall time is what the goals compare;
 # the CPU time beside it tells the tracer's work from the waiting it adds
 # when threads outnumber cores. heaptrack runs on a malloc/free loop of the
 # same shape at the same depth in the same run. A control library that
@@ -77,9 +77,15 @@ for depth in 1 30; do
 			"$depth_bench" cuda "$depth" "$pairs" "$threads"
 	done
 done
+# The other loop shape, on the main thread (THREADS 0): the heap's layout
+# differs there, so a ratio from one shape alone is not a result.
+row off.main "vramtrace, stacks off, depth 30, main" 0 traced "$depth_bench" cuda 30 "$pairs" 0
+row on.main "vramtrace, 32 frames, depth 30, main" 32 traced "$depth_bench" cuda 30 "$pairs" 0
 if command -v heaptrack >/dev/null 2>&1; then
 	row heaptrack "heaptrack, malloc loop, depth 30, 1 thr" 0 heaptraced \
 		"$depth_bench" malloc 30 "$pairs" 1
+	row heaptrack.main "heaptrack, malloc loop, depth 30, main" 0 heaptraced \
+		"$depth_bench" malloc 30 "$pairs" 0
 else
 	echo "heaptrack: not installed, its row is left out (apt-get install heaptrack)"
 fi
@@ -104,7 +110,8 @@ for depth in 1 30; do
 done
 ratio "the control, sharing nothing, 8 threads against 1" added control.8 control.1
 if [ -f "$out/added.heaptrack" ]; then
-	ratio "32 frames against heaptrack, depth 30" added on.30.1 heaptrack
+	ratio "32 frames against heaptrack, depth 30, 1 thr" added on.30.1 heaptrack
+	ratio "32 frames against heaptrack, depth 30, main" added on.main heaptrack.main
 fi
 
 # The CPU time run in vramtrace's own code per pair, from perf's samples
