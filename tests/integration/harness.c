@@ -146,6 +146,21 @@ void traced_run(struct traced_run *run, const struct run_options *options, char 
 	load_reports(run);
 }
 
+unsigned count_of(const char *text, const char *needle)
+{
+	unsigned count = 0;
+	for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle))
+		count++;
+	return count;
+}
+
+void remove_tree(const char *dir)
+{
+	char command[600];
+	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+	cr_assert_eq(system(command), 0);
+}
+
 void traced_run_free(struct traced_run *run)
 {
 	char command[512];

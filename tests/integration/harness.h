@@ -39,6 +39,11 @@ void traced_run_free(struct traced_run *run);
  * options, or with env added. */
 void run_tool_with(struct traced_run *run, char **args, const struct run_options *options);
 void run_tool(struct traced_run *run, char **args, const char *const *env);
+/* How many times needle stands in text, none overlapping. */
+unsigned count_of(const char *text, const char *needle);
+/* Removes dir and all below it; a failure fails the test. */
+void remove_tree(const char *dir);
+
 /* A fixture report's path (tests/fixtures/name); four may be held at once. */
 const char *fixture_path(const char *name);
 

@@ -167,8 +167,7 @@ Test(cli, special_files_are_refused_at_once, .timeout = 60)
 	snprintf(command, sizeof(command), "%s check - --budget 1000 < %s | grep -qx 'fits: .*'",
 		 build_path("VT_TEST_TOOL"), f);
 	cr_assert_eq(system(command), 0, "standard input is read with -");
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 /* minimal.json with a failure of bytes (written as the tracer writes it:
@@ -232,9 +231,7 @@ Test(cli, any_request_reads_back_exactly)
 	cr_assert_eq(run.status, 2);
 	cr_assert(strstr(run.err, "too big integer"), "2^64 is no size_t: %s", run.err);
 	traced_run_free(&run);
-	char command[200];
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 Test(cli, budgets_to_2_64_print_exactly)
@@ -358,9 +355,7 @@ Test(cli, diff_sums_are_checked)
 	cr_assert_eq(report_int(diff, "sections/device/rows/3/a_bytes"), (1ll << 62) - 1);
 	json_decref(diff);
 	traced_run_free(&run);
-	char command[200];
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 /* Runs at batch 2, 4, 6, 8 whose peak is exactly 1 GiB + 64 MiB * batch. */
@@ -449,9 +444,7 @@ Test(cli, fit_warns_widens_and_refuses)
 		 "rank's report once\n",
 		 paths[0], paths[0]);
 	refused((char *[]){"fit", paths[0], paths[0], paths[1], NULL}, expected);
-	char command[200];
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 /* One prediction giving a label twice (batch=1,batch=2) was taken, the last
@@ -477,9 +470,7 @@ Test(cli, fit_refuses_a_label_given_twice_in_one_prediction)
 		 NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	traced_run_free(&run);
-	char command[200];
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 /* strtod read a setting 0x10 as 16, and took inf, nan and leading spaces:
@@ -516,9 +507,7 @@ Test(cli, fit_reads_only_decimal_numbers_as_settings)
 		refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict",
 				   predict, NULL},
 			expected);
-		char command[200];
-		snprintf(command, sizeof(command), "rm -rf %s", dir);
-		cr_assert_eq(system(command), 0);
+		remove_tree(dir);
 	}
 	/* decimals, signs and exponents are numbers: held fixed, and predicted at */
 	static const char *const numbers[][2] = {
@@ -542,9 +531,7 @@ Test(cli, fit_reads_only_decimal_numbers_as_settings)
 			     (1ll << 30) + (64ll << 20) * 10);
 		json_decref(fit);
 		traced_run_free(&run);
-		char command[200];
-		snprintf(command, sizeof(command), "rm -rf %s", dir);
-		cr_assert_eq(system(command), 0);
+		remove_tree(dir);
 	}
 }
 
@@ -636,9 +623,7 @@ Test(cli, run_output_that_exists_is_refused_unless_forced)
 	cr_assert_neq(access(sibling, F_OK), 0, "no b2-1.json beside it");
 	json_decref(first);
 	json_decref(second);
-	char command[200];
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 /* Each process adds its report's path to run's list ended by a NUL: a
@@ -655,9 +640,7 @@ Test(cli, run_names_one_report_whose_path_holds_a_line_break)
 	cr_assert(strstr(run.err, "vramtrace run: next: vramtrace report"), "%s", run.err);
 	cr_assert_null(strstr(run.err, "vramtrace merge"), "one report taken for two: %s", run.err);
 	traced_run_free(&run);
-	char command[200];
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 /* The list of reports goes in TMPDIR, or beside the reports when TMPDIR
@@ -677,8 +660,7 @@ Test(cli, run_without_a_writable_tmpdir)
 	char command[200];
 	snprintf(command, sizeof(command), "ls %s | grep -c vramtrace-run", dir);
 	cr_assert_neq(system(command), 0, "the list was removed");
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 Test(cli, run_without_a_driver_says_so)
@@ -737,9 +719,7 @@ Test(cli, run_output_from_the_environment_is_checked_too)
 	cr_assert(fgets(text, sizeof(text), file));
 	fclose(file);
 	cr_assert_str_eq(text, "old", "left as it was");
-	char command[200];
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 /* The pytest marker reads sizes in the grammar of every option. */
@@ -801,8 +781,7 @@ Test(cli, big_and_negative_numbers_are_said_as_they_are)
 	char command[300];
 	snprintf(command, sizeof(command), "grep -c '\"budget\":1.8446744073709552e19' %s", page);
 	cr_assert_eq(system(command), 0, "the page's budget is not 2^64-1");
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 /* Strings from a report reached the terminal raw in report's text (start,
@@ -923,9 +902,7 @@ Test(cli, a_line_break_in_a_file_name_keeps_each_message_one_line)
 		 "directory\n",
 		 dir);
 	refused((char *[]){"run", "--simulate", "-o", output, "--", "true", NULL}, expected);
-	char command[200];
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 /* Smaller ways the tool said less than the truth: a long --by cut at 127

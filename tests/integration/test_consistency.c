@@ -117,9 +117,7 @@ static unsigned run_once(const char *ending, int want_status)
 	check_report(run.report, "the final report");
 	unsigned checked = 1 + check_run_reports(dir);
 	cr_assert_eq(checked, 1 + DUMPS, "%u reports", checked);
-	char command[64];
-	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 	traced_run_free(&run);
 	return checked;
 }

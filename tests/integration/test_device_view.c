@@ -50,6 +50,5 @@ Test(device_view, without_nvml_the_view_is_noted_not_an_error)
 	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 101 * MiB + 3);
 	cr_assert_null(strstr(run.err, "vramtrace:"), "no warning: %s", run.err);
 	traced_run_free(&run);
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }

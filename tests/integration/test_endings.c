@@ -151,14 +151,6 @@ Test(endings, exec_takes_any_number_of_arguments)
 	}
 }
 
-static unsigned count_of(const char *text, const char *line)
-{
-	unsigned count = 0;
-	for (const char *at = text; (at = strstr(at, line)); at += strlen(line))
-		count++;
-	return count;
-}
-
 /* execveat (glibc 2.34 on) replaces the process as execve does. */
 Test(endings, execveat_is_reported)
 {

@@ -14,14 +14,6 @@
 #define MiB (1024ll * 1024ll)
 #define GiB (1024ll * MiB)
 
-static unsigned occurrences(const char *text, const char *needle)
-{
-	unsigned count = 0;
-	for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle))
-		count++;
-	return count;
-}
-
 static double number_at(json_t *report, const char *path)
 {
 	json_t *node = report_at(report, path);
@@ -204,10 +196,10 @@ Test(memory_kinds, sizes_no_gpu_has_are_refused_and_recorded_exactly)
 	size_t length = fread(text, 1, sizeof(text) - 1, file);
 	fclose(file);
 	text[length] = '\0';
-	cr_assert_eq(occurrences(text, "\"bytes\": 18446744073709551615"), 12);
-	cr_assert_eq(occurrences(text, "\"bytes\": 18446744073709551612"), 4);
-	cr_assert_eq(occurrences(text, "\"bytes\": 4611686018427387904"), 3);
-	cr_assert_eq(occurrences(text, "\"bytes\": 86973087744"), 1);
+	cr_assert_eq(count_of(text, "\"bytes\": 18446744073709551615"), 12);
+	cr_assert_eq(count_of(text, "\"bytes\": 18446744073709551612"), 4);
+	cr_assert_eq(count_of(text, "\"bytes\": 4611686018427387904"), 3);
+	cr_assert_eq(count_of(text, "\"bytes\": 86973087744"), 1);
 	json_error_t error;
 	json_t *report = json_loads(text, JSON_DECODE_INT_AS_REAL, &error);
 	cr_assert(report, "%s", error.text);

@@ -32,13 +32,6 @@ static void make_temporary_dir(char *dir, size_t size, const char *name)
 	cr_assert(mkdtemp(dir));
 }
 
-static void remove_tree(const char *dir)
-{
-	char command[600];
-	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-	cr_assert_eq(system(command), 0);
-}
-
 static unsigned files_in(const char *dir, const char *suffix)
 {
 	unsigned count = 0;
@@ -139,8 +132,7 @@ Test(output, an_output_directory_gets_a_vramtrace_pid_json_inside)
 	char command[700];
 	snprintf(command, sizeof(command), "ls %s | grep -qx 'vramtrace\\.[0-9]*\\.json'", dir);
 	cr_assert_eq(system(command), 0, "a vramtrace.PID.json inside %s", dir);
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 	traced_run_free(&run);
 }
 
@@ -161,8 +153,7 @@ Test(output, a_dump_on_demand_says_the_program_was_still_running)
 	snprintf(command, sizeof(command), "grep -q '\"ended_by\": \"running\"' %s/now.*.json",
 		 dir);
 	cr_assert_eq(system(command), 0, "the dump says the program was still running");
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 	traced_run_free(&run);
 }
 

@@ -156,14 +156,6 @@ Test(sources, pools_graphs_arrays_and_external_memory)
 	check_same_numbers("external");
 }
 
-static unsigned count_of(const char *text, const char *needle)
-{
-	unsigned count = 0;
-	for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle))
-		count++;
-	return count;
-}
-
 Test(sources, second_subscriber_leaves_the_hooks_recording)
 {
 	struct traced_run run;

@@ -296,9 +296,7 @@ Test(tool, four_ranks_merge_into_one_peak_skew_and_tags)
 	run_tool(&run, (char *[]){"check", out, "--budget", "20GiB", NULL}, NULL);
 	cr_assert_eq(run.status, 1, "rank 3 does not fit 20 GiB");
 	traced_run_free(&run);
-	char command[600];
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 Test(tool, every_subcommand_has_help)
@@ -441,9 +439,7 @@ Test(tool, every_bad_input_exits_2_naming_its_file_in_every_command)
 			traced_run_free(&run);
 		}
 	}
-	char command[600];
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 Test(tool, a_missing_file_a_directory_and_a_huge_file_exit_2)
@@ -584,9 +580,7 @@ Test(tool, fit_shows_settings_and_costs_as_they_are)
 				  "is extrapolated\n");
 	cr_assert_null(strstr(run.out, "e+0"), "%s", run.out);
 	traced_run_free(&run);
-	char command[600];
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }
 
 /* fit's text printed labels and tags as the reports held them: a label
@@ -611,7 +605,5 @@ Test(tool, fit_shows_labels_and_tags_with_escapes_escaped)
 	cr_assert(strstr(run.out, "variables: b\\x1b[2J 1 to 2\n"), "%s", run.out);
 	cr_assert(strstr(run.out, "prediction at b\\x1b[2J=3: "), "%s", run.out);
 	traced_run_free(&run);
-	char command[600];
-	snprintf(command, sizeof(command), "rm -rf %s", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 }

@@ -29,11 +29,10 @@ static char *scratch(void)
 	return dir;
 }
 
-static void remove_tree(char *dir)
+/* Removes a scratch() directory, and frees its name. */
+static void remove_scratch(char *dir)
 {
-	char command[600];
-	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-	cr_assert_eq(system(command), 0);
+	remove_tree(dir);
 	free(dir);
 }
 
@@ -74,7 +73,7 @@ Test(tool_output, file_names_that_are_not_utf8_are_kept_escaped)
 			 expected);
 	json_decref(document);
 	traced_run_free(&run);
-	remove_tree(dir);
+	remove_scratch(dir);
 }
 
 static void report_to(const char *out)
@@ -119,7 +118,7 @@ Test(tool_output, a_symlink_is_written_through_and_a_file_keeps_its_mode)
 	cr_assert_eq(stat(real, &st), 0);
 	cr_assert_eq(st.st_mode & 07777, 0640, "mode %o", st.st_mode & 07777);
 	cr_assert(starts_with_report(real));
-	remove_tree(dir);
+	remove_scratch(dir);
 }
 
 /* A new file got 0600 whatever the umask; it follows the umask now. */
@@ -142,7 +141,7 @@ Test(tool_output, a_new_file_follows_the_umask)
 		cr_assert_eq(st.st_mode & 07777, cases[i].mode, "umask %s: mode %o", cases[i].mask,
 			     st.st_mode & 07777);
 	}
-	remove_tree(dir);
+	remove_scratch(dir);
 }
 
 /* A FIFO was replaced by a regular file (and, as root, so was /dev/null);
@@ -170,7 +169,7 @@ Test(tool_output, a_fifo_is_written_through)
 	cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced");
 	cr_assert_eq(status, 0);
 	cr_assert(starts_with_report(copy));
-	remove_tree(dir);
+	remove_scratch(dir);
 }
 
 /* A link to /proc/self/fd/1 (what /dev/stdout is) writes to standard
@@ -198,7 +197,7 @@ Test(tool_output, a_link_to_standard_output_writes_there)
 		 dir);
 	cr_assert_str_eq(run.err, expected);
 	traced_run_free(&run);
-	remove_tree(dir);
+	remove_scratch(dir);
 }
 
 /* The tool run by sh with its standard output redirected as given:
