@@ -39,8 +39,9 @@ enum vt_hook_index {
 
 extern struct vt_hook vt_hooks[VT_HOOK_COUNT];
 
-/* The real function behind hook's wrapper for flavour, resolving the
- * exported ABI name when nothing handed it to vramtrace yet. */
+/* The real function behind hook's wrapper for flavour, found by its
+ * exported ABI name: for a wrapper called before anything handed that
+ * function to vramtrace (vt_hook_real looks first). */
 void *vt_hook_resolve(struct vt_hook *hook, enum vt_stream_flavour flavour);
 
 /* vt_hook_resolve, inline where the real function is known: every wrapped
