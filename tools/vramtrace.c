@@ -62,7 +62,8 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		char names[256] = "";
 		size_t used = 0;
-		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		for (size_t i = 0;
+		     i < sizeof(commands) / sizeof(commands[0]) && used < sizeof(names); i++)
 			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s %s",
 						 i ? "," : "", commands[i].name);
 		vt_diagnostic("vramtrace: give a command:%s (see vramtrace --help)", names);
