@@ -253,8 +253,16 @@ static void round_of(struct exchange *xs, size_t count, struct pollfd *fds, int6
 				xs[i].fd, (short)(xs[i].step == SENDING ? POLLOUT : POLLIN), 0};
 	}
 	int wait = left_ms(deadline);
-	if (poll(fds, polled, connecting && wait > 20 ? 20 : wait) < 0 && errno != EINTR)
+	if (poll(fds, polled, connecting && wait > 20 ? 20 : wait) < 0) {
+		/* Anything but a signal would fail again at once: each exchange
+		 * that waited ends now, said so, rather than spin to the deadline. */
+		int reason = errno;
+		for (size_t i = 0; reason != EINTR && i < count; i++)
+			if (xs[i].step == SENDING || xs[i].step == RECEIVING)
+				fail(&xs[i], "cannot wait for process %d: %s", (int)xs[i].pid,
+				     strerror(reason));
 		return;
+	}
 	polled = 0;
 	for (size_t i = 0; i < count; i++) {
 		struct exchange *x = &xs[i];
