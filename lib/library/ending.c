@@ -151,10 +151,19 @@ void vt_library_before_exec(void)
 	 * pid), or a client finds the socket refusing and removes it. */
 	write_final("exec");
 	/* Should the exec fail, the process goes on, and so do its report and
-	 * the device's readings. */
+	 * the device's readings: under the report's lock, as they stopped, so
+	 * that two threads whose execs fail together resume the sampler once.
+	 * A thread interrupted inside the tracer may hold that lock; its
+	 * report stopped no sampler. */
+	bool locked = !vt_tracer_busy;
+	if (locked)
+		pthread_mutex_lock(&vt_library.report_lock);
 	atomic_store(&final_state, REPORT_OPEN);
 	atomic_store(&vt_library.stopping, false);
-	vt_nvml_resume();
+	if (locked) {
+		vt_nvml_resume();
+		pthread_mutex_unlock(&vt_library.report_lock);
+	}
 	errno = saved_errno;
 }
 
