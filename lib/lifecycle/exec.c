@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,39 +33,72 @@ static void *real_function(const char *name)
 	return vt_real_dlsym(RTLD_NEXT, name);
 }
 
-/* Whether the kernel could run path (as execveat takes it): false only
- * when it is sure to refuse it, the file being missing, out of reach, not
- * a regular file or not one this process may run; any doubt (an error of
- * another kind, a kernel without AT_EMPTY_PATH for faccessat) says yes.
- * Two async-signal-safe system calls that open nothing; errno is left as
- * it was, for the exec to set. */
+/* The error the kernel is sure to refuse path with (as execveat takes
+ * it), 0 when it could run it: the file missing, out of reach, not a
+ * regular file or not one this process may run, or a script named through
+ * a close-on-exec descriptor (its interpreter could not open it: ENOENT).
+ * Any doubt (an error of another kind, a kernel without AT_EMPTY_PATH for
+ * faccessat) says 0. System calls that open nothing, async-signal-safe;
+ * errno is left as it was, for the exec to set. */
 static bool refused(int error)
 {
 	return error == ENOENT || error == ENOTDIR || error == EACCES || error == ELOOP ||
 	       error == ENAMETOOLONG || error == EBADF;
 }
 
-static bool could_run(int dirfd, const char *path, int flags)
+/* The kernel names a file reached through a descriptor /dev/fd/N[/path] to
+ * its interpreter; with the descriptor closed by the exec, a script fails. A
+ * descriptor that cannot be read (O_PATH) leaves the doubt. */
+static bool script_behind_closing_descriptor(int dirfd, const char *path, int flags)
+{
+	if (dirfd == AT_FDCWD || path[0] == '/')
+		return false;
+	int descriptor_flags = fcntl(dirfd, F_GETFD);
+	if (descriptor_flags < 0 || !(descriptor_flags & FD_CLOEXEC))
+		return false;
+	char magic[2];
+	return path[0] == '\0' && (flags & AT_EMPTY_PATH) &&
+	       pread(dirfd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) && magic[0] == '#' &&
+	       magic[1] == '!';
+}
+
+static int refusal(int dirfd, const char *path, int flags)
 {
 	int saved_errno = errno;
 	int lookup = flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH);
 	struct stat file;
-	bool possible;
+	int error = 0;
 	if (fstatat(dirfd, path, &file, lookup) != 0)
-		possible = !refused(errno);
+		error = refused(errno) ? errno : 0;
+	else if (S_ISLNK(file.st_mode))
+		error = ELOOP; /* a link not followed */
 	else if (!S_ISREG(file.st_mode))
-		possible = false; /* EACCES, or ELOOP for a link not followed */
-	else
-		possible =
-			faccessat(dirfd, path, X_OK, AT_EACCESS | lookup) == 0 || errno != EACCES;
+		error = EACCES;
+	else if (faccessat(dirfd, path, X_OK, AT_EACCESS | lookup) != 0)
+		error = errno == EACCES ? EACCES : 0;
+	else if (script_behind_closing_descriptor(dirfd, path, flags))
+		error = ENOENT;
 	errno = saved_errno;
-	return possible;
+	return error;
+}
+
+static bool could_run(int dirfd, const char *path, int flags)
+{
+	return refusal(dirfd, path, flags) == 0;
+}
+
+/* Whether glibc's search goes on past an entry the kernel refused with
+ * error (posix/execvpe.c): any other error ends it, the exec failing. */
+static bool search_goes_on(int error)
+{
+	return error == EACCES || error == ENOENT || error == ENOTDIR;
 }
 
 /* glibc's search along PATH (posix/execvpe.c): a name with a slash is run
  * as it is; otherwise each entry of PATH (/bin:/usr/bin without one, an
- * empty entry for the current directory) until one runs. A candidate too
- * long for the buffer counts as possible. */
+ * empty entry for the current directory) until one runs or one fails in a
+ * way that ends the search (ELOOP, ENAMETOOLONG). A candidate too long for
+ * the buffer counts as possible, unless too long for any path. */
 static bool could_run_searched(const char *file)
 {
 	if (!file || strchr(file, '/'))
@@ -77,15 +111,21 @@ static bool could_run_searched(const char *file)
 	for (const char *entry = path;; entry++) {
 		const char *end = strchrnul(entry, ':');
 		size_t length = (size_t)(end - entry);
-		if (length + 1 + file_length >= sizeof(candidate))
+		int error;
+		if (length + 1 + file_length >= PATH_MAX) {
+			error = ENAMETOOLONG;
+		} else if (length + 1 + file_length >= sizeof(candidate)) {
 			return true;
-		memcpy(candidate, entry, length);
-		if (length)
-			candidate[length++] = '/';
-		memcpy(candidate + length, file, file_length + 1);
-		if (could_run(AT_FDCWD, candidate, 0))
+		} else {
+			memcpy(candidate, entry, length);
+			if (length)
+				candidate[length++] = '/';
+			memcpy(candidate + length, file, file_length + 1);
+			error = refusal(AT_FDCWD, candidate, 0);
+		}
+		if (!error)
 			return true;
-		if (!*end)
+		if (!search_goes_on(error) || !*end)
 			return false;
 		entry = end;
 	}

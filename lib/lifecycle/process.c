@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -150,6 +152,24 @@ VT_EXPORT void abort(void)
 
 typedef long (*syscall_fn)(long, ...);
 
+/* Strict seccomp, set by this thread: any call but read, write and exit
+ * kills the process, so the tracer makes none on it. */
+static _Thread_local bool strict_seccomp;
+
+/* The main thread's own exit (SYS_exit, not exit_group): as after
+ * pthread_exit, the process ends with the program's last thread, which the
+ * tracer's must not outlive; when it is the last, the process ends now, with
+ * its status (exit_group, as the kernel would with the tracer's threads
+ * gone), and the report is written first. */
+static void main_thread_exits(syscall_fn real, int status)
+{
+	vt_background_note_main_exited();
+	if (strict_seccomp || !vt_background_caller_is_the_last())
+		return;
+	ending_now(status);
+	real(SYS_exit_group, status);
+}
+
 static _Atomic(syscall_fn) real_syscall;
 
 /* Found before the program runs, since a first syscall() may come from a
@@ -176,7 +196,12 @@ VT_EXPORT long syscall(long number, ...)
 	}
 	if (number == SYS_exit_group)
 		ending_now((int)a[0]);
-	return fn(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	else if (number == SYS_exit && gettid() == getpid())
+		main_thread_exits(fn, (int)a[0]);
+	long result = fn(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (number == SYS_seccomp && a[0] == SECCOMP_SET_MODE_STRICT && result == 0)
+		strict_seccomp = true;
+	return result;
 }
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);

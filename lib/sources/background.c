@@ -51,6 +51,12 @@ static long thread_count(void)
 	return threads;
 }
 
+bool vt_background_caller_is_the_last(void)
+{
+	long threads = thread_count();
+	return threads >= 0 && (unsigned long)threads <= atomic_load(&running) + 1;
+}
+
 bool vt_background_should_leave(void)
 {
 	if (!atomic_load_explicit(&main_exited, memory_order_relaxed))

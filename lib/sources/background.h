@@ -21,5 +21,8 @@ void vt_background_done(void);
 /* main() called pthread_exit: from now on the threads watch for being the
  * last ones. */
 void vt_background_note_main_exited(void);
+/* Whether the calling thread is the program's last: besides it, only the
+ * tracer's threads run. */
+bool vt_background_caller_is_the_last(void);
 /* The child after fork has none of the parent's threads. */
 void vt_background_reset(void);

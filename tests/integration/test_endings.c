@@ -28,7 +28,7 @@ static const struct ending endings[] = {
 	{"return", 3, "exit 3"},       {"thread", 7, "exit 7"},     {"handled", 5, "exit 5"},
 	{"sigterm", 143, "signal 15"}, {"sigint", 130, "signal 2"}, {"segv", 139, "signal 11"},
 	{"abort", 134, "signal 6"},    {"exec", 9, "exec"},         {"kill", 137, "checkpoint"},
-	{"_exit", 4, "checkpoint"},
+	{"_exit", 4, "checkpoint"},    {"sys_exit", 6, "exit 6"},
 };
 
 static void run_ending(struct traced_run *run, const char *how, bool preload)
@@ -201,6 +201,31 @@ Test(endings, a_search_along_path_that_fails_reports_at_exit, .timeout = 60)
 	cr_assert_eq(count_of(runs.with.err, "vramtrace: report written to"), 1, "%s",
 		     runs.with.err);
 	free_both(&runs);
+}
+
+/* Two execs the kernel is sure to refuse, seen as it would: a search whose
+ * first entry of PATH is a loop of links, where glibc stops (ELOOP) before
+ * the entry that holds the program, and fexecve of a script through a
+ * close-on-exec descriptor (ENOENT). No report or summary before either. */
+Test(endings, execs_sure_to_fail_write_no_report_before, .timeout = 60)
+{
+	static const char *const modes[][2] = {{"path_search", "execvp_loop"},
+					       {"script_closed_on_exec", NULL}};
+	static const char *const said[] = {
+		"execvp_loop failed: Too many levels of symbolic links\n",
+		"fexecve failed: No such file or directory\n"};
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct both runs;
+		run_both(&runs, "limits", modes[i][0], modes[i][1],
+			 (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL});
+		same_behaviour(&runs);
+		cr_assert_str_eq(runs.with.out, said[i]);
+		cr_assert_eq(runs.with.reports, 1);
+		cr_assert_str_eq(report_string(runs.with.report, "run/ended_by"), "exit 0");
+		cr_assert_eq(count_of(runs.with.err, "vramtrace: report written to"), 1, "%s: %s",
+			     modes[i][0], runs.with.err);
+		free_both(&runs);
+	}
 }
 
 /* The report written before an exec stopped the device's sampler, and an

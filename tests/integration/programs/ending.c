@@ -1,13 +1,14 @@
 /* Ends in the way argv[1] names, after holding 64 MiB of device memory:
  * signals with and without the program's own handler, a crash, abort()
  * after an out-of-memory error, exit() from another thread, exec, and
- * SIGKILL or _exit after a checkpoint. */
+ * SIGKILL or _exit after a checkpoint, the main thread's SYS_exit. */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,5 +62,7 @@ int main(int argc, char **argv)
 		wait_for_checkpoint();
 		_exit(4);
 	}
+	if (strcmp(how, "sys_exit") == 0) /* the main thread's own exit, the only one */
+		syscall(SYS_exit, 6);
 	return 3;
 }

@@ -204,16 +204,47 @@ static int exec_at(const char *self)
 	return 1;
 }
 
+/* A PATH whose first entry is a loop of symbolic links: glibc's execvp
+ * stops there (ELOOP), though the program is in the next entry. */
+static void search_path_through_loop(const char *self)
+{
+	symlink("loop", in_run_dir("loop"));
+	const char *slash = strrchr(self, '/');
+	char path[4096];
+	snprintf(path, sizeof(path), "%s:%.*s", in_run_dir("loop"), (int)(slash - self), self);
+	setenv("PATH", path, 1);
+}
+
 static int path_search(const char *self, const char *form)
 {
 	allocate(MiB);
-	search_path(self, strcmp(form, "execvp_missing") != 0);
+	if (strcmp(form, "execvp_loop") == 0)
+		search_path_through_loop(self);
+	else
+		search_path(self, strcmp(form, "execvp_missing") != 0);
 	char *argv[] = {"limits", "count", NULL};
 	if (strcmp(form, "each_entry") == 0)
 		execve_each_entry(argv);
 	else
 		execvp("limits", argv);
 	printf("%s failed: %s\n", form, strerror(errno));
+	return 0;
+}
+
+/* fexecve of a script through a close-on-exec descriptor: the kernel
+ * refuses it (ENOENT), its interpreter having no name to open it by. */
+static int script_closed_on_exec(void)
+{
+	extern char **environ;
+	allocate(MiB);
+	int written = open(in_run_dir("script"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	if (written < 0 || write(written, "#!/bin/sh\necho ran\n", 20) != 20)
+		return 1;
+	close(written); /* open for writing, it would be busy (ETXTBSY) */
+	int script = open(in_run_dir("script"), O_RDONLY | O_CLOEXEC);
+	char *argv[] = {"script", NULL};
+	fexecve(script, argv, environ);
+	printf("fexecve failed: %s\n", strerror(errno));
 	return 0;
 }
 
@@ -301,6 +332,8 @@ int main(int argc, char **argv)
 		return path_search(argv[0], argv[2]);
 	if (strcmp(mode, "execveat") == 0)
 		return exec_at(argv[0]);
+	if (strcmp(mode, "script_closed_on_exec") == 0)
+		return script_closed_on_exec();
 	if (strcmp(mode, "count") == 0)
 		return count(argc, argv);
 	if (strcmp(mode, "stack_use") == 0)
