@@ -1,6 +1,9 @@
-/* `vramtrace run` as a user types it. */
+/* `vramtrace run` as a user types it: exit codes and signals passed on,
+ * --output and VRAMTRACE_OUTPUT, the list of reports in TMPDIR and the
+ * line naming the next command. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -333,4 +336,173 @@ Test(run_tool, escapes_in_labels_are_shown_not_obeyed)
 	cr_assert(strstr(text, "note=\\x1b[2Jred\\nline"), "%s", text);
 	cr_assert_null(strchr(text, '\033'), "no raw escape");
 	traced_run_free(&run);
+}
+
+/* vramtrace run as sh would see it: an exit status stays one, a signal
+ * stays a signal, with no core file. */
+static int wrapped_status(const char *script)
+{
+	pid_t child = fork();
+	cr_assert(child >= 0);
+	if (child == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, STDERR_FILENO);
+		execl(build_path("VT_TEST_TOOL"), "vramtrace", "run", "--", "/bin/sh", "-c", script,
+		      (char *)NULL);
+		_exit(126);
+	}
+	int status;
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	return status;
+}
+
+Test(run_tool, run_passes_exit_codes_and_signals_on)
+{
+	for (int code = 126; code <= 160; code++) {
+		char script[32];
+		snprintf(script, sizeof(script), "exit %d", code);
+		int status = wrapped_status(script);
+		cr_assert(WIFEXITED(status), "exit %d became signal %d", code, WTERMSIG(status));
+		cr_assert_eq(WEXITSTATUS(status), code);
+	}
+	int status = wrapped_status("kill -SEGV $$");
+	cr_assert(WIFSIGNALED(status));
+	cr_assert_eq(WTERMSIG(status), SIGSEGV);
+	cr_assert_not(WCOREDUMP(status), "no core file of the wrapper's own");
+	status = wrapped_status("kill -TERM $$");
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+}
+
+static void run_sequence(struct traced_run *run, const char *output, bool force,
+			 const char *const *env)
+{
+	struct run_options options = {.env = env};
+	run_tool_with(run,
+		      (char *[]){"run", "--simulate", "24GiB", "--output", (char *)output,
+				 force ? "--force" : "--",
+				 force ? "--" : (char *)program_path("sequence"),
+				 force ? (char *)program_path("sequence") : NULL, NULL},
+		      &options);
+}
+
+Test(run_tool, run_output_that_exists_is_refused_unless_forced)
+{
+	char dir[] = "/tmp/vt-out.XXXXXX", path[64], html[64];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/b2.json", dir);
+	snprintf(html, sizeof(html), "%s/b2.html", dir);
+	struct traced_run run;
+	run_sequence(&run, path, false, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char expected[400];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace run: next: vramtrace report %s --format html -o %s\n", path, html);
+	cr_assert(strstr(run.err, expected), "%s", run.err);
+	cr_assert_str_eq(run.out, "sequence: pitch=1024\n");
+	traced_run_free(&run);
+	json_t *first = json_load_file(path, 0, NULL);
+	cr_assert(first);
+	cr_assert_eq(report_int(first, "devices/0/capacity_bytes"), 24ll << 30,
+		     "--simulate took 24GiB as its value");
+
+	run_sequence(&run, path, false, NULL);
+	cr_assert_eq(run.status, 2);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace run: %s exists; give --force to replace it, or a template with %%p "
+		 "for a new file per run (see vramtrace run --help)\n",
+		 path);
+	cr_assert_str_eq(run.err, expected);
+	cr_assert_str_eq(run.out, "", "refused before the program started");
+	traced_run_free(&run);
+
+	run_sequence(&run, path, true, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	traced_run_free(&run);
+	json_t *second = json_load_file(path, 0, NULL);
+	cr_assert(second);
+	cr_assert_neq(report_int(second, "run/pid"), report_int(first, "run/pid"), "replaced");
+	char sibling[64];
+	snprintf(sibling, sizeof(sibling), "%s/b2-1.json", dir);
+	cr_assert_neq(access(sibling, F_OK), 0, "no b2-1.json beside it");
+	json_decref(first);
+	json_decref(second);
+	remove_tree(dir);
+}
+
+/* Each process adds its report's path to run's list ended by a NUL: a
+ * line break in the path is one report's name, not two reports. */
+Test(run_tool, run_names_one_report_whose_path_holds_a_line_break)
+{
+	char dir[] = "/tmp/vt-nl.XXXXXX", path[64];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a\nb.json", dir);
+	struct traced_run run;
+	run_sequence(&run, path, false, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_eq(access(path, F_OK), 0, "the report was written");
+	cr_assert(strstr(run.err, "vramtrace run: next: vramtrace report"), "%s", run.err);
+	cr_assert_null(strstr(run.err, "vramtrace merge"), "one report taken for two: %s", run.err);
+	traced_run_free(&run);
+	remove_tree(dir);
+}
+
+/* The list of reports goes in TMPDIR, or beside the reports when TMPDIR
+ * (or /tmp) cannot be written. */
+Test(run_tool, run_without_a_writable_tmpdir)
+{
+	char dir[] = "/tmp/vt-tmp.XXXXXX", path[64], readonly[64];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	snprintf(readonly, sizeof(readonly), "TMPDIR=%s/none", dir);
+	struct traced_run run;
+	run_sequence(&run, path, false, (const char *const[]){readonly, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_eq(access(path, F_OK), 0, "the report was written");
+	cr_assert(strstr(run.err, "vramtrace run: next: vramtrace report"), "%s", run.err);
+	traced_run_free(&run);
+	char command[200];
+	snprintf(command, sizeof(command), "ls %s | grep -c vramtrace-run", dir);
+	cr_assert_neq(system(command), 0, "the list was removed");
+	remove_tree(dir);
+}
+
+Test(run_tool, run_without_a_driver_says_so)
+{
+	void *driver = dlopen("libcuda.so.1", RTLD_LAZY);
+	if (driver)
+		cr_skip_test("a CUDA driver is installed here");
+	struct traced_run run;
+	struct run_options options = {0};
+	run_tool_with(&run, (char *[]){"run", "--", (char *)program_path("sequence"), NULL},
+		      &options);
+	cr_assert_str_eq(run.err + strlen(run.err) - 94,
+			 "vramtrace run: no CUDA driver found (libcuda.so.1), so no report was "
+			 "written; try --simulate\n");
+	traced_run_free(&run);
+}
+
+/* VRAMTRACE_OUTPUT naming a file that exists is refused as --output is. */
+Test(run_tool, run_output_from_the_environment_is_checked_too)
+{
+	char dir[] = "/tmp/vt-env.XXXXXX", path[64], variable[96];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/old.json", dir);
+	snprintf(variable, sizeof(variable), "VRAMTRACE_OUTPUT=%s", path);
+	FILE *file = fopen(path, "w");
+	fputs("old", file);
+	fclose(file);
+	struct traced_run run;
+	struct run_options options = {.env = (const char *const[]){variable, NULL}};
+	run_tool_with(&run,
+		      (char *[]){"run", "--simulate", "--", (char *)program_path("sequence"), NULL},
+		      &options);
+	cr_assert_eq(run.status, 2);
+	cr_assert_str_eq(run.out, "");
+	traced_run_free(&run);
+	char text[8] = "";
+	file = fopen(path, "r");
+	cr_assert(fgets(text, sizeof(text), file));
+	fclose(file);
+	cr_assert_str_eq(text, "old", "left as it was");
+	remove_tree(dir);
 }

@@ -239,3 +239,42 @@ Test(tool_output, standard_output_that_cannot_be_written_is_an_error)
 	cr_assert_str_eq(err, "vramtrace --version: cannot write to standard output: No space "
 			      "left on device\n");
 }
+
+/* Ranks' devices were numbered rank * 1000 + ordinal in a merged trace:
+ * device 1000 of rank 0 and device 0 of rank 1 were one process. */
+Test(tool_output, every_device_of_a_merged_trace_has_its_own_pid)
+{
+	char path[600], merged[] = "/tmp/vt-trace.XXXXXX";
+	snprintf(path, sizeof(path), "%s/../golden/merged.json", build_path("VT_TEST_FIXTURES"));
+	json_t *document = json_load_file(path, 0, NULL);
+	cr_assert(document);
+	json_object_set_new(report_at(document, "ranks/0/report/devices/0"), "ordinal",
+			    json_integer(1000));
+	int fd = mkstemp(merged);
+	cr_assert(fd >= 0);
+	cr_assert_eq(json_dumpfd(document, fd, 0), 0);
+	close(fd);
+	json_decref(document);
+	struct traced_run run;
+	run_tool(&run, (char *[]){"report", merged, "--format", "trace", NULL}, NULL);
+	unlink(merged);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_t *trace = json_loads(run.out, 0, NULL);
+	cr_assert(trace);
+	json_t *seen = json_object(), *event;
+	size_t i, processes = 0;
+	json_array_foreach (json_object_get(trace, "traceEvents"), i, event) {
+		if (strcmp(json_string_value(json_object_get(event, "name")), "process_name") != 0)
+			continue;
+		char pid[32];
+		snprintf(pid, sizeof(pid), "%lld",
+			 (long long)json_integer_value(json_object_get(event, "pid")));
+		cr_assert_null(json_object_get(seen, pid), "pid %s twice", pid);
+		json_object_set_new(seen, pid, json_true());
+		processes++;
+	}
+	cr_assert_eq(processes, 4);
+	json_decref(seen);
+	json_decref(trace);
+	traced_run_free(&run);
+}
