@@ -371,20 +371,18 @@ static unsigned record_alloc(struct vt_tracker *tracker, struct vt_device_slot *
 	return outcome;
 }
 
-/* Each slot holds one family (host or device memory), and a free names its
- * family by event->kind: a free of another family's memory (a host pointer
- * to cuMemFree, an array to cudaFree) fails in CUDA and leaves it live. */
-static bool ends(const struct vt_allocation *allocation, const struct vt_event *event)
-{
-	return vt_kind_freed_by((enum vt_kind)allocation->kind, event->kind);
-}
+/* What a free names: its address and the family of the call that made it. */
+struct vt_free {
+	uint64_t address;
+	enum vt_kind family;
+};
 
 static bool free_in(struct vt_tracker *tracker, struct vt_device_slot *slot, const void *context)
 {
-	const struct vt_event *event = context;
+	const struct vt_free *free_of = context;
 	vt_lock_take(&slot->lock);
-	struct vt_allocation *entry = vt_ledger_entry(&slot->ledger, event->address);
-	bool found = entry && ends(entry, event);
+	struct vt_allocation *entry = vt_ledger_entry(&slot->ledger, free_of->address);
+	bool found = entry && vt_kind_freed_by((enum vt_kind)entry->kind, free_of->family);
 	if (found) {
 		struct vt_allocation allocation = *entry;
 		vt_ledger_erase(&slot->ledger, entry);
@@ -420,16 +418,20 @@ on_device_holder(struct vt_tracker *tracker, slot_action action, const void *con
 	return false;
 }
 
-static void record_free(struct vt_tracker *tracker, const struct vt_event *event)
+/* Each slot holds one family (host or device memory), and a free names its
+ * family: a free of another family's memory (a host pointer to cuMemFree,
+ * an array to cudaFree) fails in CUDA and leaves it live. */
+void vt_tracker_free(struct vt_tracker *tracker, uint64_t address, enum vt_kind family)
 {
-	bool found = vt_kind_is_host(event->kind)
-			     ? free_in(tracker, &tracker->slots[HOST_SLOT], event)
-			     : on_device_holder(tracker, free_in, event);
+	struct vt_free free_of = {address, family};
+	bool found = vt_kind_is_host(family)
+			     ? free_in(tracker, &tracker->slots[HOST_SLOT], &free_of)
+			     : on_device_holder(tracker, free_in, &free_of);
 	/* A graph allocation freed outside its graph (cudaFree, cudaFreeAsync
 	 * of a node's address): the source names it by the kind graph. */
 	if (!found)
-		atomic_fetch_add(event->kind == VT_KIND_GRAPH ? &tracker->graph_frees
-							      : &tracker->unknown_frees,
+		atomic_fetch_add(family == VT_KIND_GRAPH ? &tracker->graph_frees
+							 : &tracker->unknown_frees,
 				 1);
 }
 
@@ -589,7 +591,7 @@ static void mark_used(struct vt_tracker *tracker, struct vt_device_slot *slot)
 unsigned vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event)
 {
 	if (event->op == VT_OP_FREE) {
-		record_free(tracker, event);
+		vt_tracker_free(tracker, event->address, event->kind);
 		return 0;
 	}
 	struct vt_device_slot *slot = slot_for(tracker, event->device, event->kind);

@@ -195,6 +195,9 @@ enum vt_recorded {
 
 /* Applies one event; returns what it did as a set of enum vt_recorded. */
 unsigned vt_tracker_record(struct vt_tracker *tracker, const struct vt_event *event);
+/* A free (an event of op VT_OP_FREE, kind family), without the rest of an
+ * event: the hot path's frees name only these two. */
+void vt_tracker_free(struct vt_tracker *tracker, uint64_t address, enum vt_kind family);
 /* The index-th crossing of a watermark recorded, copied under the lock
  * that guards the list; false when there is none. */
 bool vt_tracker_crossing(struct vt_tracker *tracker, unsigned index, struct vt_crossing *out);

@@ -109,7 +109,7 @@ static void before_destroy(const struct vt_observer *self, const void *args)
 {
 	const cuArrayDestroy_params *p = args;
 	if (p->hArray)
-		vt_emit_free((uintptr_t)p->hArray, VT_KIND_ARRAY, self->name);
+		vt_emit_free((uintptr_t)p->hArray, VT_KIND_ARRAY);
 }
 VT_OBSERVER(cuArrayDestroy, before_destroy, NULL);
 VT_OBSERVER(cuMipmappedArrayDestroy, before_destroy, NULL);

@@ -126,12 +126,9 @@ static int emit_on(enum vt_op op, enum vt_kind kind, int device, uint64_t addres
 		.api = vt_call.api ? vt_call.api : driver_api,
 		.driver_api = driver_api,
 	};
-	if (op != VT_OP_FREE) {
-		if (!vt_kind_is_host(kind))
-			event.device =
-				device == CURRENT_DEVICE ? vt_driver_current_device() : device;
-		attribute(&event);
-	}
+	if (!vt_kind_is_host(kind))
+		event.device = device == CURRENT_DEVICE ? vt_driver_current_device() : device;
+	attribute(&event);
 	vt_record(&event);
 	return event.device;
 }
@@ -169,7 +166,7 @@ void vt_emit_failure(enum vt_kind kind, uint64_t bytes, int error, const char *d
 	emit(VT_OP_ALLOC_FAILED, kind, 0, bytes, error, driver_api);
 }
 
-void vt_emit_free(uint64_t address, enum vt_kind family, const char *driver_api)
+void vt_emit_free(uint64_t address, enum vt_kind family)
 {
-	emit(VT_OP_FREE, family, address, 0, 0, driver_api);
+	vt_record_free(address, family);
 }

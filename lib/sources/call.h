@@ -96,4 +96,4 @@ void vt_emit_level(enum vt_kind kind, int device, uint64_t bytes, const char *dr
 void vt_emit_failure(enum vt_kind kind, uint64_t bytes, int error, const char *driver_api);
 /* family is VT_KIND_DEVICE for device-side frees, a host kind for host
  * frees: a free of the wrong family fails in CUDA and leaves memory live. */
-void vt_emit_free(uint64_t address, enum vt_kind family, const char *driver_api);
+void vt_emit_free(uint64_t address, enum vt_kind family);

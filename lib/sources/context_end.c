@@ -121,10 +121,10 @@ static struct doomed made_in(void *context, int device, bool primary)
 	return doomed;
 }
 
-static void record_and_release(struct doomed *doomed, const char *driver_api)
+static void record_and_release(struct doomed *doomed)
 {
 	for (size_t i = 0; i < doomed->count; i++)
-		vt_emit_free(doomed->items[i].address, doomed->items[i].family, driver_api);
+		vt_emit_free(doomed->items[i].address, doomed->items[i].family);
 	free(doomed->items);
 	*doomed = (struct doomed){0};
 }
@@ -137,7 +137,7 @@ static void before_destroy(const struct vt_observer *self, const void *args)
 	if (atomic_load(&program_ended))
 		return;
 	struct doomed doomed = made_in(p->ctx, vt_driver_context_device(p->ctx), false);
-	record_and_release(&doomed, self->name);
+	record_and_release(&doomed);
 }
 VT_OBSERVER(cuCtxDestroy_v2, before_destroy, NULL);
 
@@ -147,7 +147,7 @@ static void before_reset(const struct vt_observer *self, const void *args)
 	if (atomic_load(&program_ended))
 		return;
 	struct doomed doomed = made_in(vt_driver_active_primary(p->dev), p->dev, true);
-	record_and_release(&doomed, self->name);
+	record_and_release(&doomed);
 }
 VT_OBSERVER(cuDevicePrimaryCtxReset_v2, before_reset, NULL);
 
@@ -169,6 +169,6 @@ static void after_release(const struct vt_observer *self, const void *args, CUre
 	const cuDevicePrimaryCtxRelease_v2_params *p = args;
 	if (releasing.count && (rc != CUDA_SUCCESS || vt_driver_active_primary(p->dev)))
 		releasing.count = 0; /* still in use: nothing ended */
-	record_and_release(&releasing, self->name);
+	record_and_release(&releasing);
 }
 VT_OBSERVER(cuDevicePrimaryCtxRelease_v2, before_release, after_release);

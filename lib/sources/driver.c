@@ -22,14 +22,12 @@ static int record_alloc(const struct vt_observer *self, CUresult rc, enum vt_kin
 /* Freeing address 0 is not a free. A graph allocation's address goes as
  * the kind graph: not in the ledger, it is graph memory freed, not an
  * unknown free. */
-static void record_free(const struct vt_observer *self, uint64_t address, enum vt_kind family)
+static void record_free(uint64_t address, enum vt_kind family)
 {
 	if (address)
-		vt_emit_free(address,
-			     family == VT_KIND_DEVICE && vt_graphs_is_allocation(address)
-				     ? VT_KIND_GRAPH
-				     : family,
-			     self->name);
+		vt_emit_free(address, family == VT_KIND_DEVICE && vt_graphs_is_allocation(address)
+					      ? VT_KIND_GRAPH
+					      : family);
 }
 
 static void after_mem_alloc(const struct vt_observer *self, const void *args, CUresult rc)
@@ -60,7 +58,7 @@ VT_OBSERVER(cuMemAllocManaged, NULL, after_mem_alloc_managed);
 static void before_mem_free(const struct vt_observer *self, const void *args)
 {
 	const cuMemFree_v2_params *p = args;
-	record_free(self, p->dptr, VT_KIND_DEVICE);
+	record_free(p->dptr, VT_KIND_DEVICE);
 }
 VT_OBSERVER(cuMemFree_v2, before_mem_free, NULL);
 
@@ -78,7 +76,7 @@ VT_OBSERVER(cuMemAllocHost_v2, NULL, after_mem_host_alloc);
 static void before_mem_free_host(const struct vt_observer *self, const void *args)
 {
 	const cuMemFreeHost_params *p = args;
-	record_free(self, (uintptr_t)p->p, VT_KIND_PINNED_HOST);
+	record_free((uintptr_t)p->p, VT_KIND_PINNED_HOST);
 }
 VT_OBSERVER(cuMemFreeHost, before_mem_free_host, NULL);
 
@@ -153,14 +151,14 @@ static void before_mem_free_async(const struct vt_observer *self, const void *ar
 {
 	const cuMemFreeAsync_params *p = args;
 	if (!vt_graphs_capturing(p->hStream, false))
-		record_free(self, p->dptr, VT_KIND_DEVICE);
+		record_free(p->dptr, VT_KIND_DEVICE);
 }
 
 static void before_mem_free_async_ptsz(const struct vt_observer *self, const void *args)
 {
 	const cuMemFreeAsync_ptsz_params *p = args;
 	if (!vt_graphs_capturing(p->hStream, true))
-		record_free(self, p->dptr, VT_KIND_DEVICE);
+		record_free(p->dptr, VT_KIND_DEVICE);
 }
 VT_OBSERVER(cuMemFreeAsync, before_mem_free_async, NULL);
 VT_OBSERVER(cuMemFreeAsync_ptsz, before_mem_free_async_ptsz, NULL);
@@ -182,7 +180,7 @@ static void after_ipc_close(const struct vt_observer *self, const void *args, CU
 {
 	const cuIpcCloseMemHandle_params *p = args;
 	if (rc == CUDA_SUCCESS)
-		vt_emit_free(p->dptr, VT_KIND_IPC_IMPORT, self->name);
+		vt_emit_free(p->dptr, VT_KIND_IPC_IMPORT);
 }
 VT_OBSERVER(cuIpcCloseMemHandle, NULL, after_ipc_close);
 
@@ -212,6 +210,6 @@ static void after_host_unregister(const struct vt_observer *self, const void *ar
 {
 	const cuMemHostUnregister_params *p = args;
 	if (rc == CUDA_SUCCESS)
-		vt_emit_free((uintptr_t)p->p, VT_KIND_HOST_REGISTERED, self->name);
+		vt_emit_free((uintptr_t)p->p, VT_KIND_HOST_REGISTERED);
 }
 VT_OBSERVER(cuMemHostUnregister, NULL, after_host_unregister);

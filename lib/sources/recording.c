@@ -28,13 +28,19 @@ void vt_record(const struct vt_event *event)
 	if (!atomic_load(&vt_tracking.active))
 		return; /* not following this fork */
 	VT_TRACER_WORK();
-	if (event->op != VT_OP_FREE)
-		vt_devices_describe(event->device);
-	else
-		vt_nvml_before_free();
+	vt_devices_describe(event->device);
 	unsigned outcome = vt_tracker_record(&vt_tracking.tracker, event);
 	if (outcome)
 		after_record(outcome, event);
+}
+
+void vt_record_free(uint64_t address, enum vt_kind family)
+{
+	if (!atomic_load(&vt_tracking.active))
+		return;
+	VT_TRACER_WORK();
+	vt_nvml_before_free();
+	vt_tracker_free(&vt_tracking.tracker, address, family);
 }
 
 bool vt_record_retag(uint64_t address, uint32_t tag)

@@ -11,10 +11,14 @@
 #include "../core/event.h"
 #include "../core/ledger.h"
 
-/* Records event unless this process does not trace (a fork's child that
- * stopped following). Every event comes from inside a caught call, which
- * activated the tracer on entering: none is activated here. */
+/* Records event, any but a free, unless this process does not trace (a
+ * fork's child that stopped following). Every event comes from inside a
+ * caught call, which activated the tracer on entering: none is activated
+ * here. */
 void vt_record(const struct vt_event *event);
+/* Records a free, named by its address and the family of the call that
+ * made it (vt_tracker_free): nothing else of an event reaches a free. */
+void vt_record_free(uint64_t address, enum vt_kind family);
 /* Moves a live allocation to tag; false when it is not live or nothing is
  * traced. */
 bool vt_record_retag(uint64_t address, uint32_t tag);

@@ -89,7 +89,7 @@ static void after_mem_release(const struct vt_observer *self, const void *args, 
 	bool freed = state && (state->released = true, gone(state));
 	pthread_mutex_unlock(&lock);
 	if (freed || !state)
-		vt_emit_free(HANDLE_KEY(p->handle), VT_KIND_VMM, self->name);
+		vt_emit_free(HANDLE_KEY(p->handle), VT_KIND_VMM);
 }
 VT_OBSERVER(cuMemRelease, NULL, after_mem_release);
 
@@ -144,7 +144,7 @@ static void after_mem_unmap(const struct vt_observer *self, const void *args, CU
 		uint64_t freed = unmap_locked(cursor, &size);
 		pthread_mutex_unlock(&lock);
 		if (freed)
-			vt_emit_free(HANDLE_KEY(freed), VT_KIND_VMM, self->name);
+			vt_emit_free(HANDLE_KEY(freed), VT_KIND_VMM);
 		cursor += size;
 	}
 }
