@@ -215,11 +215,17 @@ static uint32_t copy_code(const void *code)
 }
 
 /* Code objects already copied, per thread: the hot path takes no lock. A
- * hit must match the object's address, first line and file name object,
- * so a freed code object whose address was reused is copied anew. */
+ * freed code object's address is soon reused, often by one made with
+ * replace() or exec that shares its file name object and first line and
+ * differs only in its name or its lines (the name and line table objects
+ * freed with it may be reused too): so a hit must also match the name and
+ * line table objects, the table's length and the name's text, else the
+ * object is copied anew (the table then finds an identical copy). */
 struct code_seen {
 	const void *code;
-	const void *filename;
+	const void *filename, *qualname, *line_table;
+	uint64_t qualname_text; /* name_fingerprint of the name */
+	size_t line_table_size;
 	int first_line;
 	uint32_t id;
 };
@@ -227,29 +233,79 @@ struct code_seen {
 _Static_assert(sizeof(struct code_seen) * CODES_SEEN <= VT_CACHE_PYTHON_CODE_BYTES,
 	       "the code cache fits its per-thread space");
 
+/* The name's length and its first 64 bytes of text, mixed. */
+static inline uint64_t name_fingerprint(const void *object)
+{
+	if (!object)
+		return 0;
+	const char *base = object;
+	size_t length = *(const size_t *)(base + 16);
+	unsigned state = *(const unsigned *)(base + 32);
+	unsigned kind = (state >> 2) & 7, ascii = (state >> 6) & 1;
+	if (!((state >> 5) & 1))
+		return length; /* not compact: read_str copies none of it either */
+	const unsigned char *data = (const unsigned char *)base +
+				    (ascii ? py.layout->ascii_size : py.layout->compact_size);
+	size_t bytes = length * (kind ? kind : 1);
+	uint64_t hash = 0xcbf29ce484222325ull ^ length, word;
+	if (bytes < 8) {
+		for (size_t i = 0; i < bytes; i++)
+			hash = (hash ^ data[i]) * 0x100000001b3ull;
+		return hash;
+	}
+	/* A word at a time, the last one ending at the text's end: this runs
+	 * for every frame of every allocation. */
+	size_t end = bytes < 64 ? bytes : 64;
+	for (size_t i = 0; i + 8 < end; i += 8) {
+		memcpy(&word, data + i, 8);
+		hash = (hash ^ word) * 0x100000001b3ull;
+	}
+	memcpy(&word, data + end - 8, 8);
+	return (hash ^ word) * 0x100000001b3ull;
+}
+
+static inline size_t table_size(const void *table)
+{
+	return table ? *(const size_t *)((const char *)table + 16) : 0;
+}
+
 static __attribute__((noinline)) uint32_t copy_into_seen(const void *code, struct code_seen *slot,
-							 const void *filename, int first_line)
+							 const struct code_seen *key)
 {
 	uint32_t id = copy_code(code);
-	if (id != UINT32_MAX)
-		*slot = (struct code_seen){code, filename, first_line, id};
+	if (id != UINT32_MAX) {
+		*slot = *key;
+		slot->id = id;
+	}
 	return id;
 }
 
 static inline uint32_t code_id(const void *code)
 {
 	const struct layout *l = py.layout;
-	const void *filename = field(code, l->code_filename);
-	int first_line = *(const int *)((const char *)code + l->code_first_line);
+	const void *qualname = field(code, l->code_qualname);
+	const void *line_table = field(code, l->code_line_table);
+	struct code_seen key = {
+		.code = code,
+		.filename = field(code, l->code_filename),
+		.qualname = qualname,
+		.line_table = line_table,
+		.qualname_text = name_fingerprint(qualname),
+		.line_table_size = table_size(line_table),
+		.first_line = *(const int *)((const char *)code + l->code_first_line),
+	};
 	struct code_seen *seen = vt_thread_cache(VT_CACHE_PYTHON_CODE);
 	if (!seen)
 		return copy_code(code);
 	struct code_seen *slot = &seen[((uintptr_t)code >> 4) % CODES_SEEN];
-	if (__builtin_expect(slot->code == code && slot->filename == filename &&
-				     slot->first_line == first_line,
+	if (__builtin_expect(slot->code == code && slot->filename == key.filename &&
+				     slot->qualname == qualname && slot->line_table == line_table &&
+				     slot->qualname_text == key.qualname_text &&
+				     slot->line_table_size == key.line_table_size &&
+				     slot->first_line == key.first_line,
 			     1))
 		return slot->id;
-	return copy_into_seen(code, slot, filename, first_line);
+	return copy_into_seen(code, slot, &key);
 }
 
 /* The frame's code object, or NULL for a frame that runs no Python code. */
