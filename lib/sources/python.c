@@ -70,6 +70,7 @@ static struct {
 	const void *code_type;
 	uintptr_t eval_start, eval_end;
 	unsigned max_frames;
+	const void *const *finalizing; /* _PyRuntime's _finalizing, or NULL */
 } py;
 
 static atomic_bool warned;
@@ -119,6 +120,20 @@ static void version_text(char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)(length < size ? length : size - 1), text);
 }
 
+/* Where _PyRuntime keeps the thread state that is finalizing the
+ * interpreter: after four ints (3.9, 3.10) or five (3.11, 3.12); from 3.13
+ * _Py_DebugOffsets.runtime_state.finalizing says. */
+static void find_finalizing(unsigned version)
+{
+	const char *runtime = symbol("_PyRuntime");
+	if (!runtime)
+		return;
+	size_t offset = version >= 0x030D0000   ? (size_t) * (const uint64_t *)(runtime + 32)
+			: version >= 0x030B0000 ? 24
+						: 16;
+	py.finalizing = (const void *const *)(runtime + offset);
+}
+
 bool vt_python_init(unsigned max_frames)
 {
 	const unsigned long *exported = symbol("Py_Version"); /* 3.11 on */
@@ -142,6 +157,7 @@ bool vt_python_init(unsigned max_frames)
 		return false;
 	}
 	find_eval_loop();
+	find_finalizing(minor);
 	py.max_frames = max_frames;
 	return true;
 }
@@ -342,12 +358,29 @@ static inline bool ends_run(const struct layout *l, const void *frame)
 	return !previous || *((const char *)previous + l->frame_owner) == l->shim_owner;
 }
 
+/* While the interpreter is finalized (Py_IsInitialized is false), only the
+ * finalizing thread runs Python: __del__ methods, weakref callbacks and
+ * the modules' teardown. Its own thread state lives until that thread
+ * frees it, after the thread-state lookup stops returning it; another
+ * thread's may be freed under it at any time, so it is not read. */
+static const void *finalizing_thread_state(void)
+{
+	const void *finalizing =
+		py.finalizing ? __atomic_load_n(py.finalizing, __ATOMIC_ACQUIRE) : NULL;
+	if (!finalizing)
+		return NULL;
+	const void *state = py.thread_state();
+	return state == finalizing ? state : NULL;
+}
+
 static const void *current_frame(void)
 {
 	const struct layout *l = py.layout;
-	if (!py.initialized())
-		return NULL;
-	const void *state = py.thread_state();
+	const void *state;
+	if (py.initialized())
+		state = py.thread_state();
+	else
+		state = finalizing_thread_state();
 	if (!state)
 		return NULL; /* a thread that never ran Python */
 	const void *frame = field(state, l->thread_frame);
