@@ -7,11 +7,57 @@
 
 #define MAX_CODES (1u << 20)
 
+/* Copies are shared by content: the same code seen by several threads, or
+ * again after a thread's cache let it go, keeps one id, so its stacks stay
+ * one stack and the table grows only with code that differs. index holds
+ * id + 1 per slot (0 for none), open addressing over twice the capacity. */
 static struct {
 	pthread_mutex_t lock;
 	struct vt_py_code *codes;
+	uint64_t *hashes;
+	uint32_t *index;
 	uint32_t count, capacity;
 } table = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static uint64_t mix(uint64_t hash, const void *data, size_t size)
+{
+	const uint8_t *bytes = data;
+	for (size_t i = 0; i < size; i++)
+		hash = (hash ^ bytes[i]) * 0x100000001b3ull;
+	return hash;
+}
+
+static uint64_t content_hash(const struct vt_py_code *code)
+{
+	const char *qualname = code->qualname ? code->qualname : "?";
+	const char *filename = code->filename ? code->filename : "?";
+	uint64_t hash = mix(0xcbf29ce484222325ull, qualname, strlen(qualname) + 1);
+	hash = mix(hash, filename, strlen(filename) + 1);
+	hash = mix(hash, &code->first_line, sizeof(code->first_line));
+	hash = mix(hash, &code->format, sizeof(code->format));
+	return mix(hash, code->line_table, code->line_table ? code->line_table_size : 0);
+}
+
+static bool same_content(const struct vt_py_code *a, const struct vt_py_code *b)
+{
+	size_t table_size = b->line_table ? b->line_table_size : 0;
+	return strcmp(a->qualname, b->qualname ? b->qualname : "?") == 0 &&
+	       strcmp(a->filename, b->filename ? b->filename : "?") == 0 &&
+	       a->first_line == b->first_line && a->format == b->format &&
+	       a->line_table_size == table_size &&
+	       (!table_size || memcmp(a->line_table, b->line_table, table_size) == 0);
+}
+
+static uint32_t *index_slot(uint32_t *index, uint32_t slots, uint64_t hash, const uint64_t *hashes,
+			    const struct vt_py_code *code)
+{
+	for (uint32_t at = (uint32_t)hash & (slots - 1);; at = (at + 1) & (slots - 1)) {
+		uint32_t entry = index[at];
+		if (!entry || (code && hashes[entry - 1] == hash &&
+			       same_content(&table.codes[entry - 1], code)))
+			return &index[at];
+	}
+}
 
 static char *copy_text(const char *text)
 {
@@ -29,15 +75,41 @@ static bool grow(void)
 	if (capacity > MAX_CODES)
 		return false;
 	struct vt_py_code *codes = vt_mem_realloc(table.codes, capacity * sizeof(*codes));
-	if (!codes)
+	if (codes)
+		table.codes = codes;
+	uint64_t *hashes = vt_mem_realloc(table.hashes, capacity * sizeof(*hashes));
+	if (hashes)
+		table.hashes = hashes;
+	uint32_t *index = vt_mem_calloc(2 * (size_t)capacity, sizeof(*index));
+	if (!codes || !hashes || !index) {
+		vt_mem_free(index);
 		return false;
-	table.codes = codes;
+	}
+	for (uint32_t id = 0; id < table.count; id++)
+		*index_slot(index, 2 * capacity, table.hashes[id], table.hashes, NULL) = id + 1;
+	vt_mem_free(table.index);
+	table.index = index;
 	table.capacity = capacity;
 	return true;
 }
 
+/* The id of a copy with code's content, or UINT32_MAX. Under the lock. */
+static uint32_t find(const struct vt_py_code *code, uint64_t hash)
+{
+	if (!table.index)
+		return UINT32_MAX;
+	uint32_t entry = *index_slot(table.index, 2 * table.capacity, hash, table.hashes, code);
+	return entry ? entry - 1 : UINT32_MAX;
+}
+
 uint32_t vt_py_code_add(const struct vt_py_code *code)
 {
+	uint64_t hash = content_hash(code);
+	pthread_mutex_lock(&table.lock);
+	uint32_t id = find(code, hash);
+	pthread_mutex_unlock(&table.lock);
+	if (id != UINT32_MAX)
+		return id;
 	struct vt_py_code copy = {
 		.qualname = copy_text(code->qualname),
 		.filename = copy_text(code->filename),
@@ -52,13 +124,17 @@ uint32_t vt_py_code_add(const struct vt_py_code *code)
 		copy.line_table_size = 0;
 	copy.line_table = line_table;
 	pthread_mutex_lock(&table.lock);
-	uint32_t id = UINT32_MAX;
-	if (copy.qualname && copy.filename && grow()) {
+	id = find(code, hash); /* another thread may have copied it meanwhile */
+	bool added = false;
+	if (id == UINT32_MAX && copy.qualname && copy.filename && grow()) {
 		id = table.count++;
 		table.codes[id] = copy;
+		table.hashes[id] = hash;
+		*index_slot(table.index, 2 * table.capacity, hash, table.hashes, NULL) = id + 1;
+		added = true;
 	}
 	pthread_mutex_unlock(&table.lock);
-	if (id == UINT32_MAX) {
+	if (!added) {
 		vt_mem_free((char *)copy.qualname);
 		vt_mem_free((char *)copy.filename);
 		vt_mem_free(line_table);

@@ -19,7 +19,7 @@ enum vt_thread_cache {
 	VT_CACHE_COUNT,
 };
 #define VT_CACHE_STACKS_BYTES      4096
-#define VT_CACHE_PYTHON_CODE_BYTES 12288
+#define VT_CACHE_PYTHON_CODE_BYTES 28672
 #define VT_CACHE_WALK_BYTES        16384
 
 /* This thread's cache, zeroed when first handed out; NULL when the thread

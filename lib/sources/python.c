@@ -70,6 +70,7 @@ static struct {
 	const void *code_type;
 	uintptr_t eval_start, eval_end;
 	unsigned max_frames;
+	const void *const *finalizing; /* _PyRuntime's _finalizing, or NULL */
 } py;
 
 static atomic_bool warned;
@@ -119,6 +120,20 @@ static void version_text(char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)(length < size ? length : size - 1), text);
 }
 
+/* Where _PyRuntime keeps the thread state that is finalizing the
+ * interpreter: after four ints (3.9, 3.10) or five (3.11, 3.12); from 3.13
+ * _Py_DebugOffsets.runtime_state.finalizing says. */
+static void find_finalizing(unsigned version)
+{
+	const char *runtime = symbol("_PyRuntime");
+	if (!runtime)
+		return;
+	size_t offset = version >= 0x030D0000   ? (size_t) * (const uint64_t *)(runtime + 32)
+			: version >= 0x030B0000 ? 24
+						: 16;
+	py.finalizing = (const void *const *)(runtime + offset);
+}
+
 bool vt_python_init(unsigned max_frames)
 {
 	const unsigned long *exported = symbol("Py_Version"); /* 3.11 on */
@@ -142,6 +157,7 @@ bool vt_python_init(unsigned max_frames)
 		return false;
 	}
 	find_eval_loop();
+	find_finalizing(minor);
 	py.max_frames = max_frames;
 	return true;
 }
@@ -215,11 +231,17 @@ static uint32_t copy_code(const void *code)
 }
 
 /* Code objects already copied, per thread: the hot path takes no lock. A
- * hit must match the object's address, first line and file name object,
- * so a freed code object whose address was reused is copied anew. */
+ * freed code object's address is soon reused, often by one made with
+ * replace() or exec that shares its file name object and first line and
+ * differs only in its name or its lines (the name and line table objects
+ * freed with it may be reused too): so a hit must also match the name and
+ * line table objects, the table's length and the name's text, else the
+ * object is copied anew (the table then finds an identical copy). */
 struct code_seen {
 	const void *code;
-	const void *filename;
+	const void *filename, *qualname, *line_table;
+	uint64_t qualname_text; /* name_fingerprint of the name */
+	size_t line_table_size;
 	int first_line;
 	uint32_t id;
 };
@@ -227,29 +249,79 @@ struct code_seen {
 _Static_assert(sizeof(struct code_seen) * CODES_SEEN <= VT_CACHE_PYTHON_CODE_BYTES,
 	       "the code cache fits its per-thread space");
 
+/* The name's length and its first 64 bytes of text, mixed. */
+static inline uint64_t name_fingerprint(const void *object)
+{
+	if (!object)
+		return 0;
+	const char *base = object;
+	size_t length = *(const size_t *)(base + 16);
+	unsigned state = *(const unsigned *)(base + 32);
+	unsigned kind = (state >> 2) & 7, ascii = (state >> 6) & 1;
+	if (!((state >> 5) & 1))
+		return length; /* not compact: read_str copies none of it either */
+	const unsigned char *data = (const unsigned char *)base +
+				    (ascii ? py.layout->ascii_size : py.layout->compact_size);
+	size_t bytes = length * (kind ? kind : 1);
+	uint64_t hash = 0xcbf29ce484222325ull ^ length, word;
+	if (bytes < 8) {
+		for (size_t i = 0; i < bytes; i++)
+			hash = (hash ^ data[i]) * 0x100000001b3ull;
+		return hash;
+	}
+	/* A word at a time, the last one ending at the text's end: this runs
+	 * for every frame of every allocation. */
+	size_t end = bytes < 64 ? bytes : 64;
+	for (size_t i = 0; i + 8 < end; i += 8) {
+		memcpy(&word, data + i, 8);
+		hash = (hash ^ word) * 0x100000001b3ull;
+	}
+	memcpy(&word, data + end - 8, 8);
+	return (hash ^ word) * 0x100000001b3ull;
+}
+
+static inline size_t table_size(const void *table)
+{
+	return table ? *(const size_t *)((const char *)table + 16) : 0;
+}
+
 static __attribute__((noinline)) uint32_t copy_into_seen(const void *code, struct code_seen *slot,
-							 const void *filename, int first_line)
+							 const struct code_seen *key)
 {
 	uint32_t id = copy_code(code);
-	if (id != UINT32_MAX)
-		*slot = (struct code_seen){code, filename, first_line, id};
+	if (id != UINT32_MAX) {
+		*slot = *key;
+		slot->id = id;
+	}
 	return id;
 }
 
 static inline uint32_t code_id(const void *code)
 {
 	const struct layout *l = py.layout;
-	const void *filename = field(code, l->code_filename);
-	int first_line = *(const int *)((const char *)code + l->code_first_line);
+	const void *qualname = field(code, l->code_qualname);
+	const void *line_table = field(code, l->code_line_table);
+	struct code_seen key = {
+		.code = code,
+		.filename = field(code, l->code_filename),
+		.qualname = qualname,
+		.line_table = line_table,
+		.qualname_text = name_fingerprint(qualname),
+		.line_table_size = table_size(line_table),
+		.first_line = *(const int *)((const char *)code + l->code_first_line),
+	};
 	struct code_seen *seen = vt_thread_cache(VT_CACHE_PYTHON_CODE);
 	if (!seen)
 		return copy_code(code);
 	struct code_seen *slot = &seen[((uintptr_t)code >> 4) % CODES_SEEN];
-	if (__builtin_expect(slot->code == code && slot->filename == filename &&
-				     slot->first_line == first_line,
+	if (__builtin_expect(slot->code == code && slot->filename == key.filename &&
+				     slot->qualname == qualname && slot->line_table == line_table &&
+				     slot->qualname_text == key.qualname_text &&
+				     slot->line_table_size == key.line_table_size &&
+				     slot->first_line == key.first_line,
 			     1))
 		return slot->id;
-	return copy_into_seen(code, slot, filename, first_line);
+	return copy_into_seen(code, slot, &key);
 }
 
 /* The frame's code object, or NULL for a frame that runs no Python code. */
@@ -286,12 +358,29 @@ static inline bool ends_run(const struct layout *l, const void *frame)
 	return !previous || *((const char *)previous + l->frame_owner) == l->shim_owner;
 }
 
+/* While the interpreter is finalized (Py_IsInitialized is false), only the
+ * finalizing thread runs Python: __del__ methods, weakref callbacks and
+ * the modules' teardown. Its own thread state lives until that thread
+ * frees it, after the thread-state lookup stops returning it; another
+ * thread's may be freed under it at any time, so it is not read. */
+static const void *finalizing_thread_state(void)
+{
+	const void *finalizing =
+		py.finalizing ? __atomic_load_n(py.finalizing, __ATOMIC_ACQUIRE) : NULL;
+	if (!finalizing)
+		return NULL;
+	const void *state = py.thread_state();
+	return state == finalizing ? state : NULL;
+}
+
 static const void *current_frame(void)
 {
 	const struct layout *l = py.layout;
-	if (!py.initialized())
-		return NULL;
-	const void *state = py.thread_state();
+	const void *state;
+	if (py.initialized())
+		state = py.thread_state();
+	else
+		state = finalizing_thread_state();
 	if (!state)
 		return NULL; /* a thread that never ran Python */
 	const void *frame = field(state, l->thread_frame);

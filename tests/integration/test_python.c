@@ -419,3 +419,42 @@ Test(python, os_execvp_along_path_writes_one_report, .timeout = 60)
 		     run.err);
 	traced_run_free(&run);
 }
+
+/* A __del__ run by the interpreter's finalization allocates: its Python
+ * frame is read, as any other (Py_IsInitialized is false by then). */
+static void check_frames_at_shutdown(const char *python)
+{
+	if (access(python, X_OK) != 0)
+		cr_skip_test("no %s here", python);
+	char path[700];
+	snprintf(path, sizeof(path), "%s", script());
+	snprintf(strrchr(path, '/') + 1, 200, "python_shutdown.py");
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	traced_run(&run, &options, (char *[]){(char *)python, path, NULL});
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	cr_assert_str_eq(run.err, "");
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 6 * MiB);
+	json_t *frames = stack_of(run.report, 6 * MiB);
+	cr_assert_eq(python_count(frames), 1);
+	size_t i;
+	json_t *frame;
+	json_array_foreach (frames, i, frame)
+		if (json_is_true(json_object_get(frame, "python"))) {
+			cr_assert_str_eq(json_string_value(json_object_get(frame, "function")),
+					 "Holder.__del__");
+			cr_assert_eq(json_integer_value(json_object_get(frame, "line")),
+				     marked_line_of("python_shutdown.py", "del"));
+		}
+	traced_run_free(&run);
+}
+
+Test(python, frames_of_a_del_at_shutdown)
+{
+	check_frames_at_shutdown(build_path("VT_TEST_PYTHON"));
+}
+
+Test(python, frames_of_a_del_at_shutdown_in_the_executable)
+{
+	check_frames_at_shutdown("/usr/bin/python3");
+}
