@@ -42,7 +42,7 @@ static void on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData *data)
 	 * whose ENTER came before the subscription reads 0, passive. */
 	if (data->callbackSite == CUPTI_API_ENTER)
 		*data->correlationData =
-			vt_observe_before(observer, data->functionParams, VT_SOURCE_CUPTI);
+			vt_observe_before(observer, data->functionParams, VT_SOURCE_CUPTI, 0);
 	else
 		vt_observe_after((enum vt_layer) * data->correlationData, observer,
 				 data->functionParams,

@@ -13,9 +13,10 @@
  * recording source sees on the thread; returns what vt_observe_after needs.
  * errno is left as it was. Inline: every hooked call passes here. */
 static inline enum vt_layer vt_observe_before(const struct vt_observer *observer,
-					      const void *params, enum vt_source source)
+					      const void *params, enum vt_source source,
+					      uintptr_t frame)
 {
-	enum vt_layer layer = vt_call_enter(source);
+	enum vt_layer layer = vt_call_enter(source, frame);
 	if (layer == VT_LAYER_OUTER && observer->before) {
 		int saved_errno = errno;
 		VT_TRACER_WORK();
@@ -39,11 +40,12 @@ static inline void vt_observe_after(enum vt_layer layer, const struct vt_observe
 
 /* In a hook wrapper: forwards call between the two halves and returns its
  * result. */
-#define VT_RETURN_OBSERVED(abi, params, call)                                            \
-	do {                                                                             \
-		enum vt_layer layer_ =                                                   \
-			vt_observe_before(&vt_observe_##abi, (params), VT_SOURCE_HOOKS); \
-		CUresult rc_ = (call);                                                   \
-		vt_observe_after(layer_, &vt_observe_##abi, (params), rc_);              \
-		return rc_;                                                              \
+#define VT_RETURN_OBSERVED(abi, params, call)                                           \
+	do {                                                                            \
+		enum vt_layer layer_ =                                                  \
+			vt_observe_before(&vt_observe_##abi, (params), VT_SOURCE_HOOKS, \
+					  (uintptr_t)__builtin_frame_address(0));       \
+		CUresult rc_ = (call);                                                  \
+		vt_observe_after(layer_, &vt_observe_##abi, (params), rc_);             \
+		return rc_;                                                             \
 	} while (0)

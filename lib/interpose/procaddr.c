@@ -23,7 +23,7 @@ VT_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int versi
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	vt_activate();
-	enum vt_layer layer = vt_call_enter(VT_SOURCE_HOOKS);
+	enum vt_layer layer = vt_call_enter(VT_SOURCE_HOOKS, (uintptr_t)__builtin_frame_address(0));
 	CUresult rc = real(symbol, pfn, version, flags, status);
 	int saved_errno = errno;
 	wrap_result(rc, symbol, pfn, version, flags);
@@ -39,7 +39,7 @@ VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int version,
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	vt_activate();
-	enum vt_layer layer = vt_call_enter(VT_SOURCE_HOOKS);
+	enum vt_layer layer = vt_call_enter(VT_SOURCE_HOOKS, (uintptr_t)__builtin_frame_address(0));
 	CUresult rc = real(symbol, pfn, version, flags);
 	int saved_errno = errno;
 	wrap_result(rc, symbol, pfn, version, flags);

@@ -30,23 +30,24 @@ static void *runtime_function(const char *name)
  * prototype comes first: cuda_runtime_api.h declares the per-thread
  * flavours only under CUDA's own macros. Naming only sets a thread-local
  * pointer, so the call's errno passes through as it is. */
-#define RUNTIME_HOOK(name, parameters, arguments)                                 \
-	typedef cudaError_t(*name##_fn) parameters;                               \
-	VT_EXPORT cudaError_t name parameters;                                    \
-	VT_EXPORT cudaError_t name parameters                                     \
-	{                                                                         \
-		static _Atomic(name##_fn) real;                                   \
-		name##_fn fn = atomic_load_explicit(&real, memory_order_relaxed); \
-		if (!fn) {                                                        \
-			fn = (name##_fn)runtime_function(#name);                  \
-			atomic_store_explicit(&real, fn, memory_order_relaxed);   \
-		}                                                                 \
-		if (!fn)                                                          \
-			return cudaErrorInsufficientDriver;                       \
-		const char *saved = vt_runtime_enter(#name);                      \
-		cudaError_t rc = fn arguments;                                    \
-		vt_runtime_leave(saved);                                          \
-		return rc;                                                        \
+#define RUNTIME_HOOK(name, parameters, arguments)                                       \
+	typedef cudaError_t(*name##_fn) parameters;                                     \
+	VT_EXPORT cudaError_t name parameters;                                          \
+	VT_EXPORT cudaError_t name parameters                                           \
+	{                                                                               \
+		static _Atomic(name##_fn) real;                                         \
+		name##_fn fn = atomic_load_explicit(&real, memory_order_relaxed);       \
+		if (!fn) {                                                              \
+			fn = (name##_fn)runtime_function(#name);                        \
+			atomic_store_explicit(&real, fn, memory_order_relaxed);         \
+		}                                                                       \
+		if (!fn)                                                                \
+			return cudaErrorInsufficientDriver;                             \
+		const char *saved =                                                     \
+			vt_runtime_enter(#name, (uintptr_t)__builtin_frame_address(0)); \
+		cudaError_t rc = fn arguments;                                          \
+		vt_runtime_leave(saved);                                                \
+		return rc;                                                              \
 	}
 
 VT_RUNTIME_ENTRY_POINTS(RUNTIME_HOOK)

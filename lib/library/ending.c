@@ -35,8 +35,10 @@ static atomic_int deferred_signal;
  * of it, as it would have of the first one without vramtrace. */
 static atomic_int fatal_signal;
 
-/* -1 until the program's exit status is known. */
+/* -1 until the program's exit status is known; the thread that is
+ * exiting. */
 static atomic_int exit_status = -1;
+static atomic_int exiting_thread;
 
 static bool try_closing(void)
 {
@@ -167,10 +169,16 @@ void vt_library_before_exec(void)
 	errno = saved_errno;
 }
 
+/* The first thread to exit gives the status; should it call exit again
+ * (from an atexit handler or a destructor, or quick_exit), glibc ends the
+ * process with the later status, and so does the report. */
 void vt_library_note_exit(int status)
 {
-	int unknown = -1;
-	atomic_compare_exchange_strong(&exit_status, &unknown, status & 0xff);
+	int unknown = -1, self = (int)gettid();
+	if (atomic_compare_exchange_strong(&exit_status, &unknown, status & 0xff))
+		atomic_store(&exiting_thread, self);
+	else if (atomic_load(&exiting_thread) == self)
+		atomic_store(&exit_status, status & 0xff);
 	vt_context_end_note_program_ended();
 }
 
@@ -188,8 +196,16 @@ __attribute__((destructor)) void vt_library_finish(void)
 	errno = saved_errno;
 }
 
+void vt_library_finish_unless_written(void)
+{
+	if (atomic_load(&final_state) != REPORT_CLOSED)
+		vt_library_finish();
+}
+
 void vt_ending_forget(void)
 {
+	atomic_store(&exit_status, -1);
+	atomic_store(&exiting_thread, 0);
 	atomic_store(&final_state, REPORT_OPEN);
 	atomic_store(&fatal_signal, 0);
 }

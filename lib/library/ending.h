@@ -8,6 +8,8 @@
 void vt_library_note_exit(int status);
 /* The final report now (the destructor, or quick_exit and _Exit). */
 void vt_library_finish(void);
+/* The same, where no final report was written yet. */
+void vt_library_finish_unless_written(void);
 /* The report before exec; should the exec fail, the report goes on. */
 void vt_library_before_exec(void);
 /* From a signal handler: signal_number ends the process (final), or may. */

@@ -53,11 +53,26 @@ static int wrapped_main(int argc, char **argv, char **envp)
 	return status;
 }
 
+int __cxa_atexit(void (*function)(void *), void *arg, void *dso_handle);
+
+static void last_exit_handler(void *unused)
+{
+	(void)unused;
+	vt_library_finish_unless_written();
+}
+
 VT_EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
 				void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
 {
 	start_main_fn real = (start_main_fn)libc_function("__libc_start_main");
 	program_main = main;
+	/* exit() called from a destructor (the program's own, or a library's
+	 * that runs before vramtrace's) goes on with the exit handlers still
+	 * registered, never with the destructors left: vramtrace's would not
+	 * run, and the report would be lost. A handler registered before the
+	 * real __libc_start_main registers the destructors' runs after them,
+	 * last: there it finds the report written, or writes it. */
+	__cxa_atexit(last_exit_handler, NULL, NULL);
 	return real(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
 }
 

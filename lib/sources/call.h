@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../core/event.h"
@@ -18,6 +19,8 @@ struct vt_call_state {
 	unsigned depth;        /* every hooked call, recording or not */
 	unsigned driver_depth; /* those a recording source sees */
 	const char *api;       /* the outermost runtime call's name */
+	uintptr_t outer_frame; /* the outermost hooked call's frame, 0 if unknown */
+	uintptr_t api_frame;   /* the frame of the call that named api */
 };
 extern __thread struct vt_call_state vt_call
 	__attribute__((tls_model("initial-exec"), visibility("hidden")));
@@ -26,11 +29,41 @@ extern _Atomic unsigned vt_call_recording __attribute__((visibility("hidden")));
 
 /* Runtime hooks: name the call for the driver events beneath it. The
  * outermost name wins. Returns what vt_runtime_leave must restore. */
-static inline const char *vt_runtime_enter(const char *api)
+/* A thread can leave a hooked call without returning from it: a handler
+ * of the program's that siglongjmps out of a fault the driver took on a
+ * pointer the program passed. The call stays counted as in progress, and
+ * every later call on the thread would look nested inside it and go
+ * unrecorded (or named after it). A live call's callees all run below its
+ * frame (the stack grows down), so a call made at or above the frame of
+ * the one recorded is not inside it: that one was abandoned. A handler on
+ * an alternate stack above may take a live call for abandoned; its own
+ * call is then recorded as the outermost, as it is one, and the counts
+ * stay at zero when the interrupted call leaves. */
+static inline bool vt_call_abandoned(uintptr_t recorded, uintptr_t frame)
 {
+	return recorded && frame >= recorded;
+}
+
+static inline void vt_call_forget_abandoned(uintptr_t frame)
+{
+	if (vt_call.depth && vt_call_abandoned(vt_call.outer_frame, frame)) {
+		vt_call.depth = 0;
+		vt_call.driver_depth = 0;
+	}
+	if (vt_call.api && vt_call_abandoned(vt_call.api_frame, frame))
+		vt_call.api = NULL;
+}
+
+/* frame is the runtime hook's own. */
+static inline const char *vt_runtime_enter(const char *api, uintptr_t frame)
+{
+	if (!vt_tracer_busy)
+		vt_call_forget_abandoned(frame);
 	const char *saved = vt_call.api;
-	if (!saved)
+	if (!saved) {
 		vt_call.api = api;
+		vt_call.api_frame = frame;
+	}
 	return saved;
 }
 
@@ -60,8 +93,17 @@ enum vt_layer {
  * A call made while the thread is inside the tracer (from a signal handler
  * that interrupted it) goes through unrecorded: recording would take locks
  * the thread may hold. */
-static inline enum vt_layer vt_call_enter(enum vt_source source)
+/* frame is the hook's own frame; 0 (a CUPTI callback, whose enter and exit
+ * run in frames of their own) checks nothing. The outermost call is known
+ * by the frame of the runtime call around it, where there is one: the
+ * program's next call is made at least as high. */
+static inline enum vt_layer vt_call_enter(enum vt_source source, uintptr_t frame)
 {
+	if (frame && !vt_tracer_busy) { /* the tracer's own stack is not the program's */
+		vt_call_forget_abandoned(frame);
+		if (!vt_call.depth)
+			vt_call.outer_frame = vt_call.api ? vt_call.api_frame : frame;
+	}
 	vt_call.depth++;
 	if (vt_tracer_busy ||
 	    !(__atomic_load_n(&vt_call_recording, __ATOMIC_RELAXED) & (unsigned)source))
@@ -69,11 +111,16 @@ static inline enum vt_layer vt_call_enter(enum vt_source source)
 	return vt_call.driver_depth++ == 0 ? VT_LAYER_OUTER : VT_LAYER_INNER;
 }
 
+/* Never below zero: a call that a handler's took for abandoned leaves
+ * after it. */
 static inline void vt_call_leave(enum vt_layer layer)
 {
-	vt_call.depth--;
-	if (layer != VT_LAYER_PASSIVE)
+	if (vt_call.depth)
+		vt_call.depth--;
+	if (layer != VT_LAYER_PASSIVE && vt_call.driver_depth)
 		vt_call.driver_depth--;
+	if (!vt_call.depth)
+		vt_call.outer_frame = 0;
 }
 
 /* This thread is inside a hooked CUDA call: the driver (and the simulated

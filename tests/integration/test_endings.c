@@ -63,6 +63,32 @@ Test(endings, the_report_survives_every_ending, .timeout = 120)
 	}
 }
 
+/* exit called again while the process exits: glibc ends it with the later
+ * status, and an exit from a destructor runs no destructor after it, so
+ * the report was lost (vramtrace's own never ran) or named the first. */
+Test(endings, exit_called_again_while_exiting_is_reported_with_its_status, .timeout = 60)
+{
+	static const struct ending again[] = {
+		{"exit_in_atexit", 10, "exit 10"},
+		{"quick_exit_in_atexit", 11, "exit 11"},
+		{"exit_in_destructor", 12, "exit 12"},
+	};
+	for (size_t i = 0; i < sizeof(again) / sizeof(again[0]); i++) {
+		const struct ending *e = &again[i];
+		struct both runs;
+		run_both(&runs, "ending", e->how, NULL, NULL);
+		same_behaviour(&runs);
+		cr_assert_eq(runs.with.status, e->status, "%s: %d: %s", e->how, runs.with.status,
+			     runs.with.err);
+		cr_assert_eq(runs.with.reports, 1, "%s: %u reports", e->how, runs.with.reports);
+		cr_assert_str_eq(report_string(runs.with.report, "run/ended_by"), e->ended_by, "%s",
+				 e->how);
+		cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"), 64 * MiB, "%s",
+			     e->how);
+		free_both(&runs);
+	}
+}
+
 Test(endings, an_emergency_report_is_a_valid_report)
 {
 	struct traced_run run;

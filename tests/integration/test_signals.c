@@ -109,6 +109,26 @@ Test(signals, a_recovered_sigsegv_does_not_end_the_trace)
 	traced_run_free(&run);
 }
 
+/* A handler that siglongjmps out of a fault the driver took inside a CUDA
+ * call leaves that call unfinished: it stayed counted as in progress, and
+ * every later call on the thread looked nested inside it, unrecorded. */
+Test(signals, a_thread_that_left_a_call_by_siglongjmp_goes_on_being_traced)
+{
+	struct both runs;
+	run_both(&runs, "hostile", "fault_in_call", NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_eq(runs.with.status, 0, "%s", runs.with.err);
+	cr_assert_str_eq(runs.with.out, "recovered\n");
+	cr_assert_eq(runs.with.reports, 1);
+	cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"), 96 * MiB,
+		     "the 32 MiB and the 64 MiB allocated after the recovery");
+	cr_assert_str_eq(report_string(runs.with.report, "devices/0/peak/api"), "cudaMalloc");
+	cr_assert_eq(
+		report_int(report_kind(runs.with.report, "devices/0", "managed"), "peak_bytes"),
+		32 * MiB);
+	free_both(&runs);
+}
+
 /* A query returns what it returns without vramtrace, the flags, mask and
  * restorer glibc and the kernel keep included, also where the tracer's
  * handler stands in for a default action the program set again. */

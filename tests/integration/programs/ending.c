@@ -1,7 +1,8 @@
 /* Ends in the way argv[1] names, after holding 64 MiB of device memory:
  * signals with and without the program's own handler, a crash, abort()
  * after an out-of-memory error, exit() from another thread, exec, and
- * SIGKILL or _exit after a checkpoint, the main thread's SYS_exit. */
+ * SIGKILL or _exit after a checkpoint, the main thread's SYS_exit, and
+ * exit or quick_exit called again from an atexit handler or a destructor. */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
 #include <signal.h>
@@ -22,6 +23,25 @@ static void *exit_from_thread(void *arg)
 {
 	(void)arg;
 	exit(7);
+}
+
+/* Set by main for the handlers below: exit called again while exiting. */
+static int again;
+
+static void exit_again(void)
+{
+	exit(again);
+}
+
+static void quick_exit_again(void)
+{
+	quick_exit(again);
+}
+
+__attribute__((destructor)) static void destructor_exits(void)
+{
+	if (again == 12)
+		exit(again);
 }
 
 static void wait_for_checkpoint(void)
@@ -64,5 +84,16 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(how, "sys_exit") == 0) /* the main thread's own exit, the only one */
 		syscall(SYS_exit, 6);
+	if (strcmp(how, "exit_in_atexit") == 0) {
+		again = 10;
+		atexit(exit_again);
+		exit(2);
+	}
+	if (strcmp(how, "quick_exit_in_atexit") == 0) {
+		again = 11;
+		atexit(quick_exit_again);
+	}
+	if (strcmp(how, "exit_in_destructor") == 0)
+		again = 12;
 	return 3;
 }

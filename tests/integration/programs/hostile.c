@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -122,6 +123,25 @@ static int recovered_segv(void)
 		*nowhere = 1;
 	cudaMalloc(&b, 2048 * MiB);
 	abort();
+}
+
+/* A fault inside a CUDA call, on a pointer the program passed, recovered
+ * as the JVM recovers one: the thread goes on allocating. */
+static int fault_in_call(void)
+{
+	void *managed, *device, **read_only;
+	signal(SIGSEGV, recover);
+	cudaFree(0);
+	read_only = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sigsetjmp(recovery, 1) == 0) {
+		cudaMalloc(read_only, MiB);
+		return 1;
+	}
+	printf("recovered\n");
+	if (cudaMallocManaged(&managed, 32 * MiB, cudaMemAttachGlobal) != cudaSuccess ||
+	    cudaMalloc(&device, 64 * MiB) != cudaSuccess)
+		return 2;
+	return 0;
 }
 
 /* Ends by the signal named: its default action. */
@@ -270,6 +290,8 @@ int main(int argc, char **argv)
 		return dump_without_path();
 	if (strcmp(mode, "recovered_segv") == 0)
 		return recovered_segv();
+	if (strcmp(mode, "fault_in_call") == 0)
+		return fault_in_call();
 	if (strcmp(mode, "raise") == 0)
 		return raise_named(arg);
 	if (strcmp(mode, "cancel_first_call") == 0)
