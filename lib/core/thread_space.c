@@ -31,12 +31,12 @@ static sigset_t held;
 
 /* A fault is still delivered: blocked, it would kill the process without
  * its handlers. */
-static void make_held(void)
+static void fill_held(sigset_t *set)
 {
 	static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT};
-	sigfillset(&held);
+	sigfillset(set);
 	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
-		sigdelset(&held, faults[i]);
+		sigdelset(set, faults[i]);
 }
 
 static pthread_key_t exit_key;
@@ -64,7 +64,7 @@ static bool make_key(void)
 		return state > 0;
 	pthread_mutex_lock(&key_lock);
 	if (!atomic_load(&key_state)) {
-		make_held();
+		fill_held(&held);
 		atomic_store(&key_state, pthread_key_create(&exit_key, release) == 0 ? 1 : -1);
 	}
 	pthread_mutex_unlock(&key_lock);
@@ -184,6 +184,29 @@ bool vt_thread_run_on_own_stack(void (*fn)(void *), void *arg)
 	vt_stack_switch(fn, arg, top);
 	s->running = false;
 	pthread_sigmask(SIG_SETMASK, &previous, NULL);
+	return true;
+}
+
+bool vt_run_on_mapped_stack(void (*fn)(void *), void *arg, size_t bytes)
+{
+	size_t guard = page_size();
+	size_t length = guard + (bytes + guard - 1) / guard * guard;
+	int saved_errno = errno;
+	char *base = map_at(NULL, length);
+	errno = saved_errno;
+	if (!base)
+		return false;
+	mprotect(base, guard, PROT_NONE);
+	/* Made here, not with the key: this may run on a thread that never
+	 * had an event, before any key was made. */
+	sigset_t hold, previous;
+	fill_held(&hold);
+	pthread_sigmask(SIG_BLOCK, &hold, &previous);
+	vt_stack_switch(fn, arg, base + length);
+	pthread_sigmask(SIG_SETMASK, &previous, NULL);
+	saved_errno = errno;
+	munmap(base, length);
+	errno = saved_errno;
 	return true;
 }
 

@@ -40,5 +40,16 @@ bool vt_thread_run_on_own_stack(void (*fn)(void *), void *arg);
  * (for a stack walk's bounds). False on the program's own stack. */
 bool vt_thread_own_stack(uintptr_t *low, uintptr_t *high, uintptr_t *program_sp);
 
+/* Runs fn(arg) on a stack of bytes mapped for this call alone (reserved,
+ * backed only as used, unmapped after), with the program's signals held
+ * back as above: for the tracer's deep work outside events (writing a
+ * report, naming stacks with libdw), which must not depend on how much of
+ * its own stack the program left (a small thread, a low RLIMIT_STACK).
+ * False, without running it, when no such stack can be mapped. */
+bool vt_run_on_mapped_stack(void (*fn)(void *), void *arg, size_t bytes);
+/* What writing a report takes: libdw alone puts some 200 KiB of line
+ * tables on the stack. */
+#define VT_DEEP_STACK_BYTES (1024 * 1024)
+
 /* Bytes of the tracer stack fn may use (for the tests' measure). */
 #define VT_THREAD_STACK_BYTES (128 * 1024)

@@ -8,6 +8,7 @@
 #include "../core/clock.h"
 #include "../core/rules.h"
 #include "../core/stack_capture.h"
+#include "../core/thread_space.h"
 #include "../descriptors.h"
 #include "../library/checkpoints.h"
 #include "../library/destination.h"
@@ -69,8 +70,9 @@ static void start_tracker(void)
 	vt_devices_watch(&vt_library.config.watermark);
 }
 
-static void activate(void)
+static void activate_here(void *unused)
 {
+	(void)unused;
 	/* What activation opens and keeps (NVML's and
 	 * CUPTI's files) stays off descriptors 0-2 a program closed. */
 	unsigned filled = vt_low_fds_fill();
@@ -90,6 +92,14 @@ static void activate(void)
 	 * find the tracer active. */
 	vt_cupti_start(vt_library.config.sources, vt_tracking.tracker.start_ns);
 	vt_low_fds_release(filled);
+}
+
+/* On the tracer's own stack: the first CUDA call may come on a thread of
+ * 16 KiB, and reading the configuration alone copies more than that. */
+static void activate(void)
+{
+	if (!vt_thread_run_on_own_stack(activate_here, NULL))
+		activate_here(NULL);
 }
 
 void vt_activate(void)

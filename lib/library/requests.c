@@ -2,6 +2,7 @@
 
 #include <stdatomic.h>
 
+#include "../core/thread_space.h"
 #include "../report/report.h"
 #include "../report/symbolize.h"
 #include "state.h"
@@ -24,6 +25,20 @@ bool vt_library_window_begin(void)
 	return true;
 }
 
+struct describe_call {
+	uint32_t stack;
+	char *where;
+	size_t size;
+};
+
+static void describe(void *arg)
+{
+	struct describe_call *call = arg;
+	struct vt_symbolizer *symbolizer = vt_symbolizer_open();
+	vt_report_describe_stack(symbolizer, call->stack, call->where, call->size);
+	vt_symbolizer_close(symbolizer);
+}
+
 long long vt_library_window_peak(char *where, size_t size)
 {
 	if (where && size)
@@ -34,9 +49,11 @@ long long vt_library_window_peak(char *where, size_t size)
 	VT_TRACER_WORK();
 	bool open = vt_tracker_window_peak(&vt_tracking.tracker, &peak);
 	if (open && where && size && peak.stack) {
-		struct vt_symbolizer *symbolizer = vt_symbolizer_open();
-		vt_report_describe_stack(symbolizer, peak.stack, where, size);
-		vt_symbolizer_close(symbolizer);
+		/* Naming the stack takes more than a small thread of the
+		 * program's has (vt_write says why). */
+		struct describe_call call = {peak.stack, where, size};
+		if (!vt_run_on_mapped_stack(describe, &call, VT_DEEP_STACK_BYTES))
+			describe(&call);
 	}
 	return open ? (long long)peak.bytes : -1;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../collect.h"
+#include "../core/thread_space.h"
 #include "../descriptors.h"
 #include "../log.h"
 #include "../no_cancel.h"
@@ -116,9 +117,8 @@ static void say_signal_report(bool ok)
 	vt_stderr_write(ok ? done : failed, (ok ? sizeof(done) : sizeof(failed)) - 1);
 }
 
-bool vt_write(enum vt_write_kind kind, const char *why, const struct vt_write_to *to)
+static bool write_here(enum vt_write_kind kind, const char *why, const struct vt_write_to *to)
 {
-	VT_NO_CANCEL();
 	char dump_path[4096];
 	struct vt_write_to dump = {.path = dump_path};
 	if (kind == VT_WRITE_DUMP) {
@@ -146,6 +146,34 @@ bool vt_write(enum vt_write_kind kind, const char *why, const struct vt_write_to
 	if (kind == VT_WRITE_SIGNAL)
 		say_signal_report(ok);
 	return ok;
+}
+
+struct write_call {
+	enum vt_write_kind kind;
+	const char *why;
+	const struct vt_write_to *to;
+	bool ok;
+};
+
+static void write_call(void *arg)
+{
+	struct write_call *call = arg;
+	call->ok = write_here(call->kind, call->why, call->to);
+}
+
+/* On a stack of the tracer's: the thread that asks may be the program's,
+ * whose stack (a 32 KiB thread, the main thread under a low RLIMIT_STACK)
+ * would overflow in libdw's line tables, and end the program by SIGSEGV
+ * with its report lost. From a signal handler, the tracer's alternate
+ * stack already holds the emergency report, which names no lines. */
+bool vt_write(enum vt_write_kind kind, const char *why, const struct vt_write_to *to)
+{
+	VT_NO_CANCEL();
+	struct write_call call = {kind, why, to, false};
+	bool in_handler = kind == VT_WRITE_SIGNAL || kind == VT_WRITE_SIGNAL_SURVIVABLE;
+	if (in_handler || !vt_run_on_mapped_stack(write_call, &call, VT_DEEP_STACK_BYTES))
+		write_call(&call);
+	return call.ok;
 }
 
 void vt_write_prepare_symbols(void)

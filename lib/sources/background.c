@@ -61,10 +61,14 @@ bool vt_background_should_leave(void)
 {
 	if (!atomic_load_explicit(&main_exited, memory_order_relaxed))
 		return false;
-	/* The main thread stays counted, a zombie, until the process ends. */
+	/* The main thread stays counted, a zombie, until the process ends.
+	 * Where /proc cannot be read (a chroot without it, a sandbox), the
+	 * count is unknown: the tracer's threads leave now rather than keep
+	 * alive a process whose threads have all ended; the program's last
+	 * thread still ends it, and its exit writes the report. */
 	long threads = thread_count();
 	unsigned own = atomic_load(&running);
-	if (threads < 0 || (unsigned long)threads > own + 1)
+	if (threads >= 0 && (unsigned long)threads > own + 1)
 		return false;
 	atomic_fetch_sub(&running, 1);
 	return true;

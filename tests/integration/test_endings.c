@@ -119,6 +119,29 @@ Test(endings, main_leaving_by_pthread_exit_ends_with_its_last_thread, .timeout =
 	traced_run_free(&run);
 }
 
+/* Where /proc cannot be read, the tracer's threads cannot count the
+ * program's: they leave at main's pthread_exit rather than keep the process
+ * alive for ever once the program's last thread has ended. */
+Test(endings, main_leaving_by_pthread_exit_inside_a_chroot_ends_with_its_last_thread, .timeout = 30)
+{
+	struct both runs;
+	run_both(&runs, "hostile", "pthread_exit_chrooted", NULL, NULL);
+	if (runs.without.status == 77) {
+		free_both(&runs);
+		cr_skip_test("no chroot: neither root nor a user namespace");
+	}
+	same_behaviour(&runs);
+	cr_assert_eq(runs.with.status, 0, "%s", runs.with.err);
+	char path[400];
+	snprintf(path, sizeof(path), "%s/jail/tmp/report.json", runs.with.dir);
+	json_t *report = json_load_file(path, 0, NULL);
+	cr_assert(report, "the report is in the chroot's /tmp: %s", runs.with.err);
+	cr_assert_str_eq(report_string(report, "run/ended_by"), "exit");
+	cr_assert_eq(report_int(report, "devices/0/peak/bytes"), 96 * MiB);
+	json_decref(report);
+	free_both(&runs);
+}
+
 /* The report written at exit reaches cancellation points (open, write):
  * a pending cancellation acted on there ended the main thread halfway,
  * with the ending signals blocked, and left the tracer's threads holding

@@ -159,3 +159,34 @@ Test(threads, a_thread_cancelled_before_its_first_cuda_call_returns_from_it, .ti
 	cr_assert_eq(report_int(runs.with.report, "devices/0/allocations"), 2);
 	free_both(&runs);
 }
+
+/* The report and the stack naming run on a stack of the tracer's, never
+ * on what a small thread of the program's has left. */
+Test(threads, a_16_kib_thread_may_start_cuda_dump_and_exit)
+{
+	struct both runs;
+	run_both(&runs, "limits", "tiny_thread", NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_eq(runs.with.status, 4, "%s", runs.with.err);
+	cr_assert_str_eq(runs.with.out, "exit from a 16 KiB thread\n");
+	cr_assert_eq(runs.with.reports, 1);
+	char dump[320];
+	snprintf(dump, sizeof(dump), "%s/dump.json", runs.with.dir);
+	cr_assert(access(dump, R_OK) == 0, "the dump is written");
+	cr_assert_str_eq(report_string(runs.with.report, "run/ended_by"), "exit 4");
+	cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"), 3 * MiB);
+	free_both(&runs);
+}
+
+Test(threads, a_low_rlimit_stack_leaves_the_exit_and_its_report)
+{
+	struct both runs;
+	run_both(&runs, "limits", "low_stack_limit", NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_eq(runs.with.status, 5, "%s", runs.with.err);
+	cr_assert_str_eq(runs.with.out, "allocated under a 64 KiB stack limit\n");
+	cr_assert_eq(runs.with.reports, 1);
+	cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"), 8 * MiB);
+	no_leftovers(&runs.with);
+	free_both(&runs);
+}

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,6 +42,24 @@ static int main_exits_early(void)
 	pthread_t worker;
 	pthread_create(&worker, NULL, late_worker, NULL);
 	pthread_exit(NULL);
+}
+
+/* The same from inside a chroot without /proc, where no thread count can
+ * be read: 77 where no chroot may be made (neither root nor a user
+ * namespace). The report goes to /tmp inside it. */
+static int main_exits_chrooted(void)
+{
+	if (geteuid() != 0 && unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+		return 77;
+	void *p;
+	cudaMalloc(&p, 64 * MiB);
+	/* pthread_exit unwinds with libgcc_s, which glibc loads on demand. */
+	dlopen("libgcc_s.so.1", RTLD_NOW);
+	setenv("TMPDIR", "/tmp", 1);
+	if (mkdir("jail", 0755) != 0 || mkdir("jail/tmp", 01777) != 0 || chroot("jail") != 0 ||
+	    chdir("/") != 0)
+		return 77;
+	return main_exits_early();
 }
 
 /* A SIGTERM handler calls exit() at a random moment of an allocation loop. */
@@ -276,6 +295,8 @@ int main(int argc, char **argv)
 		cudaMalloc(&p, 64 * MiB);
 		return main_exits_early();
 	}
+	if (strcmp(mode, "pthread_exit_chrooted") == 0)
+		return main_exits_chrooted();
 	if (strcmp(mode, "wait") == 0) {
 		void *p;
 		cudaMalloc(&p, 64 * MiB);

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "vramtrace.h"
+
 #define MiB (1ull << 20)
 
 static const char *in_run_dir(const char *name)
@@ -317,6 +319,49 @@ static int small_stacks(void)
 	return 0;
 }
 
+/* The tracer's deep work asked for on a 16 KiB thread, the least glibc
+ * gives: the process's first CUDA call, a window's peak named, a dump,
+ * then exit() from that thread. */
+static void *tiny_worker(void *arg)
+{
+	(void)arg;
+	void *first = allocate(MiB);
+	vramtrace_window_begin();
+	void *second = allocate(2 * MiB);
+	char where[256];
+	vramtrace_window_peak(where, sizeof(where));
+	vramtrace_dump(in_run_dir("dump.json"));
+	cudaFree(second);
+	printf("exit from a 16 KiB thread\n");
+	(void)first;
+	exit(4);
+}
+
+static int tiny_thread(void)
+{
+	pthread_attr_t attributes;
+	pthread_attr_init(&attributes);
+	pthread_attr_setstacksize(&attributes, 16 * 1024);
+	pthread_t thread;
+	if (pthread_create(&thread, &attributes, tiny_worker, NULL) != 0)
+		return 1;
+	pthread_join(thread, NULL);
+	return 1;
+}
+
+/* ulimit -s 64, as set in the program: its main thread's stack grows no
+ * further, and the program's own work fits in it. */
+static int low_stack_limit(void)
+{
+	struct rlimit limit = {64 * 1024, 64 * 1024};
+	if (setrlimit(RLIMIT_STACK, &limit) != 0)
+		return 1;
+	void *p = allocate(8 * MiB);
+	printf("allocated under a 64 KiB stack limit\n");
+	(void)p;
+	return 5;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -340,6 +385,10 @@ int main(int argc, char **argv)
 		return stack_use();
 	if (strcmp(mode, "small_stacks") == 0)
 		return small_stacks();
+	if (strcmp(mode, "tiny_thread") == 0)
+		return tiny_thread();
+	if (strcmp(mode, "low_stack_limit") == 0)
+		return low_stack_limit();
 	if (strcmp(mode, "exec_unflushed") == 0)
 		return exec_unflushed(argv[0]);
 	fprintf(stderr, "limits: unknown mode '%s'\n", mode);
