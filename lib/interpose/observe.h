@@ -12,9 +12,9 @@
 /* Runs the observer's before half when this call is the outermost one a
  * recording source sees on the thread; returns what vt_observe_after needs.
  * errno is left as it was. Inline: every hooked call passes here. */
-static inline enum vt_layer vt_observe_before(const struct vt_observer *observer,
-					      const void *params, enum vt_source source,
-					      uintptr_t frame)
+static inline __attribute__((always_inline)) enum vt_layer
+vt_observe_before(const struct vt_observer *observer, const void *params, enum vt_source source,
+		  uintptr_t frame)
 {
 	enum vt_layer layer = vt_call_enter(source, frame);
 	if (layer == VT_LAYER_OUTER && observer->before) {
@@ -26,8 +26,9 @@ static inline enum vt_layer vt_observe_before(const struct vt_observer *observer
 	return layer;
 }
 
-static inline void vt_observe_after(enum vt_layer layer, const struct vt_observer *observer,
-				    const void *params, CUresult rc)
+static inline __attribute__((always_inline)) void
+vt_observe_after(enum vt_layer layer, const struct vt_observer *observer, const void *params,
+		 CUresult rc)
 {
 	if (layer == VT_LAYER_OUTER && observer->after) {
 		int saved_errno = errno;

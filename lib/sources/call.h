@@ -19,7 +19,7 @@ struct vt_call_state {
 	unsigned depth;        /* every hooked call, recording or not */
 	unsigned driver_depth; /* those a recording source sees */
 	const char *api;       /* the outermost runtime call's name */
-	uintptr_t outer_frame; /* the outermost hooked call's frame, 0 if unknown */
+	uintptr_t outer_frame; /* while depth: the outermost call's frame, 0 if unknown */
 	uintptr_t api_frame;   /* the frame of the call that named api */
 };
 extern __thread struct vt_call_state vt_call
@@ -27,8 +27,6 @@ extern __thread struct vt_call_state vt_call
 /* The sources that record (enum vt_source bits). */
 extern _Atomic unsigned vt_call_recording __attribute__((visibility("hidden")));
 
-/* Runtime hooks: name the call for the driver events beneath it. The
- * outermost name wins. Returns what vt_runtime_leave must restore. */
 /* A thread can leave a hooked call without returning from it: a handler
  * of the program's that siglongjmps out of a fault the driver took on a
  * pointer the program passed. The call stays counted as in progress, and
@@ -38,26 +36,37 @@ extern _Atomic unsigned vt_call_recording __attribute__((visibility("hidden")));
  * the one recorded is not inside it: that one was abandoned. A handler on
  * an alternate stack above may take a live call for abandoned; its own
  * call is then recorded as the outermost, as it is one, and the counts
- * stay at zero when the interrupted call leaves. */
-static inline bool vt_call_abandoned(uintptr_t recorded, uintptr_t frame)
-{
-	return recorded && frame >= recorded;
-}
-
+ * stay at zero when the interrupted call leaves. The tracer's own stack
+ * is not the program's: a call made while the thread is inside the tracer
+ * forgets nothing. No call on the way: the hooks keep their frames small. */
 static inline void vt_call_forget_abandoned(uintptr_t frame)
 {
-	if (vt_call.depth && vt_call_abandoned(vt_call.outer_frame, frame)) {
+	if (!frame || vt_tracer_busy)
+		return;
+	if (vt_call.depth && vt_call.outer_frame && frame >= vt_call.outer_frame) {
 		vt_call.depth = 0;
 		vt_call.driver_depth = 0;
 	}
-	if (vt_call.api && vt_call_abandoned(vt_call.api_frame, frame))
+	if (vt_call.api && frame >= vt_call.api_frame)
 		vt_call.api = NULL;
 }
 
-/* frame is the runtime hook's own. */
+/* The frame a new call at or above which finds the calls in progress
+ * abandoned: the outermost call's, named by its runtime call where there is
+ * one; none when no call is in progress. */
+static inline uintptr_t vt_call_recorded_frame(void)
+{
+	if (vt_call.depth)
+		return vt_call.outer_frame;
+	return vt_call.api ? vt_call.api_frame : UINTPTR_MAX;
+}
+
+/* Runtime hooks: name the call for the driver events beneath it. The
+ * outermost name wins. frame is the hook's own. Returns what
+ * vt_runtime_leave must restore. */
 static inline const char *vt_runtime_enter(const char *api, uintptr_t frame)
 {
-	if (!vt_tracer_busy)
+	if (__builtin_expect(frame >= vt_call_recorded_frame(), 0))
 		vt_call_forget_abandoned(frame);
 	const char *saved = vt_call.api;
 	if (!saved) {
@@ -92,18 +101,16 @@ enum vt_layer {
  * activate first; CUPTI's callbacks run only once activation started it.
  * A call made while the thread is inside the tracer (from a signal handler
  * that interrupted it) goes through unrecorded: recording would take locks
- * the thread may hold. */
-/* frame is the hook's own frame; 0 (a CUPTI callback, whose enter and exit
- * run in frames of their own) checks nothing. The outermost call is known
- * by the frame of the runtime call around it, where there is one: the
- * program's next call is made at least as high. */
+ * the thread may hold. frame is the hook's own; 0 (a CUPTI callback, whose
+ * enter and exit run in frames of their own) checks nothing. The outermost
+ * call is known by the frame of the runtime call around it, where there is
+ * one: the program's next call is made at least as high. */
 static inline enum vt_layer vt_call_enter(enum vt_source source, uintptr_t frame)
 {
-	if (frame && !vt_tracer_busy) { /* the tracer's own stack is not the program's */
+	if (__builtin_expect(frame >= vt_call_recorded_frame(), 0))
 		vt_call_forget_abandoned(frame);
-		if (!vt_call.depth)
-			vt_call.outer_frame = vt_call.api ? vt_call.api_frame : frame;
-	}
+	if (!vt_call.depth)
+		vt_call.outer_frame = vt_call.api ? vt_call.api_frame : frame;
 	vt_call.depth++;
 	if (vt_tracer_busy ||
 	    !(__atomic_load_n(&vt_call_recording, __ATOMIC_RELAXED) & (unsigned)source))
@@ -119,8 +126,6 @@ static inline void vt_call_leave(enum vt_layer layer)
 		vt_call.depth--;
 	if (layer != VT_LAYER_PASSIVE && vt_call.driver_depth)
 		vt_call.driver_depth--;
-	if (!vt_call.depth)
-		vt_call.outer_frame = 0;
 }
 
 /* This thread is inside a hooked CUDA call: the driver (and the simulated
