@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import abi  # noqa: E402
 
 CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2
-CUDA_ERROR_NOT_FOUND = 500
+CUDA_ERROR_INVALID_VALUE = 1
 SYMBOL_NOT_FOUND, VERSION_NOT_SUFFICIENT = 1, 2
 
 failures = []
@@ -73,8 +73,12 @@ def check_proc_addresses(driver, symbols, include_dir):
     for base, version, status in [("cuMemAlloc", 1000, VERSION_NOT_SUFFICIENT),
                                   ("cuNoSuchFunction", 13000, SYMBOL_NOT_FOUND)]:
         rc, address, got = proc_address(driver, base, version, 0)
-        if (rc, address, got) != (CUDA_ERROR_NOT_FOUND, None, status):
+        if (rc, address, got) != (0, None, status):
             failures.append(f"cuGetProcAddress({base}, {version}) gave {rc}, status {got}")
+    # cuda.h: a version newer than the driver's is CUDA_ERROR_INVALID_VALUE.
+    rc, address, _ = proc_address(driver, "cuMemAlloc", 13010, 0)
+    if (rc, address) != (CUDA_ERROR_INVALID_VALUE, None):
+        failures.append(f"cuGetProcAddress(cuMemAlloc, 13010) gave {rc}")
 
 
 # An older ABI a simulation may leave unsupported: one of 32-bit device

@@ -60,7 +60,10 @@ CUresult sim_current_device(int *device)
 		return rc;
 	struct sim_context *context = sim_current_context();
 	if (!context)
-		return CUDA_ERROR_INVALID_CONTEXT;
+		/* A primary context released for the last time stays current
+		 * (cuda.h: the release never pops it), inactive. */
+		return current_context ? CUDA_ERROR_CONTEXT_IS_DESTROYED
+				       : CUDA_ERROR_INVALID_CONTEXT;
 	*device = context->device;
 	return CUDA_SUCCESS;
 }
@@ -536,7 +539,7 @@ SIM_EXPORT CUresult cuCtxGetCurrent(CUcontext *out)
 		return rc;
 	if (!out)
 		return CUDA_ERROR_INVALID_VALUE;
-	*out = (CUcontext)sim_current_context();
+	*out = (CUcontext)current_context; /* live or not: nothing but a pop removes it */
 	return CUDA_SUCCESS;
 }
 

@@ -2,7 +2,10 @@
  * every driver function. A base name may have several ABIs (abi.py lists
  * them from the toolkit's headers); a request gets the newest one its
  * version allows, and the per-thread-stream flavour when asked for one
- * that exists. */
+ * that exists. As cuda.h documents it, a name with no entry point for the
+ * version asked is no failure: CUDA_SUCCESS with a NULL pointer, the
+ * status saying why; a version newer than the driver's own is
+ * CUDA_ERROR_INVALID_VALUE. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +60,8 @@ static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t f
 	if (!symbol || !pfn)
 		return CUDA_ERROR_INVALID_VALUE;
 	*pfn = NULL;
+	if (version > CUDA_VERSION) /* cuDriverGetVersion's */
+		return CUDA_ERROR_INVALID_VALUE;
 	const struct sim_entry_point *entry = first_entry(symbol);
 	const struct sim_entry_point *end = sim_entry_points + sim_entry_point_count;
 	const struct sim_entry_point *legacy = NULL, *per_thread = NULL;
@@ -71,7 +76,7 @@ static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t f
 	if (!legacy) {
 		set_status(status, first_entry(symbol) ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
 						       : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
-		return CUDA_ERROR_NOT_FOUND;
+		return CUDA_SUCCESS;
 	}
 	bool want_per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
 	*pfn = (void *)(want_per_thread && per_thread ? per_thread : legacy)->function;

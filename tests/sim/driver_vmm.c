@@ -220,6 +220,20 @@ bool sim_vmm_mapped_locked(uintptr_t start, size_t bytes)
 	}
 }
 
+/* Called with sim_lock held: whether any mapping overlaps
+ * [start, start + size). */
+static bool overlaps_mapping_locked(uintptr_t start, size_t size)
+{
+	struct sim_range *mapping, *tmp;
+	HASH_ITER (hh, mappings, mapping, tmp) {
+		if (mapping->start < start + size && start < mapping->start + mapping->size)
+			return true;
+	}
+	return false;
+}
+
+/* cuda.h: ptr, size and offset are multiples of the minimum granularity,
+ * and only a range not mapped already can be mapped. */
 static CUresult untraced_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 				  CUmemGenericAllocationHandle id, unsigned long long flags)
 {
@@ -227,17 +241,18 @@ static CUresult untraced_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	uintptr_t start = (uintptr_t)ptr;
+	size_t granularity = sim_config()->granularity;
+	if (start % granularity || size % granularity || offset % granularity)
+		return CUDA_ERROR_INVALID_VALUE;
 	struct sim_range *mapping = calloc(1, sizeof(*mapping));
 	if (!mapping)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&sim_lock);
 	struct sim_handle *handle = NULL;
-	struct sim_range *taken = NULL;
 	HASH_FIND(hh, handles, &id, sizeof(id), handle);
-	HASH_FIND(hh, mappings, &start, sizeof(start), taken);
-	if (!handle || handle->released || flags != 0 || size == 0 || taken ||
-	    offset > handle->size || size > handle->size - offset ||
-	    !reserved_locked(start, size)) {
+	if (!handle || handle->released || flags != 0 || size == 0 || offset > handle->size ||
+	    size > handle->size - offset || !reserved_locked(start, size) ||
+	    overlaps_mapping_locked(start, size)) {
 		pthread_mutex_unlock(&sim_lock);
 		free(mapping);
 		return CUDA_ERROR_INVALID_VALUE;
@@ -533,7 +548,10 @@ SIM_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *ou
 			found = mapping;
 	}
 	if (found) {
+		/* A released handle still mapped comes back to life: this
+		 * reference is released as any other (cuda.h). */
 		found->handle->references++;
+		found->handle->released = false;
 		*out = found->handle->id;
 	}
 	pthread_mutex_unlock(&sim_lock);

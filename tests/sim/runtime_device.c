@@ -1,11 +1,13 @@
 /* Stand-in runtime: device properties, streams, events, error strings and
  * driver entry points. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "abi.h"
+
 #include "runtime.h"
 
 static int attribute(CUdevice_attribute which, int device)
@@ -391,7 +393,7 @@ static cudaError_t entry_point(const char *symbol, void **fn, unsigned int versi
 			       unsigned long long flags,
 			       enum cudaDriverEntryPointQueryResult *status)
 {
-	if (!symbol || !fn)
+	if (!symbol || !fn || version > INT_MAX) /* INT_MAX: newer than any driver */
 		return rt_fail(cudaErrorInvalidValue);
 	cudaError_t error = rt_init();
 	if (error != cudaSuccess)
@@ -399,10 +401,8 @@ static cudaError_t entry_point(const char *symbol, void **fn, unsigned int versi
 	CUdriverProcAddressQueryResult driver_status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
 	CUresult rc = rt_driver.cuGetProcAddress(symbol, fn, (int)version, driver_flags(flags),
 						 &driver_status);
-	if (status)
+	if (status && rc == CUDA_SUCCESS)
 		*status = (enum cudaDriverEntryPointQueryResult)driver_status;
-	if (rc == CUDA_ERROR_NOT_FOUND)
-		return cudaSuccess; /* the status says why; the call itself worked */
 	return rt_result(rc);
 }
 
