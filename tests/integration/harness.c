@@ -25,6 +25,33 @@ const char *program_path(const char *name)
 	return path;
 }
 
+const char *python_program(const char *file_name)
+{
+	static __thread char path[4096];
+	snprintf(path, sizeof(path), "%s", build_path("VT_TEST_PYTHON_SCRIPT"));
+	char *slash = strrchr(path, '/');
+	snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path), "%s", file_name);
+	return path;
+}
+
+int marked_line_in(const char *path, const char *name)
+{
+	FILE *file = fopen(path, "re");
+	cr_assert(file, "cannot open %s", path);
+	char text[512], marker[80];
+	snprintf(marker, sizeof(marker), "# MARK %s\n", name);
+	int line = 0, found = 0;
+	while (fgets(text, sizeof(text), file)) {
+		line++;
+		const char *at = strstr(text, marker);
+		if (at && at[strlen(marker)] == '\0')
+			found = line;
+	}
+	fclose(file);
+	cr_assert(found, "no marker %s in %s", name, path);
+	return found;
+}
+
 static char *slurp(const char *path)
 {
 	FILE *file = fopen(path, "re");

@@ -31,6 +31,11 @@ struct run_options {
 const char *program_path(const char *name);
 /* A build path from the environment variable name; fails the test if unset. */
 const char *build_path(const char *variable);
+/* The path of a Python program of the tests', by its file name. */
+const char *python_program(const char *file_name);
+/* The line of the file at path that carries "# MARK name"; fails the test
+ * if none does. */
+int marked_line_in(const char *path, const char *name);
 
 void traced_run(struct traced_run *run, const struct run_options *options, char *const argv[]);
 void traced_run_free(struct traced_run *run);

@@ -13,30 +13,12 @@
 
 static const char *script(void)
 {
-	static char path[600];
-	snprintf(path, sizeof(path), "%s", build_path("VT_TEST_PYTHON_SCRIPT"));
-	char *slash = strrchr(path, '/');
-	snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path), "python_frames.py");
-	return path;
+	return python_program("python_frames.py");
 }
 
-/* The line of the script that carries "# MARK name". */
 static int marked_line(const char *name)
 {
-	FILE *file = fopen(script(), "r");
-	cr_assert(file);
-	char text[512], marker[80];
-	snprintf(marker, sizeof(marker), "# MARK %s\n", name);
-	int line = 0, found = 0;
-	while (fgets(text, sizeof(text), file)) {
-		line++;
-		const char *at = strstr(text, marker);
-		if (at && at[strlen(marker)] == '\0')
-			found = line;
-	}
-	fclose(file);
-	cr_assert(found, "no marker %s", name);
-	return found;
+	return marked_line_in(script(), name);
 }
 
 static void run_python(struct traced_run *run, const char *python, const char *const *env)

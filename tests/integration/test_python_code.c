@@ -13,29 +13,12 @@
 
 static const char *script(void)
 {
-	static char path[600];
-	snprintf(path, sizeof(path), "%s", build_path("VT_TEST_PYTHON_SCRIPT"));
-	snprintf(strrchr(path, '/') + 1, 64, "python_code_reuse.py");
-	return path;
+	return python_program("python_code_reuse.py");
 }
 
-/* The line of the script that carries "# MARK name". */
 static int marked_line(const char *name)
 {
-	FILE *file = fopen(script(), "r");
-	cr_assert(file);
-	char text[512], marker[80];
-	snprintf(marker, sizeof(marker), "# MARK %s\n", name);
-	int line = 0, found = 0;
-	while (fgets(text, sizeof(text), file)) {
-		line++;
-		const char *at = strstr(text, marker);
-		if (at && at[strlen(marker)] == '\0')
-			found = line;
-	}
-	fclose(file);
-	cr_assert(found, "no marker %s", name);
-	return found;
+	return marked_line_in(script(), name);
 }
 
 /* The one stack holding bytes at the peak; none other holds as many. */
