@@ -1,0 +1,62 @@
+"""The control endpoint and the live commands at their edges: what a
+program's own tag names, descriptors and threads, and a client that reads
+slowly, do to `vramtrace metrics`, `snapshot` and the program itself.
+
+Uses test_control's Target: control_target under `vramtrace run
+--simulate`, with a private XDG_RUNTIME_DIR."""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+from test_control import MiB, TARGET, TOOL, Target, device0, socket_dir, tool
+
+
+def samples(text):
+    """name{labels} -> value of each sample line, and how many lines."""
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    return {line.rsplit(" ", 1)[0]: int(line.rsplit(" ", 1)[1]) for line in lines}, len(lines)
+
+
+class ControlEdgesTest(unittest.TestCase):
+    def setUp(self):
+        self.runtime = tempfile.mkdtemp(prefix="vt-runtime-")
+        os.chmod(self.runtime, 0o700)
+        self.targets = []
+
+    def tearDown(self):
+        for target in self.targets:
+            target.close()
+        shutil.rmtree(self.runtime, ignore_errors=True)
+
+    def start(self, env=None):
+        target = Target(self.runtime, env, {t.pid for t in self.targets})
+        self.targets.append(target)
+        return target
+
+    def test_a_tag_named_other_is_summed_into_the_rest(self):
+        """With more than eight tags, a program's own tag "other" got a
+        series of its own beside the rest summed as tag="other": two samples
+        with one label set, which OpenMetrics forbids."""
+        target = self.start()
+        names = ["other", "a", "b", "c", "d", "e", "f", "g", "h", "i"]
+        for i, name in enumerate(names):
+            target.step(f"alloc {(10 - i) * MiB} {name}")
+        text = tool(self.runtime, "metrics").stdout
+        values, count = samples(text)
+        self.assertEqual(count, len(values), "a label set repeated")
+        live = {k.rsplit(",tag=", 1)[1][:-1]: v for k, v in values.items()
+                if k.startswith("vramtrace_device_live_bytes")}
+        self.assertEqual(live, {'"a"': 9 * MiB, '"b"': 8 * MiB, '"c"': 7 * MiB, '"d"': 6 * MiB,
+                                '"e"': 5 * MiB, '"f"': 4 * MiB, '"g"': 3 * MiB, '"h"': 2 * MiB,
+                                '"other"': 11 * MiB})
+        self.assertEqual(sum(live.values()), 55 * MiB)
+        self.assertEqual(target.finish(0)[0], 0)
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
