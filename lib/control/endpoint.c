@@ -179,6 +179,11 @@ static void *serve(void *arg)
 			vt_warn_once(&warned_lost, "the program closed the control socket's "
 						   "descriptor; the control endpoint is off");
 			vt_control_remove();
+			/* No longer counted among the tracer's threads: counted,
+			 * it would make the program's last thread but one look
+			 * like its last (a main thread's raw exit would end the
+			 * process under it). */
+			vt_background_done();
 			return NULL;
 		}
 		if (events > 0 && (ready.revents & POLLIN))

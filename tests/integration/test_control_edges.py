@@ -58,5 +58,24 @@ class ControlEdgesTest(unittest.TestCase):
         self.assertEqual(sum(live.values()), 55 * MiB)
         self.assertEqual(target.finish(0)[0], 0)
 
+    def test_a_closed_endpoint_leaves_the_program_s_threads_running(self):
+        """The endpoint's thread, on finding its socket's descriptor closed
+        by the program, ended still counted as a thread of the tracer's: the
+        program's last thread but one then looked like its last, and a main
+        thread ending by the exit system call ended the whole process, its
+        other thread killed before it printed."""
+        target = self.start()
+        self.assertEqual(target.step("closefds"), "fd 3 ok\n")
+        deadline = time.time() + 60
+        while os.listdir(socket_dir(self.runtime)):
+            self.assertLess(time.time(), deadline, "the socket stayed")
+            time.sleep(0.05)
+        target.process.stdin.write("main_exits\n")
+        target.process.stdin.close()
+        out = target.process.stdout.read()
+        self.assertEqual(target.process.wait(timeout=60), 5)
+        self.assertEqual(out, "worker ok\n")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

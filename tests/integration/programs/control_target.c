@@ -8,12 +8,17 @@
  *   fork              a child that allocates 1 MiB and exits once the file
  *                     fork.release exists (60 s at most)
  *   closefds          closes every descriptor from 3 up, then writes a
- *                     file of its own, closefds.txt, and reads it back */
+ *                     file of its own, closefds.txt, and reads it back
+ *   main_exits        a thread that prints "worker ok" after 300 ms and
+ *                     exits with status 5, while the main thread ends by
+ *                     the exit system call alone */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +45,15 @@ static int close_and_reopen(void)
 	int ok = file >= 0 && write(file, "daemon", 6) == 6 && lseek(file, 0, SEEK_SET) == 0 &&
 		 read(file, back, 6) == 6 && memcmp(back, "daemon", 6) == 0;
 	return ok ? file : -1;
+}
+
+static void *late_worker(void *arg)
+{
+	(void)arg;
+	usleep(300000);
+	printf("worker ok\n");
+	fflush(stdout);
+	exit(5);
 }
 
 int main(void)
@@ -71,6 +85,10 @@ int main(void)
 		} else if (strcmp(line, "fork\n") == 0) {
 			if (fork() == 0)
 				forked_child();
+		} else if (strcmp(line, "main_exits\n") == 0) {
+			pthread_t worker;
+			pthread_create(&worker, NULL, late_worker, NULL);
+			syscall(SYS_exit, 0);
 		} else if (strcmp(line, "closefds\n") == 0) {
 			printf("fd %d ", close_and_reopen());
 		}
