@@ -76,6 +76,41 @@ class ControlEdgesTest(unittest.TestCase):
         self.assertEqual(target.process.wait(timeout=60), 5)
         self.assertEqual(out, "worker ok\n")
 
+    def test_tags_that_read_alike_are_one_tag(self):
+        """Tags the report writes alike were two tags: "\\xff" and "\\xfe"
+        (both U+FFFD in JSON), or a tag named "untagged" beside untagged
+        memory. A timeline row's by_tag then held one key twice, and the
+        snapshot, ps, metrics and the final report were all refused as
+        broken JSON."""
+        directory = tempfile.mkdtemp(prefix="vt-control-")
+        self.addCleanup(shutil.rmtree, directory, True)
+        report_path = os.path.join(directory, "report.json")
+        env = dict(os.environ, XDG_RUNTIME_DIR=self.runtime, VRAMTRACE_SUMMARY="0",
+                   VRAMTRACE_OUTPUT=report_path)
+        process = subprocess.Popen([TOOL, "run", "--simulate", "--", TARGET],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=env)
+        self.addCleanup(process.wait)
+        self.addCleanup(process.kill)
+        self.assertEqual(process.stdout.readline(), b"ready\n")
+        for step in (b"alloc 1048576 \xff", b"alloc 2097152 \xfe", b"untagged 4194304",
+                     b"alloc 8388608 untagged", b"alloc 16777216 other\xa0tags"):
+            process.stdin.write(step + b"\n")
+            process.stdin.flush()
+            self.assertEqual(process.stdout.readline(), b"ok\n")
+        pid = int(os.listdir(socket_dir(self.runtime))[0][:-5])
+        expected = {"\ufffd": 3 * MiB, "untagged": 12 * MiB, "other\ufffdtags": 16 * MiB}
+        live = device0(json.loads(tool(self.runtime, "snapshot", str(pid)).stdout))
+        self.assertEqual({t["tag"]: t["live_at_exit_bytes"] for t in live["tags"]}, expected)
+        self.assertEqual(live["timeline"]["rows"][-1]["by_tag"], expected)
+        self.assertEqual(len(tool(self.runtime, "ps").stdout.splitlines()), 2)
+        process.stdin.close()
+        self.assertEqual(process.wait(timeout=60), 0)
+        with open(report_path) as f:
+            final = device0(json.load(f))
+        self.assertEqual({t["tag"]: t["live_at_exit_bytes"] for t in final["tags"]}, expected)
+        report = subprocess.run([TOOL, "report", report_path], capture_output=True, text=True)
+        self.assertEqual((report.returncode, report.stderr), (0, ""))
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

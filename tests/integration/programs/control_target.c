@@ -2,6 +2,7 @@
  * tests: each line on stdin is a step, answered "ok" on stdout once done.
  *   alloc BYTES TAG   cudaMalloc under that tag (the allocation's index
  *                     counts from 0)
+ *   untagged BYTES    cudaMalloc under no tag
  *   free INDEX        cudaFree of that allocation
  *   exit CODE         returns CODE from main
  *   exec              replaces itself with /bin/true
@@ -73,6 +74,8 @@ int main(void)
 			if (cudaMalloc(&allocations[count++], bytes) != cudaSuccess)
 				printf("failed ");
 			vramtrace_pop();
+		} else if (sscanf(line, "untagged %llu", &bytes) == 1 && count < MAX_ALLOCATIONS) {
+			cudaMalloc(&allocations[count++], bytes);
 		} else if (sscanf(line, "free %d", &index) == 1 && index >= 0 && index < count) {
 			cudaFree(allocations[index]);
 		} else if (sscanf(line, "exit %d", &code) == 1) {
