@@ -112,5 +112,48 @@ class ControlEdgesTest(unittest.TestCase):
         report = subprocess.run([TOOL, "report", report_path], capture_output=True, text=True)
         self.assertEqual((report.returncode, report.stderr), (0, ""))
 
+    def test_a_client_that_reads_slowly_is_dropped_at_the_deadline(self):
+        """Each write of the answer waited up to 2 s for room, but the
+        answer as a whole had no limit: a client taking 32 KiB every 1.5 s
+        held the one thread that serves for as long as it liked, and every
+        other client was told the process did not answer. It is dropped 10
+        s after connecting, as the tool gives up, and the next is served."""
+        target = self.start()
+        for i in range(1000):
+            target.step(f"alloc 4096 tag{i}")
+        slow = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.addCleanup(slow.close)
+        slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        slow.connect(os.path.join(socket_dir(self.runtime), f"{target.pid}.sock"))
+        slow.sendall(b"snapshot\n")
+        start = time.monotonic()
+        taken = []
+        hurry = threading.Event()
+
+        def take_slowly():
+            while True:
+                if not hurry.wait(1.5):
+                    taken.append(len(slow.recv(32768)))
+                    continue
+                chunk = slow.recv(1 << 20)
+                if not chunk:
+                    return
+                taken.append(len(chunk))
+        reader = threading.Thread(target=take_slowly, daemon=True)
+        reader.start()
+        time.sleep(max(0, start + 12.5 - time.monotonic()))
+        answer = tool(self.runtime, "snapshot", str(target.pid))
+        self.assertLess(time.monotonic() - start, 15, "served at once, the slow one dropped")
+        live = device0(json.loads(answer.stdout))
+        self.assertEqual((live["allocations"], live["live_at_exit_bytes"]), (1000, 1000 * 4096))
+        hurry.set()
+        reader.join(timeout=20)
+        self.assertFalse(reader.is_alive())
+        self.assertLess(sum(taken), len(answer.stdout), "the slow one got no whole answer")
+        status, out, err = target.finish(0)
+        self.assertEqual((status, out), (0, ""))
+        self.assertNotIn("vramtrace:", err)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
