@@ -121,17 +121,25 @@ static void live_by_tag(FILE *out, const struct vt_owner *device,
 	for (size_t i = 0; i < device->tag_count; i++)
 		rows[i] = &device->tags[i];
 	qsort(rows, device->tag_count, sizeof(*rows), by_live);
+	/* Once the rest is summed as tag="other", a tag of the program's own
+	 * named "other" is part of that rest: a series of its own beside it
+	 * would repeat the label set, which OpenMetrics forbids and a scraper
+	 * keeps one of. */
+	bool grouping = device->tag_count > TAG_SERIES;
 	int64_t other = 0;
+	size_t shown = 0;
 	for (size_t i = 0; i < device->tag_count; i++) {
-		if (i < TAG_SERIES) {
+		bool named_other = rows[i]->tag && strcmp(rows[i]->tag, "other") == 0;
+		if (shown < TAG_SERIES && !(grouping && named_other)) {
 			fputs(families[LIVE].name, out);
 			labels(out, series, rows[i]->tag);
 			fprintf(out, " %" PRId64 "\n", rows[i]->counters.live_at_exit_bytes);
+			shown++;
 		} else {
 			other += rows[i]->counters.live_at_exit_bytes;
 		}
 	}
-	if (device->tag_count > TAG_SERIES) {
+	if (grouping) {
 		fputs(families[LIVE].name, out);
 		labels(out, series, "other");
 		fprintf(out, " %" PRId64 "\n", other);

@@ -30,7 +30,12 @@
 #define DESCRIPTOR_MARGIN 32
 #define REQUEST_WAIT_MS   1000
 #define ANSWER_WAIT_S     2
-#define WATCH_MS          200
+/* From the connection to the answer's last write: a client that takes it
+ * a little at a time, each write under ANSWER_WAIT_S, would otherwise hold
+ * the one thread that serves, and every other client, for as long as it
+ * liked. The tool has given up by then (its own deadline, also 10 s). */
+#define ANSWER_LIMIT_S 10
+#define WATCH_MS       200
 
 static struct {
 	int listener;
@@ -134,7 +139,7 @@ static bool read_request(int connection, char *line, size_t size)
 
 /* A write to a client that hung up raises SIGPIPE on this thread, where it
  * is blocked: taken back here unless one was pending already. */
-static void answer(int connection, const char *request)
+static void answer(int connection, const char *request, const struct timespec *accepted)
 {
 	bool reset = strcmp(request, "snapshot reset-peak") == 0;
 	if (!reset && strcmp(request, "snapshot") != 0)
@@ -146,7 +151,9 @@ static void answer(int connection, const char *request)
 	sigaddset(&pipe_only, SIGPIPE);
 	sigpending(&pending);
 	bool was_pending = sigismember(&pending, SIGPIPE);
-	vt_library_control_snapshot(connection, reset);
+	uint64_t deadline_ns = ((uint64_t)accepted->tv_sec + ANSWER_LIMIT_S) * 1000000000u +
+			       (uint64_t)accepted->tv_nsec;
+	vt_library_control_snapshot(connection, reset, deadline_ns);
 	sigpending(&pending);
 	if (!was_pending && sigismember(&pending, SIGPIPE)) {
 		struct timespec none = {0, 0};
@@ -160,9 +167,11 @@ static void serve_one(void)
 	if (connection < 0)
 		return;
 	atomic_store(&endpoint.connection, connection);
+	struct timespec accepted;
+	clock_gettime(CLOCK_MONOTONIC, &accepted);
 	char request[VT_CONTROL_REQUEST_MAX + 1];
 	if (peer_allowed(connection) && read_request(connection, request, sizeof(request)))
-		answer(connection, request);
+		answer(connection, request, &accepted);
 	atomic_store(&endpoint.connection, -1);
 	close(connection);
 }
@@ -179,6 +188,11 @@ static void *serve(void *arg)
 			vt_warn_once(&warned_lost, "the program closed the control socket's "
 						   "descriptor; the control endpoint is off");
 			vt_control_remove();
+			/* No longer counted among the tracer's threads: counted,
+			 * it would make the program's last thread but one look
+			 * like its last (a main thread's raw exit would end the
+			 * process under it). */
+			vt_background_done();
 			return NULL;
 		}
 		if (events > 0 && (ready.revents & POLLIN))

@@ -9,6 +9,7 @@
 
 #include "lock.h"
 #include "memory.h"
+#include "utf8.h"
 
 /* Names live in pages that never move, so that vt_tag_name reads them
  * without the lock while the table grows. */
@@ -120,11 +121,42 @@ static uint32_t add(const char *name, size_t length)
 	return id;
 }
 
-uint32_t vt_tag_intern(const char *name)
+/* name as the report writes it, into out (VT_TAG_MAX_NAME + 1 bytes): its
+ * first VT_TAG_MAX_NAME bytes, each byte that starts no UTF-8 sequence as
+ * U+FFFD (the JSON writer's rule), cut at a character to fit. Names that
+ * read the same in the report must be one tag: its tags are the keys of
+ * objects (a timeline row's by_tag), where two equal keys leave a report
+ * that no JSON reader takes, the final one or a live snapshot. */
+static size_t as_written(const char *name, char *out)
 {
-	if (!name || !*name)
+	static const char replacement[] = "\xef\xbf\xbd";
+	const unsigned char *s = (const unsigned char *)name;
+	size_t length = strnlen(name, VT_TAG_MAX_NAME), used = 0;
+	for (size_t i = 0; i < length;) {
+		size_t sequence = s[i] < 0x80 ? 1 : vt_utf8_length(s + i, length - i);
+		const char *piece = sequence ? name + i : replacement;
+		size_t size = sequence ? sequence : sizeof(replacement) - 1;
+		if (used + size > VT_TAG_MAX_NAME)
+			break;
+		memcpy(out + used, piece, size);
+		used += size;
+		i += sequence ? sequence : 1;
+	}
+	out[used] = '\0';
+	return used;
+}
+
+uint32_t vt_tag_intern(const char *raw)
+{
+	if (!raw || !*raw)
 		return VT_TAG_UNTAGGED;
-	size_t length = strnlen(name, VT_TAG_MAX_NAME);
+	char name[VT_TAG_MAX_NAME + 1];
+	size_t length = as_written(raw, name);
+	/* The names the report gives the reserved ids are theirs. */
+	if (strcmp(name, "untagged") == 0)
+		return VT_TAG_UNTAGGED;
+	if (strcmp(name, "other tags") == 0)
+		return VT_TAG_OTHER;
 	uint32_t id = VT_TAG_OTHER;
 	pthread_mutex_lock(&lock);
 	if (index_has_room()) {

@@ -15,10 +15,11 @@
 #define VT_TAG_OTHER    (VT_MAX_TAGS - 1)
 #define VT_TAG_MAX_NAME 255
 
-/* The id of name (truncated to VT_TAG_MAX_NAME bytes); VT_TAG_UNTAGGED for
- * NULL or "", VT_TAG_OTHER once no room (or no host memory) is left for
- * another name. Takes a lock: call it when a tag is pushed, never per
- * allocation. */
+/* The id of name as the report writes it (its first VT_TAG_MAX_NAME bytes,
+ * a byte that is no UTF-8 as U+FFFD): names that read alike there are one
+ * tag. VT_TAG_UNTAGGED for NULL, "" and "untagged", VT_TAG_OTHER for
+ * "other tags" and once no room (or no host memory) is left for another
+ * name. Takes a lock: call it when a tag is pushed, never per allocation. */
 uint32_t vt_tag_intern(const char *name);
 /* The name of id; "untagged" for 0 or an id never handed out. Lock-free. */
 const char *vt_tag_name(uint32_t id);

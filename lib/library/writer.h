@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum vt_write_kind {
 	/* This process's file for good (exit, exec), then the summary. */
@@ -29,6 +30,9 @@ struct vt_write_to {
 	const char *path; /* VT_WRITE_DUMP */
 	int fd;           /* VT_WRITE_SNAPSHOT */
 	bool reset_peak;  /* VT_WRITE_SNAPSHOT: a new peak interval once taken */
+	/* VT_WRITE_SNAPSHOT: CLOCK_MONOTONIC ns after which writing to fd
+	 * stops (vt_report_write_json_by). */
+	uint64_t deadline_ns;
 };
 
 /* The report of this moment, ended_by why ("running" while the program

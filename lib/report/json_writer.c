@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/utf8.h"
@@ -9,6 +10,7 @@
 void vt_json_init(struct vt_json *json, int fd)
 {
 	json->fd = fd;
+	json->deadline_ns = 0;
 	json->failed = false;
 	json->depth = 0;
 	json->used = 0;
@@ -16,9 +18,20 @@ void vt_json_init(struct vt_json *json, int fd)
 	memset(json->one_line, 0, sizeof(json->one_line));
 }
 
+static bool past_deadline(const struct vt_json *json)
+{
+	struct timespec now;
+	return json->deadline_ns && clock_gettime(CLOCK_MONOTONIC, &now) == 0 &&
+	       (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec >= json->deadline_ns;
+}
+
 static void flush(struct vt_json *json)
 {
 	for (size_t done = 0; done < json->used && !json->failed;) {
+		if (past_deadline(json)) {
+			json->failed = true;
+			break;
+		}
 		ssize_t wrote = write(json->fd, json->buffer + done, json->used - done);
 		if (wrote > 0)
 			done += (size_t)wrote;

@@ -15,6 +15,9 @@
 
 struct vt_json {
 	int fd;
+	/* CLOCK_MONOTONIC ns past which no write is begun (the write fails);
+	 * 0, as vt_json_init leaves it: none. */
+	uint64_t deadline_ns;
 	bool failed; /* a write failed; everything after it is dropped */
 	int depth;
 	bool has_items[VT_JSON_MAX_DEPTH];

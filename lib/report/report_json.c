@@ -642,12 +642,18 @@ static void write_group_peaks(struct vt_json *json, const struct vt_report *repo
 
 bool vt_report_write_json(const struct vt_report *report, int fd)
 {
+	return vt_report_write_json_by(report, fd, 0);
+}
+
+bool vt_report_write_json_by(const struct vt_report *report, int fd, uint64_t deadline_ns)
+{
 	struct vt_json json;
 	static uint32_t emergency_ids[VT_REPORT_EMERGENCY_STACKS];
 	struct vt_stack_ids set = {0};
 	if (report->emergency)
 		set = (struct vt_stack_ids){emergency_ids, 0, VT_REPORT_EMERGENCY_STACKS, true};
 	vt_json_init(&json, fd);
+	json.deadline_ns = deadline_ns;
 	vt_json_begin_object(&json, NULL);
 	vt_json_string(&json, "schema", VT_REPORT_SCHEMA);
 	write_run(&json, report->run);

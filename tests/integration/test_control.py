@@ -218,7 +218,7 @@ class ControlTest(unittest.TestCase):
                                 ["kv_cache", "2.00", "MiB", "2.00", "MiB", "1"]])
         where = [l for l in lines if l.strip().startswith(("6.00 MiB", "2.00 MiB"))]
         self.assertEqual(len(where), 2)
-        self.assertTrue(all(l.endswith(" main (control_target.c:59)") for l in where), where)
+        self.assertTrue(all(l.endswith(" main (control_target.c:74)") for l in where), where)
         self.assertNotIn("\033", text)
         self.assertTrue(all(len(l) <= 80 for l in lines))
 

@@ -31,6 +31,27 @@ Test(tags, interned_once_and_named)
 	cr_assert_eq(vt_tag_intern(NULL), VT_TAG_UNTAGGED);
 }
 
+/* The report writes a tag's name as JSON (a byte that is no UTF-8 as
+ * U+FFFD) and keys objects by it: names that read alike there are one. */
+Test(tags, names_that_the_report_writes_alike_are_one_tag)
+{
+	uint32_t ff = vt_tag_intern("a\xff");
+	cr_assert_eq(vt_tag_intern("a\xfe"), ff);
+	cr_assert_eq(vt_tag_intern("a\xef\xbf\xbd"), ff, "U+FFFD itself");
+	cr_assert_str_eq(vt_tag_name(ff), "a\xef\xbf\xbd");
+	cr_assert_neq(vt_tag_intern("a\xc3\xa9"), ff, "valid UTF-8 kept as it is");
+	cr_assert_eq(vt_tag_intern("untagged"), VT_TAG_UNTAGGED);
+	cr_assert_eq(vt_tag_intern("other tags"), VT_TAG_OTHER);
+	cr_assert_eq(vt_tag_grouped(), 0, "a name, not a table out of room");
+	/* 255 bytes of 0xff would be 765 as U+FFFD: cut at a character. */
+	char name[VT_TAG_MAX_NAME + 1];
+	memset(name, 0xff, VT_TAG_MAX_NAME);
+	name[VT_TAG_MAX_NAME] = '\0';
+	const char *written = vt_tag_name(vt_tag_intern(name));
+	cr_assert_eq(strlen(written), 255);
+	cr_assert_eq(memcmp(written + 252, "\xef\xbf\xbd", 3), 0);
+}
+
 Test(tags, long_names_are_truncated_and_the_table_is_bounded)
 {
 	char name[600];

@@ -2,18 +2,24 @@
  * tests: each line on stdin is a step, answered "ok" on stdout once done.
  *   alloc BYTES TAG   cudaMalloc under that tag (the allocation's index
  *                     counts from 0)
+ *   untagged BYTES    cudaMalloc under no tag
  *   free INDEX        cudaFree of that allocation
  *   exit CODE         returns CODE from main
  *   exec              replaces itself with /bin/true
  *   fork              a child that allocates 1 MiB and exits once the file
  *                     fork.release exists (60 s at most)
  *   closefds          closes every descriptor from 3 up, then writes a
- *                     file of its own, closefds.txt, and reads it back */
+ *                     file of its own, closefds.txt, and reads it back
+ *   main_exits        a thread that prints "worker ok" after 300 ms and
+ *                     exits with status 5, while the main thread ends by
+ *                     the exit system call alone */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,6 +48,15 @@ static int close_and_reopen(void)
 	return ok ? file : -1;
 }
 
+static void *late_worker(void *arg)
+{
+	(void)arg;
+	usleep(300000);
+	printf("worker ok\n");
+	fflush(stdout);
+	exit(5);
+}
+
 int main(void)
 {
 	static void *allocations[MAX_ALLOCATIONS];
@@ -59,6 +74,8 @@ int main(void)
 			if (cudaMalloc(&allocations[count++], bytes) != cudaSuccess)
 				printf("failed ");
 			vramtrace_pop();
+		} else if (sscanf(line, "untagged %llu", &bytes) == 1 && count < MAX_ALLOCATIONS) {
+			cudaMalloc(&allocations[count++], bytes);
 		} else if (sscanf(line, "free %d", &index) == 1 && index >= 0 && index < count) {
 			cudaFree(allocations[index]);
 		} else if (sscanf(line, "exit %d", &code) == 1) {
@@ -71,6 +88,10 @@ int main(void)
 		} else if (strcmp(line, "fork\n") == 0) {
 			if (fork() == 0)
 				forked_child();
+		} else if (strcmp(line, "main_exits\n") == 0) {
+			pthread_t worker;
+			pthread_create(&worker, NULL, late_worker, NULL);
+			syscall(SYS_exit, 0);
 		} else if (strcmp(line, "closefds\n") == 0) {
 			printf("fd %d ", close_and_reopen());
 		}
