@@ -170,3 +170,8 @@ void vt_emit_free(uint64_t address, enum vt_kind family)
 {
 	vt_record_free(address, family);
 }
+
+void vt_emit_before_giving_back(void)
+{
+	vt_record_before_giving_back();
+}
