@@ -72,8 +72,22 @@ static void fold_device(FILE *out, const struct vt_report_model *report,
 		fprintf(out, " %" PRId64 "\n", group->sum.at_peak_bytes);
 	}
 	free(groups);
+	/* A stack is listed under the tag of its latest allocation, yet may
+	 * hold bytes allocated under other tags (one line of code run in
+	 * several NVTX ranges): then some tag's listed stacks hold more than
+	 * the tag does, the tags' remainders would count those bytes twice,
+	 * and which tags the unlisted bytes have is not known. They are one
+	 * line then, under no tag, so the lines still add up to the peak. */
 	json_t *listed = listed_by_tag(device);
-	for (size_t i = 0; i < device->tag_count; i++) {
+	int64_t listed_total = 0;
+	bool mixed = false;
+	for (size_t i = 0; i < device->stack_count; i++)
+		listed_total += device->stacks[i].counters.at_peak_bytes;
+	for (size_t i = 0; i < device->tag_count; i++)
+		mixed = mixed ||
+			device->tags[i].counters.at_peak_bytes <
+				json_integer_value(json_object_get(listed, device->tags[i].tag));
+	for (size_t i = 0; i < device->tag_count && !mixed; i++) {
 		const struct vt_tag_row *row = &device->tags[i];
 		int64_t rest = row->counters.at_peak_bytes -
 			       json_integer_value(json_object_get(listed, row->tag));
@@ -81,6 +95,14 @@ static void fold_device(FILE *out, const struct vt_report_model *report,
 			continue;
 		put_root(out, device_root, row->tag);
 		fprintf(out, ";[other stacks] %" PRId64 "\n", rest);
+	}
+	int64_t unlisted = device->peak.bytes - listed_total;
+	if (mixed && unlisted > 0) {
+		if (rank_root)
+			fprintf(out, "rank %s;", rank_root);
+		if (device_root)
+			fprintf(out, "%s;", device_root);
+		fprintf(out, "[other stacks] %" PRId64 "\n", unlisted);
 	}
 	json_decref(listed);
 }

@@ -166,7 +166,18 @@ void vt_emit_failure(enum vt_kind kind, uint64_t bytes, int error, const char *d
 	emit(VT_OP_ALLOC_FAILED, kind, 0, bytes, error, driver_api);
 }
 
+void vt_emit_failure_on(enum vt_kind kind, int device, uint64_t bytes, int error,
+			const char *driver_api)
+{
+	emit_on(VT_OP_ALLOC_FAILED, kind, device, 0, bytes, error, driver_api);
+}
+
 void vt_emit_free(uint64_t address, enum vt_kind family)
 {
 	vt_record_free(address, family);
+}
+
+void vt_emit_before_giving_back(void)
+{
+	vt_record_before_giving_back();
 }

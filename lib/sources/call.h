@@ -146,6 +146,14 @@ void vt_emit_context(int device, const char *driver_api);
 /* A standing reservation on device (graph memory) now holds bytes. */
 void vt_emit_level(enum vt_kind kind, int device, uint64_t bytes, const char *driver_api);
 void vt_emit_failure(enum vt_kind kind, uint64_t bytes, int error, const char *driver_api);
+/* A failed request for device's memory (a pool's, a stream's device). */
+void vt_emit_failure_on(enum vt_kind kind, int device, uint64_t bytes, int error,
+			const char *driver_api);
 /* family is VT_KIND_DEVICE for device-side frees, a host kind for host
  * frees: a free of the wrong family fails in CUDA and leaves memory live. */
 void vt_emit_free(uint64_t address, enum vt_kind family);
+/* Before a call that may give device memory back but whose free is only
+ * known, and recorded, after it returns (cuMemUnmap, cuMemRelease,
+ * cuDeviceGraphMemTrim): the device view reads an unread peak now, while
+ * the memory is still on the device, as vt_emit_free does for a free. */
+void vt_emit_before_giving_back(void);

@@ -86,21 +86,40 @@ static bool captured(CUresult rc, void *stream, bool per_thread, int device, uin
 {
 	if (rc != CUDA_SUCCESS || !vt_graphs_capturing(stream, per_thread))
 		return false;
-	int on = device == VT_UNKNOWN_DEVICE ? vt_driver_current_device() : device;
+	int on = device != VT_UNKNOWN_DEVICE ? device : vt_driver_stream_device(stream);
+	if (on == VT_UNKNOWN_DEVICE)
+		on = vt_driver_current_device();
 	vt_graphs_note_device(on);
 	vt_graphs_note_allocation(on, address);
 	return true;
 }
 
-/* The device's current pool served it: noted, read later. */
+/* The device the stream-ordered allocation at address went to: the
+ * driver's word for the pointer (or, for a request that failed, the
+ * stream's device), else the current device. A stream of another device
+ * than the current one allocates from that device's pool, and a pool
+ * first seen at an allocation may be any device's. */
+static int async_device(CUresult rc, uint64_t address, void *stream)
+{
+	int device = rc == CUDA_SUCCESS ? vt_driver_pointer_device(address)
+					: vt_driver_stream_device(stream);
+	return device != VT_UNKNOWN_DEVICE ? device : vt_driver_current_device();
+}
+
+/* The current pool of the stream's device served it: noted, read later. */
 static void record_alloc_async(const struct vt_observer *self, const cuMemAllocAsync_params *p,
 			       CUresult rc, bool per_thread)
 {
 	if (captured(rc, p->hStream, per_thread, VT_UNKNOWN_DEVICE,
 		     rc == CUDA_SUCCESS ? *p->dptr : 0))
 		return;
-	vt_pools_note_current(record_alloc(self, rc, VT_KIND_ASYNC,
-					   rc == CUDA_SUCCESS ? *p->dptr : 0, p->bytesize));
+	int device = async_device(rc, rc == CUDA_SUCCESS ? *p->dptr : 0, p->hStream);
+	if (rc != CUDA_SUCCESS) {
+		vt_emit_failure_on(VT_KIND_ASYNC, device, p->bytesize, (int)rc, self->name);
+		return;
+	}
+	vt_emit_alloc_on(VT_KIND_ASYNC, device, *p->dptr, p->bytesize, self->name);
+	vt_pools_note_current(device);
 }
 
 static void after_mem_alloc_async(const struct vt_observer *self, const void *args, CUresult rc)
@@ -124,13 +143,18 @@ static void record_alloc_from_pool(const struct vt_observer *self,
 	int device = vt_pools_device(p->pool);
 	if (captured(rc, p->hStream, per_thread, device, rc == CUDA_SUCCESS ? *p->dptr : 0))
 		return;
-	if (rc != CUDA_SUCCESS)
-		vt_emit_failure(VT_KIND_ASYNC, p->bytesize, (int)rc, self->name);
-	else if (device != VT_UNKNOWN_DEVICE)
-		vt_emit_alloc_on(VT_KIND_ASYNC, device, *p->dptr, p->bytesize, self->name);
-	else /* a pool first seen here is taken to be on this allocation's device */
-		vt_pools_note(p->pool,
-			      vt_emit_alloc(VT_KIND_ASYNC, *p->dptr, p->bytesize, self->name));
+	/* A pool first seen here (a device's default pool, say) is on the
+	 * device its allocation went to, whichever device is current. */
+	bool first_seen = device == VT_UNKNOWN_DEVICE;
+	if (first_seen)
+		device = async_device(rc, rc == CUDA_SUCCESS ? *p->dptr : 0, p->hStream);
+	if (rc != CUDA_SUCCESS) {
+		vt_emit_failure_on(VT_KIND_ASYNC, device, p->bytesize, (int)rc, self->name);
+		return;
+	}
+	vt_emit_alloc_on(VT_KIND_ASYNC, device, *p->dptr, p->bytesize, self->name);
+	if (first_seen)
+		vt_pools_note(p->pool, device);
 }
 
 static void after_mem_alloc_from_pool(const struct vt_observer *self, const void *args, CUresult rc)

@@ -160,6 +160,31 @@ typedef CUresult (*primary_state_fn)(CUdevice, unsigned int *, int *);
 typedef CUresult (*primary_retain_fn)(CUcontext *, CUdevice);
 typedef CUresult (*primary_release_fn)(CUdevice);
 
+int vt_driver_pointer_device(uint64_t address)
+{
+	static pointer_get_attribute_fn get_attribute;
+	if (!get_attribute)
+		get_attribute = (pointer_get_attribute_fn)driver_function("cuPointerGetAttribute");
+	int device;
+	if (!get_attribute || get_attribute(&device, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+					    (CUdeviceptr)address) != CUDA_SUCCESS)
+		return VT_UNKNOWN_DEVICE;
+	return device;
+}
+
+typedef CUresult (*stream_get_device_fn)(CUstream, CUdevice *);
+
+int vt_driver_stream_device(void *stream)
+{
+	static stream_get_device_fn get_device;
+	if (!get_device)
+		get_device = (stream_get_device_fn)driver_function("cuStreamGetDevice");
+	CUdevice device;
+	if (!get_device || get_device((CUstream)stream, &device) != CUDA_SUCCESS)
+		return VT_UNKNOWN_DEVICE;
+	return device;
+}
+
 void *vt_driver_pointer_context(uint64_t address)
 {
 	static pointer_get_attribute_fn get_attribute;

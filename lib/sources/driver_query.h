@@ -23,6 +23,13 @@ bool vt_driver_graph_figures(int device, struct vt_reserve_figures *out);
  * for a per-thread-stream call); false when the driver cannot say. */
 bool vt_driver_stream_capturing(void *stream, bool per_thread);
 
+/* The device whose memory holds the allocation at address
+ * (CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL), else VT_UNKNOWN_DEVICE. */
+int vt_driver_pointer_device(uint64_t address);
+/* The device of stream (cuStreamGetDevice; a default stream is the
+ * current context's), else VT_UNKNOWN_DEVICE. */
+int vt_driver_stream_device(void *stream);
+
 /* The device a context belongs to (cuCtxGetDevice_v2), else
  * VT_UNKNOWN_DEVICE. */
 int vt_driver_context_device(void *context);

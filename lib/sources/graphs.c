@@ -148,4 +148,11 @@ VT_OBSERVER(cuGraphLaunch, NULL, after_graph_memory_change);
 VT_OBSERVER(cuGraphLaunch_ptsz, NULL, after_graph_memory_change);
 VT_OBSERVER(cuGraphUpload, NULL, after_graph_memory_change);
 VT_OBSERVER(cuGraphUpload_ptsz, NULL, after_graph_memory_change);
-VT_OBSERVER(cuDeviceGraphMemTrim, NULL, after_graph_memory_change);
+/* A trim's lower level is read after it, once the memory is gone: the
+ * device view's reading at a peak is taken before. */
+static void before_trim(const struct vt_observer *self, const void *args)
+{
+	(void)self, (void)args;
+	vt_emit_before_giving_back();
+}
+VT_OBSERVER(cuDeviceGraphMemTrim, before_trim, after_graph_memory_change);

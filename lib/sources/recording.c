@@ -43,6 +43,14 @@ void vt_record_free(uint64_t address, enum vt_kind family)
 	vt_tracker_free(&vt_tracking.tracker, address, family);
 }
 
+void vt_record_before_giving_back(void)
+{
+	if (!atomic_load(&vt_tracking.active))
+		return;
+	VT_TRACER_WORK();
+	vt_nvml_before_free();
+}
+
 bool vt_record_retag(uint64_t address, uint32_t tag)
 {
 	if (!atomic_load(&vt_tracking.active))

@@ -19,6 +19,10 @@ void vt_record(const struct vt_event *event);
 /* Records a free, named by its address and the family of the call that
  * made it (vt_tracker_free): nothing else of an event reaches a free. */
 void vt_record_free(uint64_t address, enum vt_kind family);
+/* A call is about to give device memory back, which is recorded only once
+ * it returns (an unmap, a handle's release, a graph memory trim): a peak
+ * the device view has not read yet is read now, while it stands. */
+void vt_record_before_giving_back(void);
 /* Moves a live allocation to tag; false when it is not live or nothing is
  * traced. */
 bool vt_record_retag(uint64_t address, uint32_t tag);

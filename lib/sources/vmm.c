@@ -91,7 +91,16 @@ static void after_mem_release(const struct vt_observer *self, const void *args, 
 	if (freed || !state)
 		vt_emit_free(HANDLE_KEY(p->handle), VT_KIND_VMM);
 }
-VT_OBSERVER(cuMemRelease, NULL, after_mem_release);
+/* Whether a release or an unmap ends a handle is known only once the driver
+ * took it, when its memory is already gone: the device view's reading at a
+ * peak is taken before, while the peak's memory is still on the device. */
+static void before_giving_back(const struct vt_observer *self, const void *args)
+{
+	(void)self, (void)args;
+	vt_emit_before_giving_back();
+}
+
+VT_OBSERVER(cuMemRelease, before_giving_back, after_mem_release);
 
 static void after_mem_map(const struct vt_observer *self, const void *args, CUresult rc)
 {
@@ -148,4 +157,4 @@ static void after_mem_unmap(const struct vt_observer *self, const void *args, CU
 		cursor += size;
 	}
 }
-VT_OBSERVER(cuMemUnmap, NULL, after_mem_unmap);
+VT_OBSERVER(cuMemUnmap, before_giving_back, after_mem_unmap);

@@ -302,12 +302,23 @@ Test(memory_kinds, pool_allocations_land_on_the_pools_device)
 	cr_assert_str_eq(run.out, "device 1 gave the pool 4 MiB\n");
 	json_t *r = run.report;
 	cr_assert_eq(report_int(r, "devices/0/peak/bytes"), MiB);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 1);
+	cr_assert_eq(report_int(r, "devices/0/failed_allocations"), 0);
 	cr_assert_eq(json_array_size(report_at(r, "devices/0/pools")), 0);
 	cr_assert_eq(report_int(r, "devices/1/ordinal"), 1);
-	cr_assert_eq(report_int(r, "devices/1/peak/bytes"), 4 * MiB);
-	cr_assert_eq(report_int(r, "devices/1/frees"), 1);
-	cr_assert_eq(json_array_size(report_at(r, "devices/1/pools")), 1);
+	/* A device's default pool first seen at an allocation, and a stream
+	 * of device 1, allocate on device 1 whichever device is current. */
+	cr_assert_eq(report_int(r, "devices/1/peak/bytes"), 10 * MiB);
+	cr_assert_eq(report_int(r, "devices/1/allocations"), 3);
+	cr_assert_eq(report_int(r, "devices/1/frees"), 3);
+	cr_assert_eq(report_int(r, "devices/1/live_at_exit_bytes"), 0);
+	cr_assert_eq(report_int(r, "devices/1/failed_allocations"), 1);
+	cr_assert_eq(report_int(r, "devices/1/failures/0/bytes"), 1ll << 40);
+	cr_assert_str_eq(report_string(r, "devices/1/failures/0/kind"), "async");
+	cr_assert_eq(report_int(r, "devices/1/failures/0/live_bytes"), 10 * MiB);
+	cr_assert_eq(json_array_size(report_at(r, "devices/1/pools")), 2);
 	cr_assert_eq(report_int(r, "devices/1/pools/0/reserved_peak_bytes"), 4 * MiB);
+	cr_assert_eq(report_int(r, "devices/1/pools/1/used_peak_bytes"), 10 * MiB);
 	cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0);
 	traced_run_free(&run);
 }

@@ -328,6 +328,36 @@ Test(pictures, listings_add_up_to_the_peak)
 	traced_run_free(&run);
 }
 
+/* A stack that holds bytes of several tags is listed under its latest
+ * allocation's tag (mixed_tags.c): the folded lines still add up to the
+ * peak, with no tag's remainder counting its bytes twice, and what a short
+ * listing leaves out is one line under no tag. */
+Test(pictures, folded_lines_add_up_when_a_stack_holds_several_tags)
+{
+	struct traced_run run;
+	trace_program(&run, "mixed_tags", NULL);
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), 15 * MiB);
+	cr_assert_eq(report_int(report_tag(run.report, "devices/0", "a"), "at_peak_bytes"),
+		     6 * MiB);
+	char *text = tool_output(&run, "report REPORT --format folded | awk '{n++; s += $NF} END "
+				       "{print n, s}'");
+	cr_assert_str_eq(text, "2 15728640\n", "two stacks, the peak: %s", text);
+	free(text);
+	text = tool_output(&run, "report REPORT --format folded | grep -c other");
+	cr_assert_str_eq(text, "0\n", "the two stacks hold the whole peak");
+	free(text);
+	traced_run_free(&run);
+	const char *top[] = {"VRAMTRACE_TOP=1", NULL};
+	trace_program(&run, "mixed_tags", top);
+	text = tool_output(&run, "report REPORT --format folded | tail -1");
+	cr_assert_str_eq(text, "[other stacks] 5242880\n", "%s", text);
+	free(text);
+	text = tool_output(&run, "report REPORT --format folded | awk '{s += $NF} END {print s}'");
+	cr_assert_str_eq(text, "15728640\n", "%s", text);
+	free(text);
+	traced_run_free(&run);
+}
+
 /* A dump written before the sampler's first reading has a device view of
  * its own: 32 MiB tracked beside what the device showed then. */
 Test(pictures, a_dump_takes_its_own_device_reading)

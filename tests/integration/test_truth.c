@@ -135,6 +135,35 @@ Test(truth, the_device_view_is_read_at_the_peak)
 	traced_run_free(&run);
 }
 
+/* A peak ended by a call whose free is recorded once the driver took it
+ * (the last unmap of a released cuMemCreate handle, a graph memory trim)
+ * is read on the device before the memory goes back: the device view at
+ * the peak is the context's 512 MiB and the peak's own bytes (rounded to
+ * the 2 MiB granularity they already have), read at the peak itself. */
+static void given_back(const char *mode, int64_t peak)
+{
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	traced_run(&run, &options,
+		   (char *[]){(char *)program_path("given_back"), (char *)mode, NULL});
+	cr_assert_eq(run.status, 0, "%s: %s", mode, run.err);
+	cr_assert_eq(report_int(run.report, "devices/0/peak/bytes"), peak, "%s", mode);
+	cr_assert_eq(report_int(run.report, "devices/0/live_at_exit_bytes"), 0, "%s", mode);
+	json_t *view = report_at(run.report, "devices/0/device_view");
+	cr_assert_eq(report_int(view, "tracked_at_sample_bytes"), peak, "%s", mode);
+	cr_assert_eq(report_int(view, "used_at_tracked_peak_bytes"), 512 * MiB + peak, "%s", mode);
+	cr_assert_eq(report_int(view, "unexplained_at_peak_bytes"), 512 * MiB,
+		     "%s: the context alone, not the peak's memory already given back", mode);
+	cr_assert(json_is_true(report_at(view, "sampled_at_peak")), "%s", mode);
+	traced_run_free(&run);
+}
+
+Test(truth, the_device_view_is_read_before_an_unmap_or_a_trim_gives_a_peak_back)
+{
+	given_back("vmm", 10 * MiB);
+	given_back("graph", 18 * MiB);
+}
+
 /* CUDA initialized, a context and a module, no allocation: a report all
  * the same, with the device, its context and what the device shows. */
 Test(truth, a_process_that_only_made_a_context_has_a_report)

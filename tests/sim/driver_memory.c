@@ -361,10 +361,12 @@ static CUresult allocate_from(CUdeviceptr *dptr, size_t bytes, struct sim_pool *
 	return rc;
 }
 
+/* From the current pool of the stream's device, as the driver does, which
+ * need not be the current device. */
 static CUresult untraced_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream)
 {
 	int device;
-	CUresult rc = sim_current_device(&device);
+	CUresult rc = sim_stream_device(stream, &device);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	CUgraph capture;

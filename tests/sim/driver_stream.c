@@ -153,6 +153,11 @@ SIM_EXPORT CUresult cuStreamGetId(CUstream stream, unsigned long long *id)
 
 SIM_EXPORT CUresult cuStreamGetDevice(CUstream stream, CUdevice *device)
 {
+	return sim_stream_device(stream, device);
+}
+
+CUresult sim_stream_device(CUstream stream, int *device)
+{
 	struct sim_stream *created = NULL;
 	CUresult rc = query_stream(stream, device, &created);
 	if (rc != CUDA_SUCCESS)

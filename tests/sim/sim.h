@@ -230,6 +230,9 @@ CUresult untraced_cuMipmappedArrayDestroy(CUmipmappedArray handle);
  * or free becomes a memory node of that graph. sim_stream_capture_graph
  * also fails with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED for a broken
  * capture. */
+/* The device whose work stream is: a created stream's own, a default
+ * stream's the current context's (cuStreamGetDevice). */
+CUresult sim_stream_device(CUstream stream, int *device);
 CUgraph sim_stream_capture(CUstream stream);
 CUresult sim_stream_capture_graph(CUstream stream, CUgraph *graph);
 CUresult sim_graph_capture_alloc(CUgraph graph, int device, size_t bytes, CUdeviceptr *dptr);

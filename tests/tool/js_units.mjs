@@ -109,3 +109,25 @@ test('labels keep off lines', () => {
 	assert.equal(place('peak', [{x: 10, y: 45}]), null, 'no place off the line: left out');
 	assert.ok(place('peak', [{x: 10, y: 45}], {}, undefined, {keep: true}), 'or kept where it overlaps no label');
 });
+
+test('the peak flame graph adds up to the peak when a row holds several tags', () => {
+	// flame.js beside common.js, as the page loads them.
+	const element = () => ({attributes: {}, setAttribute() {}, append() {}});
+	const text = ['common.js', 'flame.js'].map(f => fs.readFileSync(new URL(f, html), 'utf8')).join('\n');
+	const flame = vm.runInNewContext(text + '\n;({remainders, peakFlame})',
+		{document: {createElement: element, createElementNS: element}});
+	const MiB = 1024 ** 2;
+	// mixed_tags.c: one line run under tags a to d (10 MiB, listed under d,
+	// its latest), and 5 MiB tagged a; a listing of that one row.
+	const owner = {peak: {bytes: 15 * MiB}, stack_groups: [{id: 1, tag: 'd', at_peak_bytes: 10 * MiB}],
+		tags: [{tag: 'a', at_peak_bytes: 6 * MiB}, {tag: 'd', at_peak_bytes: 4 * MiB},
+			{tag: 'c', at_peak_bytes: 3 * MiB}, {tag: 'b', at_peak_bytes: 2 * MiB}]};
+	assert.deepEqual(plain(flame.remainders(owner)), [{tag: null, bytes: 5 * MiB}], 'one block under no tag');
+	const input = flame.peakFlame(owner);
+	assert.equal(input.stacks.reduce((s, x) => s + x.bytes, 0) + input.rest.reduce((s, x) => s + x.bytes, 0),
+		15 * MiB, 'the root is the peak');
+	// Rows each within their tag: the remainders stay per tag.
+	const plainOwner = {peak: {bytes: 15 * MiB}, stack_groups: [{id: 1, tag: 'a', at_peak_bytes: 5 * MiB}],
+		tags: [{tag: 'a', at_peak_bytes: 6 * MiB}, {tag: 'b', at_peak_bytes: 9 * MiB}]};
+	assert.deepEqual(plain(flame.remainders(plainOwner)), [{tag: 'a', bytes: MiB}, {tag: 'b', bytes: 9 * MiB}]);
+});

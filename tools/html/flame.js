@@ -22,17 +22,30 @@ function addPath(root, path, bytes) {
 	}
 }
 /* What the listed rows leave out, per tag: the tag's bytes at the peak
- * less its rows' (the folded format's "[other stacks]"). */
+ * less its rows' (the folded format's "[other stacks]"). A row is under
+ * the tag of its stack's latest allocation and may hold bytes allocated
+ * under other tags (one line run in several NVTX ranges): when some tag's
+ * rows hold more than the tag, the per-tag remainders would count those
+ * bytes twice, so what the rows leave out of the peak is one block under
+ * no tag, and the graph's root stays the peak. */
 function remainders(owner) {
 	const listed = new Map();
-	for (const group of owner.stack_groups || [])
-		listed.set(group.tag, (listed.get(group.tag) || 0) + Math.max(0, group.at_peak_bytes));
+	let listedTotal = 0;
+	for (const group of owner.stack_groups || []) {
+		const bytes = Math.max(0, group.at_peak_bytes);
+		listed.set(group.tag, (listed.get(group.tag) || 0) + bytes);
+		listedTotal += bytes;
+	}
 	const rest = [];
+	let mixed = false;
 	for (const tag of owner.tags || []) {
 		const bytes = tag.at_peak_bytes - (listed.get(tag.tag) || 0);
 		if (bytes > 0) rest.push({tag: tag.tag, bytes});
+		mixed = mixed || bytes < 0;
 	}
-	return rest;
+	if (!mixed) return rest;
+	const unlisted = ((owner.peak || {}).bytes || 0) - listedTotal;
+	return unlisted > 0 ? [{tag: null, bytes: unlisted}] : [];
 }
 /* What a flame graph draws: its root's words and bytes, its stacks (each
  * an id of the page's stack data, a tag and bytes) and what they leave
