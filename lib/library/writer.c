@@ -77,7 +77,7 @@ static bool put(enum vt_write_kind kind, struct vt_report *report, const struct 
 	case VT_WRITE_SNAPSHOT:
 		if (to->reset_peak)
 			vt_tracker_reset_interval(&vt_tracking.tracker);
-		return vt_report_write_json_by(report, to->fd, to->deadline_ns);
+		return vt_report_write_json_to_socket(report, to->fd, to->deadline_ns);
 	case VT_WRITE_SIGNAL:
 	case VT_WRITE_SIGNAL_SURVIVABLE: return vt_process_file_put(report);
 	default:

@@ -31,7 +31,7 @@ struct vt_write_to {
 	int fd;           /* VT_WRITE_SNAPSHOT */
 	bool reset_peak;  /* VT_WRITE_SNAPSHOT: a new peak interval once taken */
 	/* VT_WRITE_SNAPSHOT: CLOCK_MONOTONIC ns after which writing to fd
-	 * stops (vt_report_write_json_by). */
+	 * stops (vt_report_write_json_to_socket). */
 	uint64_t deadline_ns;
 };
 

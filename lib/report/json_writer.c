@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@ void vt_json_init(struct vt_json *json, int fd)
 {
 	json->fd = fd;
 	json->deadline_ns = 0;
+	json->socket = false;
 	json->failed = false;
 	json->depth = 0;
 	json->used = 0;
@@ -32,7 +34,10 @@ static void flush(struct vt_json *json)
 			json->failed = true;
 			break;
 		}
-		ssize_t wrote = write(json->fd, json->buffer + done, json->used - done);
+		const char *from = json->buffer + done;
+		size_t left = json->used - done;
+		ssize_t wrote = json->socket ? send(json->fd, from, left, MSG_NOSIGNAL)
+					     : write(json->fd, from, left);
 		if (wrote > 0)
 			done += (size_t)wrote;
 		else if (wrote < 0 && errno != EINTR)

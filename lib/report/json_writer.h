@@ -18,6 +18,9 @@ struct vt_json {
 	/* CLOCK_MONOTONIC ns past which no write is begun (the write fails);
 	 * 0, as vt_json_init leaves it: none. */
 	uint64_t deadline_ns;
+	/* fd is a client's socket: written with MSG_NOSIGNAL, so a client
+	 * that hung up fails the write rather than raising SIGPIPE. */
+	bool socket;
 	bool failed; /* a write failed; everything after it is dropped */
 	int depth;
 	bool has_items[VT_JSON_MAX_DEPTH];

@@ -65,9 +65,10 @@ void vt_report_describe_stack(struct vt_symbolizer *symbolizer, uint32_t stack, 
 
 /* Async-signal-safe when report->emergency is set. */
 bool vt_report_write_json(const struct vt_report *report, int fd);
-/* The same, failed once CLOCK_MONOTONIC passes deadline_ns (0: never),
- * for a reader that may take it too slowly. */
-bool vt_report_write_json_by(const struct vt_report *report, int fd, uint64_t deadline_ns);
+/* The same to a client's socket: a client that hung up fails the write,
+ * raising no SIGPIPE, and so does one still reading once CLOCK_MONOTONIC
+ * passes deadline_ns (0: never). */
+bool vt_report_write_json_to_socket(const struct vt_report *report, int fd, uint64_t deadline_ns);
 /* Every line starts "vramtrace: ", so it cannot be mistaken for the
  * program's own output. */
 void vt_report_write_summary(const struct vt_report *report, FILE *out);

@@ -640,12 +640,7 @@ static void write_group_peaks(struct vt_json *json, const struct vt_report *repo
 	vt_json_end_array(json);
 }
 
-bool vt_report_write_json(const struct vt_report *report, int fd)
-{
-	return vt_report_write_json_by(report, fd, 0);
-}
-
-bool vt_report_write_json_by(const struct vt_report *report, int fd, uint64_t deadline_ns)
+static bool write_json(const struct vt_report *report, int fd, uint64_t deadline_ns, bool socket)
 {
 	struct vt_json json;
 	static uint32_t emergency_ids[VT_REPORT_EMERGENCY_STACKS];
@@ -654,6 +649,7 @@ bool vt_report_write_json_by(const struct vt_report *report, int fd, uint64_t de
 		set = (struct vt_stack_ids){emergency_ids, 0, VT_REPORT_EMERGENCY_STACKS, true};
 	vt_json_init(&json, fd);
 	json.deadline_ns = deadline_ns;
+	json.socket = socket;
 	vt_json_begin_object(&json, NULL);
 	vt_json_string(&json, "schema", VT_REPORT_SCHEMA);
 	write_run(&json, report->run);
@@ -675,4 +671,14 @@ bool vt_report_write_json_by(const struct vt_report *report, int fd, uint64_t de
 	if (!set.fixed)
 		free(set.ids);
 	return vt_json_finish(&json);
+}
+
+bool vt_report_write_json(const struct vt_report *report, int fd)
+{
+	return write_json(report, fd, 0, false);
+}
+
+bool vt_report_write_json_to_socket(const struct vt_report *report, int fd, uint64_t deadline_ns)
+{
+	return write_json(report, fd, deadline_ns, true);
 }
