@@ -175,12 +175,30 @@ static _Thread_local bool strict_seccomp;
  * pthread_exit, the process ends with the program's last thread, which the
  * tracer's must not outlive; when it is the last, the process ends now, with
  * its status (exit_group, as the kernel would with the tracer's threads
- * gone), and the report is written first. */
+ * gone), and the report is written first; else it is written when the
+ * others have gone (program_gone). */
+/* The program's other threads ended after the main thread, none by an
+ * exit: no exit handler ran. The process ends with the status of its last
+ * thread, which the tracer cannot know (one leaving by its start routine's
+ * return is not seen): the report says "exit" alone. */
+static void program_gone(void)
+{
+	vt_library_finish();
+}
+
 static void main_thread_exits(syscall_fn real, int status)
 {
 	vt_background_note_main_exited();
-	if (strict_seccomp || !vt_background_caller_is_the_last())
+	if (strict_seccomp)
 		return;
+	if (!vt_background_caller_is_the_last()) {
+		/* Left to the tracer's threads, unless the others ended
+		 * meanwhile and none of them took it yet: then it is this
+		 * thread's, as the last. */
+		vt_background_on_program_gone(program_gone);
+		if (!vt_background_caller_is_the_last() || !vt_background_take_farewell())
+			return;
+	}
 	ending_now(status);
 	real(SYS_exit_group, status);
 }

@@ -14,6 +14,7 @@
 
 static atomic_uint running;
 static atomic_bool main_exited;
+static _Atomic(void (*)(void)) farewell;
 
 bool vt_background_start(pthread_t *thread, void *(*run)(void *))
 {
@@ -70,6 +71,9 @@ bool vt_background_should_leave(void)
 	unsigned own = atomic_load(&running);
 	if (threads >= 0 && (unsigned long)threads > own + 1)
 		return false;
+	void (*last_words)(void) = atomic_exchange(&farewell, NULL);
+	if (last_words && threads >= 0)
+		last_words();
 	atomic_fetch_sub(&running, 1);
 	return true;
 }
@@ -98,8 +102,19 @@ void vt_background_note_main_exited(void)
 	atomic_store(&main_exited, true);
 }
 
+void vt_background_on_program_gone(void (*last_words)(void))
+{
+	atomic_store(&farewell, last_words);
+}
+
+bool vt_background_take_farewell(void)
+{
+	return atomic_exchange(&farewell, NULL) != NULL;
+}
+
 void vt_background_reset(void)
 {
 	atomic_store(&running, 0);
 	atomic_store(&main_exited, false);
+	atomic_store(&farewell, NULL);
 }

@@ -21,6 +21,14 @@ void vt_background_done(void);
 /* main() called pthread_exit: from now on the threads watch for being the
  * last ones. */
 void vt_background_note_main_exited(void);
+/* Called once, on the first of the tracer's threads to find the program's
+ * threads all gone after main's exit, before it leaves: where no thread of
+ * the program ran an exit (the main thread left by SYS_exit), that is the
+ * last moment the process is there to write its report. */
+void vt_background_on_program_gone(void (*farewell)(void));
+/* Takes the function back before any thread called it: true if it was
+ * still there. */
+bool vt_background_take_farewell(void);
 /* Whether the calling thread is the program's last: besides it, only the
  * tracer's threads run. */
 bool vt_background_caller_is_the_last(void);

@@ -25,10 +25,12 @@ struct ending {
 };
 
 static const struct ending endings[] = {
-	{"return", 3, "exit 3"},       {"thread", 7, "exit 7"},     {"handled", 5, "exit 5"},
-	{"sigterm", 143, "signal 15"}, {"sigint", 130, "signal 2"}, {"segv", 139, "signal 11"},
-	{"abort", 134, "signal 6"},    {"exec", 9, "exec"},         {"kill", 137, "checkpoint"},
-	{"_exit", 4, "checkpoint"},    {"sys_exit", 6, "exit 6"},
+	{"return", 3, "exit 3"},     {"thread", 7, "exit 7"},
+	{"handled", 5, "exit 5"},    {"sigterm", 143, "signal 15"},
+	{"sigint", 130, "signal 2"}, {"segv", 139, "signal 11"},
+	{"abort", 134, "signal 6"},  {"exec", 9, "exec"},
+	{"kill", 137, "checkpoint"}, {"_exit", 4, "checkpoint"},
+	{"sys_exit", 6, "exit 6"},   {"sys_exit_before_thread", 0, "exit"},
 };
 
 static void run_ending(struct traced_run *run, const char *how, bool preload)

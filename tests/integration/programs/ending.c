@@ -1,7 +1,8 @@
 /* Ends in the way argv[1] names, after holding 64 MiB of device memory:
  * signals with and without the program's own handler, a crash, abort()
  * after an out-of-memory error, exit() from another thread, exec, and
- * SIGKILL or _exit after a checkpoint, the main thread's SYS_exit, and
+ * SIGKILL or _exit after a checkpoint, the main thread's SYS_exit (its
+ * last thread, or before another that ends without an exit), and
  * exit or quick_exit called again from an atexit handler or a destructor. */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -23,6 +24,14 @@ static void *exit_from_thread(void *arg)
 {
 	(void)arg;
 	exit(7);
+}
+
+/* Outlives the main thread and ends without an exit. */
+static void *outlive_main(void *arg)
+{
+	(void)arg;
+	nanosleep(&(struct timespec){0, 200 * 1000000}, NULL);
+	return NULL;
 }
 
 /* Set by main for the handlers below: exit called again while exiting. */
@@ -84,6 +93,11 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(how, "sys_exit") == 0) /* the main thread's own exit, the only one */
 		syscall(SYS_exit, 6);
+	if (strcmp(how, "sys_exit_before_thread") == 0) {
+		pthread_t thread;
+		pthread_create(&thread, NULL, outlive_main, NULL);
+		syscall(SYS_exit, 8); /* the process ends with the thread's status, 0 */
+	}
 	if (strcmp(how, "exit_in_atexit") == 0) {
 		again = 10;
 		atexit(exit_again);
