@@ -72,12 +72,13 @@ static void fold_device(FILE *out, const struct vt_report_model *report,
 		fprintf(out, " %" PRId64 "\n", group->sum.at_peak_bytes);
 	}
 	free(groups);
-	/* A stack is listed under the tag of its latest allocation, yet may
-	 * hold bytes allocated under other tags (one line of code run in
-	 * several NVTX ranges): then some tag's listed stacks hold more than
-	 * the tag does, the tags' remainders would count those bytes twice,
-	 * and which tags the unlisted bytes have is not known. They are one
-	 * line then, under no tag, so the lines still add up to the peak. */
+	/* A stack has one tag (its frames with that tag). In reports written
+	 * before that, a stack was listed under the tag of its latest
+	 * allocation and could hold bytes of other tags (one line of code run
+	 * in several NVTX ranges): then some tag's listed stacks hold more
+	 * than the tag does, the tags' remainders would count those bytes
+	 * twice, and which tags the unlisted bytes have is not known. They are
+	 * one line then, under no tag, so the lines still add up to the peak. */
 	json_t *listed = listed_by_tag(device);
 	int64_t listed_total = 0;
 	bool mixed = false;

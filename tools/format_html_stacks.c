@@ -125,7 +125,8 @@ static void add_groups(const struct vt_report_model *report, const struct vt_own
 }
 
 /* "leak_groups": the leaks at one place with one tag as one row, as the
- * text lists them, with the rank of the stack row at their place. */
+ * text lists them, with the rank of the stack row at their place with
+ * their tag. */
 static void add_leak_groups(const struct vt_report_model *report, const struct vt_owner *owner,
 			    json_t *shown, long top, json_t *keep)
 {
@@ -133,28 +134,27 @@ static void add_leak_groups(const struct vt_report_model *report, const struct v
 	size_t count = vt_leak_groups(report, owner, &rows);
 	if (top > 0 && (size_t)top < count)
 		count = (size_t)top;
-	/* The rank of the row at each place, found once: a lookup per leak
-	 * keeps 32k leaks of 32k places linear. */
+	/* The rank of the row at each place with each tag, found once: a
+	 * lookup per leak keeps 32k leaks of 32k places linear. */
 	struct vt_stack_group *groups;
 	size_t group_count = vt_stack_groups(report, owner, &groups);
 	json_t *ranks = vt_json_checked(vt_stack_group_ranks(report, groups, group_count));
 	json_t *list = json_array();
-	char place[4096];
 	for (size_t i = 0; i < count; i++) {
 		const struct vt_maybe *stack = &rows[i].first->stack;
 		if (stack->has)
 			keep_stack(keep, stack->value);
-		json_t *rank =
-			stack->has ? json_object_get(ranks, vt_stack_place(report, stack->value,
-									   place, sizeof(place)))
-				   : NULL;
+		size_t rank = stack->has && ranks
+				      ? vt_stack_group_rank(report, ranks, rows[i].first->tag,
+							    stack->value)
+				      : 0;
 		vt_json_push(
 			list,
-			json_pack("{s:I, s:I, s:s, s:o, s:O}", "bytes", (json_int_t)rows[i].bytes,
+			json_pack("{s:I, s:I, s:s, s:o, s:o}", "bytes", (json_int_t)rows[i].bytes,
 				  "count", (json_int_t)rows[i].allocations, "tag",
 				  rows[i].first->tag ? rows[i].first->tag : "untagged", "stack",
 				  stack->has ? json_integer((json_int_t)stack->value) : json_null(),
-				  "rank", rank ? rank : json_null()));
+				  "rank", rank ? json_integer((json_int_t)rank) : json_null()));
 	}
 	json_decref(ranks);
 	free(groups);

@@ -307,7 +307,9 @@ static void leaks(const struct text *t, const struct vt_owner *owner)
 		vt_print_safe(t->out, row->first->tag);
 		fputc(']', t->out);
 		const struct vt_maybe *stack = &row->first->stack;
-		size_t rank = stack->has ? vt_stack_group_rank(t->report, ranks, stack->value) : 0;
+		size_t rank = stack->has ? vt_stack_group_rank(t->report, ranks, row->first->tag,
+							       stack->value)
+					 : 0;
 		if (rank)
 			fprintf(t->out, ", stack #%zu above", rank);
 		fputc('\n', t->out);

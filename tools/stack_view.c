@@ -222,34 +222,6 @@ const char *vt_stack_line(const struct vt_report_model *report, int64_t id,
 	return out;
 }
 
-json_t *vt_stack_group_ranks(const struct vt_report_model *report,
-			     const struct vt_stack_group *groups, size_t count)
-{
-	json_t *ranks = json_object();
-	char place[4096];
-	/* the first group at a place keeps it: added last */
-	for (size_t i = count; ranks && i-- > 0;) {
-		json_t *rank = json_integer((json_int_t)i + 1);
-		/* an index, never written out: a place cut inside a character
-		 * needs no UTF-8 check */
-		if (!rank ||
-		    json_object_set_new_nocheck(
-			    ranks, vt_stack_place(report, groups[i].id, place, sizeof(place)),
-			    rank) != 0) {
-			json_decref(ranks);
-			return NULL;
-		}
-	}
-	return ranks;
-}
-
-size_t vt_stack_group_rank(const struct vt_report_model *report, json_t *ranks, int64_t id)
-{
-	char place[4096];
-	json_t *rank = json_object_get(ranks, vt_stack_place(report, id, place, sizeof(place)));
-	return rank ? (size_t)json_integer_value(rank) : 0;
-}
-
 bool vt_stack_group_peak_exact(const struct vt_stack_group *group)
 {
 	return group->peak_low == group->sum.peak_bytes;
@@ -334,6 +306,34 @@ static size_t position_of(json_t *positions, const char *key, size_t count)
 	if (!index || json_object_set_new_nocheck(positions, key, index) != 0)
 		return SIZE_MAX;
 	return count;
+}
+
+/* Ranks by row key, so a leak finds the row with its tag at its place. */
+json_t *vt_stack_group_ranks(const struct vt_report_model *report,
+			     const struct vt_stack_group *groups, size_t count)
+{
+	json_t *ranks = json_object();
+	/* the first group at a place with a tag keeps it: added last */
+	for (size_t i = count; ranks && i-- > 0;) {
+		char *key = row_key(report, groups[i].tag, &groups[i].id);
+		bool failed = !key || json_object_set_new_nocheck(
+					      ranks, key, json_integer((json_int_t)i + 1)) != 0;
+		free(key);
+		if (failed) {
+			json_decref(ranks);
+			return NULL;
+		}
+	}
+	return ranks;
+}
+
+size_t vt_stack_group_rank(const struct vt_report_model *report, json_t *ranks, const char *tag,
+			   int64_t id)
+{
+	char *key = row_key(report, tag, &id);
+	json_t *rank = key ? json_object_get(ranks, key) : NULL;
+	free(key);
+	return rank ? (size_t)json_integer_value(rank) : 0;
 }
 
 size_t vt_stack_groups(const struct vt_report_model *report, const struct vt_owner *owner,

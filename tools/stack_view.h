@@ -83,14 +83,15 @@ struct vt_stack_group {
 size_t vt_stack_groups(const struct vt_report_model *report, const struct vt_owner *owner,
 		       struct vt_stack_group **out);
 
-/* The rank (from 1) of the group at each place, of the first count
- * groups: an index (place -> rank) built once, so that finding the row of
- * each of n leaks is linear, not n times a scan of the rows. NULL when out
- * of memory. */
+/* The rank (from 1) of the group at each place with each tag, of the
+ * first count groups: an index ((tag, place) -> rank) built once, so that
+ * finding the row of each of n leaks is linear, not n times a scan of the
+ * rows. NULL when out of memory. */
 json_t *vt_stack_group_ranks(const struct vt_report_model *report,
 			     const struct vt_stack_group *groups, size_t count);
-/* The rank of the group at the place of stack id, 0 for none. */
-size_t vt_stack_group_rank(const struct vt_report_model *report, json_t *ranks, int64_t id);
+/* The rank of the group with tag at the place of stack id, 0 for none. */
+size_t vt_stack_group_rank(const struct vt_report_model *report, json_t *ranks, const char *tag,
+			   int64_t id);
 
 /* Whether a group's own peak is exact (one member, or bounds that meet). */
 bool vt_stack_group_peak_exact(const struct vt_stack_group *group);

@@ -16,7 +16,7 @@ struct vt_counter {
 	uint64_t frees;
 	uint64_t bytes_allocated;
 	uint32_t epoch;
-	uint32_t tag; /* for a stack: the tag of its latest allocation */
+	uint32_t tag; /* for a stack: its tag (vt_stack_tag), the same at every change */
 };
 
 static inline void vt_counter_refresh(struct vt_counter *counter, uint32_t epoch)

@@ -8,19 +8,22 @@
 #include <string.h>
 
 #include "lock.h"
+#include "rules.h"
+#include "tags.h"
 
 #define SHARDS        64
 #define CHUNK_RECORDS 4096
 #define MAX_CHUNKS    4096 /* up to 16 million distinct stacks */
 #define CACHE_SLOTS   256
-#define NOTE_UNSET    0xFFFFFFFFu
+#define RULE_UNSET    0xFFFFFFFFu
 
 struct record {
 	uint64_t hash;
 	const uintptr_t *frames;
 	uint32_t depth;
-	_Atomic uint32_t note;
-	_Atomic bool ready; /* set last: a reader never sees half a record */
+	uint32_t tag;              /* the tag it was interned with: part of what it stands for */
+	_Atomic uint32_t rule_tag; /* for tag VT_TAG_UNTAGGED: the module rule's, once decided */
+	_Atomic bool ready;        /* set last: a reader never sees half a record */
 };
 
 struct shard {
@@ -64,9 +67,9 @@ void vt_stacks_fork_child(void)
 		pthread_mutex_init(&shards[i].lock, NULL);
 }
 
-static uint64_t hash_frames(const uintptr_t *frames, unsigned depth)
+static uint64_t hash_frames(const uintptr_t *frames, unsigned depth, uint32_t tag)
 {
-	uint64_t h = 0x84222325cbf29ce4ull ^ depth;
+	uint64_t h = 0x84222325cbf29ce4ull ^ depth ^ ((uint64_t)tag << 32);
 	for (unsigned i = 0; i < depth; i++) {
 		h ^= frames[i];
 		h *= 0x100000001b3ull;
@@ -85,10 +88,11 @@ static struct record *record_of(uint32_t id)
 	return record && atomic_load_explicit(&record->ready, memory_order_acquire) ? record : NULL;
 }
 
-static bool matches(uint32_t id, uint64_t hash, const uintptr_t *frames, unsigned depth)
+static bool matches(uint32_t id, uint64_t hash, const uintptr_t *frames, unsigned depth,
+		    uint32_t tag)
 {
 	const struct record *record = record_of(id);
-	return record && record->hash == hash && record->depth == depth &&
+	return record && record->hash == hash && record->depth == depth && record->tag == tag &&
 	       memcmp(record->frames, frames, depth * sizeof(*frames)) == 0;
 }
 
@@ -111,7 +115,7 @@ static struct record *chunk_for(uint32_t id)
 }
 
 /* Called with the shard locked: stores a new record and returns its id. */
-static uint32_t publish(uint64_t hash, const uintptr_t *frames, unsigned depth)
+static uint32_t publish(uint64_t hash, const uintptr_t *frames, unsigned depth, uint32_t tag)
 {
 	uintptr_t *copy = vt_mem_alloc(depth * sizeof(*copy));
 	if (!copy)
@@ -127,7 +131,8 @@ static uint32_t publish(uint64_t hash, const uintptr_t *frames, unsigned depth)
 	record->hash = hash;
 	record->frames = copy;
 	record->depth = depth;
-	atomic_store_explicit(&record->note, NOTE_UNSET, memory_order_relaxed);
+	record->tag = tag;
+	atomic_store_explicit(&record->rule_tag, RULE_UNSET, memory_order_relaxed);
 	atomic_store_explicit(&record->ready, true, memory_order_release);
 	return id;
 }
@@ -153,18 +158,18 @@ static bool grow(struct shard *shard)
 	return true;
 }
 
-static uint32_t find_or_add(uint64_t hash, const uintptr_t *frames, unsigned depth)
+static uint32_t find_or_add(uint64_t hash, const uintptr_t *frames, unsigned depth, uint32_t tag)
 {
 	struct shard *shard = &shards[hash >> 58];
 	uint32_t id = VT_STACK_NONE;
 	pthread_mutex_lock(&shard->lock);
 	if ((shard->count + 1) * 2 <= shard->capacity || grow(shard)) {
 		uint64_t slot = hash & (shard->capacity - 1);
-		while (shard->ids[slot] && !matches(shard->ids[slot], hash, frames, depth))
+		while (shard->ids[slot] && !matches(shard->ids[slot], hash, frames, depth, tag))
 			slot = (slot + 1) & (shard->capacity - 1);
 		id = shard->ids[slot];
 		if (!id) {
-			id = publish(hash, frames, depth);
+			id = publish(hash, frames, depth, tag);
 			if (id) {
 				shard->ids[slot] = id;
 				shard->count++;
@@ -177,31 +182,31 @@ static uint32_t find_or_add(uint64_t hash, const uintptr_t *frames, unsigned dep
 
 /* The stack this thread interned last: a thread's next stack is most
  * often the same one, which a compare finds for less than the hash. An id
- * names the same frames for the rest of the process. */
+ * names the same frames and tag for the rest of the process. */
 static __thread uint32_t last_interned __attribute__((tls_model("initial-exec")));
 
-static bool is_last_interned(uint32_t last, const uintptr_t *frames, unsigned depth)
+static bool is_last_interned(uint32_t last, const uintptr_t *frames, unsigned depth, uint32_t tag)
 {
 	const struct record *record = record_of(last);
-	return record && record->depth == depth &&
+	return record && record->depth == depth && record->tag == tag &&
 	       memcmp(record->frames, frames, depth * sizeof(*frames)) == 0;
 }
 
-uint32_t vt_stack_intern(const uintptr_t *frames, unsigned depth)
+uint32_t vt_stack_intern(const uintptr_t *frames, unsigned depth, uint32_t tag)
 {
 	if (depth == 0)
 		return VT_STACK_NONE;
 	if (depth > VT_MAX_STACK_FRAMES)
 		depth = VT_MAX_STACK_FRAMES;
 	uint32_t last = last_interned;
-	if (is_last_interned(last, frames, depth))
+	if (is_last_interned(last, frames, depth, tag))
 		return last;
-	uint64_t hash = hash_frames(frames, depth);
+	uint64_t hash = hash_frames(frames, depth, tag);
 	struct cache_slot *cache = vt_thread_cache(VT_CACHE_STACKS);
 	struct cache_slot *slot = cache ? &cache[hash % CACHE_SLOTS] : NULL;
-	uint32_t id = slot && slot->hash == hash && matches(slot->id, hash, frames, depth)
+	uint32_t id = slot && slot->hash == hash && matches(slot->id, hash, frames, depth, tag)
 			      ? slot->id
-			      : find_or_add(hash, frames, depth);
+			      : find_or_add(hash, frames, depth, tag);
 	if (id && slot)
 		*slot = (struct cache_slot){hash, id};
 	if (id)
@@ -221,20 +226,44 @@ uint32_t vt_stack_limit(void)
 	return atomic_load(&next_id);
 }
 
-bool vt_stack_get_note(uint32_t id, uint32_t *note)
+uint32_t vt_stack_tag(uint32_t id)
 {
 	struct record *record = record_of(id);
-	uint32_t value =
-		record ? atomic_load_explicit(&record->note, memory_order_acquire) : NOTE_UNSET;
-	if (value == NOTE_UNSET)
-		return false;
-	*note = (uint32_t)value;
-	return true;
+	if (!record)
+		return VT_TAG_UNTAGGED;
+	if (record->tag != VT_TAG_UNTAGGED)
+		return record->tag;
+	uint32_t rule = atomic_load_explicit(&record->rule_tag, memory_order_acquire);
+	if (rule != RULE_UNSET)
+		return rule;
+	/* Two threads may both decide it: the rules give both the same. */
+	rule = vt_rules_tag_for_stack(record->frames, record->depth);
+	atomic_store_explicit(&record->rule_tag, rule, memory_order_release);
+	return rule;
 }
 
-void vt_stack_set_note(uint32_t id, uint32_t note)
+struct retagging {
+	uint32_t id, tag, found;
+};
+
+static void find_with_tag(void *argument)
 {
-	struct record *record = record_of(id);
-	if (record)
-		atomic_store_explicit(&record->note, note, memory_order_release);
+	struct retagging *r = argument;
+	const struct record *record = record_of(r->id);
+	uint32_t found = record ? vt_stack_intern(record->frames, record->depth, r->tag) : 0;
+	if (found) {
+		r->found = found;
+		r->tag = vt_stack_tag(found);
+	}
+}
+
+/* On the tracer's stack, as at an allocation: the rules may need more of
+ * it than the program's thread has. */
+uint32_t vt_stack_with_tag(uint32_t id, uint32_t *tag)
+{
+	struct retagging r = {id, *tag, id};
+	if (id != VT_STACK_NONE)
+		vt_thread_run_on_own_stack(find_with_tag, &r);
+	*tag = r.tag;
+	return r.found;
 }

@@ -6,6 +6,7 @@
 
 #include "live_snapshot.h"
 #include "lock.h"
+#include "stacks.h"
 
 #define HOST_SLOT VT_MAX_DEVICES
 
@@ -625,6 +626,8 @@ bool vt_tracker_crossing(struct vt_tracker *tracker, unsigned index, struct vt_c
 struct retag {
 	uint64_t address;
 	uint32_t tag;
+	uint32_t from, to; /* the entry's stack, as last seen, and its frames with tag */
+	uint32_t *seen;    /* where the entry's stack is written when it is not from */
 };
 
 /* Called with the device locked: bytes move from one tag's counter to
@@ -645,28 +648,74 @@ static void move_tag(struct vt_device_stats *stats, uint32_t from_tag, uint32_t 
 	vt_counter_grow(to, bytes, stats->epoch);
 }
 
+/* Called with the device locked: the same for stacks, the tag being part
+ * of one; false (nothing moved) without room for the new stack's counter. */
+static bool move_stack(struct vt_device_stats *stats, uint32_t from_stack, uint32_t to_stack,
+		       uint32_t tag, uint64_t bytes)
+{
+	counter_at(&stats->stacks, from_stack > to_stack ? from_stack : to_stack);
+	struct vt_counter *from = changing_stack(stats, from_stack);
+	struct vt_counter *to = changing_stack(stats, to_stack);
+	if (!from || !to)
+		return false;
+	vt_counter_shrink(from, bytes, stats->epoch);
+	vt_counter_grow(to, bytes, stats->epoch);
+	to->tag = tag;
+	vt_history_note(&stats->history, from_stack, 0 - bytes);
+	vt_history_note(&stats->history, to_stack, bytes);
+	return true;
+}
+
+/* Applies a retag whose stacks were found for the entry's stack as it is
+ * now; else tells what it is, for the caller to find them again. */
 static bool retag_in(struct vt_tracker *tracker, struct vt_device_slot *slot, const void *context)
 {
 	(void)tracker;
 	const struct retag *retag = context;
 	vt_lock_take(&slot->lock);
 	struct vt_allocation *entry = vt_ledger_entry(&slot->ledger, retag->address);
-	if (entry) {
+	if (entry && entry->stack != retag->from && retag->seen) {
+		*retag->seen = entry->stack;
+	} else if (entry) {
 		/* Memory only shown was never in the tags' totals: its tag alone
 		 * changes, for the leaks list and for its free. */
-		if (vt_kind_is_counted(entry->kind))
+		bool counted = vt_kind_is_counted(entry->kind);
+		if (counted)
 			move_tag(&slot->stats, entry->tag, retag->tag, entry->bytes);
+		if (retag->to != retag->from &&
+		    (!counted ||
+		     move_stack(&slot->stats, retag->from, retag->to, retag->tag, entry->bytes)))
+			entry->stack = retag->to;
 		entry->tag = retag->tag;
 	}
 	vt_lock_give(&slot->lock);
 	return entry != NULL;
 }
 
+static bool retag_on_holder(struct vt_tracker *tracker, const struct retag *retag)
+{
+	return on_device_holder(tracker, retag_in, retag) ||
+	       retag_in(tracker, &tracker->slots[HOST_SLOT], retag);
+}
+
+/* The bytes move to the entry's frames with the new tag, found outside the
+ * device's lock (vt_stack_with_tag). An entry whose stack changed meanwhile
+ * (freed, its address reused) is looked at again. */
 bool vt_tracker_retag(struct vt_tracker *tracker, uint64_t address, uint32_t tag)
 {
-	struct retag retag = {address, tag};
-	return on_device_holder(tracker, retag_in, &retag) ||
-	       retag_in(tracker, &tracker->slots[HOST_SLOT], &retag);
+	uint32_t seen = VT_STACK_NONE;
+	struct retag retag = {address, tag, VT_STACK_NONE, VT_STACK_NONE, &seen};
+	for (int round = 0; round < 4; round++) {
+		if (!retag_on_holder(tracker, &retag))
+			return false;
+		if (seen == retag.from)
+			return true;
+		retag.from = seen;
+		retag.tag = tag;
+		retag.to = vt_stack_with_tag(seen, &retag.tag);
+	}
+	retag = (struct retag){address, tag, seen, seen, NULL};
+	return retag_on_holder(tracker, &retag);
 }
 
 void vt_tracker_window_begin(struct vt_tracker *tracker)

@@ -185,13 +185,14 @@ static size_t pc_index(const struct pc_table *table, uintptr_t pc)
 	return (size_t)(at - table->pcs);
 }
 
-/* A stack's place: the frames it shows (plumbing left out), as one hash;
- * stacks at the same place are one group. */
+/* A stack's place: its tag and the frames it shows (plumbing left out), as
+ * one hash; stacks at the same place are one group, listed as one row with
+ * one tag. */
 static uint64_t stack_place(const struct pc_table *table, uint32_t id)
 {
 	const uintptr_t *frames;
 	unsigned depth = vt_stack_frames(id, &frames);
-	uint64_t hash = 0xcbf29ce484222325ull;
+	uint64_t hash = (0xcbf29ce484222325ull ^ vt_stack_tag(id)) * 0x100000001b3ull;
 	for (unsigned f = 0; f < depth; f++) {
 		uint64_t place = table->places[pc_index(table, frames[f])];
 		if (place)
@@ -201,7 +202,8 @@ static uint64_t stack_place(const struct pc_table *table, uint32_t id)
 }
 
 /* One stack: its frames as indices into the table, or in place without
- * it; and its group, the smallest id of the stacks at its place. */
+ * it; and its group, the smallest id of the stacks at its place with its
+ * tag. */
 static void write_stack(struct vt_json *json, uint32_t id, const struct pc_table *table,
 			uint32_t group)
 {

@@ -24,12 +24,12 @@ void vt_stack_ids_mention(struct vt_stack_ids *set, uint32_t id);
 
 /* A frame's place as every output names it: "function (file:line)",
  * "function (module)" without line information, "module+0xoffset" without
- * a name. Stacks whose frames (plumbing left out) are at the same places
- * are one group. */
+ * a name. Stacks with the same tag whose frames (plumbing left out) are at
+ * the same places are one group. */
 const char *vt_frame_place(const struct vt_frame *frame, char *out, size_t size);
 
 /* Each mentioned stack's group: the smallest id of the mentioned stacks
- * at its place. */
+ * at its place with its tag. */
 struct vt_stack_group_map {
 	struct vt_placed_stack {
 		uint64_t place;

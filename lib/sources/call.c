@@ -2,7 +2,6 @@
 
 #include <stdatomic.h>
 
-#include "../core/rules.h"
 #include "../core/stack_capture.h"
 #include "../core/stacks.h"
 #include "../core/tag_stack.h"
@@ -58,34 +57,24 @@ static unsigned merge_python(const uintptr_t *native, unsigned count, uintptr_t 
 	return used;
 }
 
-static uint32_t capture_stack(unsigned depth)
+/* The stack is interned with the tag the API and NVTX gave (untagged for
+ * none), so one stack never holds bytes of two tags. */
+static uint32_t capture_stack(unsigned depth, uint32_t tag)
 {
 	uintptr_t frames[VT_MAX_STACK_DEPTH], merged[VT_MAX_STACK_FRAMES];
 	unsigned got = vt_stack_capture(frames, depth);
 	if (!atomic_load_explicit(&python_frames, memory_order_relaxed))
-		return vt_stack_intern(frames, got);
-	return vt_stack_intern(merged, merge_python(frames, got, merged));
+		return vt_stack_intern(frames, got, tag);
+	return vt_stack_intern(merged, merge_python(frames, got, merged), tag);
 }
 
-/* The module rule's tag, decided once per distinct stack. */
-static uint32_t rule_tag(uint32_t stack)
-{
-	uint32_t tag;
-	if (vt_stack_get_note(stack, &tag))
-		return tag;
-	const uintptr_t *frames;
-	unsigned depth = vt_stack_frames(stack, &frames);
-	tag = vt_rules_tag_for_stack(frames, depth);
-	vt_stack_set_note(stack, tag);
-	return tag;
-}
-
+/* Untagged: the module rule's tag, decided once per distinct stack. */
 static void attribute_with_stack(void *argument)
 {
 	struct vt_event *event = argument;
-	event->stack = capture_stack(vt_config()->stack_depth);
+	event->stack = capture_stack(vt_config()->stack_depth, event->tag);
 	if (event->tag == VT_TAG_UNTAGGED && event->stack != VT_STACK_NONE)
-		event->tag = rule_tag(event->stack);
+		event->tag = vt_stack_tag(event->stack);
 }
 
 /* Precedence: explicit API tag, NVTX range, module rule, untagged. The

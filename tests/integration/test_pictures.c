@@ -328,11 +328,11 @@ Test(pictures, listings_add_up_to_the_peak)
 	traced_run_free(&run);
 }
 
-/* A stack that holds bytes of several tags is listed under its latest
- * allocation's tag (mixed_tags.c): the folded lines still add up to the
- * peak, with no tag's remainder counting its bytes twice, and what a short
- * listing leaves out is one line under no tag. */
-Test(pictures, folded_lines_add_up_when_a_stack_holds_several_tags)
+/* One line of code run under four tags is four stacks, one per tag
+ * (mixed_tags.c): the folded lines add up to the peak, each tag's bytes
+ * under that tag, and what a short listing leaves out is each tag's
+ * remainder under its tag. */
+Test(pictures, folded_lines_add_up_when_one_line_runs_under_several_tags)
 {
 	struct traced_run run;
 	trace_program(&run, "mixed_tags", NULL);
@@ -341,16 +341,19 @@ Test(pictures, folded_lines_add_up_when_a_stack_holds_several_tags)
 		     6 * MiB);
 	char *text = tool_output(&run, "report REPORT --format folded | awk '{n++; s += $NF} END "
 				       "{print n, s}'");
-	cr_assert_str_eq(text, "2 15728640\n", "two stacks, the peak: %s", text);
+	cr_assert_str_eq(text, "5 15728640\n", "five stacks, the peak: %s", text);
 	free(text);
 	text = tool_output(&run, "report REPORT --format folded | grep -c other");
-	cr_assert_str_eq(text, "0\n", "the two stacks hold the whole peak");
+	cr_assert_str_eq(text, "0\n", "the stacks hold the whole peak");
+	free(text);
+	text = tool_output(&run, "report REPORT --format folded | grep '^d;' | awk '{print $NF}'");
+	cr_assert_str_eq(text, "4194304\n", "d's 4 MiB alone under d: %s", text);
 	free(text);
 	traced_run_free(&run);
 	const char *top[] = {"VRAMTRACE_TOP=1", NULL};
 	trace_program(&run, "mixed_tags", top);
-	text = tool_output(&run, "report REPORT --format folded | tail -1");
-	cr_assert_str_eq(text, "[other stacks] 5242880\n", "%s", text);
+	text = tool_output(&run, "report REPORT --format folded | grep -c '\\[other stacks\\]'");
+	cr_assert_str_eq(text, "4\n", "a remainder per tag: %s", text);
 	free(text);
 	text = tool_output(&run, "report REPORT --format folded | awk '{s += $NF} END {print s}'");
 	cr_assert_str_eq(text, "15728640\n", "%s", text);

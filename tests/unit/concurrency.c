@@ -40,7 +40,7 @@ static void *work(void *arg)
 				"a",
 				"a",
 				own,
-				vt_stack_intern(frames, 3)};
+				vt_stack_intern(frames, 3, own)};
 	vt_tracker_record(&tracker, &kept);
 	for (uint64_t i = 0; i < ROUNDS; i++) {
 		vt_tag_push(VT_TAG_FROM_API, scratch);
@@ -54,7 +54,7 @@ static void *work(void *arg)
 					 "a",
 					 "a",
 					 vt_tag_current(),
-					 vt_stack_intern(frames, 1 + (unsigned)(i % 3))};
+					 vt_stack_intern(frames, 1 + (unsigned)(i % 3), scratch)};
 		vt_tracker_record(&tracker, &alloc);
 		vt_tag_pop(VT_TAG_FROM_API);
 		if (i % 100 == 0)
@@ -190,7 +190,22 @@ int main(void)
 	CHECK(s.devices[0].tags.items[scratch].live == 0, "scratch left bytes");
 	CHECK(s.devices[0].kinds[VT_KIND_ASYNC].live + s.devices[1].kinds[VT_KIND_ASYNC].live == 0,
 	      "async bytes left");
-	CHECK(vt_stack_limit() - 1 == 4 * 3, "%u stacks", vt_stack_limit() - 1);
+	/* A stack is its frames with its tag: each thread's kept one (16), the
+	 * scratch ones (4 first frames at 3 depths) and those the retags moved
+	 * bytes to (each thread's frames at depths 1 and 2 with its own tag). */
+	CHECK(vt_stack_limit() - 1 == THREADS + 4 * 3 + THREADS * 2, "%u stacks",
+	      vt_stack_limit() - 1);
+	for (int d = 0; d < 2; d++) {
+		uint64_t held = 0;
+		for (uint32_t id = 1; id < s.devices[d].stacks.size; id++) {
+			const struct vt_counter *stack = &s.devices[d].stacks.items[id];
+			held += stack->live;
+			CHECK(!(stack->allocs || stack->live) || stack->tag == vt_stack_tag(id),
+			      "stack %u's tag", id);
+		}
+		CHECK(held == s.devices[d].live, "device %d's stacks hold %llu", d,
+		      (unsigned long long)held);
+	}
 	vt_snapshot_free(&s);
 	vt_tracker_destroy(&tracker);
 	printf("concurrency: %d threads x %d rounds on 2 devices: exact, %u snapshots taken "

@@ -138,22 +138,67 @@ Test(tag_stack, each_thread_has_its_own)
 Test(stacks, same_frames_same_id)
 {
 	uintptr_t a[] = {0x1000, 0x2000, 0x3000}, b[] = {0x1000, 0x2000, 0x3001};
-	uint32_t id_a = vt_stack_intern(a, 3);
-	uint32_t id_b = vt_stack_intern(b, 3);
+	uint32_t id_a = vt_stack_intern(a, 3, VT_TAG_UNTAGGED);
+	uint32_t id_b = vt_stack_intern(b, 3, VT_TAG_UNTAGGED);
 	cr_assert_neq(id_a, VT_STACK_NONE);
 	cr_assert_neq(id_a, id_b);
-	cr_assert_eq(vt_stack_intern(a, 3), id_a);
-	cr_assert_neq(vt_stack_intern(a, 2), id_a, "a prefix is another stack");
+	cr_assert_eq(vt_stack_intern(a, 3, VT_TAG_UNTAGGED), id_a);
+	cr_assert_neq(vt_stack_intern(a, 2, VT_TAG_UNTAGGED), id_a, "a prefix is another stack");
 	const uintptr_t *frames;
 	cr_assert_eq(vt_stack_frames(id_b, &frames), 3);
 	cr_assert_eq(frames[2], 0x3001);
-	cr_assert_eq(vt_stack_intern(a, 0), VT_STACK_NONE);
+	cr_assert_eq(vt_stack_intern(a, 0, VT_TAG_UNTAGGED), VT_STACK_NONE);
 	cr_assert_eq(vt_stack_frames(999999, &frames), 0);
-	uint32_t note;
-	cr_assert_not(vt_stack_get_note(id_a, &note));
-	vt_stack_set_note(id_a, 42);
-	cr_assert(vt_stack_get_note(id_a, &note));
-	cr_assert_eq(note, 42);
+	/* No module rule names these frames (no code is there). */
+	cr_assert_eq(vt_stack_tag(id_a), VT_TAG_UNTAGGED);
+	cr_assert_eq(vt_stack_tag(999999), VT_TAG_UNTAGGED);
+}
+
+/* The same frames under two tags are two stacks, each with its own tag,
+ * whether found by the last-interned compare, the thread's cache or the
+ * shared table. */
+Test(stacks, the_tag_is_part_of_a_stack)
+{
+	uintptr_t a[] = {0x8000, 0x8100, 0x8200};
+	uint32_t fwd = vt_tag_intern("forward"), bwd = vt_tag_intern("backward");
+	uint32_t id_fwd = vt_stack_intern(a, 3, fwd);
+	uint32_t id_bwd = vt_stack_intern(a, 3, bwd); /* right after: the last-interned compare */
+	uint32_t id_none = vt_stack_intern(a, 3, VT_TAG_UNTAGGED);
+	cr_assert_neq(id_fwd, VT_STACK_NONE);
+	cr_assert_neq(id_fwd, id_bwd);
+	cr_assert_neq(id_none, id_fwd);
+	cr_assert_neq(id_none, id_bwd);
+	cr_assert_eq(vt_stack_intern(a, 3, fwd), id_fwd, "from the thread's cache");
+	cr_assert_eq(vt_stack_intern(a, 3, fwd), id_fwd, "the last interned");
+	cr_assert_eq(vt_stack_tag(id_fwd), fwd);
+	cr_assert_eq(vt_stack_tag(id_bwd), bwd);
+	cr_assert_eq(vt_stack_tag(id_none), VT_TAG_UNTAGGED);
+	const uintptr_t *frames_fwd, *frames_bwd;
+	cr_assert_eq(vt_stack_frames(id_fwd, &frames_fwd), 3);
+	cr_assert_eq(vt_stack_frames(id_bwd, &frames_bwd), 3);
+	cr_assert_arr_eq(frames_fwd, frames_bwd, 3 * sizeof(*frames_fwd));
+}
+
+static void *intern_under_tag(void *arg)
+{
+	uintptr_t frames[] = {0x8800, 0x8900};
+	return (void *)(uintptr_t)vt_stack_intern(frames, 2, (uint32_t)(uintptr_t)arg);
+}
+
+/* Another thread, with a cache of its own, finds the same ids. */
+Test(stacks, threads_agree_on_stacks_with_tags)
+{
+	uintptr_t frames[] = {0x8800, 0x8900};
+	uint32_t one = vt_tag_intern("one"), two = vt_tag_intern("two");
+	uint32_t id_one = vt_stack_intern(frames, 2, one), id_two = vt_stack_intern(frames, 2, two);
+	pthread_t threads[2];
+	void *seen[2];
+	pthread_create(&threads[0], NULL, intern_under_tag, (void *)(uintptr_t)one);
+	pthread_create(&threads[1], NULL, intern_under_tag, (void *)(uintptr_t)two);
+	for (int t = 0; t < 2; t++)
+		pthread_join(threads[t], &seen[t]);
+	cr_assert_eq((uint32_t)(uintptr_t)seen[0], id_one);
+	cr_assert_eq((uint32_t)(uintptr_t)seen[1], id_two);
 }
 
 /* A thread's next stack is first compared with the one it interned last:
@@ -163,19 +208,21 @@ Test(stacks, the_last_stack_is_told_from_its_neighbours)
 {
 	uintptr_t a[] = {0x7000, 0x7100, 0x7200, 0x7300}, last_differs[] = {0x7000, 0x7100, 0x7201},
 		  first_differs[] = {0x7001, 0x7100, 0x7200};
-	uint32_t id = vt_stack_intern(a, 3);
-	cr_assert_eq(vt_stack_intern(a, 3), id);
-	uint32_t seen[] = {vt_stack_intern(last_differs, 3), vt_stack_intern(first_differs, 3),
-			   vt_stack_intern(a, 2), vt_stack_intern(a, 4)};
+	uint32_t id = vt_stack_intern(a, 3, VT_TAG_UNTAGGED);
+	cr_assert_eq(vt_stack_intern(a, 3, VT_TAG_UNTAGGED), id);
+	uint32_t seen[] = {vt_stack_intern(last_differs, 3, VT_TAG_UNTAGGED),
+			   vt_stack_intern(first_differs, 3, VT_TAG_UNTAGGED),
+			   vt_stack_intern(a, 2, VT_TAG_UNTAGGED),
+			   vt_stack_intern(a, 4, VT_TAG_UNTAGGED)};
 	for (size_t i = 0; i < sizeof(seen) / sizeof(seen[0]); i++) {
 		cr_assert_neq(seen[i], VT_STACK_NONE);
 		cr_assert_neq(seen[i], id, "stack %zu taken for the one before it", i);
 		for (size_t j = 0; j < i; j++)
 			cr_assert_neq(seen[i], seen[j], "stacks %zu and %zu", j, i);
 	}
-	cr_assert_eq(vt_stack_intern(a, 3), id);
-	cr_assert_eq(vt_stack_intern(last_differs, 3), seen[0]);
-	cr_assert_eq(vt_stack_intern(last_differs, 3), seen[0]);
+	cr_assert_eq(vt_stack_intern(a, 3, VT_TAG_UNTAGGED), id);
+	cr_assert_eq(vt_stack_intern(last_differs, 3, VT_TAG_UNTAGGED), seen[0]);
+	cr_assert_eq(vt_stack_intern(last_differs, 3, VT_TAG_UNTAGGED), seen[0]);
 }
 
 static void *intern_many(void *arg)
@@ -183,7 +230,7 @@ static void *intern_many(void *arg)
 	(void)arg;
 	for (uintptr_t i = 0; i < 20000; i++) {
 		uintptr_t frames[] = {0x500000 + i % 5000, 0x600000, 0x700000};
-		uint32_t id = vt_stack_intern(frames, 3);
+		uint32_t id = vt_stack_intern(frames, 3, VT_TAG_UNTAGGED);
 		const uintptr_t *back;
 		if (vt_stack_frames(id, &back) != 3 || back[0] != frames[0])
 			return (void *)1;

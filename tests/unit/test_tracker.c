@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "stacks.h"
 #include "tracker.h"
 
 #define GiB (1ull << 30)
@@ -157,6 +158,31 @@ Test(tracker, retag_moves_live_bytes)
 	cr_assert_eq(tag_at_peak(d, TAG_B), GiB);
 	release(0x10, VT_KIND_DEVICE);
 	cr_assert_eq(snapshot()->devices[0].tags.items[TAG_B].live, 0, "freed from its new tag");
+}
+
+/* A stack is its frames with a tag: a retag moves the bytes to the same
+ * frames with the new tag, so the stacks' tags agree with the tags'. */
+Test(tracker, retag_moves_bytes_to_the_stack_with_the_new_tag)
+{
+	uintptr_t frames[] = {0x91000, 0x92000};
+	uint32_t under_a = vt_stack_intern(frames, 2, TAG_A);
+	alloc_tagged(0, VT_KIND_DEVICE, 0x10, GiB, TAG_A, under_a);
+	alloc_tagged(0, VT_KIND_DEVICE, 0x20, 3 * GiB, TAG_A, under_a);
+	cr_assert(vt_tracker_retag(&tracker, 0x10, TAG_B));
+	uint32_t under_b = vt_stack_intern(frames, 2, TAG_B);
+	cr_assert_neq(under_b, under_a);
+	const struct vt_device_stats *d = &snapshot()->devices[0];
+	cr_assert_eq(d->stacks.items[under_a].live, 3 * GiB);
+	cr_assert_eq(d->stacks.items[under_a].tag, TAG_A);
+	cr_assert_eq(d->stacks.items[under_a].allocs, 2, "allocations stay where they were made");
+	cr_assert_eq(d->stacks.items[under_b].live, GiB);
+	cr_assert_eq(d->stacks.items[under_b].tag, TAG_B);
+	cr_assert_eq(d->stacks.items[under_b].allocs, 0);
+	cr_assert_eq(d->tags.items[TAG_B].live, GiB);
+	release(0x10, VT_KIND_DEVICE);
+	d = &snapshot()->devices[0];
+	cr_assert_eq(d->stacks.items[under_b].live, 0, "freed from its new stack");
+	cr_assert_eq(d->stacks.items[under_a].live, 3 * GiB);
 }
 
 Test(tracker, retag_of_memory_only_shown_moves_no_bytes)

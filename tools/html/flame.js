@@ -22,12 +22,13 @@ function addPath(root, path, bytes) {
 	}
 }
 /* What the listed rows leave out, per tag: the tag's bytes at the peak
- * less its rows' (the folded format's "[other stacks]"). A row is under
- * the tag of its stack's latest allocation and may hold bytes allocated
- * under other tags (one line run in several NVTX ranges): when some tag's
- * rows hold more than the tag, the per-tag remainders would count those
- * bytes twice, so what the rows leave out of the peak is one block under
- * no tag, and the graph's root stays the peak. */
+ * less its rows' (the folded format's "[other stacks]"). A stack has one
+ * tag; in older reports a row was under the tag of its stack's latest
+ * allocation and could hold bytes allocated under other tags (one line run
+ * in several NVTX ranges): when some tag's rows hold more than the tag, the
+ * per-tag remainders would count those bytes twice, so what the rows leave
+ * out of the peak is one block under no tag, and the graph's root stays
+ * the peak. */
 function remainders(owner) {
 	const listed = new Map();
 	let listedTotal = 0;

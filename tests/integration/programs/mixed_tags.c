@@ -1,8 +1,8 @@
 /* One line of code run under four tags (as one layer's code runs in a
  * range per layer): 1, 2, 3 and 4 MiB tagged a, b, c and d from one call
  * stack, and 5 MiB tagged a from another line. The peak is 15 MiB: a
- * holds 6, b 2, c 3, d 4; the first stack 10 MiB, listed under d, the tag
- * of its latest allocation. */
+ * holds 6, b 2, c 3, d 4. The first line is four stacks, one per tag (a
+ * stack is its frames with its tag), of 1, 2, 3 and 4 MiB. */
 #include <cuda_runtime_api.h>
 
 #include "vramtrace.h"
