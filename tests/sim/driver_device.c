@@ -598,10 +598,14 @@ SIM_EXPORT CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext handle)
 	return CUDA_SUCCESS;
 }
 
+/* A context synchronize trims its device's memory pools (driver_pool.c). */
 SIM_EXPORT CUresult cuCtxSynchronize(void)
 {
 	int device;
-	return sim_current_device(&device);
+	CUresult rc = sim_current_device(&device);
+	if (rc == CUDA_SUCCESS)
+		sim_pools_synchronized(device);
+	return rc;
 }
 
 SIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext handle)
@@ -612,7 +616,10 @@ SIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext handle)
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	struct sim_context *context = sim_context_of(handle);
-	return context && context->live ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+	if (!context || !context->live)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	sim_pools_synchronized(context->device);
+	return CUDA_SUCCESS;
 }
 
 /* Not a CUDA function: the simulated NVML reads the device-level view of

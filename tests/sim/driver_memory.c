@@ -179,7 +179,10 @@ static void discard(struct sim_allocation *allocation)
 	free(allocation);
 }
 
-static CUresult release(uintptr_t address, enum sim_release_by by)
+/* freed_on: the device a free of pool memory was made from (its stream's,
+ * or the current context's), whose next synchronize trims the pool; -1
+ * for none known. */
+static CUresult release(uintptr_t address, enum sim_release_by by, int freed_on)
 {
 	pthread_mutex_lock(&sim_lock);
 	struct sim_allocation *allocation = find_locked(address);
@@ -187,6 +190,8 @@ static CUresult release(uintptr_t address, enum sim_release_by by)
 		pthread_mutex_unlock(&sim_lock);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
+	if (allocation->pool && freed_on >= 0)
+		allocation->pool->freed_on |= 1u << freed_on;
 	unlink_locked(allocation);
 	pthread_mutex_unlock(&sim_lock);
 	discard(allocation);
@@ -265,14 +270,23 @@ SIM_EXPORT CUresult cuMemAllocPitch(CUdeviceptr *dptr, size_t *pitch, size_t wid
 }
 
 /* A null pointer frees nothing and succeeds, as free(NULL) does: so the
- * driver answers cuMemFree(0) and cuMemFreeHost(NULL). */
-static CUresult untraced_cuMemFree(CUdeviceptr dptr)
+ * driver answers cuMemFree(0) and cuMemFreeHost(NULL). stream is
+ * cuMemFreeAsync's, NULL for cuMemFree: the current context's device. */
+static CUresult free_device_memory(CUdeviceptr dptr, CUstream stream)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS || !dptr)
 		return rc;
-	rc = release((uintptr_t)dptr, SIM_BY_FREE);
+	int device;
+	if (sim_stream_device(stream, &device) != CUDA_SUCCESS)
+		device = -1;
+	rc = release((uintptr_t)dptr, SIM_BY_FREE, device);
 	return rc == CUDA_ERROR_INVALID_VALUE ? sim_graph_free((uintptr_t)dptr) : rc;
+}
+
+static CUresult untraced_cuMemFree(CUdeviceptr dptr)
+{
+	return free_device_memory(dptr, NULL);
 }
 
 SIM_EXPORT CUresult cuMemFree(CUdeviceptr dptr)
@@ -335,7 +349,7 @@ static CUresult untraced_cuMemFreeHost(void *p)
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS || !p)
 		return rc;
-	return release((uintptr_t)p, SIM_BY_FREE_HOST);
+	return release((uintptr_t)p, SIM_BY_FREE_HOST, -1);
 }
 
 SIM_EXPORT CUresult cuMemFreeHost(void *p)
@@ -438,7 +452,7 @@ static CUresult untraced_cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
 		return rc != CUDA_SUCCESS ? rc : sim_graph_capture_free(capture, dptr);
 	if (!dptr)
 		return CUDA_ERROR_INVALID_VALUE; /* only the immediate frees take null */
-	return untraced_cuMemFree(dptr);
+	return free_device_memory(dptr, stream);
 }
 
 SIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
@@ -656,7 +670,7 @@ CUresult sim_map_foreign(void **out, size_t bytes, int device)
 
 CUresult sim_close_import(uintptr_t address)
 {
-	return release(address, SIM_BY_IPC_CLOSE);
+	return release(address, SIM_BY_IPC_CLOSE, -1);
 }
 
 bool sim_exportable(uintptr_t address, size_t *bytes, int *device)

@@ -1,9 +1,18 @@
 /* Stand-in driver: stream-ordered memory pools. A pool reserves device
- * memory as its allocations grow; after a free it keeps up to its release
- * threshold reserved (the real driver trims at the next synchronization,
- * the simulated one at once, as it has no queue), until trimmed or
- * destroyed. Created pools are never freed, so a stale handle is refused
- * rather than followed. */
+ * memory as its allocations grow. A free hands the memory back to the pool,
+ * which keeps it reserved (still charged to the device, as cuMemGetInfo
+ * sees it) until the next stream, event or context synchronize, which
+ * returns what is held above the release threshold to the device (cuda.h,
+ * CU_MEMPOOL_ATTR_RELEASE_THRESHOLD): the pool keeps max(in use,
+ * threshold). That synchronize is one on the pool's own device, or on a
+ * device from whose streams its memory was freed. The header names no
+ * particular stream, and a pool's reserve is its device's memory, so any
+ * synchronize there trims it, whichever stream the free was on. A
+ * simulated free completes at once (there is no queue), so
+ * cuMemPoolTrimTo releases freed memory without waiting for a synchronize
+ * (its note says such memory only "can count as outstanding"), and so
+ * does the last free into a destroyed pool. Created pools are never
+ * freed, so a stale handle is refused rather than followed. */
 #include "sim.h"
 
 static struct sim_pool *created_pools;
@@ -62,7 +71,27 @@ static uint64_t release_to(struct sim_pool *pool, uint64_t keep)
 uint64_t sim_pool_give_back(struct sim_pool *pool, uint64_t charge)
 {
 	pool->used -= charge;
-	return release_to(pool, pool->live ? pool->threshold : 0);
+	return pool->live ? 0 : release_to(pool, 0);
+}
+
+/* Called with sim_lock held. */
+static void trim_on_synchronize(struct sim_pool *pool, int device)
+{
+	if (pool->device != device && !(pool->freed_on & (1u << device)))
+		return;
+	pool->freed_on = 0;
+	sim_devices[pool->device].charged -= release_to(pool, pool->threshold);
+}
+
+void sim_pools_synchronized(int device)
+{
+	pthread_mutex_lock(&sim_lock);
+	for (int each = 0; each < sim_config()->device_count; each++)
+		trim_on_synchronize(&sim_devices[each].default_pool, device);
+	for (struct sim_pool *pool = created_pools; pool; pool = pool->next)
+		if (pool->live && !pool->imported)
+			trim_on_synchronize(pool, device);
+	pthread_mutex_unlock(&sim_lock);
 }
 
 struct sim_pool *sim_pool_add(int device, unsigned handle_types, bool imported)

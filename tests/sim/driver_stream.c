@@ -45,6 +45,15 @@ CUgraph sim_stream_capture(CUstream stream)
 	return created ? created->capture : NULL;
 }
 
+CUresult sim_stream_device(CUstream stream, int *device)
+{
+	struct sim_stream *created = created_stream(stream);
+	if (!created)
+		return sim_current_device(device);
+	*device = created->device;
+	return CUDA_SUCCESS;
+}
+
 CUresult sim_stream_capture_graph(CUstream stream, CUgraph *graph)
 {
 	struct sim_stream *created = created_stream(stream);
@@ -54,6 +63,7 @@ CUresult sim_stream_capture_graph(CUstream stream, CUgraph *graph)
 }
 
 struct sim_event {
+	int device; /* its context's */
 	struct timespec recorded;
 	unsigned flags;
 	struct sim_stream *captured_in; /* recorded in a capturing stream */
@@ -204,7 +214,7 @@ SIM_EXPORT CUresult cuStreamDestroy(CUstream stream)
 
 /* Waiting on a capturing stream is not allowed (nothing runs until the
  * graph is launched), and breaks the capture, as on the real driver. */
-SIM_EXPORT CUresult cuStreamSynchronize(CUstream stream)
+static CUresult stream_complete(CUstream stream)
 {
 	CUresult rc = sim_check_init();
 	struct sim_stream *created = created_stream(stream);
@@ -214,9 +224,19 @@ SIM_EXPORT CUresult cuStreamSynchronize(CUstream stream)
 	return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 }
 
+/* A synchronize, not a query, trims the memory pools (driver_pool.c). */
+SIM_EXPORT CUresult cuStreamSynchronize(CUstream stream)
+{
+	CUresult rc = stream_complete(stream);
+	int device;
+	if (rc == CUDA_SUCCESS && sim_stream_device(stream, &device) == CUDA_SUCCESS)
+		sim_pools_synchronized(device);
+	return rc;
+}
+
 SIM_EXPORT CUresult cuStreamQuery(CUstream stream)
 {
-	return cuStreamSynchronize(stream);
+	return stream_complete(stream);
 }
 
 static CUresult join_capture(struct sim_stream *stream, struct sim_stream *origin)
@@ -356,6 +376,7 @@ SIM_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int flags)
 	struct sim_event *created = calloc(1, sizeof(*created));
 	if (!created)
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	created->device = device;
 	created->flags = flags;
 	*event = (CUevent)created;
 	return CUDA_SUCCESS;
@@ -427,7 +448,7 @@ SIM_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream stream, CUevent event, unsig
 	return wait_event(stream, event, flags);
 }
 
-SIM_EXPORT CUresult cuEventSynchronize(CUevent event)
+static CUresult event_complete(CUevent event)
 {
 	CUresult rc = sim_check_init();
 	if (rc != CUDA_SUCCESS)
@@ -435,9 +456,18 @@ SIM_EXPORT CUresult cuEventSynchronize(CUevent event)
 	return event ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+/* A synchronize, not a query, trims the memory pools (driver_pool.c). */
+SIM_EXPORT CUresult cuEventSynchronize(CUevent event)
+{
+	CUresult rc = event_complete(event);
+	if (rc == CUDA_SUCCESS)
+		sim_pools_synchronized(((const struct sim_event *)event)->device);
+	return rc;
+}
+
 SIM_EXPORT CUresult cuEventQuery(CUevent event)
 {
-	return cuEventSynchronize(event);
+	return event_complete(event);
 }
 
 SIM_EXPORT CUresult cuEventElapsedTime(float *milliseconds, CUevent start, CUevent end)

@@ -90,6 +90,9 @@ struct sim_pool {
 	 * always reads and writes). */
 	CUmemAccess_flags access[SIM_MAX_DEVICES];
 	uint64_t used, used_high, reserved, reserved_high, threshold;
+	/* The devices whose streams freed its memory since its last trim
+	 * (one bit each): their next synchronize trims it too. */
+	unsigned freed_on;
 	struct sim_pool *next; /* in the list of created pools */
 };
 
@@ -162,8 +165,14 @@ struct sim_pool *sim_pool_of(CUmemoryPool handle);
  * charged for it: growth is what an allocation of charge adds to it. */
 uint64_t sim_pool_growth(const struct sim_pool *pool, uint64_t charge);
 void sim_pool_take(struct sim_pool *pool, uint64_t charge);
-/* Returns the bytes the pool hands back to the device. */
+/* Returns the bytes the pool hands back to the device: none while it
+ * lives (its reserve waits for a synchronize), all it no longer uses once
+ * destroyed. */
 uint64_t sim_pool_give_back(struct sim_pool *pool, uint64_t charge);
+/* A stream, event or context of device synchronized: each pool of that
+ * device, and each freed into from it, keeps at most max(in use, release
+ * threshold) reserved. */
+void sim_pools_synchronized(int device);
 /* A created pool, or another process's imported one; NULL without memory. */
 struct sim_pool *sim_pool_add(int device, unsigned handle_types, bool imported);
 /* A device's pools start out as its default one, current. */
@@ -234,6 +243,8 @@ CUresult untraced_cuMipmappedArrayDestroy(CUmipmappedArray handle);
  * stream's the current context's (cuStreamGetDevice). */
 CUresult sim_stream_device(CUstream stream, int *device);
 CUgraph sim_stream_capture(CUstream stream);
+/* The device of a created stream; the current context's for a default one. */
+CUresult sim_stream_device(CUstream stream, int *device);
 CUresult sim_stream_capture_graph(CUstream stream, CUgraph *graph);
 CUresult sim_graph_capture_alloc(CUgraph graph, int device, size_t bytes, CUdeviceptr *dptr);
 CUresult sim_graph_capture_free(CUgraph graph, CUdeviceptr dptr);

@@ -1,8 +1,9 @@
 /* Stream-ordered pools on the simulated device, which reserves in 2 MiB
- * units: the default pool grows to 6 MiB and gives it all back (release
- * threshold 0); a created pool with an 8 MiB threshold keeps 6 MiB after
- * a free, is trimmed to what is in use (2 MiB), and is destroyed with one
- * allocation still out. */
+ * units: the default pool grows to 6 MiB and, its allocation freed but no
+ * synchronize made, still holds it all (release threshold 0 applies at
+ * the next synchronize); a created pool with an 8 MiB threshold keeps
+ * 6 MiB after a free, is trimmed to what is in use (2 MiB), and is
+ * destroyed with one allocation still out. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 
