@@ -45,15 +45,6 @@ CUgraph sim_stream_capture(CUstream stream)
 	return created ? created->capture : NULL;
 }
 
-CUresult sim_stream_device(CUstream stream, int *device)
-{
-	struct sim_stream *created = created_stream(stream);
-	if (!created)
-		return sim_current_device(device);
-	*device = created->device;
-	return CUDA_SUCCESS;
-}
-
 CUresult sim_stream_capture_graph(CUstream stream, CUgraph *graph)
 {
 	struct sim_stream *created = created_stream(stream);

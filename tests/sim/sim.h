@@ -243,8 +243,6 @@ CUresult untraced_cuMipmappedArrayDestroy(CUmipmappedArray handle);
  * stream's the current context's (cuStreamGetDevice). */
 CUresult sim_stream_device(CUstream stream, int *device);
 CUgraph sim_stream_capture(CUstream stream);
-/* The device of a created stream; the current context's for a default one. */
-CUresult sim_stream_device(CUstream stream, int *device);
 CUresult sim_stream_capture_graph(CUstream stream, CUgraph *graph);
 CUresult sim_graph_capture_alloc(CUgraph graph, int device, size_t bytes, CUdeviceptr *dptr);
 CUresult sim_graph_capture_free(CUgraph graph, CUdeviceptr dptr);
