@@ -1,6 +1,7 @@
 /* vramtrace report: one report (or a merged one) rendered for people or
  * for other tools. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -69,13 +70,39 @@ static void merged_summary(const struct vt_merged *merged, FILE *out)
 	}
 }
 
+/* The merged document with only --device's device in each rank, merged
+ * again, so its summary (the peaks, skew and tags) speaks of that device
+ * as the ranks it holds do: --device was left out of a merged report's
+ * json, which gave every device. NULL (remembered) when out of memory. */
+static json_t *merged_selected(const struct vt_merged *merged,
+			       const struct vt_format_options *options)
+{
+	if (options->device < 0)
+		return json_incref(merged->root);
+	struct vt_report_file *files = calloc(merged->rank_count, sizeof(*files));
+	bool ok = files != NULL;
+	for (size_t i = 0; ok && i < merged->rank_count; i++) {
+		files[i].path = merged->ranks[i].file;
+		files[i].root = vt_selected_document(&merged->ranks[i].report, options);
+		ok = files[i].root && vt_report_model_fill(files[i].root, &files[i].report);
+	}
+	json_t *document = vt_json_checked(ok ? vt_merge(files, merged->rank_count) : NULL);
+	for (size_t i = 0; files && i < merged->rank_count; i++)
+		vt_report_close(&files[i]);
+	free(files);
+	return document;
+}
+
 /* A merged report: what the ranks say together, then each rank's own
  * report, all in one document of the format. */
 static void render_merged(const struct vt_merged *merged, format_fn format,
 			  struct vt_format_options *options, FILE *out)
 {
 	if (format == vt_format_json) {
-		vt_print_json(merged->root, out);
+		json_t *document = merged_selected(merged, options);
+		if (document)
+			vt_print_json(document, out);
+		json_decref(document);
 		return;
 	}
 	json_t *events = json_array();

@@ -278,3 +278,60 @@ Test(tool_output, every_device_of_a_merged_trace_has_its_own_pid)
 	json_decref(trace);
 	traced_run_free(&run);
 }
+
+/* fixture's report with a second device, device 1, copied from other's
+ * device 0, and pid as its process. */
+static char *two_devices(const char *fixture, const char *other, int pid, char *path)
+{
+	json_t *report = json_load_file(fixture_path(fixture), 0, NULL);
+	json_t *copy = json_load_file(fixture_path(other), 0, NULL);
+	cr_assert(report && copy);
+	json_t *device = json_deep_copy(report_at(copy, "devices/0"));
+	json_object_set_new(device, "ordinal", json_integer(1));
+	json_array_append_new(json_object_get(report, "devices"), device);
+	json_object_set_new(json_object_get(report, "run"), "pid", json_integer(pid));
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(json_dumpfd(report, fd, 0), 0);
+	close(fd);
+	json_decref(report);
+	json_decref(copy);
+	return path;
+}
+
+/* --format json of a merged report gave every device whatever --device
+ * said; now each rank keeps that device alone, and the summary speaks of
+ * it. */
+Test(tool_output, a_merged_report_in_json_keeps_the_device_asked_for)
+{
+	char a[] = "/tmp/vt-two.XXXXXX", b[] = "/tmp/vt-two.XXXXXX", merged[] = "/tmp/vt-m.XXXXXX";
+	two_devices("minimal.json", "minimal_b.json", 1, a);
+	two_devices("minimal_b.json", "minimal.json", 2, b);
+	close(mkstemp(merged));
+	struct traced_run run;
+	run_tool(&run, (char *[]){"merge", a, b, "-o", merged, NULL}, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	traced_run_free(&run);
+	run_tool(&run, (char *[]){"report", merged, "--format", "json", "--device", "1", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_t *document = json_loads(run.out, 0, NULL);
+	cr_assert(document, "%s", run.out);
+	for (int r = 0; r < 2; r++) {
+		char where[64];
+		snprintf(where, sizeof(where), "ranks/%d/report/devices", r);
+		cr_assert_eq(json_array_size(report_at(document, where)), 1);
+		snprintf(where, sizeof(where), "ranks/%d/report/devices/0/ordinal", r);
+		cr_assert_eq(report_int(document, where), 1);
+	}
+	cr_assert_eq(report_int(document, "ranks/0/peak_bytes"), 1500);
+	cr_assert_eq(report_int(document, "ranks/1/peak_bytes"), 1000);
+	cr_assert_eq(report_int(document, "peak/max_bytes"), 1500);
+	cr_assert_eq(report_int(document, "peak/min_bytes"), 1000);
+	cr_assert_str_eq(report_string(document, "ranks/0/file"), a);
+	json_decref(document);
+	traced_run_free(&run);
+	unlink(a);
+	unlink(b);
+	unlink(merged);
+}
