@@ -169,10 +169,8 @@ static bool diff_option(int id, const char *value, struct diff *d, const char **
 	case 'F': return vt_parse_count_option("diff", "--frames", value, 1, 64, &d->view.frames);
 	case 'A': d->view.all_frames = true; return true;
 	case 'g':
-		if (!(ok = d->fail_if_grows = vt_parse_growth(value, &d->grow_limit)))
-			vt_diagnostic("vramtrace diff: --fail-if-peak-grows '%s' is not a "
-				      "percentage of 0 or more, such as 5, 12.5%% or 250%%",
-				      value);
+		ok = d->fail_if_grows = vt_parse_percent_option("diff", "--fail-if-peak-grows",
+								value, false, &d->grow_limit);
 		break;
 	default: *output = value;
 	}

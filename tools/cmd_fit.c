@@ -121,13 +121,12 @@ static bool fit_option(int id, const char *value, struct fit_options *o)
 	case OPT_BUDGET:
 		o->have_budget = true;
 		return vt_parse_size_option("fit", "--budget", value, INT64_MAX, &o->budget);
-	case OPT_HEADROOM:
-		if (vt_parse_percent(value, &o->headroom))
-			return true;
-		vt_diagnostic(
-			"vramtrace fit: --headroom wants a percentage from 0 to 100, not '%s'",
-			value);
-		return false;
+	case OPT_HEADROOM: {
+		unsigned __int128 headroom;
+		bool ok = vt_parse_percent_option("fit", "--headroom", value, true, &headroom);
+		o->headroom = ok ? (uint32_t)headroom : 0;
+		return ok;
+	}
 	case OPT_SOLVE: o->solve = value; return true;
 	case OPT_DEVICE: return vt_parse_count_option("fit", "--device", value, 0, 63, &o->device);
 	case OPT_FORMAT: o->format = value; return true;

@@ -215,7 +215,7 @@ Test(tool, diff_gates_on_growth_past_100_percent)
 	cr_assert_eq(
 		gate_at(4000000000000000000, "1000000000000000000000000000000%", err, sizeof(err)),
 		0, "%s", err);
-	static const char *const refused[] = {"-5", "nan", "inf", "1e3", "12.345", "", "5%%"};
+	static const char *const refused[] = {"-5", "nan", "inf", "1e3", "", "5%%"};
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		cr_assert_eq(gate_at(3500, refused[i], err, sizeof(err)), 2, "%s", refused[i]);
 		char expected[200];
@@ -224,6 +224,39 @@ Test(tool, diff_gates_on_growth_past_100_percent)
 			 "more, such as 5, 12.5%% or 250%%\n",
 			 refused[i]);
 		cr_assert_str_eq(err, expected);
+	}
+	cr_assert_eq(gate_at(3500, "12.345", err, sizeof(err)), 2);
+	cr_assert_str_eq(err, "vramtrace diff: --fail-if-peak-grows '12.345' is finer than a "
+			      "hundredth of a percent; give at most two decimals, like 12.35\n");
+}
+
+/* A headroom with a third decimal was "not a percentage from 0 to 100"
+ * (99.999 is one); it is said to be finer than a hundredth, in check and
+ * fit alike, and one above 100 is said to be above it. */
+Test(tool, a_headroom_is_a_percentage_to_a_hundredth)
+{
+	static const char *const given[] = {"99.999", "0.001", "101"};
+	static const char *const reasons[] = {
+		"is finer than a hundredth of a percent; give at most two decimals, like 12.35",
+		"is finer than a hundredth of a percent; give at most two decimals, like 12.35",
+		"is not a percentage from 0 to 100, like 10 or 12.5%"};
+	for (int i = 0; i < 3; i++) {
+		static const char *const commands[] = {"check", "fit"};
+		for (int c = 0; c < 2; c++) {
+			struct traced_run run;
+			run_tool(&run,
+				 (char *[]){(char *)commands[c],
+					    (char *)fixture_path("minimal.json"), "--budget",
+					    "1GiB", "--headroom", (char *)given[i], NULL},
+				 NULL);
+			char expected[300];
+			snprintf(expected, sizeof(expected), "vramtrace %s: --headroom '%s' %s\n",
+				 commands[c], given[i], reasons[i]);
+			cr_assert_eq(run.status, 2);
+			cr_assert_str_eq(run.err, expected);
+			cr_assert_str_eq(run.out, "");
+			traced_run_free(&run);
+		}
 	}
 }
 
