@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,6 +28,13 @@ struct vt_cli_output {
 };
 
 bool vt_cli_output_open(struct vt_cli_output *output, const char *path, const char *command);
+/* Whether path (an -o) is none of the inputs (through links too); else
+ * false, said on stderr. `report r.json -o r.json`, meant for r.html,
+ * replaced the report with its text, which no command reads back: every
+ * command refuses to write over a report it reads, as gcc and cp refuse a
+ * source as their output. */
+bool vt_cli_output_apart(const char *command, const char *path, const char *const *inputs,
+			 size_t count);
 /* Finishes (renames into place); false when anything failed, said on
  * stderr. */
 bool vt_cli_output_commit(struct vt_cli_output *output, const char *command);

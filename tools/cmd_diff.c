@@ -231,6 +231,8 @@ int vt_command_diff(int argc, char **argv)
 	int status = parse(argc, argv, &d, &output, files);
 	if (status >= 0)
 		return status;
+	if (!vt_cli_output_apart("diff", output, files, 2))
+		return VT_EXIT_BAD_INPUT;
 	struct vt_cli_output out;
 	if (!load_both(&d, files) || !vt_cli_output_open(&out, output, "diff")) {
 		vt_diff_free(&d);

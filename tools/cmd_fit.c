@@ -761,6 +761,9 @@ int vt_command_fit(int argc, char **argv)
 {
 	struct fit_options options;
 	int done = parse_options(argc, argv, &options);
+	if (done < 0 &&
+	    !vt_cli_output_apart("fit", options.output, options.files, (size_t)options.file_count))
+		done = VT_EXIT_BAD_INPUT;
 	if (done >= 0) {
 		free(options.files);
 		return done;

@@ -236,6 +236,8 @@ int vt_command_report(int argc, char **argv)
 					 "(or -o - for standard output)");
 		return VT_EXIT_BAD_INPUT;
 	}
+	if (!vt_cli_output_apart("report", output, &request.file, 1))
+		return VT_EXIT_BAD_INPUT;
 	struct vt_report_file report;
 	char error[1024];
 	if (!vt_report_load(request.file, &report, error, sizeof(error))) {

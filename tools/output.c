@@ -128,6 +128,25 @@ bool vt_cli_output_open(struct vt_cli_output *output, const char *path, const ch
 	return true;
 }
 
+bool vt_cli_output_apart(const char *command, const char *path, const char *const *inputs,
+			 size_t count)
+{
+	struct stat out, in;
+	if (!path || strcmp(path, "-") == 0 || stat(path, &out) != 0 || !S_ISREG(out.st_mode))
+		return true;
+	for (size_t i = 0; i < count; i++) {
+		bool from_stdin = strcmp(inputs[i], "-") == 0;
+		if ((from_stdin ? fstat(STDIN_FILENO, &in) : stat(inputs[i], &in)) != 0 ||
+		    in.st_dev != out.st_dev || in.st_ino != out.st_ino)
+			continue;
+		vt_diagnostic("vramtrace %s: -o %s would replace %s, a report it reads; give "
+			      "another output file",
+			      command, path, from_stdin ? "standard input" : inputs[i]);
+		return false;
+	}
+	return true;
+}
+
 /* A document with a piece that could not be added (out of memory) is
  * never passed off as whole. */
 static bool document_whole(struct vt_cli_output *output, const char *command)

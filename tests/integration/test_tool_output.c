@@ -335,3 +335,49 @@ Test(tool_output, a_merged_report_in_json_keeps_the_device_asked_for)
 	unlink(b);
 	unlink(merged);
 }
+
+/* `report r.json -o r.json` (meant for r.html) replaced the report with
+ * its text, which nothing reads back; every command that reads reports
+ * refuses to write over one, through a link or standard input too, and
+ * leaves it as it was. */
+Test(tool_output, no_command_writes_over_a_report_it_reads)
+{
+	char *dir = scratch();
+	char a[600], b[600], link[600];
+	snprintf(a, sizeof(a), "%s/a.json", dir);
+	snprintf(b, sizeof(b), "%s/b.json", dir);
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+	copy_file(fixture_path("minimal.json"), a);
+	copy_file(fixture_path("rank0.json"), b);
+	cr_assert_eq(symlink("a.json", link), 0);
+	char *const commands[][8] = {
+		{"report", a, "-o", a, NULL},  {"report", a, "--format", "json", "-o", link, NULL},
+		{"diff", b, a, "-o", a, NULL}, {"merge", b, a, "-o", a, NULL},
+		{"fit", b, a, "-o", a, NULL},
+	};
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		struct traced_run run;
+		run_tool(&run, (char **)commands[i], NULL);
+		char expected[2048];
+		const char *out = strcmp(commands[i][2], "--format") == 0 ? link : a;
+		snprintf(expected, sizeof(expected),
+			 "vramtrace %s: -o %s would replace %s, a report it reads; give another "
+			 "output file\n",
+			 commands[i][0], out, a);
+		cr_assert_eq(run.status, 2, "%s: %s", commands[i][0], run.err);
+		cr_assert_str_eq(run.err, expected);
+		traced_run_free(&run);
+	}
+	char arguments[1300], redirection[700], err[1024], expected[1024], command[2048];
+	snprintf(arguments, sizeof(arguments), "report - -o '%s'", a);
+	snprintf(redirection, sizeof(redirection), "<'%s'", a);
+	cr_assert_eq(redirected(arguments, redirection, err, sizeof(err)), 2);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace report: -o %s would replace standard input, a report it reads; give "
+		 "another output file\n",
+		 a);
+	cr_assert_str_eq(err, expected);
+	snprintf(command, sizeof(command), "cmp -s %s %s", a, fixture_path("minimal.json"));
+	cr_assert_eq(system(command), 0, "the report was changed");
+	remove_scratch(dir);
+}
