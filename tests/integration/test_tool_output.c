@@ -381,3 +381,16 @@ Test(tool_output, no_command_writes_over_a_report_it_reads)
 	cr_assert_eq(system(command), 0, "the report was changed");
 	remove_scratch(dir);
 }
+
+/* metrics --textfile '' wrote /vramtrace.prom, into the root directory,
+ * every 15 s until stopped; an empty directory is refused at once. */
+Test(tool_output, metrics_refuses_an_empty_textfile_directory)
+{
+	struct traced_run run;
+	run_tool(&run, (char *[]){"metrics", "--textfile", "", "--count", "1", NULL}, NULL);
+	cr_assert_eq(run.status, 2);
+	cr_assert_str_eq(run.err, "vramtrace metrics: --textfile wants a directory, not '' (see "
+				  "vramtrace metrics --help)\n");
+	cr_assert_str_eq(run.out, "");
+	traced_run_free(&run);
+}
