@@ -119,6 +119,11 @@ bool vt_cli_output_open(struct vt_cli_output *output, const char *path, const ch
 		output->stream = stdout;
 		return true;
 	}
+	if (!*path) { /* was "cannot write : No such file or directory" */
+		vt_diagnostic("vramtrace %s: -o wants a file name (- for standard output), not ''",
+			      command);
+		return false;
+	}
 	if (!(output->path = strdup(path)) || !open_file(output)) {
 		int saved = errno;
 		vt_diagnostic("vramtrace %s: cannot write %s: %s", command, path, strerror(saved));

@@ -394,3 +394,17 @@ Test(tool_output, metrics_refuses_an_empty_textfile_directory)
 	cr_assert_str_eq(run.out, "");
 	traced_run_free(&run);
 }
+
+/* -o '' said "cannot write : No such file or directory". */
+Test(tool_output, an_empty_output_name_is_named_as_the_mistake)
+{
+	struct traced_run run;
+	run_tool(&run, (char *[]){"report", (char *)fixture_path("minimal.json"), "-o", "", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 2);
+	cr_assert_str_eq(
+		run.err,
+		"vramtrace report: -o wants a file name (- for standard output), not ''\n");
+	cr_assert_str_eq(run.out, "");
+	traced_run_free(&run);
+}
