@@ -67,8 +67,13 @@ static int gate(const struct diff *d)
 			continue;
 		char relative[32], ratio[32], limit[48];
 		vt_diff_change_texts(row, relative, ratio, sizeof(relative));
-		vt_diagnostic("vramtrace diff: %s peak grew %s, more than %s%%", row->key, relative,
-			      percent_text(d->grow_limit, limit, sizeof(limit)));
+		if (row->a > 0)
+			vt_diagnostic("vramtrace diff: %s peak grew %s, more than %s%%", row->key,
+				      relative, percent_text(d->grow_limit, limit, sizeof(limit)));
+		else /* was "peak grew new" */
+			vt_diagnostic("vramtrace diff: %s peak is new in B (none in A), counted as "
+				      "growing more than %s%%",
+				      row->key, percent_text(d->grow_limit, limit, sizeof(limit)));
 		status = VT_EXIT_FAILED;
 	}
 	return status;

@@ -640,3 +640,52 @@ Test(tool, fit_shows_labels_and_tags_with_escapes_escaped)
 	traced_run_free(&run);
 	remove_tree(dir);
 }
+
+/* minimal.json as process pid with its device 0 numbered ordinal, or with
+ * no device when ordinal < 0; its path, to free and unlink. */
+static char *renumbered(int pid, int ordinal)
+{
+	json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
+	cr_assert(report);
+	json_object_set_new(json_object_get(report, "run"), "pid", json_integer(pid));
+	if (ordinal < 0)
+		json_array_clear(json_object_get(report, "devices"));
+	else
+		json_object_set_new(report_at(report, "devices/0"), "ordinal",
+				    json_integer(ordinal));
+	char *path = strdup("/tmp/vt-renumbered.XXXXXX");
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(json_dumpfd(report, fd, 0), 0);
+	close(fd);
+	json_decref(report);
+	return path;
+}
+
+/* Two messages that said what the code held, not what was meant: "device
+ * 1 peak grew new" for a device only B has, and fit's "no device -1 in
+ * this report" for a report with no device. */
+Test(tool, a_new_device_and_a_report_without_one_are_said_plainly)
+{
+	char *moved = renumbered(78, 1), *none = renumbered(77, -1);
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"diff", (char *)fixture_path("minimal.json"), moved,
+			    "--fail-if-peak-grows", "10", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 1);
+	cr_assert_str_eq(run.err, "vramtrace diff: device 1 peak is new in B (none in A), counted "
+				  "as growing more than 10.00%\n");
+	traced_run_free(&run);
+	run_tool(&run, (char *[]){"fit", none, (char *)fixture_path("minimal.json"), NULL}, NULL);
+	cr_assert_eq(run.status, 2);
+	char expected[300];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace fit: %s: no device in this report, so no peak to fit\n", none);
+	cr_assert_str_eq(run.err, expected);
+	traced_run_free(&run);
+	unlink(moved);
+	unlink(none);
+	free(moved);
+	free(none);
+}
