@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,8 +14,47 @@
 #include "cli.h"
 #include "json_build.h"
 
+/* The temporary file being written, removed by a signal that ends the
+ * command (Ctrl-C, kill, a closed terminal) before the signal takes its
+ * course: it was left beside the target, half written. One output is open
+ * at a time. */
+static char *volatile pending;
+static const int ending_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static struct sigaction before[sizeof(ending_signals) / sizeof(ending_signals[0])];
+
+static void remove_pending(int signal)
+{
+	char *temporary = pending;
+	if (temporary)
+		unlink(temporary);
+	sigaction(signal, &(struct sigaction){.sa_handler = SIG_DFL}, NULL);
+	raise(signal);
+}
+
+/* A signal ignored (nohup's SIGHUP) stays ignored. */
+static void watch_signals(char *temporary)
+{
+	pending = temporary;
+	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++) {
+		sigaction(ending_signals[i], NULL, &before[i]);
+		if (before[i].sa_handler != SIG_IGN)
+			sigaction(ending_signals[i],
+				  &(struct sigaction){.sa_handler = remove_pending}, NULL);
+	}
+}
+
+static void unwatch_signals(void)
+{
+	if (!pending)
+		return;
+	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
+		sigaction(ending_signals[i], &before[i], NULL);
+	pending = NULL;
+}
+
 static void release(struct vt_cli_output *output)
 {
+	unwatch_signals();
 	free(output->path);
 	free(output->target);
 	free(output->temporary);
@@ -83,6 +123,7 @@ static bool open_beside(struct vt_cli_output *output, const struct stat *existin
 	mode_t mode = existing ? existing->st_mode & 07777 : new_file_mode();
 	if (existing && geteuid() == 0 && fchown(fd, existing->st_uid, existing->st_gid) != 0)
 		mode &= 0777; /* no set-id bits on a file of another owner */
+	watch_signals(output->temporary);
 	output->stream = fchmod(fd, mode) == 0 ? fdopen(fd, "w") : NULL;
 	if (!output->stream) {
 		int saved = errno;

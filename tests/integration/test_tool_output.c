@@ -4,6 +4,7 @@
  * mode an output gets, and standard output that cannot be written. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -407,4 +408,58 @@ Test(tool_output, an_empty_output_name_is_named_as_the_mistake)
 		"vramtrace report: -o wants a file name (- for standard output), not ''\n");
 	cr_assert_str_eq(run.out, "");
 	traced_run_free(&run);
+}
+
+/* Whether dir holds a name starting with prefix. */
+static bool holds(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	cr_assert(d);
+	bool found = false;
+	for (struct dirent *entry; !found && (entry = readdir(d));)
+		found = strncmp(entry->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return found;
+}
+
+/* A command ended by a signal while it wrote -o left its half-written
+ * temporary file (out.html.XXXXXX) beside the output; it is removed, and
+ * the command still ends by that signal. */
+Test(tool_output, a_signal_while_writing_leaves_no_temporary_file, .timeout = 60)
+{
+	char *dir = scratch();
+	char report[600], out[600];
+	snprintf(report, sizeof(report), "%s/big.json", dir);
+	snprintf(out, sizeof(out), "%s/out.html", dir);
+	json_t *document = json_load_file(fixture_path("minimal.json"), 0, NULL);
+	size_t length = 64u << 20; /* a page that takes a while to write */
+	char *host = malloc(length + 1);
+	memset(host, 'h', length);
+	host[length] = '\0';
+	json_object_set_new(json_object_get(document, "run"), "host", json_string(host));
+	free(host);
+	cr_assert_eq(json_dump_file(document, report, JSON_COMPACT), 0);
+	json_decref(document);
+	int status = 0;
+	for (int attempt = 0; attempt < 5; attempt++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			execl(build_path("VT_TEST_TOOL"), "vramtrace", "report", report, "--format",
+			      "html", "-o", out, (char *)NULL);
+			_exit(127);
+		}
+		pid_t ended = 0;
+		while (!holds(dir, "out.html.") && (ended = waitpid(pid, &status, WNOHANG)) == 0)
+			usleep(500);
+		if (!ended) {
+			kill(pid, SIGTERM);
+			waitpid(pid, &status, 0);
+		}
+		if (WIFSIGNALED(status))
+			break;
+		unlink(out); /* it finished first: try again */
+	}
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %d", status);
+	cr_assert(!holds(dir, "out.html"), "a temporary file was left");
+	remove_scratch(dir);
 }
