@@ -47,9 +47,9 @@ static void unwatch_signals(void)
 {
 	if (!pending)
 		return;
+	pending = NULL;
 	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
 		sigaction(ending_signals[i], &before[i], NULL);
-	pending = NULL;
 }
 
 static void release(struct vt_cli_output *output)
@@ -117,13 +117,24 @@ static bool open_beside(struct vt_cli_output *output, const struct stat *existin
 		errno = ENOMEM;
 		return false;
 	}
+	/* held until the handlers know the file: one that came between would
+	 * end the command and leave it */
+	sigset_t ending, before_mask;
+	sigemptyset(&ending);
+	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
+		sigaddset(&ending, ending_signals[i]);
+	sigprocmask(SIG_BLOCK, &ending, &before_mask);
 	int fd = mkostemp(output->temporary, O_CLOEXEC);
+	if (fd >= 0)
+		watch_signals(output->temporary);
+	int error = errno;
+	sigprocmask(SIG_SETMASK, &before_mask, NULL);
+	errno = error;
 	if (fd < 0)
 		return false;
 	mode_t mode = existing ? existing->st_mode & 07777 : new_file_mode();
 	if (existing && geteuid() == 0 && fchown(fd, existing->st_uid, existing->st_gid) != 0)
 		mode &= 0777; /* no set-id bits on a file of another owner */
-	watch_signals(output->temporary);
 	output->stream = fchmod(fd, mode) == 0 ? fdopen(fd, "w") : NULL;
 	if (!output->stream) {
 		int saved = errno;
