@@ -72,8 +72,9 @@ static void merged_summary(const struct vt_merged *merged, FILE *out)
 
 /* The merged document with only --device's device in each rank, merged
  * again, so its summary (the peaks, skew and tags) speaks of that device
- * as the ranks it holds do: --device was left out of a merged report's
- * json, which gave every device. NULL (remembered) when out of memory. */
+ * as the ranks it holds do (--device was left out of a merged report's
+ * json, which gave every device); the document itself without --device.
+ * NULL (remembered) when out of memory. */
 static json_t *merged_selected(const struct vt_merged *merged,
 			       const struct vt_format_options *options)
 {
@@ -99,10 +100,7 @@ static void render_merged(const struct vt_merged *merged, format_fn format,
 			  struct vt_format_options *options, FILE *out)
 {
 	if (format == vt_format_json) {
-		json_t *document = merged_selected(merged, options);
-		if (document)
-			vt_print_json(document, out);
-		json_decref(document);
+		vt_print_json(merged->root, out);
 		return;
 	}
 	json_t *events = json_array();
@@ -143,6 +141,23 @@ static void render_merged(const struct vt_merged *merged, format_fn format,
 		json_decref(document);
 	}
 	json_decref(events);
+}
+
+/* With --device, the ranks narrowed to that device and merged again, so
+ * that the summary (the text's peaks and tags, the json's) speaks of the
+ * device shown: it gave every device's, 52 GiB of weights summed over the
+ * ranks beside ranks holding 13 GiB each on the device asked for. */
+static void render_selected(const struct vt_merged *merged, format_fn format,
+			    struct vt_format_options *options, FILE *out)
+{
+	json_t *document = merged_selected(merged, options);
+	struct vt_merged narrowed = {0};
+	if (document && vt_merged_model_fill(document, &narrowed))
+		render_merged(&narrowed, format, options, out);
+	else
+		vt_json_checked(NULL); /* out of memory: nothing is passed off as whole */
+	vt_merged_model_free(&narrowed);
+	json_decref(document);
 }
 
 static const struct vt_option report_options[] = {
@@ -255,7 +270,7 @@ int vt_command_report(int argc, char **argv)
 	}
 	options.color = format == vt_format_text && !output && vt_color_wanted(stdout);
 	if (report.merged)
-		render_merged(&report.ranks, format, &options, out.stream);
+		render_selected(&report.ranks, format, &options, out.stream);
 	else
 		format(&report.report, &options, out.stream);
 	vt_report_close(&report);

@@ -301,8 +301,8 @@ static char *two_devices(const char *fixture, const char *other, int pid, char *
 }
 
 /* --format json of a merged report gave every device whatever --device
- * said; now each rank keeps that device alone, and the summary speaks of
- * it. */
+ * said, and the text's summary every device's bytes; now each rank keeps
+ * that device alone, and the summary speaks of it. */
 Test(tool_output, a_merged_report_in_json_keeps_the_device_asked_for)
 {
 	char a[] = "/tmp/vt-two.XXXXXX", b[] = "/tmp/vt-two.XXXXXX", merged[] = "/tmp/vt-m.XXXXXX";
@@ -331,6 +331,13 @@ Test(tool_output, a_merged_report_in_json_keeps_the_device_asked_for)
 	cr_assert_eq(report_int(document, "peak/min_bytes"), 1000);
 	cr_assert_str_eq(report_string(document, "ranks/0/file"), a);
 	json_decref(document);
+	traced_run_free(&run);
+	/* the text's summary too: it gave 2.34 KiB of kv_cache, both devices' */
+	run_tool(&run, (char *[]){"report", merged, "--device", "1", NULL}, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	const char *summary = "  kv_cache                 at the peaks: 1.17 KiB summed, 800 B at "
+			      "most on one rank\n";
+	cr_assert(strstr(run.out, summary), "%s", run.out);
 	traced_run_free(&run);
 	unlink(a);
 	unlink(b);
