@@ -360,3 +360,49 @@ Test(report_checks, own_peaks_leaks_and_frames_that_contradict_are_refused)
 	json_array_append_new(frames, again);
 	refused_everywhere(report, ".stack_frames: stack 1 is listed twice");
 }
+
+/* text written to a new file in /tmp, its path returned. */
+static char *written_text(const char *text)
+{
+	char *path = strdup("/tmp/vt-check.XXXXXX.json");
+	int fd = mkstemps(path, 5);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* A report saved with a byte order mark was refused with the mark,
+ * invisible, as the token "near" the error; a \u0000 in a string was
+ * refused naming jansson's flag (JSON_ALLOW_NUL). */
+Test(report_checks, a_byte_order_mark_is_passed_over_and_nul_said_plainly)
+{
+	json_t *report = load_fixture("minimal.json");
+	char *text = json_dumps(report, JSON_COMPACT), *marked;
+	cr_assert(asprintf(&marked, "\xef\xbb\xbf%s", text) > 0);
+	char *path = written_text(marked);
+	struct traced_run run;
+	run_tool(&run, (char *[]){"check", path, "--budget", "1000", NULL}, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(run.err, "");
+	traced_run_free(&run);
+	unlink(path);
+	free(path);
+	char *nul = strstr(text, "node7");
+	cr_assert(nul);
+	memcpy(nul, "\\u0000", 6);
+	path = written_text(text);
+	run_tool(&run, (char *[]){"report", path, NULL}, NULL);
+	char expected[300];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace report: %s:1:%d: a string holds \\u0000, which no report does\n", path,
+		 (int)(nul - text) + 8);
+	cr_assert_eq(run.status, 2);
+	cr_assert_str_eq(run.err, expected);
+	traced_run_free(&run);
+	unlink(path);
+	free(path);
+	free(marked);
+	free(text);
+	json_decref(report);
+}
