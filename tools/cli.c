@@ -22,15 +22,20 @@ bool vt_color_wanted(FILE *stream)
  * to compare in 128 bits. */
 #define PERCENT_CEILING ((unsigned __int128)10000000000ull * 1000000000000ull)
 
-/* "10", "10%", "12.5%", "250%": hundredths of a percent, to a hundredth. */
-static bool parse_hundredths(const char *text, unsigned __int128 *hundredths)
+enum percent_reading { PERCENT_OK, PERCENT_NONE, PERCENT_FINER };
+
+/* "10", "10%", "12.5%", "250%": hundredths of a percent, to a hundredth;
+ * PERCENT_FINER for one that would be a percentage but for a third
+ * decimal (12.345). */
+static enum percent_reading read_hundredths(const char *text, unsigned __int128 *hundredths)
 {
+	bool finer = false;
 	unsigned __int128 whole = 0;
 	uint64_t fraction = 0;
 	unsigned digits = 0;
 	const char *p = text;
 	if (!isdigit((unsigned char)*p))
-		return false;
+		return PERCENT_NONE;
 	for (; isdigit((unsigned char)*p); p++)
 		if (whole <= PERCENT_CEILING)
 			whole = whole * 10 + (unsigned)(*p - '0');
@@ -38,33 +43,42 @@ static bool parse_hundredths(const char *text, unsigned __int128 *hundredths)
 		for (p++; isdigit((unsigned char)*p); p++, digits++)
 			if (digits < 2)
 				fraction = fraction * 10 + (uint64_t)(*p - '0');
-			else if (*p != '0')
-				return false; /* finer than a hundredth of a percent */
+			else
+				finer = finer || *p != '0';
 		if (digits == 1)
 			fraction *= 10;
 		if (digits == 0)
-			return false;
+			return PERCENT_NONE;
 	}
 	if (*p == '%')
 		p++;
 	if (*p)
-		return false;
+		return PERCENT_NONE;
 	*hundredths = whole * 100 + fraction;
-	return true;
+	return finer ? PERCENT_FINER : PERCENT_OK;
 }
 
-bool vt_parse_percent(const char *text, uint32_t *hundredths)
+/* One error per mistake: "12.345" was "not a percentage from 0 to 100",
+ * which it is, but for its third decimal. */
+bool vt_parse_percent_option(const char *command, const char *option, const char *text, bool to_100,
+			     unsigned __int128 *hundredths)
 {
-	unsigned __int128 value;
-	if (!parse_hundredths(text, &value) || value > 10000)
-		return false;
-	*hundredths = (uint32_t)value;
-	return true;
-}
-
-bool vt_parse_growth(const char *text, unsigned __int128 *hundredths)
-{
-	return parse_hundredths(text, hundredths);
+	enum percent_reading reading = read_hundredths(text, hundredths);
+	if (reading == PERCENT_OK && (!to_100 || *hundredths <= 10000))
+		return true;
+	if (reading == PERCENT_FINER)
+		vt_diagnostic("vramtrace %s: %s '%s' is finer than a hundredth of a percent; give "
+			      "at most two decimals, like 12.35",
+			      command, option, text);
+	else if (to_100)
+		vt_diagnostic("vramtrace %s: %s '%s' is not a percentage from 0 to 100, like 10 or "
+			      "12.5%%",
+			      command, option, text);
+	else
+		vt_diagnostic("vramtrace %s: %s '%s' is not a percentage of 0 or more, such as 5, "
+			      "12.5%% or 250%%",
+			      command, option, text);
+	return false;
 }
 
 /* Past the end of the number that starts text (after spaces), as size.h

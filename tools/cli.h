@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,6 +28,13 @@ struct vt_cli_output {
 };
 
 bool vt_cli_output_open(struct vt_cli_output *output, const char *path, const char *command);
+/* Whether path (an -o) is none of the inputs (through links too); else
+ * false, said on stderr. `report r.json -o r.json`, meant for r.html,
+ * replaced the report with its text, which no command reads back: every
+ * command refuses to write over a report it reads, as gcc and cp refuse a
+ * source as their output. */
+bool vt_cli_output_apart(const char *command, const char *path, const char *const *inputs,
+			 size_t count);
 /* Finishes (renames into place); false when anything failed, said on
  * stderr. */
 bool vt_cli_output_commit(struct vt_cli_output *output, const char *command);
@@ -36,10 +44,12 @@ void vt_cli_output_abort(struct vt_cli_output *output);
 /* Whether stream wants ANSI colour: a terminal, and NO_COLOR unset. */
 bool vt_color_wanted(FILE *stream);
 
-/* "10", "10%", "12.5%": hundredths of a percent, 0 to 100%. */
-bool vt_parse_percent(const char *text, uint32_t *hundredths);
-/* The same without the bound of 100%: a growth ("250%" is 3.5 times). */
-bool vt_parse_growth(const char *text, unsigned __int128 *hundredths);
+/* "10", "10%", "12.5%" as an option's value: hundredths of a percent, to
+ * a hundredth, from 0 to 100% when to_100, else any from 0 up (a growth:
+ * "250%" is 3.5 times); false, after one clear error naming the option
+ * (not a percentage, above 100, or finer than a hundredth), otherwise. */
+bool vt_parse_percent_option(const char *command, const char *option, const char *text, bool to_100,
+			     unsigned __int128 *hundredths);
 /* What text is as a size to at most max bytes: a size, a size past max
  * (16EiB, 2^64 bytes, is past any), or not a size; *decimal says whether
  * its unit was a decimal one (GB). The one place that tells them apart. */

@@ -113,13 +113,12 @@ static bool check_option(int id, const char *value, struct check_request *r)
 	case 'b':
 		r->have_budget = true;
 		return vt_parse_size_option("check", "--budget", value, UINT64_MAX, &r->budget);
-	case 'r':
-		if (vt_parse_percent(value, &r->headroom))
-			return true;
-		vt_diagnostic("vramtrace check: --headroom '%s' is not a percentage from 0 to 100, "
-			      "like 10 or 12.5%%",
-			      value);
-		return false;
+	case 'r': {
+		unsigned __int128 headroom;
+		bool ok = vt_parse_percent_option("check", "--headroom", value, true, &headroom);
+		r->headroom = ok ? (uint32_t)headroom : 0;
+		return ok;
+	}
 	default: return vt_parse_count_option("check", "--device", value, 0, 1023, &r->device);
 	}
 }

@@ -67,8 +67,13 @@ static int gate(const struct diff *d)
 			continue;
 		char relative[32], ratio[32], limit[48];
 		vt_diff_change_texts(row, relative, ratio, sizeof(relative));
-		vt_diagnostic("vramtrace diff: %s peak grew %s, more than %s%%", row->key, relative,
-			      percent_text(d->grow_limit, limit, sizeof(limit)));
+		if (row->a > 0)
+			vt_diagnostic("vramtrace diff: %s peak grew %s, more than %s%%", row->key,
+				      relative, percent_text(d->grow_limit, limit, sizeof(limit)));
+		else /* was "peak grew new" */
+			vt_diagnostic("vramtrace diff: %s peak is new in B (none in A), counted as "
+				      "growing more than %s%%",
+				      row->key, percent_text(d->grow_limit, limit, sizeof(limit)));
 		status = VT_EXIT_FAILED;
 	}
 	return status;
@@ -169,10 +174,8 @@ static bool diff_option(int id, const char *value, struct diff *d, const char **
 	case 'F': return vt_parse_count_option("diff", "--frames", value, 1, 64, &d->view.frames);
 	case 'A': d->view.all_frames = true; return true;
 	case 'g':
-		if (!(ok = d->fail_if_grows = vt_parse_growth(value, &d->grow_limit)))
-			vt_diagnostic("vramtrace diff: --fail-if-peak-grows '%s' is not a "
-				      "percentage of 0 or more, such as 5, 12.5%% or 250%%",
-				      value);
+		ok = d->fail_if_grows = vt_parse_percent_option("diff", "--fail-if-peak-grows",
+								value, false, &d->grow_limit);
 		break;
 	default: *output = value;
 	}
@@ -233,6 +236,8 @@ int vt_command_diff(int argc, char **argv)
 	int status = parse(argc, argv, &d, &output, files);
 	if (status >= 0)
 		return status;
+	if (!vt_cli_output_apart("diff", output, files, 2))
+		return VT_EXIT_BAD_INPUT;
 	struct vt_cli_output out;
 	if (!load_both(&d, files) || !vt_cli_output_open(&out, output, "diff")) {
 		vt_diff_free(&d);

@@ -121,13 +121,12 @@ static bool fit_option(int id, const char *value, struct fit_options *o)
 	case OPT_BUDGET:
 		o->have_budget = true;
 		return vt_parse_size_option("fit", "--budget", value, INT64_MAX, &o->budget);
-	case OPT_HEADROOM:
-		if (vt_parse_percent(value, &o->headroom))
-			return true;
-		vt_diagnostic(
-			"vramtrace fit: --headroom wants a percentage from 0 to 100, not '%s'",
-			value);
-		return false;
+	case OPT_HEADROOM: {
+		unsigned __int128 headroom;
+		bool ok = vt_parse_percent_option("fit", "--headroom", value, true, &headroom);
+		o->headroom = ok ? (uint32_t)headroom : 0;
+		return ok;
+	}
 	case OPT_SOLVE: o->solve = value; return true;
 	case OPT_DEVICE: return vt_parse_count_option("fit", "--device", value, 0, 63, &o->device);
 	case OPT_FORMAT: o->format = value; return true;
@@ -587,7 +586,7 @@ static json_t *solve(const struct vt_fit_group *group, const struct group_models
 	uint64_t headroom = (uint64_t)(((unsigned __int128)o->budget * o->headroom + 9999) / 10000);
 	double limit = (double)(o->budget - headroom), base, slope;
 	vt_fit_along(&models->peak, setting->x, (unsigned)v, &base, &slope);
-	json_t *value = json_null(), *peak = json_null();
+	json_t *value = json_null(), *peak = json_null(), *flat = json_null();
 	json_int_t uncertainty = 0;
 	double beyond = 0;
 	double best = slope > 0 ? floor((limit - base) / slope) : 0;
@@ -599,7 +598,15 @@ static json_t *solve(const struct vt_fit_group *group, const struct group_models
 			 o->solve, best);
 		return NULL;
 	}
-	if (slope > 0) {
+	if (slope <= 0) {
+		/* No largest value: the flat peak (at the largest measured
+		 * value) says whether every value fits or none does (text and
+		 * html said "none" when every value fit). */
+		json_int_t bytes = 0;
+		setting->x[v] = group->high[v];
+		if (predicted_bytes(vt_fit_predict(&models->peak, setting->x), &bytes))
+			flat = json_integer(bytes);
+	} else {
 		json_int_t bytes = 0;
 		setting->x[v] = best;
 		/* rounding at the edge, and a peak JSON cannot hold exactly */
@@ -620,11 +627,11 @@ static json_t *solve(const struct vt_fit_group *group, const struct group_models
 				uncertainty = INT64_MAX;
 		}
 	}
-	return json_pack("{s:s, s:o, s:o, s:I, s:I, s:f, s:o, s:s, s:b, s:I}", "key", o->solve,
+	return json_pack("{s:s, s:o, s:o, s:I, s:I, s:f, s:o, s:o, s:s, s:b, s:I}", "key", o->solve,
 			 "value", value, "peak_bytes", peak, "budget_bytes", (json_int_t)o->budget,
-			 "headroom_bytes", (json_int_t)headroom, "bytes_per_unit", slope, "labels",
-			 labels_json(group, setting->x), "group", group->name, "extrapolated",
-			 beyond > 0, "uncertainty_bytes", uncertainty);
+			 "headroom_bytes", (json_int_t)headroom, "bytes_per_unit", slope,
+			 "flat_peak_bytes", flat, "labels", labels_json(group, setting->x), "group",
+			 group->name, "extrapolated", beyond > 0, "uncertainty_bytes", uncertainty);
 }
 
 /* ---- the command ---- */
@@ -754,6 +761,9 @@ int vt_command_fit(int argc, char **argv)
 {
 	struct fit_options options;
 	int done = parse_options(argc, argv, &options);
+	if (done < 0 &&
+	    !vt_cli_output_apart("fit", options.output, options.files, (size_t)options.file_count))
+		done = VT_EXIT_BAD_INPUT;
 	if (done >= 0) {
 		free(options.files);
 		return done;

@@ -55,6 +55,8 @@ int vt_command_merge(int argc, char **argv)
 	size_t count = 0;
 	char **files = calloc((size_t)argc + 1, sizeof(*files));
 	int done = files ? parse(argc, argv, &output, files, &count) : VT_EXIT_BAD_INPUT;
+	if (done < 0 && !vt_cli_output_apart("merge", output, (const char *const *)files, count))
+		done = VT_EXIT_BAD_INPUT;
 	if (done >= 0) {
 		free(files);
 		return done;

@@ -411,7 +411,7 @@ static int listen_loop(const char *where, const pid_t *named, int named_count)
 int vt_command_metrics(int argc, char **argv)
 {
 	static const struct vt_option metrics_options[] = {
-		{"textfile", 0, VT_OPTION_VALUE, 't', "FILE", NULL},
+		{"textfile", 0, VT_OPTION_VALUE, 't', "DIR, a directory", NULL},
 		{"interval", 0, VT_OPTION_VALUE, 'i', "SECONDS", NULL},
 		{"count", 0, VT_OPTION_VALUE, 'c', "N", NULL},
 		{"listen", 0, VT_OPTION_VALUE, 'l', "ADDRESS:PORT", NULL},
@@ -430,7 +430,14 @@ int vt_command_metrics(int argc, char **argv)
 		switch (id) {
 		case VT_ARGUMENT_ERROR:
 		case VT_ARGUMENT_HELP: return vt_arguments_exit(id);
-		case 't': textfile = value; break;
+		case 't':
+			/* "" made "/vramtrace.prom": the root directory, written
+			 * every interval */
+			textfile = value;
+			if (!*value)
+				vt_usage_error("metrics", "--textfile wants a directory, not ''");
+			ok = *value != '\0';
+			break;
 		case 'l': listen_at = value; break;
 		case 'i':
 			ok = vt_parse_count_option("metrics", "--interval", value, 1, 86400,

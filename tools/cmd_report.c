@@ -1,6 +1,7 @@
 /* vramtrace report: one report (or a merged one) rendered for people or
  * for other tools. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -69,6 +70,30 @@ static void merged_summary(const struct vt_merged *merged, FILE *out)
 	}
 }
 
+/* The merged document with only --device's device in each rank, merged
+ * again, so its summary (the peaks, skew and tags) speaks of that device
+ * as the ranks it holds do (--device was left out of a merged report's
+ * json, which gave every device); the document itself without --device.
+ * NULL (remembered) when out of memory. */
+static json_t *merged_selected(const struct vt_merged *merged,
+			       const struct vt_format_options *options)
+{
+	if (options->device < 0)
+		return json_incref(merged->root);
+	struct vt_report_file *files = calloc(merged->rank_count, sizeof(*files));
+	bool ok = files != NULL;
+	for (size_t i = 0; ok && i < merged->rank_count; i++) {
+		files[i].path = merged->ranks[i].file;
+		files[i].root = vt_selected_document(&merged->ranks[i].report, options);
+		ok = files[i].root && vt_report_model_fill(files[i].root, &files[i].report);
+	}
+	json_t *document = vt_json_checked(ok ? vt_merge(files, merged->rank_count) : NULL);
+	for (size_t i = 0; files && i < merged->rank_count; i++)
+		vt_report_close(&files[i]);
+	free(files);
+	return document;
+}
+
 /* A merged report: what the ranks say together, then each rank's own
  * report, all in one document of the format. */
 static void render_merged(const struct vt_merged *merged, format_fn format,
@@ -116,6 +141,23 @@ static void render_merged(const struct vt_merged *merged, format_fn format,
 		json_decref(document);
 	}
 	json_decref(events);
+}
+
+/* With --device, the ranks narrowed to that device and merged again, so
+ * that the summary (the text's peaks and tags, the json's) speaks of the
+ * device shown: it gave every device's, 52 GiB of weights summed over the
+ * ranks beside ranks holding 13 GiB each on the device asked for. */
+static void render_selected(const struct vt_merged *merged, format_fn format,
+			    struct vt_format_options *options, FILE *out)
+{
+	json_t *document = merged_selected(merged, options);
+	struct vt_merged narrowed = {0};
+	if (document && vt_merged_model_fill(document, &narrowed))
+		render_merged(&narrowed, format, options, out);
+	else
+		vt_json_checked(NULL); /* out of memory: nothing is passed off as whole */
+	vt_merged_model_free(&narrowed);
+	json_decref(document);
 }
 
 static const struct vt_option report_options[] = {
@@ -209,6 +251,8 @@ int vt_command_report(int argc, char **argv)
 					 "(or -o - for standard output)");
 		return VT_EXIT_BAD_INPUT;
 	}
+	if (!vt_cli_output_apart("report", output, &request.file, 1))
+		return VT_EXIT_BAD_INPUT;
 	struct vt_report_file report;
 	char error[1024];
 	if (!vt_report_load(request.file, &report, error, sizeof(error))) {
@@ -226,7 +270,7 @@ int vt_command_report(int argc, char **argv)
 	}
 	options.color = format == vt_format_text && !output && vt_color_wanted(stdout);
 	if (report.merged)
-		render_merged(&report.ranks, format, &options, out.stream);
+		render_selected(&report.ranks, format, &options, out.stream);
 	else
 		format(&report.report, &options, out.stream);
 	vt_report_close(&report);

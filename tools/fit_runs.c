@@ -60,7 +60,13 @@ bool vt_fit_run_from_report(const struct vt_report_file *file, long device, stru
 	const struct vt_report_model *report = &file->report;
 	const struct vt_owner *entry = pick_device(report, device);
 	if (!entry) {
-		snprintf(error, size, "%s: no device %ld in this report", file->path, device);
+		/* device is -1 for "the highest": said as "no device -1" */
+		if (device >= 0)
+			snprintf(error, size, "%s: no device %ld in this report", file->path,
+				 device);
+		else
+			snprintf(error, size, "%s: no device in this report, so no peak to fit",
+				 file->path);
 		return false;
 	}
 	run->file = file->path;

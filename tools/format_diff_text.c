@@ -68,6 +68,37 @@ static void peak_text(int64_t high, int64_t low, char *buf, size_t size)
 	snprintf(buf, size, "%s%s", low < high ? "<=" : "", vt_human(high, text, sizeof(text)));
 }
 
+/* A name as a markdown table's code cell. A '|' ends a cell even inside a
+ * code span (C++'s operator|, a tag "a|b"), which moved every figure after
+ * it into the wrong column: it is written as \|, which the table reads
+ * as '|'. A fence longer than the longest run of backticks in the name keeps
+ * them in the span. */
+static void markdown_cell(FILE *out, const char *name)
+{
+	size_t longest = 0, run = 0;
+	for (const char *p = name; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		longest = run > longest ? run : longest;
+	}
+	size_t length = strlen(name);
+	bool pad = length && (name[0] == '`' || name[length - 1] == '`');
+	fputs("| ", out);
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+	if (pad)
+		fputc(' ', out);
+	for (const char *p = name; *p; p++) {
+		if (*p == '|')
+			fputc('\\', out);
+		fputc(*p, out);
+	}
+	if (pad)
+		fputc(' ', out);
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+	fputs(" |", out);
+}
+
 static void print_row(const struct diff_row *row, bool peaks, bool markdown, FILE *out)
 {
 	char a[32], b[32], delta[40], relative[32], ratio[32], a_peak[40], b_peak[40];
@@ -79,11 +110,11 @@ static void print_row(const struct diff_row *row, bool peaks, bool markdown, FIL
 	const char *shown = vt_safe(row->label ? row->label : row->key, "", safe, sizeof(safe));
 	signed_size(row->b - row->a, delta, sizeof(delta));
 	vt_diff_change_texts(row, relative, ratio, sizeof(relative));
-	if (markdown)
-		fprintf(out, "| `%s` | %s | %s | %s | %s | %s |", shown, a, b, delta, relative,
-			ratio);
-	else if (strlen(shown) > LABEL_WIDTH) /* whole on a line of its own: a place's line
-					       * is what tells two rows apart */
+	if (markdown) {
+		markdown_cell(out, shown);
+		fprintf(out, " %s | %s | %s | %s | %s |", a, b, delta, relative, ratio);
+	} else if (strlen(shown) > LABEL_WIDTH) /* whole on a line of its own: a place's line
+						 * is what tells two rows apart */
 		fprintf(out, "  %s\n  %-*s %12s %12s %13s %9s %7s", shown, LABEL_WIDTH, "", a, b,
 			delta, relative, ratio);
 	else

@@ -198,10 +198,21 @@ static void largest_text(FILE *out, json_t *largest)
 		human(number(largest, "budget_bytes"), budget, sizeof(budget)),
 		human(number(largest, "headroom_bytes"), headroom, sizeof(headroom)));
 	json_t *value = json_object_get(largest, "value");
-	if (json_is_null(value)) {
-		fprintf(out, "none (%s)\n",
-			number(largest, "bytes_per_unit") > 0 ? "not even 1 fits"
-							      : "the peak does not grow with it");
+	if (json_is_null(value) && number(largest, "bytes_per_unit") > 0) {
+		fputs("none (not even 1 fits)\n", out);
+		return;
+	}
+	if (json_is_null(value)) { /* the peak is flat: every value fits, or none */
+		json_t *flat = json_object_get(largest, "flat_peak_bytes");
+		json_int_t usable = json_integer_value(json_object_get(largest, "budget_bytes")) -
+				    json_integer_value(json_object_get(largest, "headroom_bytes"));
+		bool fits = json_is_integer(flat) && json_integer_value(flat) <= usable;
+		fprintf(out, "%s (the peak does not grow with it", fits ? "any value" : "none");
+		if (json_is_integer(flat))
+			fprintf(out, "; predicted %s%s",
+				human(number(largest, "flat_peak_bytes"), peak, sizeof(peak)),
+				fits ? "" : ", over the budget");
+		fputs(")\n", out);
 		return;
 	}
 	json_t *others = json_deep_copy(json_object_get(largest, "labels"));

@@ -11,12 +11,20 @@
 #include "formats.h"
 #include "stack_view.h"
 
-/* Folded frames are separated by ';' and end at a space-then-number; keep
- * both out of names. */
+/* Folded frames are separated by ';' and lines by '\n': a ';' in a name
+ * becomes ':', and the rest as the text format writes it (a newline as
+ * "\n", other controls, C1 controls and bytes that are not UTF-8 as
+ * \xNN), so that no name splits a line or moves the terminal the lines
+ * are read on. */
 static void put_frame(FILE *out, const char *name)
 {
-	for (const char *p = name; *p; p++)
-		fputc(*p == ';' ? ':' : *p == '\n' ? ' ' : *p, out);
+	char *copy = strdup(name);
+	if (!copy)
+		return;
+	for (char *p = copy; *p; p++)
+		*p = *p == ';' ? ':' : *p;
+	vt_print_safe(out, copy);
+	free(copy);
 }
 
 static void put_stack(FILE *out, const struct vt_report_model *report, int64_t id)
@@ -51,8 +59,11 @@ static const char *rank_root;
 
 static void put_root(FILE *out, const char *device_root, const char *tag)
 {
-	if (rank_root)
-		fprintf(out, "rank %s;", rank_root);
+	if (rank_root) {
+		fputs("rank ", out);
+		put_frame(out, rank_root);
+		fputc(';', out);
+	}
 	if (device_root)
 		fprintf(out, "%s;", device_root);
 	put_frame(out, tag);

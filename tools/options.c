@@ -173,6 +173,14 @@ int vt_arguments_next(struct vt_arguments *a, const char **value)
 		return vt_arguments_next(a, value);
 	}
 	if (a->options_ended || argument[0] != '-' || !argument[1]) {
+		/* A second "-" read an empty standard input: "diff - -" said
+		 * "-:1:0: '[' or '{' expected near end of file". */
+		if (!a->stop_at_operand && strcmp(argument, "-") == 0 && a->stdin_taken) {
+			vt_usage_error(a->command, "standard input (-) is given twice; it can "
+						   "be read once");
+			return VT_ARGUMENT_ERROR;
+		}
+		a->stdin_taken = a->stdin_taken || strcmp(argument, "-") == 0;
 		if (a->stop_at_operand)
 			a->options_ended = true;
 		*value = argument;

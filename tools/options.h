@@ -45,6 +45,7 @@ struct vt_arguments {
 	bool stop_at_operand; /* the first operand and all after it are operands */
 	int next;             /* index of the next argument */
 	bool options_ended;   /* after "--" */
+	bool stdin_taken;     /* an operand "-" was given */
 };
 
 void vt_arguments_init(struct vt_arguments *arguments, const char *command,

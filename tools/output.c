@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,8 +14,47 @@
 #include "cli.h"
 #include "json_build.h"
 
+/* The temporary file being written, removed by a signal that ends the
+ * command (Ctrl-C, kill, a closed terminal) before the signal takes its
+ * course: it was left beside the target, half written. One output is open
+ * at a time. */
+static char *volatile pending;
+static const int ending_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static struct sigaction before[sizeof(ending_signals) / sizeof(ending_signals[0])];
+
+static void remove_pending(int signal)
+{
+	char *temporary = pending;
+	if (temporary)
+		unlink(temporary);
+	sigaction(signal, &(struct sigaction){.sa_handler = SIG_DFL}, NULL);
+	raise(signal);
+}
+
+/* A signal ignored (nohup's SIGHUP) stays ignored. */
+static void watch_signals(char *temporary)
+{
+	pending = temporary;
+	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++) {
+		sigaction(ending_signals[i], NULL, &before[i]);
+		if (before[i].sa_handler != SIG_IGN)
+			sigaction(ending_signals[i],
+				  &(struct sigaction){.sa_handler = remove_pending}, NULL);
+	}
+}
+
+static void unwatch_signals(void)
+{
+	if (!pending)
+		return;
+	pending = NULL;
+	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
+		sigaction(ending_signals[i], &before[i], NULL);
+}
+
 static void release(struct vt_cli_output *output)
 {
+	unwatch_signals();
 	free(output->path);
 	free(output->target);
 	free(output->temporary);
@@ -77,7 +117,19 @@ static bool open_beside(struct vt_cli_output *output, const struct stat *existin
 		errno = ENOMEM;
 		return false;
 	}
+	/* held until the handlers know the file: one that came between would
+	 * end the command and leave it */
+	sigset_t ending, before_mask;
+	sigemptyset(&ending);
+	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
+		sigaddset(&ending, ending_signals[i]);
+	sigprocmask(SIG_BLOCK, &ending, &before_mask);
 	int fd = mkostemp(output->temporary, O_CLOEXEC);
+	if (fd >= 0)
+		watch_signals(output->temporary);
+	int error = errno;
+	sigprocmask(SIG_SETMASK, &before_mask, NULL);
+	errno = error;
 	if (fd < 0)
 		return false;
 	mode_t mode = existing ? existing->st_mode & 07777 : new_file_mode();
@@ -119,10 +171,34 @@ bool vt_cli_output_open(struct vt_cli_output *output, const char *path, const ch
 		output->stream = stdout;
 		return true;
 	}
+	if (!*path) { /* was "cannot write : No such file or directory" */
+		vt_diagnostic("vramtrace %s: -o wants a file name (- for standard output), not ''",
+			      command);
+		return false;
+	}
 	if (!(output->path = strdup(path)) || !open_file(output)) {
 		int saved = errno;
 		vt_diagnostic("vramtrace %s: cannot write %s: %s", command, path, strerror(saved));
 		release(output);
+		return false;
+	}
+	return true;
+}
+
+bool vt_cli_output_apart(const char *command, const char *path, const char *const *inputs,
+			 size_t count)
+{
+	struct stat out, in;
+	if (!path || strcmp(path, "-") == 0 || stat(path, &out) != 0 || !S_ISREG(out.st_mode))
+		return true;
+	for (size_t i = 0; i < count; i++) {
+		bool from_stdin = strcmp(inputs[i], "-") == 0;
+		if ((from_stdin ? fstat(STDIN_FILENO, &in) : stat(inputs[i], &in)) != 0 ||
+		    in.st_dev != out.st_dev || in.st_ino != out.st_ino)
+			continue;
+		vt_diagnostic("vramtrace %s: -o %s would replace %s, a report it reads; give "
+			      "another output file",
+			      command, path, from_stdin ? "standard input" : inputs[i]);
 		return false;
 	}
 	return true;

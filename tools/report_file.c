@@ -631,6 +631,13 @@ static bool read_report(const char *path, char **text, size_t *length, char *err
 
 json_t *vt_report_parse(const char *path, const char *text, size_t length, char *error, size_t size)
 {
+	/* A byte order mark, as some editors save UTF-8, is passed over (RFC
+	 * 8259 allows it): it was "'[' or '{' expected near '\xef\xbb\xbf'",
+	 * the mark invisible in the message. */
+	if (length >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		text += 3;
+		length -= 3;
+	}
 	size_t quoted_length = 0, containers;
 	bool no_memory;
 	char *quoted =
@@ -660,7 +667,10 @@ json_t *vt_report_parse(const char *path, const char *text, size_t length, char 
 			 path, length);
 	else if (parse_error.line > 0)
 		snprintf(error, size, "%s:%d:%d: %s", path, parse_error.line, parse_error.column,
-			 parse_error.text);
+			 /* jansson's own words named its flag */
+			 strncmp(parse_error.text, "\\u0000 is not allowed", 21) == 0
+				 ? "a string holds \\u0000, which no report does"
+				 : parse_error.text);
 	else
 		snprintf(error, size, "%s: %s", path, parse_error.text);
 	return NULL;

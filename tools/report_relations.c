@@ -119,7 +119,9 @@ static bool tags(struct relations *r, const struct vt_owner *owner, const char *
 		else
 			ok = ok &&
 			     not_above(r, tag->counters.at_peak_bytes, tag->counters.peak_bytes,
-				       where, "at_peak_bytes", "its own peak_bytes");
+				       where, "at_peak_bytes", "its own peak_bytes") &&
+			     not_above(r, tag->counters.peak_bytes, owner->peak.bytes, where,
+				       "peak_bytes", "the peak's");
 		at_peak += tag->counters.at_peak_bytes;
 	}
 	json_decref(seen);
@@ -145,7 +147,9 @@ static bool stacks(struct relations *r, const struct vt_owner *owner, const char
 		else
 			ok = ok &&
 			     not_above(r, stack->counters.at_peak_bytes, stack->counters.peak_bytes,
-				       where, "at_peak_bytes", "its own peak_bytes");
+				       where, "at_peak_bytes", "its own peak_bytes") &&
+			     not_above(r, stack->counters.peak_bytes, owner->peak.bytes, where,
+				       "peak_bytes", "the peak's");
 		at_peak += stack->counters.at_peak_bytes;
 		holding += stack->counters.at_peak_bytes > 0;
 	}
@@ -233,6 +237,27 @@ static bool failures(struct relations *r, const struct vt_owner *owner, const ch
 	return true;
 }
 
+/* The leaks listed are some of what was live at exit (the rest left out
+ * past --top); more bytes or allocations than that cannot be true. */
+static bool leaks(struct relations *r, const struct vt_owner *owner, const char *path)
+{
+	total bytes = 0, count = 0;
+	for (size_t i = 0; i < owner->leak_count; i++) {
+		bytes += owner->leaks[i].bytes;
+		count += owner->leaks[i].count;
+	}
+	char where[300];
+	snprintf(where, sizeof(where), "%s.leaks", path);
+	if (count > owner->live_at_exit_allocations)
+		return fail(r,
+			    "%s: they hold %" PRId64 " allocations, more than live_at_exit_"
+			    "allocations %" PRId64,
+			    where, count > INT64_MAX ? INT64_MAX : (int64_t)count,
+			    owner->live_at_exit_allocations);
+	return not_above(r, bytes, owner->live_at_exit_bytes, where, "they hold",
+			 "live_at_exit_bytes");
+}
+
 static bool owner(struct relations *r, const struct vt_owner *owner, const char *path)
 {
 	char where[300];
@@ -244,12 +269,26 @@ static bool owner(struct relations *r, const struct vt_owner *owner, const char 
 	    !not_above(r, owner->since_reset.bytes, owner->peak.bytes, where, "", "the peak's"))
 		return false;
 	return kinds(r, owner, path) && tags(r, owner, path) && stacks(r, owner, path) &&
-	       timeline(r, owner, path) && failures(r, owner, path);
+	       leaks(r, owner, path) && timeline(r, owner, path) && failures(r, owner, path);
+}
+
+/* Each stack's frames once: two lists for one id would give that stack
+ * whichever a reader found first. */
+static bool stacks_once(struct relations *r, const struct vt_report_model *report,
+			const char *prefix)
+{
+	for (size_t i = 1; i < report->stack_count; i++)
+		if (report->stacks[i].id == report->stacks[i - 1].id)
+			return fail(r, "%s.stack_frames: stack %" PRId64 " is listed twice", prefix,
+				    report->stacks[i].id);
+	return true;
 }
 
 static bool report(struct relations *r, const struct vt_report_model *report, const char *prefix)
 {
 	char path[300];
+	if (!stacks_once(r, report, prefix))
+		return false;
 	for (size_t i = 0; i < report->device_count; i++) {
 		snprintf(path, sizeof(path), "%s.devices[%zu]", prefix, i);
 		if (!owner(r, &report->devices[i], path))

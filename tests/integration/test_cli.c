@@ -166,6 +166,12 @@ Test(cli, special_files_are_refused_at_once, .timeout = 60)
 	snprintf(command, sizeof(command), "%s check - --budget 1000 < %s | grep -qx 'fits: .*'",
 		 build_path("VT_TEST_TOOL"), f);
 	cr_assert_eq(system(command), 0, "standard input is read with -");
+	/* a second - read it empty: "-:1:0: '[' or '{' expected near end of file" */
+	run_tool(&run, (char *[]){"diff", "-", "-", NULL}, NULL);
+	cr_assert_eq(run.status, 2);
+	cr_assert_str_eq(run.err, "vramtrace diff: standard input (-) is given twice; it can be "
+				  "read once (see vramtrace diff --help)\n");
+	traced_run_free(&run);
 	remove_tree(dir);
 }
 

@@ -225,3 +225,48 @@ Test(fit, bad_input_exits_2_with_a_reason, .timeout = 60)
 	cr_assert_eq(system(command), 0, "an unreadable report is named");
 	release(&runs);
 }
+
+/* minimal.json as process pid at batch, written to path. */
+static void flat_run(char *path, int pid, const char *batch)
+{
+	json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
+	cr_assert(report);
+	json_t *run = json_object_get(report, "run");
+	json_object_set_new(run, "pid", json_integer(pid));
+	json_object_set_new(run, "labels", json_pack("{s:s}", "batch", batch));
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(json_dumpfd(report, fd, 0), 0);
+	close(fd);
+	json_decref(report);
+}
+
+/* A peak that does not grow with the variable fits at every value when it
+ * fits at all: --solve said "none" for it even when it was under the
+ * budget. */
+Test(fit, a_flat_peak_fits_at_any_value_or_at_none)
+{
+	char a[] = "/tmp/vt-flat.XXXXXX", b[] = "/tmp/vt-flat.XXXXXX";
+	flat_run(a, 1, "8");
+	flat_run(b, 2, "16");
+	static const char *const budgets[] = {"1KiB", "999"};
+	static const char *const answers[] = {
+		"largest batch that fits 1.00 KiB with 0 B kept free: any value (the peak does "
+		"not grow with it; predicted 1000 B)\n",
+		"largest batch that fits 999 B with 0 B kept free: none (the peak does not grow "
+		"with it; predicted 1000 B, over the budget)\n"};
+	for (int i = 0; i < 2; i++) {
+		struct traced_run run;
+		run_tool(&run,
+			 (char *[]){"fit", a, b, "--solve", "batch", "--budget", (char *)budgets[i],
+				    NULL},
+			 NULL);
+		cr_assert_eq(run.status, 0, "%s", run.err);
+		const char *last = strstr(run.out, "largest batch");
+		cr_assert(last, "%s", run.out);
+		cr_assert_str_eq(last, answers[i]);
+		traced_run_free(&run);
+	}
+	unlink(a);
+	unlink(b);
+}

@@ -207,9 +207,9 @@ Test(report_checks, figures_that_cannot_all_be_true_are_refused)
 	json_t *report = load_fixture("minimal.json");
 	set(entry(device0(report), "tags", 0), "at_peak_bytes", 600);
 	set(entry(device0(report), "tags", 1), "at_peak_bytes", 400);
-	set(entry(device0(report), "tags", 1), "peak_bytes", 4000);
-	set(entry(device0(report), "tags", 1), "at_peak_bytes", 4000);
-	refused_everywhere(report, ".devices[0].tags: at the peak they hold 4600 bytes, more "
+	set(entry(device0(report), "tags", 1), "peak_bytes", 1000);
+	set(entry(device0(report), "tags", 1), "at_peak_bytes", 1000);
+	refused_everywhere(report, ".devices[0].tags: at the peak they hold 1600 bytes, more "
 				   "than the peak's 1000");
 
 	report = load_fixture("minimal.json");
@@ -324,4 +324,85 @@ Test(report_checks, a_merged_summary_must_agree_with_its_ranks)
 		json_object_get(json_array_get(json_object_get(merged, "ranks"), 1), "report"),
 		"schema", json_string("vramtrace/99"));
 	refused_everywhere(merged, ".ranks[1].report.schema: a rank's report must be vramtrace/1");
+}
+
+/* Figures above their whole that were still shown: a tag's or a stack's
+ * own peak above the device's ("peak 1000 B" over "own peak 4.88 KiB"),
+ * leaks above what was live at exit (a row of 4.88 KiB under "live at
+ * exit: 300 B"); and a stack given two lists of frames, of which each
+ * reader showed the one it found. */
+Test(report_checks, own_peaks_leaks_and_frames_that_contradict_are_refused)
+{
+	json_t *report = load_fixture("minimal.json");
+	set(entry(device0(report), "tags", 0), "peak_bytes", 5000);
+	refused_everywhere(report, ".devices[0].tags[0]: peak_bytes 5000 bytes, more than the "
+				   "peak's 1000");
+
+	report = load_fixture("minimal.json");
+	set(entry(device0(report), "stacks", 1), "peak_bytes", 1001);
+	refused_everywhere(report, ".devices[0].stacks[1]: peak_bytes 1001 bytes, more than the "
+				   "peak's 1000");
+
+	report = load_fixture("minimal.json");
+	set(entry(device0(report), "leaks", 0), "bytes", 5000);
+	refused_everywhere(report, ".devices[0].leaks: they hold 5000 bytes, more than "
+				   "live_at_exit_bytes 300");
+
+	report = load_fixture("minimal.json");
+	set(entry(device0(report), "leaks", 0), "count", 2);
+	refused_everywhere(report, ".devices[0].leaks: they hold 2 allocations, more than "
+				   "live_at_exit_allocations 1");
+
+	report = load_fixture("minimal.json");
+	json_t *frames = json_object_get(report, "stack_frames");
+	json_t *again = json_deep_copy(json_array_get(frames, 0));
+	json_array_remove(json_object_get(again, "frames"), 1);
+	json_array_append_new(frames, again);
+	refused_everywhere(report, ".stack_frames: stack 1 is listed twice");
+}
+
+/* text written to a new file in /tmp, its path returned. */
+static char *written_text(const char *text)
+{
+	char *path = strdup("/tmp/vt-check.XXXXXX.json");
+	int fd = mkstemps(path, 5);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* A report saved with a byte order mark was refused with the mark,
+ * invisible, as the token "near" the error; a \u0000 in a string was
+ * refused naming jansson's flag (JSON_ALLOW_NUL). */
+Test(report_checks, a_byte_order_mark_is_passed_over_and_nul_said_plainly)
+{
+	json_t *report = load_fixture("minimal.json");
+	char *text = json_dumps(report, JSON_COMPACT), *marked;
+	cr_assert(asprintf(&marked, "\xef\xbb\xbf%s", text) > 0);
+	char *path = written_text(marked);
+	struct traced_run run;
+	run_tool(&run, (char *[]){"check", path, "--budget", "1000", NULL}, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(run.err, "");
+	traced_run_free(&run);
+	unlink(path);
+	free(path);
+	char *nul = strstr(text, "node7");
+	cr_assert(nul);
+	memcpy(nul, "\\u0000", 6);
+	path = written_text(text);
+	run_tool(&run, (char *[]){"report", path, NULL}, NULL);
+	char expected[300];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace report: %s:1:%d: a string holds \\u0000, which no report does\n", path,
+		 (int)(nul - text) + 8);
+	cr_assert_eq(run.status, 2);
+	cr_assert_str_eq(run.err, expected);
+	traced_run_free(&run);
+	unlink(path);
+	free(path);
+	free(marked);
+	free(text);
+	json_decref(report);
 }

@@ -215,7 +215,7 @@ Test(tool, diff_gates_on_growth_past_100_percent)
 	cr_assert_eq(
 		gate_at(4000000000000000000, "1000000000000000000000000000000%", err, sizeof(err)),
 		0, "%s", err);
-	static const char *const refused[] = {"-5", "nan", "inf", "1e3", "12.345", "", "5%%"};
+	static const char *const refused[] = {"-5", "nan", "inf", "1e3", "", "5%%"};
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		cr_assert_eq(gate_at(3500, refused[i], err, sizeof(err)), 2, "%s", refused[i]);
 		char expected[200];
@@ -224,6 +224,39 @@ Test(tool, diff_gates_on_growth_past_100_percent)
 			 "more, such as 5, 12.5%% or 250%%\n",
 			 refused[i]);
 		cr_assert_str_eq(err, expected);
+	}
+	cr_assert_eq(gate_at(3500, "12.345", err, sizeof(err)), 2);
+	cr_assert_str_eq(err, "vramtrace diff: --fail-if-peak-grows '12.345' is finer than a "
+			      "hundredth of a percent; give at most two decimals, like 12.35\n");
+}
+
+/* A headroom with a third decimal was "not a percentage from 0 to 100"
+ * (99.999 is one); it is said to be finer than a hundredth, in check and
+ * fit alike, and one above 100 is said to be above it. */
+Test(tool, a_headroom_is_a_percentage_to_a_hundredth)
+{
+	static const char *const given[] = {"99.999", "0.001", "101"};
+	static const char *const reasons[] = {
+		"is finer than a hundredth of a percent; give at most two decimals, like 12.35",
+		"is finer than a hundredth of a percent; give at most two decimals, like 12.35",
+		"is not a percentage from 0 to 100, like 10 or 12.5%"};
+	for (int i = 0; i < 3; i++) {
+		static const char *const commands[] = {"check", "fit"};
+		for (int c = 0; c < 2; c++) {
+			struct traced_run run;
+			run_tool(&run,
+				 (char *[]){(char *)commands[c],
+					    (char *)fixture_path("minimal.json"), "--budget",
+					    "1GiB", "--headroom", (char *)given[i], NULL},
+				 NULL);
+			char expected[300];
+			snprintf(expected, sizeof(expected), "vramtrace %s: --headroom '%s' %s\n",
+				 commands[c], given[i], reasons[i]);
+			cr_assert_eq(run.status, 2);
+			cr_assert_str_eq(run.err, expected);
+			cr_assert_str_eq(run.out, "");
+			traced_run_free(&run);
+		}
 	}
 }
 
@@ -606,4 +639,53 @@ Test(tool, fit_shows_labels_and_tags_with_escapes_escaped)
 	cr_assert(strstr(run.out, "prediction at b\\x1b[2J=3: "), "%s", run.out);
 	traced_run_free(&run);
 	remove_tree(dir);
+}
+
+/* minimal.json as process pid with its device 0 numbered ordinal, or with
+ * no device when ordinal < 0; its path, to free and unlink. */
+static char *renumbered(int pid, int ordinal)
+{
+	json_t *report = json_load_file(fixture_path("minimal.json"), 0, NULL);
+	cr_assert(report);
+	json_object_set_new(json_object_get(report, "run"), "pid", json_integer(pid));
+	if (ordinal < 0)
+		json_array_clear(json_object_get(report, "devices"));
+	else
+		json_object_set_new(report_at(report, "devices/0"), "ordinal",
+				    json_integer(ordinal));
+	char *path = strdup("/tmp/vt-renumbered.XXXXXX");
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(json_dumpfd(report, fd, 0), 0);
+	close(fd);
+	json_decref(report);
+	return path;
+}
+
+/* Two messages that said what the code held, not what was meant: "device
+ * 1 peak grew new" for a device only B has, and fit's "no device -1 in
+ * this report" for a report with no device. */
+Test(tool, a_new_device_and_a_report_without_one_are_said_plainly)
+{
+	char *moved = renumbered(78, 1), *none = renumbered(77, -1);
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"diff", (char *)fixture_path("minimal.json"), moved,
+			    "--fail-if-peak-grows", "10", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 1);
+	cr_assert_str_eq(run.err, "vramtrace diff: device 1 peak is new in B (none in A), counted "
+				  "as growing more than 10.00%\n");
+	traced_run_free(&run);
+	run_tool(&run, (char *[]){"fit", none, (char *)fixture_path("minimal.json"), NULL}, NULL);
+	cr_assert_eq(run.status, 2);
+	char expected[300];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace fit: %s: no device in this report, so no peak to fit\n", none);
+	cr_assert_str_eq(run.err, expected);
+	traced_run_free(&run);
+	unlink(moved);
+	unlink(none);
+	free(moved);
+	free(none);
 }

@@ -4,6 +4,7 @@
  * mode an output gets, and standard output that cannot be written. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -277,4 +278,195 @@ Test(tool_output, every_device_of_a_merged_trace_has_its_own_pid)
 	json_decref(seen);
 	json_decref(trace);
 	traced_run_free(&run);
+}
+
+/* fixture's report with a second device, device 1, copied from other's
+ * device 0, and pid as its process. */
+static char *two_devices(const char *fixture, const char *other, int pid, char *path)
+{
+	json_t *report = json_load_file(fixture_path(fixture), 0, NULL);
+	json_t *copy = json_load_file(fixture_path(other), 0, NULL);
+	cr_assert(report && copy);
+	json_t *device = json_deep_copy(report_at(copy, "devices/0"));
+	json_object_set_new(device, "ordinal", json_integer(1));
+	json_array_append_new(json_object_get(report, "devices"), device);
+	json_object_set_new(json_object_get(report, "run"), "pid", json_integer(pid));
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(json_dumpfd(report, fd, 0), 0);
+	close(fd);
+	json_decref(report);
+	json_decref(copy);
+	return path;
+}
+
+/* --format json of a merged report gave every device whatever --device
+ * said, and the text's summary every device's bytes; now each rank keeps
+ * that device alone, and the summary speaks of it. */
+Test(tool_output, a_merged_report_in_json_keeps_the_device_asked_for)
+{
+	char a[] = "/tmp/vt-two.XXXXXX", b[] = "/tmp/vt-two.XXXXXX", merged[] = "/tmp/vt-m.XXXXXX";
+	two_devices("minimal.json", "minimal_b.json", 1, a);
+	two_devices("minimal_b.json", "minimal.json", 2, b);
+	close(mkstemp(merged));
+	struct traced_run run;
+	run_tool(&run, (char *[]){"merge", a, b, "-o", merged, NULL}, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	traced_run_free(&run);
+	run_tool(&run, (char *[]){"report", merged, "--format", "json", "--device", "1", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	json_t *document = json_loads(run.out, 0, NULL);
+	cr_assert(document, "%s", run.out);
+	for (int r = 0; r < 2; r++) {
+		char where[64];
+		snprintf(where, sizeof(where), "ranks/%d/report/devices", r);
+		cr_assert_eq(json_array_size(report_at(document, where)), 1);
+		snprintf(where, sizeof(where), "ranks/%d/report/devices/0/ordinal", r);
+		cr_assert_eq(report_int(document, where), 1);
+	}
+	cr_assert_eq(report_int(document, "ranks/0/peak_bytes"), 1500);
+	cr_assert_eq(report_int(document, "ranks/1/peak_bytes"), 1000);
+	cr_assert_eq(report_int(document, "peak/max_bytes"), 1500);
+	cr_assert_eq(report_int(document, "peak/min_bytes"), 1000);
+	cr_assert_str_eq(report_string(document, "ranks/0/file"), a);
+	json_decref(document);
+	traced_run_free(&run);
+	/* the text's summary too: it gave 2.34 KiB of kv_cache, both devices' */
+	run_tool(&run, (char *[]){"report", merged, "--device", "1", NULL}, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	const char *summary = "  kv_cache                 at the peaks: 1.17 KiB summed, 800 B at "
+			      "most on one rank\n";
+	cr_assert(strstr(run.out, summary), "%s", run.out);
+	traced_run_free(&run);
+	unlink(a);
+	unlink(b);
+	unlink(merged);
+}
+
+/* `report r.json -o r.json` (meant for r.html) replaced the report with
+ * its text, which nothing reads back; every command that reads reports
+ * refuses to write over one, through a link or standard input too, and
+ * leaves it as it was. */
+Test(tool_output, no_command_writes_over_a_report_it_reads)
+{
+	char *dir = scratch();
+	char a[600], b[600], link[600];
+	snprintf(a, sizeof(a), "%s/a.json", dir);
+	snprintf(b, sizeof(b), "%s/b.json", dir);
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+	copy_file(fixture_path("minimal.json"), a);
+	copy_file(fixture_path("rank0.json"), b);
+	cr_assert_eq(symlink("a.json", link), 0);
+	char *const commands[][8] = {
+		{"report", a, "-o", a, NULL},  {"report", a, "--format", "json", "-o", link, NULL},
+		{"diff", b, a, "-o", a, NULL}, {"merge", b, a, "-o", a, NULL},
+		{"fit", b, a, "-o", a, NULL},
+	};
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		struct traced_run run;
+		run_tool(&run, (char **)commands[i], NULL);
+		char expected[2048];
+		const char *out = strcmp(commands[i][2], "--format") == 0 ? link : a;
+		snprintf(expected, sizeof(expected),
+			 "vramtrace %s: -o %s would replace %s, a report it reads; give another "
+			 "output file\n",
+			 commands[i][0], out, a);
+		cr_assert_eq(run.status, 2, "%s: %s", commands[i][0], run.err);
+		cr_assert_str_eq(run.err, expected);
+		traced_run_free(&run);
+	}
+	char arguments[1300], redirection[700], err[1024], expected[1024], command[2048];
+	snprintf(arguments, sizeof(arguments), "report - -o '%s'", a);
+	snprintf(redirection, sizeof(redirection), "<'%s'", a);
+	cr_assert_eq(redirected(arguments, redirection, err, sizeof(err)), 2);
+	snprintf(expected, sizeof(expected),
+		 "vramtrace report: -o %s would replace standard input, a report it reads; give "
+		 "another output file\n",
+		 a);
+	cr_assert_str_eq(err, expected);
+	snprintf(command, sizeof(command), "cmp -s %s %s", a, fixture_path("minimal.json"));
+	cr_assert_eq(system(command), 0, "the report was changed");
+	remove_scratch(dir);
+}
+
+/* metrics --textfile '' wrote /vramtrace.prom, into the root directory,
+ * every 15 s until stopped; an empty directory is refused at once. */
+Test(tool_output, metrics_refuses_an_empty_textfile_directory)
+{
+	struct traced_run run;
+	run_tool(&run, (char *[]){"metrics", "--textfile", "", "--count", "1", NULL}, NULL);
+	cr_assert_eq(run.status, 2);
+	cr_assert_str_eq(run.err, "vramtrace metrics: --textfile wants a directory, not '' (see "
+				  "vramtrace metrics --help)\n");
+	cr_assert_str_eq(run.out, "");
+	traced_run_free(&run);
+}
+
+/* -o '' said "cannot write : No such file or directory". */
+Test(tool_output, an_empty_output_name_is_named_as_the_mistake)
+{
+	struct traced_run run;
+	run_tool(&run, (char *[]){"report", (char *)fixture_path("minimal.json"), "-o", "", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 2);
+	cr_assert_str_eq(
+		run.err,
+		"vramtrace report: -o wants a file name (- for standard output), not ''\n");
+	cr_assert_str_eq(run.out, "");
+	traced_run_free(&run);
+}
+
+/* Whether dir holds a name starting with prefix. */
+static bool holds(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	cr_assert(d);
+	bool found = false;
+	for (struct dirent *entry; !found && (entry = readdir(d));)
+		found = strncmp(entry->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return found;
+}
+
+/* A command ended by a signal while it wrote -o left its half-written
+ * temporary file (out.html.XXXXXX) beside the output; it is removed, and
+ * the command still ends by that signal. */
+Test(tool_output, a_signal_while_writing_leaves_no_temporary_file, .timeout = 60)
+{
+	char *dir = scratch();
+	char report[600], out[600];
+	snprintf(report, sizeof(report), "%s/big.json", dir);
+	snprintf(out, sizeof(out), "%s/out.html", dir);
+	json_t *document = json_load_file(fixture_path("minimal.json"), 0, NULL);
+	size_t length = 64u << 20; /* a page that takes a while to write */
+	char *host = malloc(length + 1);
+	memset(host, 'h', length);
+	host[length] = '\0';
+	json_object_set_new(json_object_get(document, "run"), "host", json_string(host));
+	free(host);
+	cr_assert_eq(json_dump_file(document, report, JSON_COMPACT), 0);
+	json_decref(document);
+	int status = 0;
+	for (int attempt = 0; attempt < 5; attempt++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			execl(build_path("VT_TEST_TOOL"), "vramtrace", "report", report, "--format",
+			      "html", "-o", out, (char *)NULL);
+			_exit(127);
+		}
+		pid_t ended = 0;
+		while (!holds(dir, "out.html.") && (ended = waitpid(pid, &status, WNOHANG)) == 0)
+			usleep(500);
+		if (!ended) {
+			kill(pid, SIGTERM);
+			waitpid(pid, &status, 0);
+		}
+		if (WIFSIGNALED(status))
+			break;
+		unlink(out); /* it finished first: try again */
+	}
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %d", status);
+	cr_assert(!holds(dir, "out.html"), "a temporary file was left");
+	remove_scratch(dir);
 }

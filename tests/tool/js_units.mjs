@@ -131,3 +131,15 @@ test('the peak flame graph adds up to the peak when a row holds several tags', (
 		tags: [{tag: 'a', at_peak_bytes: 6 * MiB}, {tag: 'b', at_peak_bytes: 9 * MiB}]};
 	assert.deepEqual(plain(flame.remainders(plainOwner)), [{tag: 'a', bytes: MiB}, {tag: 'b', bytes: 9 * MiB}]);
 });
+
+// The fit page said "none found" for a peak that does not grow with the
+// variable even when every value fit the budget.
+test('a flat peak fits at any value or at none', () => {
+	const text = fs.readFileSync(new URL('common.js', html), 'utf8') + fs.readFileSync(new URL('fit.js', html), 'utf8');
+	const noLargest = vm.runInNewContext(text + '\n;noLargest', {document: {}});
+	const flat = peak => ({key: 'batch', bytes_per_unit: 0, peak_bytes: null, flat_peak_bytes: peak});
+	assert.equal(noLargest(flat(1000), 1024), 'any value (the peak does not grow with batch; predicted 1000 B)');
+	assert.equal(noLargest(flat(1000), 999), 'none (the peak does not grow with batch; predicted 1000 B, over the budget)');
+	assert.equal(noLargest({key: 'batch', bytes_per_unit: 0, peak_bytes: null, flat_peak_bytes: null}, 999), 'none (the peak does not grow with batch)');
+	assert.equal(noLargest({key: 'batch', bytes_per_unit: 4096, peak_bytes: null}, 999), 'none (not even 1 fits)');
+});

@@ -42,6 +42,16 @@ function fitTables(fit, group, container) {
 				p.extrapolated ? el('span', {'class': 'fail', text: '\u26a0 extrapolated beyond the measured runs'}) : 'within the measured runs']),
 			'predictions'));
 }
+/* Why no value is the largest: not even 1 fits, or the peak is flat
+ * (flat_peak_bytes, when given, is its height), so every value fits or
+ * none does; the page said "none found" when every value fit. */
+function noLargest(largest, usable) {
+	if (largest.bytes_per_unit > 0) return 'none (not even 1 fits)';
+	const flat = largest.flat_peak_bytes === null || largest.flat_peak_bytes === undefined ? null : largest.flat_peak_bytes;
+	const fits = flat !== null && flat <= usable;
+	return (fits ? 'any value' : 'none') + ' (the peak does not grow with ' + largest.key +
+		(flat === null ? '' : '; predicted ' + human(flat) + (fits ? '' : ', over the budget')) + ')';
+}
 /* The largest fit in words: for which runs (the group, the other
  * variables as held), the answer with its uncertainty, and, beyond the
  * measured range, how far beyond, as the text output warns. */
@@ -55,7 +65,7 @@ function largestText(fit) {
 	const what = 'the largest ' + largest.key + ' that fits ' + human(largest.budget_bytes) + ' with ' +
 		human(largest.headroom_bytes) + ' kept free (' + human(usable) + ' usable)' + where + ': ';
 	if (largest.value === null || largest.value === undefined)
-		return [el('p', {'class': 'headline', text: what + 'none found (the peak does not grow with ' + largest.key + ')'})];
+		return [el('p', {'class': 'headline', text: what + noLargest(largest, usable)})];
 	const plus = largest.uncertainty_bytes ? ' \u00b1 ' + human(largest.uncertainty_bytes) : '';
 	const lines = [el('p', {'class': 'headline', text: what + largest.key + '=' + largest.value + ', peak ' + human(largest.peak_bytes) + plus + ', ' +
 		human(usable - largest.peak_bytes) + ' to spare; each +1 ' + largest.key + ' adds ' + human(largest.bytes_per_unit)})];
