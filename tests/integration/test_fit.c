@@ -223,6 +223,13 @@ Test(fit, bad_input_exits_2_with_a_reason, .timeout = 60)
 	snprintf(command, sizeof(command), "%s fit /no/such.json %s 2>&1 | grep -q 'cannot read'",
 		 build_path("VT_TEST_TOOL"), runs.paths[0]);
 	cr_assert_eq(system(command), 0, "an unreadable report is named");
+	/* Device ordinals as report and check read them: up to 1023. */
+	fit(&runs, "--device 100", &status, err, sizeof(err));
+	cr_assert_eq(status, 2, "a device the runs lack");
+	cr_assert(strstr(err, "has no device 100 (its devices: 0)"), "%s", err);
+	fit(&runs, "--device 1024", &status, err, sizeof(err));
+	cr_assert_eq(status, 2, "a device past the ordinals");
+	cr_assert(strstr(err, "--device '1024' is not a whole number from 0 to 1023"), "%s", err);
 	release(&runs);
 }
 
