@@ -29,9 +29,12 @@ static const char *base_name(const char *path)
 const char *vt_frame_label(const struct vt_frame_model *frame, char *buf, size_t size)
 {
 	const char *module = frame->module ? frame->module : "?";
-	if (frame->function && frame->file)
+	/* A line is from 1; none (debug information without one) is no ":0". */
+	if (frame->function && frame->file && frame->line > 0)
 		snprintf(buf, size, "%s (%s:%" PRId64 ")", frame->function, base_name(frame->file),
 			 frame->line);
+	else if (frame->function && frame->file)
+		snprintf(buf, size, "%s (%s)", frame->function, base_name(frame->file));
 	else if (frame->function)
 		snprintf(buf, size, "%s (%s)", frame->function, base_name(module));
 	else

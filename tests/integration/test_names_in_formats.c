@@ -103,3 +103,24 @@ Test(names_in_formats, a_markdown_cell_holds_its_whole_name)
 	unlink(path);
 	free(path);
 }
+
+/* A frame whose file came without a line was named "serve.c:0". */
+Test(names_in_formats, a_frame_without_a_line_is_named_by_its_file)
+{
+	json_t *report = load_fixture("minimal.json");
+	json_t *frame = json_array_get(
+		json_object_get(json_array_get(json_object_get(report, "stack_frames"), 0),
+				"frames"),
+		1);
+	cr_assert_str_eq(json_string_value(json_object_get(frame, "function")), "load_weights");
+	json_object_set_new(frame, "line", json_null());
+	char *path = written(report);
+	struct traced_run run;
+	run_tool(&run, (char *[]){"report", path, "--format", "folded", NULL}, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "weights;main (serve.c:90);load_weights (serve.c) 600\n"), "%s",
+		  run.out);
+	traced_run_free(&run);
+	unlink(path);
+	free(path);
+}

@@ -143,3 +143,13 @@ test('a flat peak fits at any value or at none', () => {
 	assert.equal(noLargest({key: 'batch', bytes_per_unit: 0, peak_bytes: null, flat_peak_bytes: null}, 999), 'none (the peak does not grow with batch)');
 	assert.equal(noLargest({key: 'batch', bytes_per_unit: 4096, peak_bytes: null}, 999), 'none (not even 1 fits)');
 });
+
+// A frame whose file came without a line was named "file:null" (text: "file:0").
+test('a frame with a file and no line is named by its file alone', () => {
+	const text = ['common.js', 'stacks.js'].map(f => fs.readFileSync(new URL(f, html), 'utf8')).join('\n');
+	const frameLabel = vm.runInNewContext(text + '\n;frameLabel', {document: {}});
+	assert.equal(frameLabel({function: 'load', file: '/src/serve.c', line: null}), 'load (serve.c)');
+	assert.equal(frameLabel({function: 'load', file: '/src/serve.c', line: 41}), 'load (serve.c:41)');
+	assert.equal(frameLabel({function: 'cudaMalloc', module: '/usr/lib/libcudart.so.13', file: null, line: null}),
+		'cudaMalloc (libcudart.so.13)');
+});

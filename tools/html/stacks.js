@@ -21,7 +21,8 @@ function frameIndex(report) {
 function frameLabel(frame) {
 	if (frame.__label) return frame.__label;
 	const name = frame.function;
-	frame.__label = name && frame.file ? name + ' (' + base(frame.file) + ':' + frame.line + ')'
+	const where = frame.file ? base(frame.file) + (frame.line > 0 ? ':' + frame.line : '') : '';
+	frame.__label = name && where ? name + ' (' + where + ')'
 		: name ? name + ' (' + base(frame.module || '?') + ')'
 			: base(frame.module || '?') + '+0x' + (frame.offset || 0).toString(16);
 	return frame.__label;
