@@ -128,7 +128,8 @@ static bool fit_option(int id, const char *value, struct fit_options *o)
 		return ok;
 	}
 	case OPT_SOLVE: o->solve = value; return true;
-	case OPT_DEVICE: return vt_parse_count_option("fit", "--device", value, 0, 1023, &o->device);
+	case OPT_DEVICE:
+		return vt_parse_count_option("fit", "--device", value, 0, 1023, &o->device);
 	case OPT_FORMAT: o->format = value; return true;
 	default: o->output = value; return true;
 	}
