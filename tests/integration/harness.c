@@ -402,3 +402,21 @@ const char *fixture_path(const char *name)
 	snprintf(out, 512, "%s/%s", build_path("VT_TEST_FIXTURES"), name);
 	return out;
 }
+
+json_t *load_fixture(const char *name)
+{
+	json_t *report = json_load_file(fixture_path(name), 0, NULL);
+	cr_assert(report, "%s", name);
+	return report;
+}
+
+char *written_report(json_t *document)
+{
+	char *path = strdup("/tmp/vt-report.XXXXXX.json");
+	int fd = mkstemps(path, 5);
+	cr_assert(fd >= 0);
+	cr_assert_eq(json_dumpfd(document, fd, JSON_COMPACT), 0);
+	close(fd);
+	json_decref(document);
+	return path;
+}

@@ -51,6 +51,11 @@ void remove_tree(const char *dir);
 
 /* A fixture report's path (tests/fixtures/name); four may be held at once. */
 const char *fixture_path(const char *name);
+/* A fixture report, loaded; fails the test if it cannot be. */
+json_t *load_fixture(const char *name);
+/* document written to a new file in /tmp and released; its path returned
+ * (the caller frees and unlinks it). */
+char *written_report(json_t *document);
 
 /* run the named program under the preload on the simulated device. */
 void trace_program(struct traced_run *run, const char *program, const char *const *env);

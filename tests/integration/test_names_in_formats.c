@@ -10,26 +10,6 @@
 
 #include "harness.h"
 
-static json_t *load_fixture(const char *name)
-{
-	json_t *report = json_load_file(fixture_path(name), 0, NULL);
-	cr_assert(report, "%s", name);
-	return report;
-}
-
-/* The document written to a new file in /tmp, its path returned (the
- * caller frees and unlinks it). */
-static char *written(json_t *document)
-{
-	char *path = strdup("/tmp/vt-names.XXXXXX.json");
-	int fd = mkstemps(path, 5);
-	cr_assert(fd >= 0);
-	cr_assert_eq(json_dumpfd(document, fd, JSON_COMPACT), 0);
-	close(fd);
-	json_decref(document);
-	return path;
-}
-
 static json_t *device0(json_t *report)
 {
 	return json_array_get(json_object_get(report, "devices"), 0);
@@ -52,7 +32,7 @@ static json_t *with_tag(const char *tag)
  * included, which made it two frames. */
 Test(names_in_formats, folded_names_keep_to_their_frame_and_line)
 {
-	char *path = written(with_tag("w;\x1b[2J\r\xc2\x9b\nx"));
+	char *path = written_report(with_tag("w;\x1b[2J\r\xc2\x9b\nx"));
 	struct traced_run run;
 	run_tool(&run, (char *[]){"report", path, "--format", "folded", NULL}, NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
@@ -64,7 +44,7 @@ Test(names_in_formats, folded_names_keep_to_their_frame_and_line)
 
 	json_t *rank = load_fixture("rank0.json");
 	json_object_set_new(json_object_get(rank, "run"), "rank", json_string("0;\x1b[2J\nx"));
-	char *ranked = written(rank);
+	char *ranked = written_report(rank);
 	char merged[64];
 	snprintf(merged, sizeof(merged), "%s.merged", ranked);
 	run_tool(&run, (char *[]){"merge", ranked, "-o", merged, NULL}, NULL);
@@ -89,7 +69,7 @@ Test(names_in_formats, folded_names_keep_to_their_frame_and_line)
  * ended the code span. */
 Test(names_in_formats, a_markdown_cell_holds_its_whole_name)
 {
-	char *path = written(with_tag("a|b`c"));
+	char *path = written_report(with_tag("a|b`c"));
 	struct traced_run run;
 	run_tool(&run,
 		 (char *[]){"diff", path, (char *)fixture_path("minimal.json"), "--by", "tag",
@@ -114,7 +94,7 @@ Test(names_in_formats, a_frame_without_a_line_is_named_by_its_file)
 		1);
 	cr_assert_str_eq(json_string_value(json_object_get(frame, "function")), "load_weights");
 	json_object_set_new(frame, "line", json_null());
-	char *path = written(report);
+	char *path = written_report(report);
 	struct traced_run run;
 	run_tool(&run, (char *[]){"report", path, "--format", "folded", NULL}, NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);

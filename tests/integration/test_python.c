@@ -313,21 +313,7 @@ Test(python, every_interpreter_from_3_9, .timeout = 120)
 /* The line of file (beside python_frames.py) that carries "# MARK name". */
 static int marked_line_of(const char *file_name, const char *name)
 {
-	char path[700], text[512], marker[80];
-	snprintf(path, sizeof(path), "%s", script());
-	snprintf(strrchr(path, '/') + 1, 200, "%s", file_name);
-	snprintf(marker, sizeof(marker), "# MARK %s\n", name);
-	FILE *file = fopen(path, "r");
-	cr_assert(file, "%s", path);
-	int line = 0, found = 0;
-	while (fgets(text, sizeof(text), file)) {
-		line++;
-		const char *at = strstr(text, marker);
-		if (at && at[strlen(marker)] == '\0')
-			found = line;
-	}
-	fclose(file);
-	return found;
+	return marked_line_in(python_program(file_name), name);
 }
 
 /* Whether the report holds a Python frame of file_name at line. */

@@ -12,26 +12,6 @@
 
 #include "harness.h"
 
-static json_t *load_fixture(const char *name)
-{
-	json_t *report = json_load_file(fixture_path(name), 0, NULL);
-	cr_assert(report, "%s", name);
-	return report;
-}
-
-/* The document written to a new file in /tmp, its path returned (the
- * caller frees and unlinks it). */
-static char *written(json_t *document)
-{
-	char *path = strdup("/tmp/vt-check.XXXXXX.json");
-	int fd = mkstemps(path, 5);
-	cr_assert(fd >= 0);
-	cr_assert_eq(json_dumpfd(document, fd, JSON_COMPACT), 0);
-	close(fd);
-	json_decref(document);
-	return path;
-}
-
 static json_t *device0(json_t *report)
 {
 	return json_array_get(json_object_get(report, "devices"), 0);
@@ -41,7 +21,7 @@ static json_t *device0(json_t *report)
  * "vramtrace CMD: PATH: reason" and writes nothing. */
 static void refused_everywhere(json_t *document, const char *reason)
 {
-	char *path = written(document);
+	char *path = written_report(document);
 	static const char *const commands[] = {"report", "check", "merge"};
 	for (size_t c = 0; c < 3; c++) {
 		char *args[8] = {(char *)commands[c], path, NULL};
@@ -63,7 +43,7 @@ static void refused_everywhere(json_t *document, const char *reason)
 
 static void accepted(json_t *document, const char *format)
 {
-	char *path = written(document);
+	char *path = written_report(document);
 	char out[600];
 	snprintf(out, sizeof(out), "%s.%s", path, format);
 	struct traced_run run;
@@ -160,8 +140,8 @@ Test(report_checks, merge_refuses_a_copy_whatever_the_host_name)
 	char *host = repeated('h', 600);
 	json_t *report = load_fixture("minimal.json");
 	json_object_set_new(json_object_get(report, "run"), "host", json_string(host));
-	char *a = written(json_deep_copy(report));
-	char *b = written(report);
+	char *a = written_report(json_deep_copy(report));
+	char *b = written_report(report);
 	struct traced_run run;
 	run_tool(&run, (char *[]){"merge", a, b, NULL}, NULL);
 	char expected[2048];
