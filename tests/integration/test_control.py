@@ -118,7 +118,10 @@ def ask(runtime_dir, pid, payload, read=True):
     return data
 
 
-class ControlTest(unittest.TestCase):
+class TargetsTestCase(unittest.TestCase):
+    """Traced targets in a control directory of the test's own, closed at
+    its end."""
+
     def setUp(self):
         self.runtime = tempfile.mkdtemp(prefix="vt-runtime-")
         os.chmod(self.runtime, 0o700)
@@ -134,6 +137,8 @@ class ControlTest(unittest.TestCase):
         self.targets.append(target)
         return target
 
+
+class ControlTest(TargetsTestCase):
     def test_snapshot_holds_the_moment_and_reads_back(self):
         target = self.start()
         target.step("alloc 10485760 weights")

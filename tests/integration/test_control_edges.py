@@ -14,7 +14,7 @@ import threading
 import time
 import unittest
 
-from test_control import MiB, TARGET, TOOL, Target, device0, socket_dir, tool
+from test_control import MiB, TARGET, TOOL, TargetsTestCase, device0, socket_dir, tool
 
 
 def samples(text):
@@ -23,22 +23,7 @@ def samples(text):
     return {line.rsplit(" ", 1)[0]: int(line.rsplit(" ", 1)[1]) for line in lines}, len(lines)
 
 
-class ControlEdgesTest(unittest.TestCase):
-    def setUp(self):
-        self.runtime = tempfile.mkdtemp(prefix="vt-runtime-")
-        os.chmod(self.runtime, 0o700)
-        self.targets = []
-
-    def tearDown(self):
-        for target in self.targets:
-            target.close()
-        shutil.rmtree(self.runtime, ignore_errors=True)
-
-    def start(self, env=None):
-        target = Target(self.runtime, env, {t.pid for t in self.targets})
-        self.targets.append(target)
-        return target
-
+class ControlEdgesTest(TargetsTestCase):
     def test_a_tag_named_other_is_summed_into_the_rest(self):
         """With more than eight tags, a program's own tag "other" got a
         series of its own beside the rest summed as tag="other": two samples
