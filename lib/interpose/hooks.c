@@ -2,6 +2,7 @@
 #include "hooks.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -35,7 +36,13 @@ static bool is_wrapper(const void *fn)
 }
 
 /* The driver is the library whose file is libcuda.so*: the first such one
- * a wrapped function comes from. */
+ * a wrapped function comes from. It stays loaded from then on: the slots
+ * keep its addresses, and a program that closes the driver (a probe for
+ * CUDA before its real loading) and opens it again would otherwise get it
+ * back at other addresses, which the wrappers would not know for the
+ * driver's and would leave untraced, while the slots pointed at nothing. It is kept in its own
+ * namespace (a program may load it with dlmopen), where vramtrace's queries of the driver then find
+ * it too. */
 static bool from_driver(const void *fn)
 {
 	static _Atomic(void *) driver_base;
@@ -49,7 +56,14 @@ static bool from_driver(const void *fn)
 	const char *file = slash ? slash + 1 : info.dli_fname;
 	if (!file || strncmp(file, "libcuda.so", strlen("libcuda.so")) != 0)
 		return false;
-	atomic_compare_exchange_strong(&driver_base, &known, info.dli_fbase);
+	if (atomic_compare_exchange_strong(&driver_base, &known, info.dli_fbase)) {
+		Lmid_t namespace = LM_ID_BASE;
+		struct link_map *map = NULL;
+		if (dladdr1(fn, &info, (void **)&map, RTLD_DL_LINKMAP) && map)
+			dlinfo(map, RTLD_DI_LMID, &namespace);
+		vt_driver_met(dlmopen(namespace, info.dli_fname,
+				      RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE));
+	}
 	return atomic_load(&driver_base) == info.dli_fbase;
 }
 

@@ -43,12 +43,24 @@ void *vt_real_dlsym(void *handle, const char *name)
 	return found ? found(handle, name) : NULL;
 }
 
+static _Atomic(void *) met_driver;
+
+void vt_driver_met(void *handle)
+{
+	atomic_store_explicit(&met_driver, handle, memory_order_release);
+}
+
+/* A driver the program loaded with dlmopen into a namespace of its own is
+ * not in the main one: without the one met, the device of each allocation
+ * would be unknown and every event dropped. */
 void *vt_driver_handle(void)
 {
 	static _Atomic(void *) handle;
 	void *found = atomic_load_explicit(&handle, memory_order_acquire);
 	if (!found) {
 		found = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+		if (!found)
+			found = atomic_load_explicit(&met_driver, memory_order_acquire);
 		atomic_store_explicit(&handle, found, memory_order_release);
 	}
 	return found;

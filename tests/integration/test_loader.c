@@ -1,7 +1,8 @@
 /* However a program reaches CUDA it is traced: linked with the runtime or
- * with -lcuda, the driver opened by dlopen or its functions got by
- * version, a kernel built by nvcc or by NVRTC, NVIDIA's static runtime
- * (a clear word instead); and the loader's ways stay the program's:
+ * with -lcuda, the driver opened by dlopen (closed and opened again too, or
+ * into a namespace of its own by dlmopen) or its functions got by version,
+ * a kernel built by nvcc or by NVRTC, NVIDIA's static runtime (a clear word
+ * instead); and the loader's ways stay the program's:
  * dlsym's scope, RTLD_NEXT and dlvsym, RTLD_DEEPBIND, a shim exporting the
  * driver's names, a constructor before main, AddressSanitizer first among
  * the preloads. */
@@ -89,6 +90,45 @@ Test(loader, a_program_that_opens_the_driver_itself_is_traced)
 	json_t *async = report_kind(r, "devices/0", "async");
 	cr_assert_eq(report_int(async, "live_at_exit_bytes"), 20 * MiB);
 	traced_run_free(&run);
+}
+
+/* A program that probes for the driver, closes it and loads it again,
+ * after something else took the addresses it had: the driver stays where
+ * vramtrace first met it, so the second loading's allocations, by ABI name
+ * and by cuGetProcAddress, are traced once each and nothing reaches an
+ * address the driver left (which crashed). */
+Test(loader, a_driver_closed_and_opened_again_is_traced)
+{
+	struct both runs;
+	run_both(&runs, "reopen_driver", NULL, NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_eq(runs.with.status, 0, "%s", runs.with.err);
+	cr_assert_str_eq(runs.with.out, "reopen_driver: ok\n");
+	json_t *r = runs.with.report;
+	cr_assert(r, "no report: %s", runs.with.err);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 2);
+	cr_assert_eq(report_int(r, "devices/0/bytes_allocated"), 24 * MiB);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 24 * MiB);
+	free_both(&runs);
+}
+
+/* A driver loaded with dlmopen into a namespace of its own: its
+ * allocations are in the report, on their device (they were all dropped,
+ * their device unknown, as vramtrace asked the main namespace for it). */
+Test(loader, a_driver_in_a_namespace_of_its_own_is_traced)
+{
+	struct both runs;
+	run_both(&runs, "dlmopen_driver", NULL, NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_eq(runs.with.status, 0, "%s", runs.with.err);
+	cr_assert_str_eq(runs.with.out, "dlmopen_driver: ok\n");
+	json_t *r = runs.with.report;
+	cr_assert(r, "no report: %s", runs.with.err);
+	cr_assert_eq(report_int(r, "tracer/dropped"), 0);
+	cr_assert_eq(report_int(r, "devices/0/allocations"), 2);
+	cr_assert_eq(report_int(r, "devices/0/bytes_allocated"), 24 * MiB);
+	cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 24 * MiB);
+	free_both(&runs);
 }
 
 /* What a real program does beyond allocating runs to the end on the
