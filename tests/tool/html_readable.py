@@ -1,0 +1,118 @@
+"""The pages' tables and charts read true in a real browser (Chromium
+through Selenium): a long tag and a long function name leave the numbers
+of every table in view at 1400 px, the whole names on hover. Screenshots are kept in OUT.
+Usage: html_readable.py TOOL FIXTURES OUT. Exits 77 without Selenium or
+chromedriver."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.common.by import By
+except ImportError:
+    print("python3-selenium is not installed: skipped")
+    sys.exit(77)
+
+tool, fixtures, out = sys.argv[1], sys.argv[2], sys.argv[3]
+os.makedirs(out, exist_ok=True)
+failures = []
+
+
+def check(condition, what):
+    print(("ok    " if condition else "FAIL  ") + what)
+    if not condition:
+        failures.append(what)
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--window-size=1400,1200",
+                 "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    try:
+        return webdriver.Chrome(options=options)
+    except Exception as error:  # no chromedriver, or it cannot start
+        print(f"chromedriver cannot start ({error.__class__.__name__}): skipped")
+        sys.exit(77)
+
+
+def render(args, name):
+    page = os.path.join(out, name + ".html")
+    subprocess.run([tool, *args, "--format", "html", "-o", page], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return page
+
+
+def load(driver, page, name):
+    driver.get("file://" + page)
+    driver.find_element(By.CSS_SELECTOR, ".vt-page")
+    time.sleep(0.3)  # the charts draw at the first frame
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    check(not errors, f"{name}: no console error {errors[:2]}")
+    driver.save_screenshot(os.path.join(out, name + ".png"))
+
+
+def sorted_column(driver, caption_or_header, column, clicks):
+    """The texts of a column after clicks on its header, in the table whose
+    caption starts with caption_or_header or that has such a header."""
+    return driver.execute_script("""
+const [want, column, clicks] = arguments;
+const table = [...document.querySelectorAll('table.sortable')].find(t =>
+    (t.caption && t.caption.textContent.startsWith(want)) || [...t.querySelectorAll('th')].some(h => h.textContent === want));
+const th = table.querySelectorAll('th')[column];
+for (let i = 0; i < clicks; i++) th.click();
+return [...table.querySelectorAll('tbody tr')].map(tr => tr.cells[column].innerText);""",
+                                 caption_or_header, column, clicks)
+
+
+LONG_TAG = "model.decoder.layers.31.self_attention.key_value_cache.paged_blocks.bfloat16.shard_0_of_8"
+LONG_FUNCTION = ("allocate_the_key_value_cache_of_every_transformer_decoder_layer_in_the_serving_engine"
+                 "_with_paged_blocks_of_sixteen_tokens")
+
+
+def long_names_page(driver):
+    """llm_bf16 with its KV cache tagged by a 88-character name and
+    allocated by a 100-character function: at 1400 px every table of the
+    report shows its last column inside its box (no sideways scroll to
+    reach a number), each name whole on hover."""
+    report = json.load(open(os.path.join(fixtures, "llm_bf16.json")))
+    text = json.dumps(report).replace('"kv_cache"', json.dumps(LONG_TAG))
+    report = json.loads(text)
+    for entry in report["stack_frames"]:
+        for frame in entry["frames"]:
+            if frame.get("line") == 176 and frame.get("function") == "main":
+                frame["function"] = LONG_FUNCTION
+    path = os.path.join(out, "long-names.json")
+    json.dump(report, open(path, "w"))
+    page = render(["report", path], "long-names")
+    load(driver, page, "long-names")
+    hidden = driver.execute_script("""
+const bad = [];
+for (const box of document.querySelectorAll('section.owner .table-box')) {
+    const table = box.querySelector('table');
+    if (box.scrollWidth > box.clientWidth + 1 || box.getBoundingClientRect().right > document.documentElement.clientWidth)
+        bad.push((table.caption ? table.caption.textContent : table.querySelector('th').textContent) +
+            ' ' + box.scrollWidth + '>' + box.clientWidth);
+}
+return bad;""")
+    check(not hidden, f"long names: every table's numbers in view at 1400 px {hidden}")
+    titles = driver.execute_script(
+        "return [...document.querySelectorAll('section.owner td [title]')].map(e => e.getAttribute('title'))")
+    check(any(t == LONG_TAG for t in titles) and any(LONG_FUNCTION in t for t in titles),
+          "long names: the whole tag and function on hover")
+    places = sorted_column(driver, "by place", 3, 0)
+    check(places == ["13.04 GiB", "4.00 GiB", "1.00 GiB", "256.00 MiB"],
+          f"long names: the place table's bytes at the peak ({places})")
+
+
+driver = browser()
+try:
+    long_names_page(driver)
+finally:
+    driver.quit()
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)
