@@ -1,6 +1,7 @@
 """The pages' tables and charts read true in a real browser (Chromium
 through Selenium): a long tag and a long function name leave the numbers
-of every table in view at 1400 px, the whole names on hover. Screenshots are kept in OUT.
+of every table in view at 1400 px, the whole names on hover; a column of
+times sorts by the time, not by the text ("950 us" after "3.3 ms"). Screenshots are kept in OUT.
 Usage: html_readable.py TOOL FIXTURES OUT. Exits 77 without Selenium or
 chromedriver."""
 import json
@@ -109,9 +110,38 @@ return bad;""")
           f"long names: the place table's bytes at the peak ({places})")
 
 
+def failures_sorted_page(driver):
+    """Failures at 950 us, 2.95 ms and 3.3 ms: sorted by when, in time's
+    order either way, each time on one line."""
+    report = json.load(open(os.path.join(fixtures, "llm_bf16.json")))
+    device = report["devices"][0]
+    failure = {"bytes": 100 << 30, "kind": "device", "error": 2, "error_name": "cudaErrorMemoryAllocation",
+               "api": "cudaMalloc", "driver_api": "cuMemAlloc_v2", "live_bytes": 0, "tag": "workspace", "stack": 6}
+    device["failures"] = [dict(failure, at_ns=t) for t in (2_950_000, 950_000, 3_300_000)]
+    device["failed_allocations"] = 3
+    report["tracer"].update({"failures_total": 3, "failures_kept": 3, "events": report["tracer"]["events"] + 3})
+    path = os.path.join(out, "failures-times.json")
+    json.dump(report, open(path, "w"))
+    page = render(["report", path], "failures-times")
+    load(driver, page, "failures-times")
+    down = sorted_column(driver, "when", 3, 1)
+    up = sorted_column(driver, "when", 3, 1)
+    check(down == ["3.3 ms", "2.95 ms", "950 \u00b5s"] and up == ["950 \u00b5s", "2.95 ms", "3.3 ms"],
+          f"failures: sorted by when in time's order ({down}, {up})")
+    lines = driver.execute_script("""
+const t = [...document.querySelectorAll('table.sortable')].find(t => [...t.querySelectorAll('th')].some(h => h.textContent === 'when'));
+return [...t.querySelectorAll('tbody tr')].map(tr => {
+    const range = document.createRange();
+    range.selectNodeContents(tr.cells[3]);
+    return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
+});""")
+    check(lines == [1, 1, 1], f"failures: each time on one line ({lines})")
+
+
 driver = browser()
 try:
     long_names_page(driver)
+    failures_sorted_page(driver)
 finally:
     driver.quit()
 print(f"{len(failures)} failed")

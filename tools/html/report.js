@@ -177,13 +177,14 @@ function owner(report, item, name, budget, host) {
 	section.append(stackTable(report, item));
 	section.append(el('h3', {text: 'flame graph of the stacks at the peak'}), flame(report, peakFlame(item)));
 	/* A failure: the call and its own stack, then what was live when it
-	 * failed (its snapshot: bytes by tag and the largest stacks). */
-	const failures = (item.failures || []).map(f => [f.bytes, f.api || '?', f.error_name || String(f.error), seconds(f.at_ns), f.live_bytes,
+	 * failed (its snapshot: bytes by tag and the largest stacks); its time
+	 * sorts as a time, not as the text "950 \u00b5s". */
+	const failures = (item.failures || []).map(f => [f.bytes, f.api || '?', f.error_name || String(f.error), f.at_ns, f.live_bytes,
 		f.stack === null || f.stack === undefined ? null : f.stack, snapshotNode(report, f.snapshot)]);
 	if (failures.length)
 		section.append(el('h3', {'class': 'fail', text: 'failed allocations'}),
 			sortableTable([{name: 'requested', numeric: true, bytes: true}, {name: 'call'}, {name: 'error'},
-				{name: 'when'}, {name: 'live then', numeric: true, bytes: true}, whereColumn(report),
+				{name: 'when', numeric: true, render: seconds}, {name: 'live then', numeric: true, bytes: true}, whereColumn(report),
 				{name: 'what was live (out-of-memory snapshot)'}], failures));
 	/* Leaks at one place with one tag are one row, as stacks are. */
 	const leaks = (item.leak_groups || []).map(l => [l.bytes, l.count, l.tag, l.rank === null ? '' : l.rank, l.stack]);
