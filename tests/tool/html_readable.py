@@ -1,7 +1,9 @@
 """The pages' tables and charts read true in a real browser (Chromium
 through Selenium): a long tag and a long function name leave the numbers
-of every table in view at 1400 px, the whole names on hover; a column of
-times sorts by the time, not by the text ("950 us" after "3.3 ms"). Screenshots are kept in OUT.
+of every table in view at 1400 px, the whole names on hover; columns of
+times and of uncertainties sort by the value, not by the text ("950 us"
+after "3.3 ms"); the fit's largest fit carries the uncertainty its
+headline states. Screenshots are kept in OUT.
 Usage: html_readable.py TOOL FIXTURES OUT. Exits 77 without Selenium or
 chromedriver."""
 import json
@@ -138,10 +140,63 @@ return [...t.querySelectorAll('tbody tr')].map(tr => {
     check(lines == [1, 1, 1], f"failures: each time on one line ({lines})")
 
 
+def fit_page(driver):
+    """Runs at batch 2, 4 and 8, predictions at 12, 32 and 100 and the largest
+    fit of 80 GiB: the predictions' uncertainties (GiB and MiB) sort by
+    their bytes; the largest fit's point has the bar of the uncertainty
+    its headline states, on the chart's scale."""
+    base = json.load(open(os.path.join(fixtures, "llm_batch8.json")))
+    runs = []
+    for batch in (2, 4, 8):
+        report = json.loads(json.dumps(base))
+        report["run"]["labels"] = {"batch": str(batch)}
+        report["run"]["pid"] = 1000 + batch
+        device = report["devices"][0]
+        extra = batch * (128 << 20)
+        device["peak"]["bytes"] += extra
+        weights = next(t for t in device["tags"] if t["tag"] == "weights")
+        weights["at_peak_bytes"] += extra
+        weights["peak_bytes"] += extra
+        runs.append(os.path.join(out, f"readable-batch{batch}.json"))
+        json.dump(report, open(runs[-1], "w"))
+    page = render(["fit", *runs, "--budget", "80GiB", "--headroom", "10%", "--solve", "batch",
+                   "--predict", "batch=12", "--predict", "batch=32", "--predict", "batch=100"], "fit-readable")
+    load(driver, page, "fit-readable")
+    data = json.loads(subprocess.run([tool, "fit", *runs, "--budget", "80GiB", "--headroom", "10%", "--solve", "batch",
+                                      "--predict", "batch=12", "--predict", "batch=32", "--predict", "batch=100",
+                                      "--format", "json"], check=True, capture_output=True, text=True).stdout)
+    by_bytes = sorted(data["predictions"], key=lambda p: p["uncertainty_bytes"])
+    want = [f"batch={p['labels']['batch']:g}" for p in reversed(by_bytes)]
+    got = [row.split("\t")[0] for row in driver.execute_script("""
+const t = [...document.querySelectorAll('table.sortable')].find(t => t.caption && t.caption.textContent === 'predictions');
+const th = [...t.querySelectorAll('th')].find(h => h.textContent === 'uncertainty');
+th.click();
+return [...t.querySelectorAll('tbody tr')].map(tr => tr.cells[0].innerText);""")]
+    check(len({p["uncertainty_bytes"] >= 1 << 30 for p in data["predictions"]}) == 2 and got == want,
+          f"fit: uncertainties sort by their bytes ({got}, want {want})")
+    largest = data["largest_fit"]
+    bar = driver.execute_script("""
+const chart = document.querySelector('figure svg');
+const dot = chart.querySelector('circle.fit-largest');
+const cx = +dot.getAttribute('cx');
+const bar = [...chart.querySelectorAll('line.fit-bar')].find(l => Math.abs(+l.getAttribute('x1') - cx) < 0.01);
+const zero = [...chart.querySelectorAll('.axis text')].find(t => t.textContent === '0 GiB');
+return bar ? [+dot.getAttribute('cy'), +bar.getAttribute('y1'), +bar.getAttribute('y2'), +zero.getAttribute('y') - 4] : null;""")
+    if bar:
+        cy, y1, y2, base = bar
+        per_byte = (base - cy) / largest["peak_bytes"]
+        u = largest["uncertainty_bytes"]
+        check(abs((y1 - y2) - 2 * u * per_byte) < 1 and abs((y1 + y2) / 2 - cy) < 1,
+              f"fit: the largest fit's bar spans its uncertainty ({bar}, \u00b1{u} bytes)")
+    else:
+        check(False, "fit: the largest fit's point has an uncertainty bar")
+
+
 driver = browser()
 try:
     long_names_page(driver)
     failures_sorted_page(driver)
+    fit_page(driver)
 finally:
     driver.quit()
 print(f"{len(failures)} failed")
