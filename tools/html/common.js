@@ -126,6 +126,12 @@ function swatch(color, label, dashed) {
 function ellipsis(text, cls) {
 	return el('span', {'class': 'ellipsis' + (cls ? ' ' + cls : ''), title: text, text: text});
 }
+/* A column of names (tags, kinds): each cut to fit beside a stack and
+ * the numbers, so a long tag never pushes a table's numbers out of view;
+ * the whole name on hover. */
+function nameColumn(name) {
+	return {name, render: text => ellipsis(String(text), 'name')};
+}
 /* A coloured signed delta: growth red, shrinkage green. */
 function delta(bytes) {
 	return el('span', {'class': bytes > 0 ? 'grew' : bytes < 0 ? 'shrank' : '', text: signed(bytes)});

@@ -37,8 +37,8 @@ function fitTables(fit, group, container) {
 	const predictions = (fit.predictions || []).filter(p => p.group === group.name);
 	if (predictions.length)
 		container.append(sortableTable([{name: 'at'}, {name: 'predicted peak', numeric: true, bytes: true},
-			{name: 'uncertainty', numeric: true}, {name: 'range'}],
-			predictions.map(p => [labelText(p.labels), p.peak_bytes, '\u00b1 ' + human(p.uncertainty_bytes || 0),
+			{name: 'uncertainty', numeric: true, render: bytes => '\u00b1 ' + human(bytes)}, {name: 'range'}],
+			predictions.map(p => [labelText(p.labels), p.peak_bytes, p.uncertainty_bytes || 0,
 				p.extrapolated ? el('span', {'class': 'fail', text: '\u26a0 extrapolated beyond the measured runs'}) : 'within the measured runs']),
 			'predictions'));
 }
@@ -98,7 +98,9 @@ function fitChart(fit, group, variable, name, model) {
 	const log = low > 0 && high / low > 20;
 	if (!log) { const pad = (high - low || 1) * 0.06; low = Math.max(whole && low >= 0 ? 0 : -Infinity, low - pad); high += pad; }
 	const ys = group.runs.map(measuredY).concat(predictions.map(p => name === 'peak' ? p.peak_bytes + (p.uncertainty_bytes || 0) : (p.tags || {})[name] || 0));
+	const largestAt = largest && largest.value !== null && largest.value !== undefined;
 	if (largest) ys.push(largest.budget_bytes);
+	if (largestAt) ys.push(largest.peak_bytes + (largest.uncertainty_bytes || 0));
 	const top = Math.max(1, ...ys) * 1.1;
 	const box = el('figure', {}, [el('figcaption', {text: name + ' against ' + variable + (log ? ' (log axis)' : '')})]);
 	const chartBox = el('div', {'class': 'chart-box'});
@@ -172,8 +174,13 @@ function fitChart(fit, group, variable, name, model) {
 				place(text, spots, {'class': 'budget-label'}, chart, {keep: true});
 			}
 			if (fx !== null) {
+				/* The answer with the uncertainty its headline states. */
+				const u = largest.uncertainty_bytes || 0;
 				svg('line', {x1: fx, x2: fx, y1: TOP, y2: H - BOTTOM, 'class': 'peak-line'}, chart);
-				svg('circle', {cx: fx, cy: y(largest.peak_bytes), r: 5, 'class': 'fit-largest'}, chart);
+				if (u) svg('line', {x1: fx, x2: fx, y1: y(largest.peak_bytes - u), y2: y(largest.peak_bytes + u), 'class': 'fit-bar'}, chart);
+				const dot = svg('circle', {cx: fx, cy: y(largest.peak_bytes), r: 5, 'class': 'fit-largest'}, chart);
+				svg('title', {text: 'largest fit ' + variable + '=' + largest.value + ': ' + human(largest.peak_bytes) +
+					(u ? ' \u00b1 ' + human(u) : '') + ' predicted'}, dot);
 			}
 		}
 		group.runs.forEach(r => {

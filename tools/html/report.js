@@ -6,7 +6,7 @@ function runTable(run) {
 	return el('table', {'class': 'meta'}, rows.map(([k, v]) => el('tr', {}, [el('td', {text: k}), el('td', {}, [el('code', {text: String(v)})])])));
 }
 
-const COUNTER_COLUMNS = name => [{name}, {name: 'at the peak', numeric: true, bytes: true},
+const COUNTER_COLUMNS = name => [nameColumn(name), {name: 'at the peak', numeric: true, bytes: true},
 	{name: 'own peak', numeric: true, bytes: true}, {name: 'live at exit', numeric: true, bytes: true},
 	{name: 'allocations over the run', numeric: true}];
 function counterRows(list, key) {
@@ -50,7 +50,7 @@ function stackTable(report, owner) {
 	const rows = groups.map(g => [g.rank, g.id, g.tag, g.at_peak_bytes, ownPeak(g), g.allocations, g.stacks]);
 	const apart = twins(report, groups.map(g => g.id));
 	const where = Object.assign(whereColumn(report), {render: id => stackNode(report, id, apart.get(id))});
-	const columns = [{name: '#', numeric: true}, where, {name: 'tag'},
+	const columns = [{name: '#', numeric: true}, where, nameColumn('tag'),
 		{name: 'at the peak', numeric: true, bytes: true},
 		{name: 'own peak', numeric: true, render: ownPeakText, key: peak => peak.high},
 		{name: 'allocations', numeric: true}, {name: 'stacks', numeric: true}];
@@ -120,14 +120,14 @@ function momentPanel(report, owner, panel, row, end) {
 		': ' + human(rowMax(row)) + ' at the highest, ' + human(rowMin(row)) + ' at the lowest'}));
 	const tags = Object.entries(row.by_tag || {}).map(([tag, bytes]) => [tag, bytes]);
 	if (tags.length)
-		panel.append(sortableTable([{name: 'tag'}, {name: 'bytes at the interval\'s highest', numeric: true, bytes: true}],
+		panel.append(sortableTable([nameColumn('tag'), {name: 'bytes at the interval\'s highest', numeric: true, bytes: true}],
 			tags.sort((a, b) => b[1] - a[1]), 'by tag'));
 	const peak = owner.peak || {};
 	const moment = momentStacks(owner, row, end);
 	if (moment) {
 		const rows = placeRows(report, moment.stacks);
 		const rest = moment.rest > 0 ? ['', 'other stacks and allocations with no stack', '', human(moment.rest), String(moment.rest), ''] : null;
-		panel.append(sortableTable([{name: 'stack', numeric: true}, whereColumn(report), {name: 'tag'},
+		panel.append(sortableTable([{name: 'stack', numeric: true}, whereColumn(report), nameColumn('tag'),
 			{name: 'bytes', numeric: true, bytes: true}, {name: 'exact bytes', numeric: true}, {name: 'stacks', numeric: true}],
 			rows, moment.caption, rest));
 		panel.append(el('h4', {text: 'flame graph of this moment'}), flame(report, momentFlame(moment)));
@@ -177,13 +177,14 @@ function owner(report, item, name, budget, host) {
 	section.append(stackTable(report, item));
 	section.append(el('h3', {text: 'flame graph of the stacks at the peak'}), flame(report, peakFlame(item)));
 	/* A failure: the call and its own stack, then what was live when it
-	 * failed (its snapshot: bytes by tag and the largest stacks). */
-	const failures = (item.failures || []).map(f => [f.bytes, f.api || '?', f.error_name || String(f.error), seconds(f.at_ns), f.live_bytes,
+	 * failed (its snapshot: bytes by tag and the largest stacks); its time
+	 * sorts as a time, not as the text "950 \u00b5s". */
+	const failures = (item.failures || []).map(f => [f.bytes, f.api || '?', f.error_name || String(f.error), f.at_ns, f.live_bytes,
 		f.stack === null || f.stack === undefined ? null : f.stack, snapshotNode(report, f.snapshot)]);
 	if (failures.length)
 		section.append(el('h3', {'class': 'fail', text: 'failed allocations'}),
 			sortableTable([{name: 'requested', numeric: true, bytes: true}, {name: 'call'}, {name: 'error'},
-				{name: 'when'}, {name: 'live then', numeric: true, bytes: true}, whereColumn(report),
+				{name: 'when', numeric: true, render: seconds}, {name: 'live then', numeric: true, bytes: true}, whereColumn(report),
 				{name: 'what was live (out-of-memory snapshot)'}], failures));
 	/* Leaks at one place with one tag are one row, as stacks are. */
 	const leaks = (item.leak_groups || []).map(l => [l.bytes, l.count, l.tag, l.rank === null ? '' : l.rank, l.stack]);
@@ -191,7 +192,7 @@ function owner(report, item, name, budget, host) {
 		const apart = twins(report, leaks.map(l => l[4]).filter(id => id !== null && id !== undefined));
 		const where = Object.assign(whereColumn(report), {render: id => id === null || id === undefined ? '' : stackNode(report, id, apart.get(id))});
 		section.append(el('h3', {text: 'live at exit'}),
-			sortableTable([{name: 'bytes', numeric: true, bytes: true}, {name: 'allocations', numeric: true}, {name: 'tag'},
+			sortableTable([{name: 'bytes', numeric: true, bytes: true}, {name: 'allocations', numeric: true}, nameColumn('tag'),
 				{name: 'stack row #', numeric: true}, where], leaks));
 	}
 	const view = item.device_view;
