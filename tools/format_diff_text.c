@@ -15,12 +15,24 @@ static void signed_size(int64_t bytes, char *buf, unsigned size)
 	snprintf(buf, size, "%s%s", bytes < 0 ? "" : "+", vt_human(bytes, text, sizeof(text)));
 }
 
+/* Two decimals, so a shrink to under a hundredth is never x0.00 (only a
+ * drop to nothing is): four below 0.01, and below 0.001 one significant
+ * digit with its exponent (1 GiB to 1 MiB is x1e-03). Seven characters at
+ * most, the column's width. The pages write it the same way (diff.js). */
+static void ratio_text(double ratio, char *buf, size_t size)
+{
+	if (ratio > 0 && ratio < 0.001)
+		snprintf(buf, size, "x%.0e", ratio);
+	else
+		snprintf(buf, size, "x%.*f", ratio > 0 && ratio < 0.01 ? 4 : 2, ratio);
+}
+
 void vt_diff_change_texts(const struct diff_row *row, char *relative, char *ratio, size_t size)
 {
 	if (row->a > 0) {
 		snprintf(relative, size, "%+.1f%%",
 			 100.0 * (double)(row->b - row->a) / (double)row->a);
-		snprintf(ratio, size, "x%.2f", (double)row->b / (double)row->a);
+		ratio_text((double)row->b / (double)row->a, ratio, size);
 	} else {
 		snprintf(relative, size, "%s", row->b ? "new" : "0.0%");
 		snprintf(ratio, size, "%s", row->b ? "-" : "x1.00");

@@ -470,3 +470,19 @@ Test(tool_output, a_signal_while_writing_leaves_no_temporary_file, .timeout = 60
 	cr_assert(!holds(dir, "out.html"), "a temporary file was left");
 	remove_scratch(dir);
 }
+
+/* A shrink to under a hundredth read x0.00, as if nothing were left: the
+ * ratio keeps a significant digit, within its column. */
+Test(tool_output, a_diff_ratio_under_a_hundredth_keeps_a_digit)
+{
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"diff", (char *)fixture_path("llm_bf16.json"),
+			    (char *)fixture_path("minimal.json"), NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "  device 0                                      18.29 GiB       "
+				  "1000 B    -18.29 GiB   -100.0%  x5e-08\n"),
+		  "%s", run.out);
+	traced_run_free(&run);
+}

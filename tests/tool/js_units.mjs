@@ -153,3 +153,16 @@ test('a frame with a file and no line is named by its file alone', () => {
 	assert.equal(frameLabel({function: 'cudaMalloc', module: '/usr/lib/libcudart.so.13', file: null, line: null}),
 		'cudaMalloc (libcudart.so.13)');
 });
+
+// A shrink to under a hundredth read ×0.00, as if nothing were left.
+test('a diff ratio under a hundredth keeps a significant digit', () => {
+	// diff.js draws its page as it loads: the function alone is taken.
+	const page = fs.readFileSync(new URL('diff.js', html), 'utf8');
+	const ratioText = vm.runInNewContext(page.match(/function ratioText[\s\S]*?\n}\n/)[0] + ';ratioText');
+	assert.equal(ratioText(2), '\u00d72.00');
+	assert.equal(ratioText(0.5), '\u00d70.50');
+	assert.equal(ratioText(0.0098), '\u00d70.0098');
+	assert.equal(ratioText(1 / 1024), '\u00d71e-03');
+	assert.equal(ratioText(1000 / 19637144576), '\u00d75e-08');
+	assert.equal(ratioText(0), '\u00d70.00');
+});

@@ -3,9 +3,20 @@ function percent(relative) {
 	if (relative === null || relative === undefined || !isFinite(relative)) return 'new';
 	return (relative > 0 ? '+' : '') + (100 * relative).toFixed(1) + '%';
 }
+/* As the text writes a ratio (format_diff_text.c): two decimals, four
+ * below 0.01, and below 0.001 one significant digit with a two-digit
+ * exponent (1 GiB to 1 MiB is ×1e-03); only a drop to nothing is ×0.00. */
+function ratioText(ratio) {
+	if (ratio > 0 && ratio < 0.001) {
+		const [digit, exponent] = ratio.toExponential(0).split('e');
+		return '\u00d7' + digit + 'e-' + exponent.slice(1).padStart(2, '0');
+	}
+	return '\u00d7' + ratio.toFixed(ratio > 0 && ratio < 0.01 ? 4 : 2);
+}
 function headline(row) {
+	const ratio = row.ratio === null || row.ratio === undefined ? '' : ', ' + ratioText(row.ratio);
 	return el('p', {'class': 'headline'}, [row.key + ': peak ' + human(row.a_bytes) + ' \u2192 ' + human(row.b_bytes) + ' (',
-		delta(row.delta_bytes), ', ' + percent(row.relative) + (row.ratio ? ', \u00d7' + row.ratio.toFixed(2) : '') + ')']);
+		delta(row.delta_bytes), ', ' + percent(row.relative) + ratio + ')']);
 }
 
 function bars(rows, title) {
