@@ -166,3 +166,18 @@ test('a diff ratio under a hundredth keeps a significant digit', () => {
 	assert.equal(ratioText(1000 / 19637144576), '\u00d75e-08');
 	assert.equal(ratioText(0), '\u00d70.00');
 });
+
+// The fit page's headline read "for dtype=bf16, at dtype=NaN": a group's
+// text label was shown again as a number.
+test('the largest fit names its group once and the numbers held', () => {
+	const element = () => ({attributes: {}, setAttribute() {}, append() {}});
+	const text = fs.readFileSync(new URL('common.js', html), 'utf8') + fs.readFileSync(new URL('fit.js', html), 'utf8');
+	const largestText = vm.runInNewContext(text + '\n;largestText', {document: {createElement: element}});
+	const fit = context => ({groups: [{name: 'dtype=bf16', variables: [{name: 'batch', low: 2, high: 8}]}],
+		largest_fit: {key: 'batch', value: 6, peak_bytes: 900, budget_bytes: 1024, headroom_bytes: 0,
+			bytes_per_unit: 10, group: 'dtype=bf16', extrapolated: false, uncertainty_bytes: 0,
+			labels: Object.assign({dtype: 'bf16', batch: 6}, context ? {context: 4096} : {})}});
+	assert.match(largestText(fit(false))[0].textContent, /for dtype=bf16: batch=6,/);
+	assert.match(largestText(fit(true))[0].textContent, /for dtype=bf16, at context=4096: batch=6,/);
+	assert.doesNotMatch(largestText(fit(true))[0].textContent, /NaN/);
+});

@@ -60,7 +60,9 @@ function largestText(fit) {
 	if (!largest) return [];
 	const usable = largest.budget_bytes - largest.headroom_bytes;
 	const group = (fit.groups || []).find(g => g.name === (largest.group || '')) || (fit.groups || [])[0] || {};
-	const held = Object.entries(largest.labels || {}).filter(([k]) => k !== largest.key).map(([k, v]) => k + '=' + trim(+v, 6));
+	/* The other numeric labels; text labels (dtype=bf16) name the group. */
+	const held = Object.entries(largest.labels || {}).filter(([k, v]) => k !== largest.key && typeof v === 'number')
+		.map(([k, v]) => k + '=' + trim(v, 6));
 	const where = (group.name ? ' for ' + group.name : '') + (held.length ? ', at ' + held.join(', ') : '');
 	const what = 'the largest ' + largest.key + ' that fits ' + human(largest.budget_bytes) + ' with ' +
 		human(largest.headroom_bytes) + ' kept free (' + human(usable) + ' usable)' + where + ': ';
