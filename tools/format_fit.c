@@ -219,10 +219,17 @@ static void largest_text(FILE *out, json_t *largest)
 	json_object_del(others, key);
 	labels_text(others, text, sizeof(text));
 	json_decref(others);
-	fprintf(out, "%s=%" PRId64 ", predicted peak %s%s%s%s\n", shown,
+	/* with its uncertainty, as a prediction is given: a solve far past
+	 * the runs can be over the budget by as much */
+	char uncertainty[32];
+	fprintf(out, "%s=%" PRId64 ", predicted peak %s +/- %s%s%s%s%s\n", shown,
 		(int64_t)json_integer_value(value),
-		human(number(largest, "peak_bytes"), peak, sizeof(peak)), text[0] ? " (with " : "",
-		text, text[0] ? ")" : "");
+		human(number(largest, "peak_bytes"), peak, sizeof(peak)),
+		human(number(largest, "uncertainty_bytes"), uncertainty, sizeof(uncertainty)),
+		text[0] ? " (with " : "", text, text[0] ? ")" : "",
+		json_is_true(json_object_get(largest, "extrapolated"))
+			? ", extrapolated beyond the measured range"
+			: "");
 }
 
 static void fit_text(json_t *fit, FILE *out)

@@ -420,8 +420,11 @@ Test(cli, fit_warns_widens_and_refuses)
 	cr_assert_str_eq(run.err, "vramtrace fit: warning: batch=112 is 104 above the measured 2 "
 				  "to 8 (1733% of that range): the answer is extrapolated\n");
 	cr_assert(strstr(run.out, "largest batch that fits 8.00 GiB with 0 B kept free: "
-				  "batch=112, predicted peak 8.00 GiB\n"),
-		  "no '(with )': %s", run.out);
+				  "batch=112, predicted peak 8.00 GiB +/- 1.62 GiB, extrapolated "
+				  "beyond the measured range\n"),
+		  "no '(with )', the uncertainty of a quarter of the 6.50 GiB past "
+		  "batch 8: %s",
+		  run.out);
 	traced_run_free(&run);
 	/* 2^63-1: batch 2^37-16 would peak at 2^63 itself, one byte past */
 	run_tool(&run,
@@ -599,7 +602,8 @@ Test(cli, big_and_negative_numbers_are_said_as_they_are)
 		 NULL);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_assert(strstr(run.out, "largest batch that fits 8.00 EiB with 0 B kept free: "
-				  "batch=137438953455, predicted peak 8.00 EiB\n"),
+				  "batch=137438953455, predicted peak 8.00 EiB +/- 2.00 EiB, "
+				  "extrapolated beyond the measured range\n"),
 		  "%s", run.out);
 	traced_run_free(&run);
 	refused((char *[]){"fit", paths[0], paths[1], paths[2], paths[3], "--predict", "batch=-100",
