@@ -562,6 +562,18 @@ static void print_quoted(FILE *out, const char *path, size_t length)
 	fputc('\'', out);
 }
 
+/* This tool as it was started, for a next command that runs as printed:
+ * the path it was run by (build/tools/vramtrace), or its name when the
+ * shell found it on PATH. */
+static void print_tool(FILE *out)
+{
+	const char *self = program_invocation_name;
+	if (self && strchr(self, '/'))
+		print_quoted(out, self, strlen(self));
+	else
+		fputs("vramtrace", out);
+}
+
 /* After the run: what was written, and the natural next command. */
 static void after_run(const struct run_options *options, const char *report_list, int status)
 {
@@ -576,26 +588,30 @@ static void after_run(const struct run_options *options, const char *report_list
 		say_no_report(status);
 		return;
 	}
+	char *next = NULL;
+	size_t next_length = 0;
+	FILE *line = open_memstream(&next, &next_length);
+	if (!line)
+		return;
+	print_tool(line);
 	if (count > 1) {
-		vt_diagnostic("vramtrace run: next: vramtrace merge <the %u reports> -o "
-			      "merged.json",
-			      count);
+		if (fclose(line) == 0)
+			vt_diagnostic("vramtrace run: next: %s merge <the %u reports> -o "
+				      "merged.json",
+				      next, count);
+		free(next);
 		return;
 	}
 	size_t length = strlen(first);
 	size_t stem = length > 5 && strcmp(first + length - 5, ".json") == 0 ? length - 5 : length;
 	char page[4200];
 	snprintf(page, sizeof(page), "%.*s.html", (int)stem, first);
-	char *next = NULL;
-	size_t next_length = 0;
-	FILE *line = open_memstream(&next, &next_length);
-	if (!line)
-		return;
+	fputs(" report ", line);
 	print_quoted(line, first, length);
 	fputs(" --format html -o ", line);
 	print_quoted(line, page, strlen(page));
 	if (fclose(line) == 0)
-		vt_diagnostic("vramtrace run: next: vramtrace report %s", next);
+		vt_diagnostic("vramtrace run: next: %s", next);
 	free(next);
 }
 
