@@ -298,6 +298,32 @@ static bool set_up_no_cache(void)
 	       setenv("VRAMTRACE_FRAMEWORK_CACHE", "off", 1) == 0;
 }
 
+/* The dynamic loader splits LD_PRELOAD at spaces and colons, so a library
+ * under a path with a space (~/My Projects/vramtrace) was silently not
+ * loaded: it is then preloaded by its name, found through LD_LIBRARY_PATH,
+ * which splits at colons and semicolons only. A path with those has no
+ * way in, and is refused. */
+static bool set_up_preload(const char *library)
+{
+	if (!strchr(library, ' ') && !strchr(library, ':'))
+		return prepend_env("LD_PRELOAD", library, ':');
+	if (strpbrk(library, ":;")) {
+		vt_diagnostic("vramtrace run: %s cannot be preloaded: the dynamic loader splits "
+			      "LD_PRELOAD and LD_LIBRARY_PATH at ':' and ';'; build or install "
+			      "vramtrace under a directory without them",
+			      library);
+		return false;
+	}
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", library);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	return prepend_env("LD_LIBRARY_PATH", dir, ':') &&
+	       prepend_env("LD_PRELOAD", slash + 1, ':');
+}
+
 static bool set_up_environment(const struct run_options *options, const char *report_list)
 {
 	char library[PATH_MAX];
@@ -315,7 +341,7 @@ static bool set_up_environment(const struct run_options *options, const char *re
 	if (!set_up_nvtx(library) || !set_up_sanitizers() || !set_up_python() ||
 	    (options->no_framework_cache && !set_up_no_cache()))
 		return false;
-	return append_labels(options->labels) && prepend_env("LD_PRELOAD", library, ':') &&
+	return append_labels(options->labels) && set_up_preload(library) &&
 	       setenv("VRAMTRACE_REPORT_LIST", report_list, 1) == 0;
 }
 

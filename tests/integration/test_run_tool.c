@@ -513,3 +513,53 @@ Test(run_tool, run_output_from_the_environment_is_checked_too)
 	cr_assert_str_eq(text, "old", "left as it was");
 	remove_tree(dir);
 }
+
+/* tool (the build's vramtrace) copied into top/tools with its library in
+ * top/lib, the simulated device linked as top/tests: the layout it finds
+ * them in. */
+static void copy_build(const char *tool, const char *top)
+{
+	char build[512], command[2048];
+	snprintf(build, sizeof(build), "%s", tool);
+	*strrchr(build, '/') = '\0';
+	*strrchr(build, '/') = '\0';
+	snprintf(command, sizeof(command),
+		 "mkdir -p '%s/tools' '%s/lib' && cp '%s' '%s/tools/' && "
+		 "cp '%s/lib/libvramtrace.so' '%s/lib/' && ln -s '%s/tests' '%s/tests'",
+		 top, top, tool, top, build, top, build, top);
+	cr_assert_eq(system(command), 0, "%s", command);
+}
+
+/* The loader splits LD_PRELOAD at spaces: vramtrace built under a path with
+ * one ran the command untraced ("no process of the command used CUDA"). */
+Test(run_tool, run_preloads_from_a_path_with_a_space)
+{
+	char dir[] = "/tmp/vt-space.XXXXXX", top[128], tool[160], path[160];
+	cr_assert(mkdtemp(dir));
+	snprintf(top, sizeof(top), "%s/my builds", dir);
+	copy_build(build_path("VT_TEST_TOOL"), top);
+	snprintf(tool, sizeof(tool), "%s/tools/vramtrace", top);
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	struct run_options options = {0};
+	struct traced_run run;
+	traced_run(&run, &options,
+		   (char *[]){tool, "run", "--simulate", "--output", path, "--",
+			      (char *)program_path("sequence"), NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_null(strstr(run.err, "cannot be preloaded"), "%s", run.err);
+	cr_assert_eq(access(path, F_OK), 0, "the report was written: %s", run.err);
+	traced_run_free(&run);
+
+	/* a colon has no way in: said, and the command not run untraced */
+	snprintf(top, sizeof(top), "%s/a:b", dir);
+	copy_build(build_path("VT_TEST_TOOL"), top);
+	snprintf(tool, sizeof(tool), "%s/tools/vramtrace", top);
+	traced_run(&run, &options,
+		   (char *[]){tool, "run", "--simulate", "--", (char *)program_path("sequence"),
+			      NULL});
+	cr_assert_eq(run.status, 2, "%s", run.err);
+	cr_assert(strstr(run.err, "cannot be preloaded: the dynamic loader splits"), "%s", run.err);
+	cr_assert_str_eq(run.out, "", "the command did not run");
+	traced_run_free(&run);
+	remove_tree(dir);
+}
