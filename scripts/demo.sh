@@ -22,7 +22,7 @@ else
 	echo "vramtrace demo: no GPU here, so on the simulated device (80 GiB)"
 fi
 
-rm -f "$out"/llm_serving.*.json
+rm -f "$out"/llm_serving.*.json "$out/run.log"
 for dtype in bf16 fp32; do
 	echo
 	echo "== measure: llm_serving --dtype $dtype =="
@@ -44,10 +44,17 @@ done
 
 echo
 echo "== plan: the same server at three batch sizes, then the fit =="
+# Quiet runs: their summaries and next-command lines would bury the fit;
+# what they said is shown only when one fails.
 for batch in 2 4 8; do
-	VRAMTRACE_SUMMARY=0 "$tool" run $simulate --label batch=$batch --label dtype=bf16 \
-		--output "$out/llm_serving.batch$batch.json" -- "$example" --batch $batch >/dev/null
+	if ! VRAMTRACE_SUMMARY=0 "$tool" run $simulate --label batch=$batch --label dtype=bf16 \
+		--output "$out/llm_serving.batch$batch.json" -- "$example" --batch $batch \
+		>"$out/run.log" 2>&1 || [ ! -f "$out/llm_serving.batch$batch.json" ]; then
+		cat "$out/run.log" >&2
+		exit 1
+	fi
 done
+rm -f "$out/run.log"
 "$tool" fit "$out"/llm_serving.batch2.json "$out"/llm_serving.batch4.json \
 	"$out"/llm_serving.batch8.json --predict batch=32 --budget 80GiB --headroom 10% \
 	--solve batch
