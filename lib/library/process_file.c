@@ -25,13 +25,17 @@ bool vt_process_file_json(int fd, void *report)
 /* Tells `vramtrace run` where a report went: appended to the list it made,
  * never creating it (the run may be over) nor following a symlink, ended
  * by a NUL (a path may hold a line break, never a NUL). One write(2), safe
- * in a signal handler. */
+ * in a signal handler; never a wait. */
 static void note_written(const char *path)
 {
 	if (!vt_library.config.report_list[0])
 		return;
-	int list =
-		open(vt_library.config.report_list, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO there with no reader fails with ENXIO, where
+	 * open(2) would wait for one forever, and at exit, with the signals
+	 * that end the program held until the report is done. O_NOCTTY: a
+	 * terminal there never becomes a daemon's controlling one. */
+	int list = open(vt_library.config.report_list,
+			O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (list < 0)
 		return;
 	char line[4097];

@@ -246,6 +246,26 @@ Test(output, the_run_list_is_never_created_nor_followed)
 	rmdir(dir);
 }
 
+/* A FIFO no process reads from as the run list: open(2) waited for a
+ * reader forever at exit, with SIGTERM held until the report was done. */
+Test(output, a_run_list_fifo_with_no_reader_never_holds_the_exit, .timeout = 30)
+{
+	char dir[64], fifo[128], env[160];
+	make_temporary_dir(dir, sizeof(dir), "list-fifo");
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(env, sizeof(env), "VRAMTRACE_REPORT_LIST=%s", fifo);
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true, .simulate = true, .env = (const char *const[]){env, NULL}};
+	traced_run(&run, &options, (char *[]){(char *)program_path("ending"), "return", NULL});
+	cr_assert_eq(run.status, 3, "the program's own status: %s", run.err);
+	cr_assert_eq(run.reports, 1);
+	cr_assert_str_eq(run.err, "");
+	traced_run_free(&run);
+	remove_tree(dir);
+}
+
 /* A place that cannot take the report is said in one line, and the report
  * goes to $TMPDIR; where that cannot take it either, none is written. */
 Test(output, an_unwritable_output_is_said_in_one_line)
