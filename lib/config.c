@@ -285,8 +285,11 @@ static void apply(const char *entry, struct vt_config *config)
 		return;
 	size_t length = (size_t)(equals - entry);
 	const struct option *option = find_option(entry, length);
+	/* Shown escaped and cut short: the warning stays one whole line. */
+	char shown[VT_WARN_TEXT_SIZE];
 	if (!option) {
-		vt_warn("unknown variable %.*s ignored", (int)length, entry);
+		vt_warn("unknown variable %s ignored",
+			vt_warn_text_n(entry, length, shown, sizeof(shown)));
 		return;
 	}
 	struct vt_config candidate = *config;
@@ -294,7 +297,7 @@ static void apply(const char *entry, struct vt_config *config)
 		*config = candidate;
 	else
 		vt_warn("%s='%s' is not valid (expected %s); using the default", option->name,
-			equals + 1, option->expected);
+			vt_warn_text(equals + 1, shown, sizeof(shown)), option->expected);
 }
 
 void vt_config_load(struct vt_config *config)
