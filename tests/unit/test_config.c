@@ -187,3 +187,30 @@ Test(config, a_long_value_leaves_room_for_the_rest_of_its_warning, .init = cr_re
 		 value);
 	cr_assert_str_eq(text, expected);
 }
+
+/* Only digits alone were refused as a bare number: " 2", "2 ", "1.5" and
+ * "1e9" passed as a watermark of that many bytes. */
+Test(config, a_watermark_number_with_blanks_or_a_fraction_is_still_refused,
+     .init = cr_redirect_stderr)
+{
+	static const char *const bare[] = {" 2", "2 ", "1.5", "1e9", "2GiB, 1024", "2GiB,1.5"};
+	for (size_t i = 0; i < sizeof(bare) / sizeof(bare[0]); i++) {
+		clear();
+		setenv("VRAMTRACE_WATERMARK", bare[i], 1);
+		struct vt_config config;
+		vt_config_load(&config);
+		cr_assert_eq(config.watermark.high.bytes, 0, "'%s' refused", bare[i]);
+		cr_assert_eq(config.watermark.high.hundredths, 0, "'%s' refused", bare[i]);
+	}
+	static const struct {
+		const char *text;
+		uint64_t bytes;
+	} sized[] = {{"2 GiB", 2ull << 30}, {"1.5KiB ", 1536}, {"1e3B", 1000}};
+	for (size_t i = 0; i < sizeof(sized) / sizeof(sized[0]); i++) {
+		setenv("VRAMTRACE_WATERMARK", sized[i].text, 1);
+		struct vt_config config;
+		vt_config_load(&config);
+		cr_assert_eq(config.watermark.high.bytes, sized[i].bytes, "'%s'", sized[i].text);
+	}
+	unsetenv("VRAMTRACE_WATERMARK");
+}
