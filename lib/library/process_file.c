@@ -90,7 +90,7 @@ static bool put_in_fallback(struct vt_report *report, const char *failed, int er
 	atomic_store(&have_written, true);
 	note_written(written);
 	vt_warn("cannot write the report to %s: %s; written to %s instead", refused,
-		strerror(error), written);
+		vt_output_reason(refused, error), written);
 	return true;
 }
 
@@ -109,12 +109,12 @@ bool vt_process_file_put_or_say(struct vt_report *report, bool final)
 		return true;
 	if (final)
 		vt_warn("cannot write the report to %s: %s; no report written", path,
-			strerror(error));
+			vt_output_reason(path, error));
 	else
 		vt_warn_once(&warned_checkpoint_write,
 			     "cannot write a checkpoint to %s: %s; the final report will be tried "
 			     "there again",
-			     path, strerror(error));
+			     path, vt_output_reason(path, error));
 	return false;
 }
 
