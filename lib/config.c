@@ -2,6 +2,7 @@
 #include "core/history.h"
 #include "core/size.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <pthread.h>
@@ -169,6 +170,17 @@ static bool parse_python_depth(const char *value, struct vt_config *config)
 	       config->python_depth > 0;
 }
 
+/* Whether a size names its unit: its last character other than a blank
+ * is a letter. Digits alone were the only bare number refused, so " 2",
+ * "2 ", "1.5" and "1e9" passed as bytes. */
+static bool ends_in_unit(const char *text)
+{
+	size_t length = strlen(text);
+	while (length && (text[length - 1] == ' ' || text[length - 1] == '\t'))
+		length--;
+	return length && isalpha((unsigned char)text[length - 1]);
+}
+
 /* "12GiB" or "90%" (hundredths allowed: "92.5%"), never zero; a bare
  * number could mean either, and is refused. */
 static bool parse_level(const char *text, struct vt_level *mark)
@@ -189,7 +201,7 @@ static bool parse_level(const char *text, struct vt_level *mark)
 		mark->hundredths = whole * 100 + fraction;
 		return at == text + length - 1 && mark->hundredths > 0 && mark->hundredths <= 10000;
 	}
-	return !vt_size_unitless(text) && vt_size_parse(text, &mark->bytes) && mark->bytes > 0;
+	return ends_in_unit(text) && vt_size_parse(text, &mark->bytes) && mark->bytes > 0;
 }
 
 static bool parse_watermark(const char *value, struct vt_config *config)
@@ -285,8 +297,11 @@ static void apply(const char *entry, struct vt_config *config)
 		return;
 	size_t length = (size_t)(equals - entry);
 	const struct option *option = find_option(entry, length);
+	/* Shown escaped and cut short: the warning stays one whole line. */
+	char shown[VT_WARN_TEXT_SIZE];
 	if (!option) {
-		vt_warn("unknown variable %.*s ignored", (int)length, entry);
+		vt_warn("unknown variable %s ignored",
+			vt_warn_text_n(entry, length, shown, sizeof(shown)));
 		return;
 	}
 	struct vt_config candidate = *config;
@@ -294,7 +309,7 @@ static void apply(const char *entry, struct vt_config *config)
 		*config = candidate;
 	else
 		vt_warn("%s='%s' is not valid (expected %s); using the default", option->name,
-			equals + 1, option->expected);
+			vt_warn_text(equals + 1, shown, sizeof(shown)), option->expected);
 }
 
 void vt_config_load(struct vt_config *config)

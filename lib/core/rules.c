@@ -2,10 +2,14 @@
 #include "rules.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "plumbing.h"
 #include "python_code.h"
@@ -122,15 +126,35 @@ static bool add_user_rules(const char *text)
 	return true;
 }
 
+/* A regular file of at most 256 KiB of text, or NULL. Opened without
+ * blocking and checked before it is read: fopen(3) of a FIFO with no
+ * writer waited forever inside the program's first CUDA call, and a
+ * directory or /dev/zero read as an empty file of no rules, without a
+ * word. A NUL byte, or more than fits, would silently cut the rules
+ * short (a rule cut in half included), so either refuses the file. */
 static char *read_rules_file(const char *path)
 {
-	FILE *file = fopen(path, "re");
-	if (!file)
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
 		return NULL;
 	static char text[1 << 18];
-	size_t got = fread(text, 1, sizeof(text) - 1, file);
+	struct stat status;
+	size_t got = 0;
+	bool ok = fstat(fd, &status) == 0 && S_ISREG(status.st_mode);
+	while (ok && got < sizeof(text)) {
+		ssize_t n = read(fd, text + got, sizeof(text) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ok = n == 0;
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	if (!ok || got == sizeof(text) || memchr(text, '\0', got))
+		return NULL;
 	text[got] = '\0';
-	fclose(file);
 	return text;
 }
 

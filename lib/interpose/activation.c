@@ -33,11 +33,12 @@ static atomic_bool warned_rules, warned_unwinder;
 static void load_configuration(void)
 {
 	vt_library.config = *vt_config();
+	char shown[VT_WARN_TEXT_SIZE];
 	if (!vt_rules_init(vt_library.config.rules))
 		vt_warn_once(&warned_rules,
 			     "VRAMTRACE_RULES '%s' is not pattern=tag;... nor a readable file of "
 			     "them; using the built-in rules",
-			     vt_library.config.rules);
+			     vt_warn_text(vt_library.config.rules, shown, sizeof(shown)));
 	else if (vt_rules_left_out())
 		vt_warn_once(&warned_rules,
 			     "VRAMTRACE_RULES has more rules than the 1024 used; the last %u are "

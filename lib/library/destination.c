@@ -51,21 +51,29 @@ static bool expand_output(const char *directory)
 	return ok;
 }
 
+/* The template as a warning shows it: one line, cut short. */
+static const char *shown_output(char *out, size_t size)
+{
+	return vt_warn_text(vt_library.config.output, out, size);
+}
+
 static void resolve_in_fallback(int cwd_errno)
 {
+	char shown[VT_WARN_TEXT_SIZE];
 	vt_library.output_ok = expand_output(fallback_directory());
 	if (vt_library.output_ok)
 		vt_warn_once(&warned_output,
 			     "the working directory is gone (%s), so the relative VRAMTRACE_OUTPUT "
 			     "'%s' has no place there; the report goes to %s instead",
-			     strerror(cwd_errno), vt_library.config.output, vt_library.output_path);
+			     strerror(cwd_errno), shown_output(shown, sizeof(shown)),
+			     vt_library.output_path);
 	else
 		vt_warn_once(&warned_output,
 			     "the working directory is gone (%s), so the relative VRAMTRACE_OUTPUT "
 			     "'%s' has no place there, nor in %s (%s); no report will be "
 			     "written",
-			     strerror(cwd_errno), vt_library.config.output, fallback_directory(),
-			     strerror(vt_library.output_errno));
+			     strerror(cwd_errno), shown_output(shown, sizeof(shown)),
+			     fallback_directory(), strerror(vt_library.output_errno));
 	if (!vt_library.output_ok)
 		vt_library.output_errno = cwd_errno;
 }
@@ -76,10 +84,12 @@ void vt_destination_resolve(void)
 	if (vt_library.output_ok)
 		return;
 	if (vt_library.output_errno == ENAMETOOLONG) {
+		char shown[VT_WARN_TEXT_SIZE];
 		vt_warn_once(&warned_output,
 			     "VRAMTRACE_OUTPUT '%s' expands to a path longer than %zu bytes; no "
 			     "report will be written",
-			     vt_library.config.output, sizeof(vt_library.output_path) - 1);
+			     shown_output(shown, sizeof(shown)),
+			     sizeof(vt_library.output_path) - 1);
 		return;
 	}
 	resolve_in_fallback(vt_library.output_errno);

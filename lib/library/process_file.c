@@ -25,13 +25,17 @@ bool vt_process_file_json(int fd, void *report)
 /* Tells `vramtrace run` where a report went: appended to the list it made,
  * never creating it (the run may be over) nor following a symlink, ended
  * by a NUL (a path may hold a line break, never a NUL). One write(2), safe
- * in a signal handler. */
+ * in a signal handler; never a wait. */
 static void note_written(const char *path)
 {
 	if (!vt_library.config.report_list[0])
 		return;
-	int list =
-		open(vt_library.config.report_list, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO there with no reader fails with ENXIO, where
+	 * open(2) would wait for one forever, and at exit, with the signals
+	 * that end the program held until the report is done. O_NOCTTY: a
+	 * terminal there never becomes a daemon's controlling one. */
+	int list = open(vt_library.config.report_list,
+			O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (list < 0)
 		return;
 	char line[4097];
@@ -86,7 +90,7 @@ static bool put_in_fallback(struct vt_report *report, const char *failed, int er
 	atomic_store(&have_written, true);
 	note_written(written);
 	vt_warn("cannot write the report to %s: %s; written to %s instead", refused,
-		strerror(error), written);
+		vt_output_reason(refused, error), written);
 	return true;
 }
 
@@ -105,12 +109,12 @@ bool vt_process_file_put_or_say(struct vt_report *report, bool final)
 		return true;
 	if (final)
 		vt_warn("cannot write the report to %s: %s; no report written", path,
-			strerror(error));
+			vt_output_reason(path, error));
 	else
 		vt_warn_once(&warned_checkpoint_write,
 			     "cannot write a checkpoint to %s: %s; the final report will be tried "
 			     "there again",
-			     path, strerror(error));
+			     path, vt_output_reason(path, error));
 	return false;
 }
 

@@ -63,10 +63,7 @@ static bool put_dump(const char *path, struct vt_report *report)
 	vt_quiet_end(&quiet);
 	if (!ok)
 		vt_warn_once(&warned_dump, "vramtrace_dump: cannot write the report to %s: %s",
-			     path,
-			     errno == ENXIO     ? "a FIFO no process has open for reading"
-			     : errno == ENOTSUP ? "a block device or a socket, never written to"
-						: strerror(errno));
+			     path, vt_output_reason(path, errno));
 	return ok;
 }
 

@@ -239,6 +239,17 @@ bool vt_output_write(const char *path, vt_output_writer writer, void *context, c
 	return ok;
 }
 
+const char *vt_output_reason(const char *path, int error)
+{
+	struct stat status;
+	bool named = stat(path, &status) == 0;
+	if (error == ENXIO && named && S_ISFIFO(status.st_mode))
+		return "a FIFO no process has open for reading";
+	if (error == ENOTSUP && named && (S_ISBLK(status.st_mode) || S_ISSOCK(status.st_mode)))
+		return "a block device or a socket, never written to";
+	return strerror(error);
+}
+
 bool vt_output_replace(const char *previous, vt_output_writer writer, void *context)
 {
 	/* Never a temporary renamed over /dev/null. */

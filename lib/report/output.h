@@ -31,6 +31,12 @@ typedef bool (*vt_output_writer)(int fd, void *context);
 bool vt_output_write(const char *path, vt_output_writer writer, void *context, char *written,
 		     size_t written_size);
 
+/* Why vt_output_write or vt_output_replace failed on path with error, in
+ * words: a FIFO no process reads and a refused block device or socket are
+ * said as such, where strerror says "No such device or address" or
+ * "Operation not supported". */
+const char *vt_output_reason(const char *path, int error);
+
 /* Replaces previous, a file this process wrote, with a new version (the
  * checkpoint's next write, or the final report over the last checkpoint). */
 bool vt_output_replace(const char *previous, vt_output_writer writer, void *context);

@@ -246,6 +246,26 @@ Test(output, the_run_list_is_never_created_nor_followed)
 	rmdir(dir);
 }
 
+/* A FIFO no process reads from as the run list: open(2) waited for a
+ * reader forever at exit, with SIGTERM held until the report was done. */
+Test(output, a_run_list_fifo_with_no_reader_never_holds_the_exit, .timeout = 30)
+{
+	char dir[64], fifo[128], env[160];
+	make_temporary_dir(dir, sizeof(dir), "list-fifo");
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(env, sizeof(env), "VRAMTRACE_REPORT_LIST=%s", fifo);
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true, .simulate = true, .env = (const char *const[]){env, NULL}};
+	traced_run(&run, &options, (char *[]){(char *)program_path("ending"), "return", NULL});
+	cr_assert_eq(run.status, 3, "the program's own status: %s", run.err);
+	cr_assert_eq(run.reports, 1);
+	cr_assert_str_eq(run.err, "");
+	traced_run_free(&run);
+	remove_tree(dir);
+}
+
 /* A place that cannot take the report is said in one line, and the report
  * goes to $TMPDIR; where that cannot take it either, none is written. */
 Test(output, an_unwritable_output_is_said_in_one_line)
@@ -280,6 +300,34 @@ Test(output, an_unwritable_output_is_said_in_one_line)
 		 run.dir);
 	cr_assert_str_eq(run.err, expected);
 	traced_run_free(&run);
+}
+
+/* The exit report's warning for a FIFO no process reads said "No such
+ * device or address", where vramtrace_dump's says what the path is. */
+Test(output, an_output_fifo_with_no_reader_is_said_in_words)
+{
+	char tmpdir[64], dir[64], fifo[128], env_tmpdir[128], env_output[160];
+	make_temporary_dir(tmpdir, sizeof(tmpdir), "tmpdir");
+	make_temporary_dir(dir, sizeof(dir), "out-fifo");
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(env_tmpdir, sizeof(env_tmpdir), "TMPDIR=%s", tmpdir);
+	snprintf(env_output, sizeof(env_output), "VRAMTRACE_OUTPUT=%s", fifo);
+	struct traced_run run;
+	struct run_options options = {.preload = true,
+				      .simulate = true,
+				      .env = (const char *const[]){env_output, env_tmpdir, NULL}};
+	traced_run(&run, &options, (char *[]){(char *)program_path("ending"), "return", NULL});
+	cr_assert_eq(run.status, 3, "the program's own status");
+	char expected[600];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace: cannot write the report to %s: a FIFO no process has open for "
+		 "reading; written to %s/fifo instead\n",
+		 fifo, tmpdir);
+	cr_assert_str_eq(run.err, expected);
+	traced_run_free(&run);
+	remove_tree(dir);
+	remove_tree(tmpdir);
 }
 
 Test(output, failing_checkpoints_warn_once_and_never_flood_stderr, .timeout = 30)

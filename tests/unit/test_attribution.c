@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -299,6 +300,44 @@ Test(rules, from_a_file)
 	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/lib/libfancy.so")), "fancy");
 	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/lib/libother.so")), "other");
 	cr_assert_not(vt_rules_init("/no/such/rules/file"));
+}
+
+/* path written with size bytes of text. */
+static void write_rules_file(const char *path, const char *text, size_t size)
+{
+	FILE *file = fopen(path, "w");
+	cr_assert(file);
+	cr_assert_eq(fwrite(text, 1, size, file), size);
+	cr_assert_eq(fclose(file), 0);
+}
+
+/* Only a regular file of text is a rules file: a FIFO with no writer was
+ * waited on forever, a directory and /dev/zero read as no rules without a
+ * word, and a NUL byte or a file past 256 KiB cut the rules short. */
+Test(rules, a_file_that_is_no_text_file_is_refused_at_once, .timeout = 10)
+{
+	char dir[] = "/tmp/vt-rules-dir.XXXXXX", path[64];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_not(vt_rules_init(path), "a FIFO");
+	unlink(path);
+	cr_assert_not(vt_rules_init(dir), "a directory");
+	cr_assert_not(vt_rules_init("/dev/zero"), "a device");
+	snprintf(path, sizeof(path), "%s/nul", dir);
+	write_rules_file(path, "libfancy=fancy\n\0libother=other\n", 31);
+	cr_assert_not(vt_rules_init(path), "a NUL byte");
+	cr_assert_eq(vt_rules_tag_for_module("/lib/libfancy.so"), VT_TAG_UNTAGGED);
+	static char big[(1 << 18) + 64];
+	memset(big, '#', sizeof(big));
+	memcpy(big, "libfancy=fancy\n", 15);
+	write_rules_file(path, big, sizeof(big));
+	cr_assert_not(vt_rules_init(path), "past 256 KiB");
+	write_rules_file(path, big, (1 << 18) - 1);
+	cr_assert(vt_rules_init(path), "256 KiB less a byte");
+	cr_assert_str_eq(vt_tag_name(vt_rules_tag_for_module("/lib/libfancy.so")), "fancy");
+	unlink(path);
+	rmdir(dir);
 }
 
 /* rules_text: count rules "libmodN=tagN" joined by ';'. */
