@@ -2,7 +2,6 @@
 #include "core/history.h"
 #include "core/size.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <pthread.h>
@@ -170,17 +169,6 @@ static bool parse_python_depth(const char *value, struct vt_config *config)
 	       config->python_depth > 0;
 }
 
-/* Whether a size names its unit: its last character other than a blank
- * is a letter. Digits alone were the only bare number refused, so " 2",
- * "2 ", "1.5" and "1e9" passed as bytes. */
-static bool ends_in_unit(const char *text)
-{
-	size_t length = strlen(text);
-	while (length && (text[length - 1] == ' ' || text[length - 1] == '\t'))
-		length--;
-	return length && isalpha((unsigned char)text[length - 1]);
-}
-
 /* "12GiB" or "90%" (hundredths allowed: "92.5%"), never zero; a bare
  * number could mean either, and is refused. */
 static bool parse_level(const char *text, struct vt_level *mark)
@@ -201,7 +189,7 @@ static bool parse_level(const char *text, struct vt_level *mark)
 		mark->hundredths = whole * 100 + fraction;
 		return at == text + length - 1 && mark->hundredths > 0 && mark->hundredths <= 10000;
 	}
-	return ends_in_unit(text) && vt_size_parse(text, &mark->bytes) && mark->bytes > 0;
+	return !vt_size_unitless(text) && vt_size_parse(text, &mark->bytes) && mark->bytes > 0;
 }
 
 static bool parse_watermark(const char *value, struct vt_config *config)

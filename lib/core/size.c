@@ -142,14 +142,21 @@ bool vt_size_parse(const char *text, uint64_t *bytes)
 	return vt_size_parse_unit(text, bytes, NULL);
 }
 
+/* A number alone, without its unit: "2", "1.5", "1e9". Read as bytes,
+ * "1.5" would be a device of 1 byte, surely not what was meant. */
 bool vt_size_unitless(const char *text)
 {
-	if (!text || !*text)
+	if (!text)
 		return false;
-	for (const char *p = text; *p; p++)
-		if (!isdigit((unsigned char)*p))
-			return false;
-	return true;
+	while (*text == ' ' || *text == '\t')
+		text++;
+	struct decimal d;
+	const char *p = parse_decimal(text, &d);
+	if (!p)
+		return false;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '\0';
 }
 
 void vt_size_format(uint64_t bytes, char *buf, unsigned size)

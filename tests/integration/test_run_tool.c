@@ -105,6 +105,7 @@ Test(run_tool, bad_invocations_exit_2)
 	static const char *const cases[][4] = {
 		{"run", "--bogus", "--", "true"},
 		{"run", "--simulate=lots", "--", "true"},
+		{"run", "--simulate=1.5", "--", "true"}, /* 1.5 bytes? surely not */
 		{"run", "--label", "novalue", "--"},
 		{"run", "--sources", "nvml", "--"},
 		{"run", "--output=", "--", "true"},

@@ -86,7 +86,12 @@ Test(size, a_number_without_its_unit_is_known)
 	cr_assert_not(vt_size_unitless("2B"));
 	cr_assert_not(vt_size_unitless("2GiB"));
 	cr_assert_not(vt_size_unitless(""));
-	cr_assert_not(vt_size_unitless("2.5"));
+	cr_assert(vt_size_unitless("2.5"));
+	cr_assert(vt_size_unitless(".5"));
+	cr_assert_not(vt_size_unitless("2.5B"));
+	cr_assert(vt_size_unitless("1e9"));
+	cr_assert_not(vt_size_unitless("1.2.3"));
+	cr_assert_not(vt_size_unitless("."));
 }
 
 Test(size, formats_in_binary_units)
