@@ -55,9 +55,20 @@ class Target:
             return json.load(f)
 
     def close(self):
+        # SIGTERM, which vramtrace run forwards, and SIGCONT for a stopped
+        # target, as a shell's kill does: SIGKILL would leave the target
+        # running without its wrapper, and the wrapper's report list.
         if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+            self.process.terminate()
+            try:
+                os.kill(self.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -338,7 +349,6 @@ class ControlTest(TargetsTestCase):
         running, *stopped = self.start(), self.start(), self.start()
         for target in stopped:
             os.kill(target.pid, signal.SIGSTOP)
-            self.addCleanup(os.kill, target.pid, signal.SIGCONT)
         start = time.monotonic()
         result = tool(self.runtime, "ps")
         elapsed = time.monotonic() - start
