@@ -16,4 +16,7 @@ LD_LIBRARY_PATH="$simdir" VRAMTRACE_TOP=20 VRAMTRACE_SUMMARY=0 \
 LD_LIBRARY_PATH="$simdir" VRAMTRACE_SUMMARY=0 VRAMTRACE_OUTPUT="$out/inlined.json" \
 	LD_PRELOAD="$library" "$inlined" > "$out/inlined.lines"
 rm -f "$out/big-"*.json "$out/top20-"*.json
-exec /usr/bin/python3 "$(dirname "$0")/html_pages.py" "$tool" "$fixtures" "$out" "$out/big.json"
+# Chromium leaves its singleton directories in TMPDIR: one in OUT, emptied
+# each run, not one more in /tmp each time.
+rm -rf "$out/tmp" && mkdir "$out/tmp"
+TMPDIR="$out/tmp" exec /usr/bin/python3 "$(dirname "$0")/html_pages.py" "$tool" "$fixtures" "$out" "$out/big.json"

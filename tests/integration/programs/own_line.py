@@ -3,6 +3,7 @@ allocates through a stand-in for numba.cuda, written at run time into a
 site-packages directory, whose device_array calls cudaMalloc through
 ctypes three calls deep (as numba.cuda's device_array does)."""
 import os
+import shutil
 import sys
 import tempfile
 
@@ -43,3 +44,5 @@ def load_weights():
 
 
 load_weights()  # MARK main
+
+shutil.rmtree(root)  # the stand-in package goes with the run
