@@ -181,3 +181,11 @@ test('the largest fit names its group once and the numbers held', () => {
 	assert.match(largestText(fit(true))[0].textContent, /for dtype=bf16, at context=4096: batch=6,/);
 	assert.doesNotMatch(largestText(fit(true))[0].textContent, /NaN/);
 });
+
+test('a size that rounds up to 1024 of a unit is 1.00 of the next', () => {
+	assert.equal(page.human(1048570), '1023.99 KiB');
+	assert.equal(page.human(1048575), '1.00 MiB');
+	assert.equal(page.human(-1048575), '-1.00 MiB');
+	assert.equal(page.human(GiB - 1), '1.00 GiB');
+	assert.equal(page.human(1023), '1023 B');
+});

@@ -14,7 +14,8 @@ const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 
 function human(bytes) {
 	let value = Math.abs(bytes), unit = 0;
-	while (value >= 1024 && unit < UNITS.length - 1) { value /= 1024; unit++; }
+	/* 1048575 bytes, 1023.999 KiB, are "1.00 MiB", never "1024.00 KiB" */
+	while ((value >= 1024 || value.toFixed(2) === '1024.00') && unit < UNITS.length - 1) { value /= 1024; unit++; }
 	const text = unit === 0 ? value.toFixed(0) + ' B' : value.toFixed(2) + ' ' + UNITS[unit];
 	return (bytes < 0 ? '-' : '') + text;
 }
