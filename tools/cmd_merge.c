@@ -72,7 +72,9 @@ int vt_command_merge(int argc, char **argv)
 			break;
 		}
 	}
-	if (status == VT_EXIT_OK && !vt_merge_distinct(reports, count, error, sizeof(error))) {
+	if (status == VT_EXIT_OK &&
+	    (!vt_merge_distinct(reports, count, error, sizeof(error)) ||
+	     !vt_merge_ranks_distinct(reports, count, error, sizeof(error)))) {
 		vt_diagnostic("vramtrace merge: %s", error);
 		status = VT_EXIT_BAD_INPUT;
 	}
