@@ -338,8 +338,22 @@ static void totals(const struct text *t, const struct vt_owner *owner, bool is_d
 		kind_row(t, owner, &owner->kinds[i]);
 	if (owner->tag_count) {
 		fprintf(t->out, "  %stags at the peak:%s\n", bold(t), plain(t));
-		for (size_t i = 0; i < owner->tag_count && (long)i < t->options->top; i++)
-			counter_row(t, owner->tags[i].tag, &owner->tags[i].counters, peak->bytes);
+		int64_t rest = 0;
+		for (size_t i = 0; i < owner->tag_count; i++) {
+			if ((long)i < t->options->top)
+				counter_row(t, owner->tags[i].tag, &owner->tags[i].counters,
+					    peak->bytes);
+			else
+				rest += owner->tags[i].counters.at_peak_bytes;
+		}
+		/* What --top leaves out, so that the rows add up to the peak, as
+		 * the summary at exit says it. */
+		if ((long)owner->tag_count > t->options->top) {
+			char size[32];
+			size_t more = owner->tag_count - (size_t)t->options->top;
+			fprintf(t->out, "    and %zu more tag%s, %s at the peak\n", more,
+				plural((int64_t)more), vt_human(rest, size, sizeof(size)));
+		}
 	}
 	stacks(t, owner);
 	device_view(t, owner);

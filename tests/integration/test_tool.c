@@ -689,3 +689,24 @@ Test(tool, a_new_device_and_a_report_without_one_are_said_plainly)
 	free(moved);
 	free(none);
 }
+
+/* Tags past --top were left out of the text without a word, so the rows
+ * did not add up to the peak they were shares of. */
+Test(tool, tags_past_top_are_said_in_one_line)
+{
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"report", (char *)fixture_path("llm_bf16.json"), "--top", "2", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "    kv_cache                     4.00 GiB  21.9%   own peak "
+				  "4.00 GiB, 32 allocations over the run\n"
+				  "    and 2 more tags, 1.25 GiB at the peak\n"),
+		  "%s", run.out);
+	traced_run_free(&run);
+	run_tool(&run,
+		 (char *[]){"report", (char *)fixture_path("llm_bf16.json"), "--top", "4", NULL},
+		 NULL);
+	cr_assert_null(strstr(run.out, "more tag"), "%s", run.out);
+	traced_run_free(&run);
+}
