@@ -138,6 +138,10 @@ static void add_leak_groups(const struct vt_report_model *report, const struct v
 	 * lookup per leak keeps 32k leaks of 32k places linear. */
 	struct vt_stack_group *groups;
 	size_t group_count = vt_stack_groups(report, owner, &groups);
+	/* Only the rows the page lists: a leak named "stack row #4" of a
+	 * page cut to three rows. */
+	if (top > 0 && (size_t)top < group_count)
+		group_count = (size_t)top;
 	json_t *ranks = vt_json_checked(vt_stack_group_ranks(report, groups, group_count));
 	json_t *list = json_array();
 	struct vt_live_at_exit rest;
