@@ -616,6 +616,32 @@ Test(tool, fit_shows_settings_and_costs_as_they_are)
 	remove_tree(dir);
 }
 
+/* A cost between 100 B and a KiB that is not whole was printed with %.3g:
+ * 1023.5 B per batch read "1.02e+03 B per batch" (and on the page,
+ * "1024 B"). */
+Test(tool, fit_says_a_cost_under_a_kib_in_plain_decimals)
+{
+	char dir[] = "/tmp/vt-fit-cost.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char paths[3][600];
+	static const char *const batches[] = {"2", "20000", "40000"};
+	static const json_int_t peaks[] = {2047, 20470000, 40940000};
+	for (int i = 0; i < 3; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "b%d.json", i);
+		fit_run(dir, name, "batch", batches[i], peaks[i], 100 + i, paths[i],
+			sizeof(paths[i]));
+	}
+	struct traced_run run;
+	run_tool(&run, (char *[]){"fit", paths[0], paths[1], paths[2], NULL}, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "peak             = 1023.5 B per batch "), "%s", run.out);
+	cr_assert(strstr(run.out, "each +1 batch costs 1023.5 B\n"), "%s", run.out);
+	cr_assert_null(strstr(run.out, "e+0"), "%s", run.out);
+	traced_run_free(&run);
+	remove_tree(dir);
+}
+
 /* fit's text printed labels and tags as the reports held them: a label
  * holding ESC [2J cleared the terminal it was shown on. */
 Test(tool, fit_shows_labels_and_tags_with_escapes_escaped)
