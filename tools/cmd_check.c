@@ -61,11 +61,7 @@ static struct peak find_peak(const struct vt_report_file *file, long device)
 		device_peaks(&file->report, NULL, device, &peak);
 	for (size_t i = 0; file->merged && i < file->ranks.rank_count; i++) {
 		const struct vt_rank *rank = &file->ranks.ranks[i];
-		device_peaks(&rank->report,
-			     rank->rank   ? rank->rank
-			     : rank->file ? rank->file
-					  : "?",
-			     device, &peak);
+		device_peaks(&rank->report, vt_rank_name(rank), device, &peak);
 	}
 	return peak;
 }

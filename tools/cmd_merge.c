@@ -5,6 +5,7 @@
 #include "json_build.h"
 #include "cli.h"
 #include "commands.h"
+#include "formats.h"
 #include "merged.h"
 #include "options.h"
 #include "report_file.h"
@@ -72,15 +73,16 @@ int vt_command_merge(int argc, char **argv)
 			break;
 		}
 	}
-	if (status == VT_EXIT_OK && !vt_merge_distinct(reports, count, error, sizeof(error))) {
+	if (status == VT_EXIT_OK &&
+	    (!vt_merge_distinct(reports, count, error, sizeof(error)) ||
+	     !vt_merge_ranks_distinct(reports, count, error, sizeof(error)))) {
 		vt_diagnostic("vramtrace merge: %s", error);
 		status = VT_EXIT_BAD_INPUT;
 	}
 	json_t *merged = status == VT_EXIT_OK ? vt_merge(reports, count) : NULL;
 	struct vt_cli_output out;
 	if (merged && vt_cli_output_open(&out, output, "merge")) {
-		vt_json_dump(merged, out.stream, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', out.stream);
+		vt_print_json(merged, out.stream);
 		if (!vt_cli_output_commit(&out, "merge"))
 			status = VT_EXIT_BAD_INPUT;
 	} else if (status == VT_EXIT_OK) {

@@ -123,11 +123,7 @@ void vt_diff_add_side(struct diff *d, const struct vt_report_file *file, bool si
 		add_report(d, &file->report, NULL, side_b);
 	for (size_t i = 0; file->merged && i < file->ranks.rank_count; i++) {
 		const struct vt_rank *rank = &file->ranks.ranks[i];
-		add_report(d, &rank->report,
-			   rank->rank   ? rank->rank
-			   : rank->file ? rank->file
-					: "?",
-			   side_b);
+		add_report(d, &rank->report, vt_rank_name(rank), side_b);
 	}
 }
 

@@ -67,9 +67,101 @@ json_t *vt_selected_document(const struct vt_report_model *report,
 	return shown;
 }
 
+/* A failed request's size from 2^63 on is held as the string of its
+ * digits, which jansson's integers cannot hold (vt_request_bytes). Written
+ * back, it is the number the report had: each such string is marked with a
+ * leading NUL, which no string read from a report can hold, and the
+ * writer's "\u0000DIGITS" is then written as DIGITS. Returns how many
+ * were marked, or unmarks them again. */
+static size_t mark_requests(json_t *value, bool mark)
+{
+	size_t marked = 0;
+	const char *key;
+	json_t *item;
+	size_t i;
+	if (json_is_array(value))
+		json_array_foreach (value, i, item)
+			marked += mark_requests(item, mark);
+	if (!json_is_object(value))
+		return marked;
+	json_object_foreach (value, key, item) {
+		marked += mark_requests(item, mark);
+		if (strcmp(key, "failures") != 0 || !json_is_array(item))
+			continue;
+		json_t *failure;
+		json_array_foreach (item, i, failure) {
+			json_t *bytes = json_object_get(failure, "bytes");
+			const char *text = json_string_value(bytes);
+			size_t length = json_string_length(bytes);
+			uint64_t parsed;
+			if (!text)
+				continue;
+			if (mark && vt_request_bytes(bytes, &parsed)) {
+				char held[24] = "";
+				memcpy(held + 1, text, length);
+				marked += json_object_set_new_nocheck(
+						  failure, "bytes",
+						  json_stringn_nocheck(held, length + 1)) == 0;
+			} else if (!mark && length > 0 && text[0] == '\0') {
+				json_object_set_new_nocheck(
+					failure, "bytes",
+					json_stringn_nocheck(text + 1, length - 1));
+			}
+		}
+	}
+	return marked;
+}
+
+/* Writes what jansson gives it, the quotes and the "\u0000" of each
+ * marked request size left out. */
+struct unmarking {
+	FILE *out;
+	char held[8]; /* the start of a mark, not yet written */
+	size_t length;
+	bool digits; /* inside a marked string */
+};
+
+static int unmark(const char *buffer, size_t size, void *data)
+{
+	static const char mark[] = "\"\\u0000";
+	struct unmarking *u = data;
+	for (size_t i = 0; i < size; i++) {
+		char ch = buffer[i];
+		if (u->digits) {
+			if (ch == '"')
+				u->digits = false;
+			else
+				fputc(ch, u->out);
+			continue;
+		}
+		if (ch == mark[u->length]) {
+			u->held[u->length++] = ch;
+			if (u->length == sizeof(mark) - 1)
+				u->digits = true, u->length = 0;
+			continue;
+		}
+		fwrite(u->held, 1, u->length, u->out);
+		u->length = 0;
+		if (ch == '"')
+			u->held[u->length++] = ch;
+		else
+			fputc(ch, u->out);
+	}
+	return 0;
+}
+
 void vt_print_json(json_t *document, FILE *out)
 {
-	vt_json_dump(document, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER;
+	if (!document || !mark_requests(document, true)) {
+		vt_json_dump(document, out, flags);
+	} else {
+		struct unmarking u = {.out = out};
+		if (json_dump_callback(document, unmark, &u, flags) != 0)
+			vt_json_checked(NULL);
+		fwrite(u.held, 1, u.length, out);
+		mark_requests(document, false);
+	}
 	fputc('\n', out);
 }
 

@@ -25,13 +25,17 @@ static const char *human(double bytes, char *buf, unsigned size)
 	return buf;
 }
 
-/* A model's coefficient: a size, but to three significant digits below a
- * KiB where it is not whole (0.0038 B per token was "0 B per token"). */
+/* A model's coefficient: a size, but where it is not whole below a KiB,
+ * to three significant digits (0.0038 B per token was "0 B per token"),
+ * and from 100 B to a tenth of a byte, never with an exponent ("%.3g"
+ * wrote 1023.5 B as "1.02e+03 B"). */
 static const char *coefficient(double bytes, char *buf, unsigned size)
 {
 	if (fabs(bytes) < 1024 && fabs(bytes - nearbyint(bytes)) > 1e-6 * fmax(1, fabs(bytes))) {
-		snprintf(buf, size, "%.3g B", bytes);
-		return buf;
+		snprintf(buf, size, fabs(bytes) < 100 ? "%.3g B" : "%.1f B", bytes);
+		/* 1023.96 B is 1.00 KiB, as every size that rounds up to 1024 */
+		if (fabs(bytes) < 1023.95)
+			return buf;
 	}
 	return human(bytes, buf, size);
 }

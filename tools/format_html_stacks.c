@@ -138,9 +138,17 @@ static void add_leak_groups(const struct vt_report_model *report, const struct v
 	 * lookup per leak keeps 32k leaks of 32k places linear. */
 	struct vt_stack_group *groups;
 	size_t group_count = vt_stack_groups(report, owner, &groups);
+	/* Only the rows the page lists: a leak named "stack row #4" of a
+	 * page cut to three rows. */
+	if (top > 0 && (size_t)top < group_count)
+		group_count = (size_t)top;
 	json_t *ranks = vt_json_checked(vt_stack_group_ranks(report, groups, group_count));
 	json_t *list = json_array();
+	struct vt_live_at_exit rest;
+	vt_live_at_exit(owner, &rest);
 	for (size_t i = 0; i < count; i++) {
+		rest.bytes -= rows[i].bytes;
+		rest.allocations -= rows[i].allocations;
 		const struct vt_maybe *stack = &rows[i].first->stack;
 		if (stack->has)
 			keep_stack(keep, stack->value);
@@ -160,6 +168,10 @@ static void add_leak_groups(const struct vt_report_model *report, const struct v
 	free(groups);
 	free(rows);
 	vt_json_put(shown, "leak_groups", list);
+	/* What --top and the report's own bound leave out of the rows. */
+	vt_json_put(shown, "leak_rest",
+		    json_pack("{s:I, s:I}", "count", (json_int_t)rest.allocations, "bytes",
+			      (json_int_t)rest.bytes));
 }
 
 static const struct vt_owner *device_of(const struct vt_report_model *report, json_t *shown)

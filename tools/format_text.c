@@ -284,13 +284,9 @@ static void leaks(const struct text *t, const struct vt_owner *owner)
 	char size[32];
 	/* The graphs' reservation (one entry of the kind graph) is the
 	 * driver's, not the program's. */
-	int64_t reserved = 0;
-	for (size_t i = 0; i < owner->kind_count; i++)
-		if (strcmp(owner->kinds[i].kind, "graph") == 0)
-			reserved = owner->kinds[i].counters.live_at_exit_bytes;
-	int64_t live_count = owner->live_at_exit_allocations - (reserved > 0);
-	vt_text_live_at_exit(t->out, "", owner->live_at_exit_bytes - reserved, live_count,
-			     reserved);
+	struct vt_live_at_exit live;
+	vt_live_at_exit(owner, &live);
+	vt_text_live_at_exit(t->out, "", live.bytes, live.allocations, live.graph_reserved);
 	fputc('\n', t->out);
 	struct vt_leak_group *rows;
 	size_t count = vt_leak_groups(t->report, owner, &rows);
@@ -299,8 +295,11 @@ static void leaks(const struct text *t, const struct vt_owner *owner)
 	if (group_count > (size_t)t->options->top)
 		group_count = (size_t)t->options->top; /* only the listed ones */
 	json_t *ranks = vt_stack_group_ranks(t->report, groups, group_count);
+	int64_t rest_bytes = live.bytes, rest_count = live.allocations;
 	for (size_t i = 0; i < count && (long)i < t->options->top; i++) {
 		const struct vt_leak_group *row = &rows[i];
+		rest_bytes -= row->bytes;
+		rest_count -= row->allocations;
 		fprintf(t->out, "    %s in %" PRId64 " allocation%s [",
 			vt_human(row->bytes, size, sizeof(size)), row->allocations,
 			plural(row->allocations));
@@ -316,6 +315,11 @@ static void leaks(const struct text *t, const struct vt_owner *owner)
 		if (stack->has)
 			frames(t, stack->value, "        ");
 	}
+	/* What --top and the report's own bound leave out, so that the rows
+	 * add up to what was live. */
+	if (rest_count > 0)
+		fprintf(t->out, "    and %" PRId64 " more allocation%s, %s\n", rest_count,
+			plural(rest_count), vt_human(rest_bytes, size, sizeof(size)));
 	json_decref(ranks);
 	free(groups);
 	free(rows);
@@ -334,8 +338,22 @@ static void totals(const struct text *t, const struct vt_owner *owner, bool is_d
 		kind_row(t, owner, &owner->kinds[i]);
 	if (owner->tag_count) {
 		fprintf(t->out, "  %stags at the peak:%s\n", bold(t), plain(t));
-		for (size_t i = 0; i < owner->tag_count && (long)i < t->options->top; i++)
-			counter_row(t, owner->tags[i].tag, &owner->tags[i].counters, peak->bytes);
+		int64_t rest = 0;
+		for (size_t i = 0; i < owner->tag_count; i++) {
+			if ((long)i < t->options->top)
+				counter_row(t, owner->tags[i].tag, &owner->tags[i].counters,
+					    peak->bytes);
+			else
+				rest += owner->tags[i].counters.at_peak_bytes;
+		}
+		/* What --top leaves out, so that the rows add up to the peak, as
+		 * the summary at exit says it. */
+		if ((long)owner->tag_count > t->options->top) {
+			char size[32];
+			size_t more = owner->tag_count - (size_t)t->options->top;
+			fprintf(t->out, "    and %zu more tag%s, %s at the peak\n", more,
+				plural((int64_t)more), vt_human(rest, size, sizeof(size)));
+		}
 	}
 	stacks(t, owner);
 	device_view(t, owner);

@@ -22,27 +22,35 @@ static json_t *single_entry(const struct vt_report_file *file)
 			 (json_int_t)vt_report_peak(&file->report), "report", file->root);
 }
 
+/* The name rank r of an input goes by: its rank, else its file. */
+static const char *input_rank_name(const struct vt_report_file *file, size_t r)
+{
+	if (file->merged)
+		return vt_rank_name(&file->ranks.ranks[r]);
+	return file->report.run.rank ? file->report.run.rank : file->path;
+}
+
+static size_t input_ranks(const struct vt_report_file *file)
+{
+	return file->merged ? file->ranks.rank_count : 1;
+}
+
 /* Every rank of the inputs, in order; NULL when out of memory. */
 static struct rank *gather(const struct vt_report_file *files, size_t count, size_t *ranks)
 {
 	*ranks = 0;
 	for (size_t i = 0; i < count; i++)
-		*ranks += files[i].merged ? files[i].ranks.rank_count : 1;
+		*ranks += input_ranks(&files[i]);
 	struct rank *out = calloc(*ranks ? *ranks : 1, sizeof(*out));
 	size_t n = 0;
 	for (size_t i = 0; out && i < count; i++) {
 		const struct vt_report_file *file = &files[i];
-		if (!file->merged) {
-			const char *rank = file->report.run.rank;
-			out[n++] = (struct rank){rank ? rank : file->path, &file->report,
-						 single_entry(file)};
-			continue;
-		}
-		for (size_t r = 0; r < file->ranks.rank_count; r++) {
-			const struct vt_rank *rank = &file->ranks.ranks[r];
-			const char *name = rank->rank ? rank->rank : rank->file ? rank->file : "?";
-			out[n++] = (struct rank){name, &rank->report, json_incref(rank->json)};
-		}
+		for (size_t r = 0; r < input_ranks(file); r++)
+			out[n++] = (struct rank){
+				input_rank_name(file, r),
+				file->merged ? &file->ranks.ranks[r].report : &file->report,
+				file->merged ? json_incref(file->ranks.ranks[r].json)
+					     : single_entry(file)};
 	}
 	return out;
 }
@@ -184,6 +192,33 @@ static bool note_run(json_t *seen, const struct vt_run_model *run, const char *f
 	free(identity);
 	if (!ok)
 		snprintf(error, size, "out of memory");
+	return ok;
+}
+
+bool vt_merge_ranks_distinct(const struct vt_report_file *files, size_t count, char *error,
+			     size_t size)
+{
+	json_t *seen = json_object();
+	bool ok = seen != NULL;
+	if (!ok)
+		snprintf(error, size, "out of memory");
+	for (size_t i = 0; ok && i < count; i++)
+		for (size_t r = 0; ok && r < input_ranks(&files[i]); r++) {
+			const char *name = input_rank_name(&files[i], r);
+			json_t *before = json_object_get(seen, name);
+			if (before) {
+				snprintf(error, size,
+					 "%s and %s both hold rank %s: its rows would add up "
+					 "two processes as one (give each rank once)",
+					 json_string_value(before), files[i].path, name);
+				ok = false;
+			} else if (json_object_set_new_nocheck(
+					   seen, name, json_string_nocheck(files[i].path)) != 0) {
+				snprintf(error, size, "out of memory");
+				ok = false;
+			}
+		}
+	json_decref(seen);
 	return ok;
 }
 

@@ -15,3 +15,7 @@ json_t *vt_merge(const struct vt_report_file *files, size_t count);
 /* False, with the reason in error, when two of the reports (or of their
  * ranks) are the same run. */
 bool vt_merge_distinct(const struct vt_report_file *files, size_t count, char *error, size_t size);
+/* False, with the reason in error, when two ranks go by one name (their
+ * rank, else their file): diff and check would add them up as one. */
+bool vt_merge_ranks_distinct(const struct vt_report_file *files, size_t count, char *error,
+			     size_t size);

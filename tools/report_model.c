@@ -98,6 +98,11 @@ static struct vt_tag_bytes_model *tag_bytes(json_t *object, size_t *n, bool *ok)
 
 #define TOP_STACK(item, row) FILL_FIELDS(VT_SCHEMA_TOP_STACK, item, row)
 
+const char *vt_rank_name(const struct vt_rank *rank)
+{
+	return rank->rank ? rank->rank : rank->file ? rank->file : "?";
+}
+
 bool vt_request_bytes(json_t *value, uint64_t *bytes)
 {
 	if (json_is_integer(value) && json_integer_value(value) >= 0) {

@@ -262,6 +262,9 @@ void vt_report_model_free(struct vt_report_model *report);
 bool vt_merged_model_fill(json_t *root, struct vt_merged *out);
 void vt_merged_model_free(struct vt_merged *merged);
 
+/* The name a merged report's rows go by: its rank, else its file. */
+const char *vt_rank_name(const struct vt_rank *rank);
+
 /* A stack's frames, or NULL for a stack the report does not list. */
 /* A failed request's size (failures[].bytes): an integer, or from 2^63 on
  * the string of its digits (as the reader keeps what jansson cannot hold);

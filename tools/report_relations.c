@@ -326,6 +326,27 @@ static bool distinct_runs(struct relations *r, const struct vt_merged *merged)
 	return ok;
 }
 
+/* Each rank's name (its rank, else its file) once: a diff or a check
+ * keys the rows by it, and would add two processes up as one rank. */
+static bool distinct_names(struct relations *r, const struct vt_merged *merged)
+{
+	json_t *seen = json_object();
+	bool ok = seen != NULL || fail(r, "out of memory");
+	for (size_t i = 0; ok && i < merged->rank_count; i++) {
+		const char *name = vt_rank_name(&merged->ranks[i]);
+		json_t *before = json_object_get(seen, name);
+		if (before)
+			ok = fail(r, ".ranks[%zu]: rank \"%.64s\" again, as .ranks[%" PRId64 "]", i,
+				  name, (int64_t)json_integer_value(before));
+		else
+			ok = json_object_set_new_nocheck(seen, name, json_integer((json_int_t)i)) ==
+				     0 ||
+			     fail(r, "out of memory");
+	}
+	json_decref(seen);
+	return ok;
+}
+
 /* The summary's peak, as the ranks give it. */
 static bool merged_peak(struct relations *r, const struct vt_merged *merged)
 {
@@ -424,5 +445,6 @@ bool vt_report_relations(const struct vt_report_model *single, const struct vt_m
 		if (!report(&r, &merged->ranks[i].report, prefix))
 			return false;
 	}
-	return distinct_runs(&r, merged) && merged_peak(&r, merged) && merged_tags(&r, merged);
+	return distinct_runs(&r, merged) && distinct_names(&r, merged) && merged_peak(&r, merged) &&
+	       merged_tags(&r, merged);
 }

@@ -368,6 +368,25 @@ size_t vt_stack_groups(const struct vt_report_model *report, const struct vt_own
 	return count;
 }
 
+void vt_live_at_exit(const struct vt_owner *owner, struct vt_live_at_exit *out)
+{
+	int64_t reserved = 0;
+	for (size_t i = 0; i < owner->kind_count; i++)
+		if (strcmp(owner->kinds[i].kind, "graph") == 0)
+			reserved = owner->kinds[i].counters.live_at_exit_bytes;
+	*out = (struct vt_live_at_exit){owner->live_at_exit_bytes - reserved,
+					owner->live_at_exit_allocations - (reserved > 0), reserved};
+}
+
+/* Largest first; of equal ones, the report's order. */
+static int leaks_by_bytes(const void *x, const void *y)
+{
+	const struct vt_leak_group *a = x, *b = y;
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	return (a->first > b->first) - (a->first < b->first);
+}
+
 size_t vt_leak_groups(const struct vt_report_model *report, const struct vt_owner *owner,
 		      struct vt_leak_group **out)
 {
@@ -394,6 +413,11 @@ size_t vt_leak_groups(const struct vt_report_model *report, const struct vt_owne
 		rows = NULL;
 		count = 0;
 	}
+	/* Leaks of several stacks at one place add up to a row that may
+	 * outgrow the rows listed before it: a cut to the top rows kept
+	 * smaller ones and left the largest out. */
+	if (count)
+		qsort(rows, count, sizeof(*rows), leaks_by_bytes);
 	*out = rows;
 	return count;
 }

@@ -115,7 +115,14 @@ struct vt_leak_group {
 	const struct vt_leak_model *first;
 	int64_t bytes, allocations;
 };
-/* The owner's leaks as rows, in the report's order; *out is the caller's
+/* What was live at exit, the graphs' reservation (the driver's, never a
+ * leak) apart: bytes and allocations as the leaks would add up to them. */
+struct vt_live_at_exit {
+	int64_t bytes, allocations, graph_reserved;
+};
+void vt_live_at_exit(const struct vt_owner *owner, struct vt_live_at_exit *out);
+
+/* The owner's leaks as rows, largest first; *out is the caller's
  * to free. Returns how many, 0 (and *out NULL) for none or out of memory. */
 size_t vt_leak_groups(const struct vt_report_model *report, const struct vt_owner *owner,
 		      struct vt_leak_group **out);

@@ -159,6 +159,15 @@ bool vt_size_unitless(const char *text)
 	return *p == '\0';
 }
 
+/* A value that two decimals round to 1024.00 is the next unit's 1.00:
+ * 1048575 bytes are 1.00 MiB, never 1024.00 KiB. */
+static bool rounds_up_to_next_unit(double value)
+{
+	char text[32];
+	snprintf(text, sizeof(text), "%.2f", value);
+	return strcmp(text, "1024.00") == 0;
+}
+
 void vt_size_format(uint64_t bytes, char *buf, unsigned size)
 {
 	static const char *names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -168,7 +177,8 @@ void vt_size_format(uint64_t bytes, char *buf, unsigned size)
 	}
 	double value = (double)bytes;
 	unsigned unit = 0;
-	while (value >= 1024.0 && unit + 1 < sizeof(names) / sizeof(names[0])) {
+	while ((value >= 1024.0 || rounds_up_to_next_unit(value)) &&
+	       unit + 1 < sizeof(names) / sizeof(names[0])) {
 		value /= 1024.0;
 		unit++;
 	}

@@ -200,6 +200,40 @@ Test(pictures, a_rows_own_peak_is_its_high_point)
 	traced_run_free(&run);
 }
 
+/* Leaks of two stacks at one line are one row of 80 MB, listed after the
+ * 50 MB from elsewhere (the report's order) and so cut by --top 1; and a
+ * cut listing did not say what it left out of what was live. */
+Test(pictures, leak_rows_are_largest_first_and_add_up)
+{
+	struct traced_run run;
+	trace_program(&run, "leak_rows", summary);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char *text = tool_output(&run, "report REPORT --top 1 --frames 1");
+	char expected[400];
+	snprintf(expected, sizeof(expected),
+		 "  live at exit: 123.98 MiB in 3 allocations\n"
+		 "    76.29 MiB in 2 allocations [untagged]\n"
+		 "        at one_line (leak_rows.c:%d)\n"
+		 "           ... 1 more frame\n"
+		 "    and 1 more allocation, 47.68 MiB\n",
+		 number_after(run.out, "line="));
+	cr_assert(strstr(text, expected), "%s", text);
+	free(text);
+	text = tool_output(&run, "report REPORT --format html --top 1 -o -");
+	cr_assert(strstr(text, "\"leak_groups\":[{\"bytes\":80000000,\"count\":2,"), "%s", text);
+	cr_assert(strstr(text, "\"leak_rest\":{\"count\":1,\"bytes\":50000000}"), "%s", text);
+	free(text);
+	/* The page of two stack rows named the 50 MB "stack row #3". */
+	text = tool_output(&run, "report REPORT --format html --top 2 -o -");
+	const char *rows = strstr(text, "\"leak_groups\":[{\"bytes\":80000000,");
+	cr_assert(rows, "%s", text);
+	cr_assert(strstr(rows, "\"rank\":2},{\"bytes\":50000000,"), "%s", rows);
+	const char *end = strchr(strstr(rows, "\"bytes\":50000000,"), '}');
+	cr_assert(end && strncmp(end - 11, "\"rank\":null", 11) == 0, "%s", rows);
+	free(text);
+	traced_run_free(&run);
+}
+
 Test(pictures, one_row_per_line)
 {
 	struct traced_run run;

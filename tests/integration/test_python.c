@@ -218,6 +218,29 @@ Test(python, the_pytest_gate)
 	traced_run_free(&run);
 }
 
+/* The marker's message says sizes as the tools do: 1048575 bytes were
+ * "1024.00 KiB", not 1.00 MiB. */
+Test(python, the_pytest_gate_says_sizes_as_the_tools_do)
+{
+	if (system("/usr/bin/python3 -c 'import pytest' 2>/dev/null") != 0)
+		cr_skip_test("no pytest for /usr/bin/python3 (python3-pytest)");
+	char python_path[700];
+	snprintf(python_path, sizeof(python_path), "PYTHONPATH=%s",
+		 build_path("VT_TEST_PYTHON_DIR"));
+	struct traced_run run;
+	struct run_options options = {.env = (const char *const[]){python_path, NULL}};
+	traced_run(
+		&run, &options,
+		(char *[]){"/usr/bin/python3", "-c",
+			   "from vramtrace.pytest import _human as h\n"
+			   "print([h(n) for n in (0, 1023, 1048570, 1048575, 2**30 - 1, 3 << 29)])",
+			   NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(run.out, "['0 B', '1023 B', '1023.99 KiB', '1.00 MiB', '1.00 GiB', "
+				  "'1.50 GiB']\n");
+	traced_run_free(&run);
+}
+
 /* Loaded without vramtrace, marked tests run unchecked, and one warning
  * says so. */
 Test(python, the_pytest_gate_warns_without_vramtrace)

@@ -306,6 +306,40 @@ Test(report_checks, a_merged_summary_must_agree_with_its_ranks)
 	refused_everywhere(merged, ".ranks[1].report.schema: a rank's report must be vramtrace/1");
 }
 
+/* Two processes that both said rank 0 were merged, and diff and check
+ * then added their devices up as one rank's: a "rank 0 device 0" peak of
+ * 2000 bytes where each process peaked at 1000. */
+Test(report_checks, two_processes_of_one_rank_are_not_added_up)
+{
+	json_t *report = load_fixture("minimal.json");
+	json_object_set_new(json_object_get(report, "run"), "rank", json_string("0"));
+	char *a = written_report(json_deep_copy(report));
+	set(json_object_get(report, "run"), "pid", 4243);
+	char *b = written_report(report);
+	struct traced_run run;
+	run_tool(&run, (char *[]){"merge", a, b, NULL}, NULL);
+	char expected[2048];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace merge: %s and %s both hold rank 0: its rows would add up two "
+		 "processes as one (give each rank once)\n",
+		 a, b);
+	cr_assert_eq(run.status, 2);
+	cr_assert_str_eq(run.err, expected);
+	cr_assert_str_eq(run.out, "");
+	traced_run_free(&run);
+	unlink(a);
+	unlink(b);
+	free(a);
+	free(b);
+
+	json_t *merged = load_merged();
+	json_t *ranks = json_object_get(merged, "ranks");
+	json_t *again = json_deep_copy(json_array_get(ranks, 0));
+	set(json_object_get(json_object_get(again, "report"), "run"), "pid", 1);
+	json_array_append_new(ranks, again);
+	refused_everywhere(merged, ".ranks[4]: rank \"0\" again, as .ranks[0]");
+}
+
 /* Figures above their whole that were still shown: a tag's or a stack's
  * own peak above the device's ("peak 1000 B" over "own peak 4.88 KiB"),
  * leaks above what was live at exit (a row of 4.88 KiB under "live at

@@ -616,6 +616,32 @@ Test(tool, fit_shows_settings_and_costs_as_they_are)
 	remove_tree(dir);
 }
 
+/* A cost between 100 B and a KiB that is not whole was printed with %.3g:
+ * 1023.5 B per batch read "1.02e+03 B per batch" (and on the page,
+ * "1024 B"). */
+Test(tool, fit_says_a_cost_under_a_kib_in_plain_decimals)
+{
+	char dir[] = "/tmp/vt-fit-cost.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char paths[3][600];
+	static const char *const batches[] = {"2", "20000", "40000"};
+	static const json_int_t peaks[] = {2047, 20470000, 40940000};
+	for (int i = 0; i < 3; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "b%d.json", i);
+		fit_run(dir, name, "batch", batches[i], peaks[i], 100 + i, paths[i],
+			sizeof(paths[i]));
+	}
+	struct traced_run run;
+	run_tool(&run, (char *[]){"fit", paths[0], paths[1], paths[2], NULL}, NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "peak             = 1023.5 B per batch "), "%s", run.out);
+	cr_assert(strstr(run.out, "each +1 batch costs 1023.5 B\n"), "%s", run.out);
+	cr_assert_null(strstr(run.out, "e+0"), "%s", run.out);
+	traced_run_free(&run);
+	remove_tree(dir);
+}
+
 /* fit's text printed labels and tags as the reports held them: a label
  * holding ESC [2J cleared the terminal it was shown on. */
 Test(tool, fit_shows_labels_and_tags_with_escapes_escaped)
@@ -688,4 +714,25 @@ Test(tool, a_new_device_and_a_report_without_one_are_said_plainly)
 	unlink(none);
 	free(moved);
 	free(none);
+}
+
+/* Tags past --top were left out of the text without a word, so the rows
+ * did not add up to the peak they were shares of. */
+Test(tool, tags_past_top_are_said_in_one_line)
+{
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"report", (char *)fixture_path("llm_bf16.json"), "--top", "2", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.out, "    kv_cache                     4.00 GiB  21.9%   own peak "
+				  "4.00 GiB, 32 allocations over the run\n"
+				  "    and 2 more tags, 1.25 GiB at the peak\n"),
+		  "%s", run.out);
+	traced_run_free(&run);
+	run_tool(&run,
+		 (char *[]){"report", (char *)fixture_path("llm_bf16.json"), "--top", "4", NULL},
+		 NULL);
+	cr_assert_null(strstr(run.out, "more tag"), "%s", run.out);
+	traced_run_free(&run);
 }

@@ -9,7 +9,7 @@ import vm from 'node:vm';
 
 const html = new URL('../../tools/html/', import.meta.url);
 const names = ['human', 'counted', 'seconds', 'roundStep', 'byteTicks', 'timeTicks', 'valueTicks',
-	'labelPlacer', 'defaultView', 'natural', 'crosses', 'sizeIn', 'byteUnit'];
+	'labelPlacer', 'defaultView', 'natural', 'crosses', 'sizeIn', 'byteUnit', 'coefficient'];
 
 function load() {
 	const element = () => ({attributes: {}, setAttribute(key, value) { this.attributes[key] = value; },
@@ -180,4 +180,22 @@ test('the largest fit names its group once and the numbers held', () => {
 	assert.match(largestText(fit(false))[0].textContent, /for dtype=bf16: batch=6,/);
 	assert.match(largestText(fit(true))[0].textContent, /for dtype=bf16, at context=4096: batch=6,/);
 	assert.doesNotMatch(largestText(fit(true))[0].textContent, /NaN/);
+});
+
+test('a size that rounds up to 1024 of a unit is 1.00 of the next', () => {
+	assert.equal(page.human(1048570), '1023.99 KiB');
+	assert.equal(page.human(1048575), '1.00 MiB');
+	assert.equal(page.human(-1048575), '-1.00 MiB');
+	assert.equal(page.human(GiB - 1), '1.00 GiB');
+	assert.equal(page.human(1023), '1023 B');
+});
+
+test('a fitted cost below a KiB is said as fit\'s text says it', () => {
+	assert.equal(page.coefficient(0.0038147), '0.00381 B');
+	assert.equal(page.coefficient(12.345), '12.3 B');
+	assert.equal(page.coefficient(1023.5), '1023.5 B');
+	assert.equal(page.coefficient(-1023.5), '-1023.5 B');
+	assert.equal(page.coefficient(1023.97), '1.00 KiB');
+	assert.equal(page.coefficient(512), '512 B');
+	assert.equal(page.coefficient(67108864), '64.00 MiB');
 });

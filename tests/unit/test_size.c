@@ -109,6 +109,31 @@ Test(size, formats_in_binary_units)
 	cr_assert_str_eq(buf, "16.00 EiB");
 }
 
+/* Two decimals that round up to 1024 are the next unit's 1.00: 1048575
+ * bytes (1023.999 KiB) printed "1024.00 KiB". */
+Test(size, rounding_up_reaches_the_next_unit)
+{
+	static const struct {
+		uint64_t bytes;
+		const char *text;
+	} cases[] = {
+		{1048570, "1023.99 KiB"},
+		{1048571, "1.00 MiB"},
+		{1048575, "1.00 MiB"},
+		{(1ull << 30) - 1, "1.00 GiB"},
+		{(1ull << 40) - 1, "1.00 TiB"},
+		{(1ull << 60) - 1, "1.00 EiB"},
+		{(1023ull << 20) + 1, "1023.00 MiB"},
+		{UINT64_MAX, "16.00 EiB"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[32];
+		vt_size_format(cases[i].bytes, buf, sizeof(buf));
+		cr_assert_str_eq(buf, cases[i].text, "%llu bytes",
+				 (unsigned long long)cases[i].bytes);
+	}
+}
+
 /* A size the tools print reads back as an option's value, to within its
  * two decimals: every unit the printer uses is one the parser knows. */
 Test(size, what_is_printed_reads_back)

@@ -14,9 +14,19 @@ const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 
 function human(bytes) {
 	let value = Math.abs(bytes), unit = 0;
-	while (value >= 1024 && unit < UNITS.length - 1) { value /= 1024; unit++; }
+	/* 1048575 bytes, 1023.999 KiB, are "1.00 MiB", never "1024.00 KiB" */
+	while ((value >= 1024 || value.toFixed(2) === '1024.00') && unit < UNITS.length - 1) { value /= 1024; unit++; }
 	const text = unit === 0 ? value.toFixed(0) + ' B' : value.toFixed(2) + ' ' + UNITS[unit];
 	return (bytes < 0 ? '-' : '') + text;
+}
+/* A fitted cost, as fit's text says it: where it is not whole below a
+ * KiB, to three significant digits ("0.00381 B", not "0 B") and from
+ * 100 B to a tenth of a byte ("1023.5 B"); else a size. */
+function coefficient(bytes) {
+	const size = Math.abs(bytes);
+	if (size < 1023.95 && Math.abs(bytes - Math.round(bytes)) > 1e-6 * Math.max(1, size))
+		return (size < 100 ? String(Number(bytes.toPrecision(3))) : bytes.toFixed(1)) + ' B';
+	return human(Math.round(bytes));
 }
 /* A signed size: "+1.00 GiB", "-512 B", "0 B". */
 function signed(bytes) { return (bytes > 0 ? '+' : '') + human(bytes); }

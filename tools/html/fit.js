@@ -17,8 +17,8 @@ function evaluate(model, labels) {
 	return y;
 }
 function formula(model) {
-	const parts = (model.terms || []).map(term => term.term === '1' ? human(term.coefficient)
-		: human(term.coefficient) + ' \u00d7 ' + term.term.split('*').join(' \u00d7 '));
+	const parts = (model.terms || []).map(term => term.term === '1' ? coefficient(term.coefficient)
+		: coefficient(term.coefficient) + ' \u00d7 ' + term.term.split('*').join(' \u00d7 '));
 	return parts.length ? parts.join(' + ').replace(/\+ -/g, '\u2212 ') : '0 B (no term)';
 }
 function labelText(labels) {
@@ -70,7 +70,7 @@ function largestText(fit) {
 		return [el('p', {'class': 'headline', text: what + noLargest(largest, usable)})];
 	const plus = largest.uncertainty_bytes ? ' \u00b1 ' + human(largest.uncertainty_bytes) : '';
 	const lines = [el('p', {'class': 'headline', text: what + largest.key + '=' + largest.value + ', peak ' + human(largest.peak_bytes) + plus + ', ' +
-		human(usable - largest.peak_bytes) + ' to spare; each +1 ' + largest.key + ' adds ' + human(largest.bytes_per_unit)})];
+		human(usable - largest.peak_bytes) + ' to spare; each +1 ' + largest.key + ' adds ' + coefficient(largest.bytes_per_unit)})];
 	const range = (group.variables || []).find(v => v.name === largest.key);
 	if (largest.extrapolated && range) {
 		const span = range.high - range.low, above = largest.value > range.high;

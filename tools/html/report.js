@@ -191,9 +191,12 @@ function owner(report, item, name, budget, host) {
 	if (leaks.length) {
 		const apart = twins(report, leaks.map(l => l[4]).filter(id => id !== null && id !== undefined));
 		const where = Object.assign(whereColumn(report), {render: id => id === null || id === undefined ? '' : stackNode(report, id, apart.get(id))});
+		/* What the rows leave out of what was live, as the text says it. */
+		const rest = item.leak_rest;
+		const footer = rest && rest.count > 0 ? [rest.bytes, rest.count, '', '', counted(rest.count, 'more allocation') + ', not listed'] : null;
 		section.append(el('h3', {text: 'live at exit'}),
 			sortableTable([{name: 'bytes', numeric: true, bytes: true}, {name: 'allocations', numeric: true}, nameColumn('tag'),
-				{name: 'stack row #', numeric: true}, where], leaks));
+				{name: 'stack row #', numeric: true}, where], leaks, null, footer));
 	}
 	const view = item.device_view;
 	if (view)

@@ -55,10 +55,14 @@ def parse_size(text):
 
 
 def _human(size):
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if size >= scale:
-            return f"{size / scale:.2f} {unit}"
-    return f"{size} B"
+    if size < 2**10:
+        return f"{size} B"
+    # 1048575 bytes, 1023.999 KiB, are "1.00 MiB", never "1024.00 KiB".
+    for unit, scale in (("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30)):
+        text = f"{size / scale:.2f} {unit}"
+        if size < scale * 2**10 and not text.startswith("1024.00 "):
+            break
+    return text
 
 
 def pytest_configure(config):
