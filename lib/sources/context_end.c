@@ -129,17 +129,35 @@ static void record_and_release(struct doomed *doomed)
 	*doomed = (struct doomed){0};
 }
 
+/* What a cuCtxDestroy of a primary context would take, until it returns. */
+static __thread struct doomed destroying __attribute__((tls_model("initial-exec")));
+
 /* Recorded before the call, as every free is, so that no reuse of an
- * address can slip in between. */
+ * address can slip in between. A primary context is the exception: the
+ * driver refuses to destroy it (CUDA_ERROR_INVALID_CONTEXT) and everything
+ * made in it lives on, so its memory is recorded as freed only once the
+ * call has succeeded. */
 static void before_destroy(const struct vt_observer *self, const void *args)
 {
 	const cuCtxDestroy_v2_params *p = args;
+	destroying = (struct doomed){0};
 	if (atomic_load(&program_ended))
 		return;
-	struct doomed doomed = made_in(p->ctx, vt_driver_context_device(p->ctx), false);
-	record_and_release(&doomed);
+	int device = vt_driver_context_device(p->ctx);
+	struct doomed doomed = made_in(p->ctx, device, false);
+	if (doomed.count && p->ctx == vt_driver_active_primary(device))
+		destroying = doomed;
+	else
+		record_and_release(&doomed);
 }
-VT_OBSERVER(cuCtxDestroy_v2, before_destroy, NULL);
+
+static void after_destroy(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	if (rc != CUDA_SUCCESS)
+		destroying.count = 0; /* refused: nothing ended */
+	record_and_release(&destroying);
+}
+VT_OBSERVER(cuCtxDestroy_v2, before_destroy, after_destroy);
 
 static void before_reset(const struct vt_observer *self, const void *args)
 {

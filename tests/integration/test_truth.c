@@ -395,8 +395,9 @@ Test(truth, a_context_s_end_frees_what_was_made_in_it)
 }
 
 /* A free CUDA refuses frees nothing: an array given to cudaFree, device
- * memory to cudaFreeArray, registered pages to cudaFreeHost. Every call
- * fails as it does without vramtrace, and all of it is live at exit. */
+ * memory to cudaFreeArray, registered pages to cudaFreeHost, the primary
+ * context to cuCtxDestroy. Every call fails as it does without vramtrace,
+ * and all of it is live at exit. */
 Test(truth, a_free_of_another_family_s_memory_leaves_it_live)
 {
 	struct both runs;
