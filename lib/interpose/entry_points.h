@@ -25,12 +25,24 @@
 	X("cuArrayCreate", 3020, cuArrayCreate_v2, \
 	  (CUarray *handle, const CUDA_ARRAY_DESCRIPTOR *desc), (handle, desc)) \
 	X("cuArrayDestroy", 2000, cuArrayDestroy, (CUarray handle), (handle)) \
+	X("cuCtxCreate", 2000, cuCtxCreate, \
+	  (CUcontext *context, unsigned int flags, CUdevice device), (context, flags, device)) \
+	X("cuCtxCreate", 3020, cuCtxCreate_v2, \
+	  (CUcontext *context, unsigned int flags, CUdevice device), (context, flags, device)) \
+	X("cuCtxCreate", 11040, cuCtxCreate_v3, \
+	  (CUcontext *context, CUexecAffinityParam *affinity, int count, unsigned int flags, \
+	   CUdevice device), \
+	  (context, affinity, count, flags, device)) \
 	X("cuCtxCreate", 12050, cuCtxCreate_v4, \
 	  (CUcontext *context, CUctxCreateParams *create_params, unsigned int flags, CUdevice device), \
 	  (context, create_params, flags, device)) \
+	X("cuCtxDestroy", 2000, cuCtxDestroy, (CUcontext context), (context)) \
 	X("cuCtxDestroy", 4000, cuCtxDestroy_v2, (CUcontext context), (context)) \
+	X("cuDevicePrimaryCtxRelease", 7000, cuDevicePrimaryCtxRelease, (CUdevice device), \
+	  (device)) \
 	X("cuDevicePrimaryCtxRelease", 11000, cuDevicePrimaryCtxRelease_v2, (CUdevice device), \
 	  (device)) \
+	X("cuDevicePrimaryCtxReset", 7000, cuDevicePrimaryCtxReset, (CUdevice device), (device)) \
 	X("cuDevicePrimaryCtxReset", 11000, cuDevicePrimaryCtxReset_v2, (CUdevice device), (device)) \
 	X("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain, \
 	  (CUcontext *context, CUdevice device), (context, device)) \

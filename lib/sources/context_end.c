@@ -158,6 +158,8 @@ static void after_destroy(const struct vt_observer *self, const void *args, CUre
 	record_and_release(&destroying);
 }
 VT_OBSERVER(cuCtxDestroy_v2, before_destroy, after_destroy);
+/* CUDA 2.0's ABI, with the same argument. */
+VT_OBSERVER(cuCtxDestroy, before_destroy, after_destroy);
 
 static void before_reset(const struct vt_observer *self, const void *args)
 {
@@ -168,6 +170,8 @@ static void before_reset(const struct vt_observer *self, const void *args)
 	record_and_release(&doomed);
 }
 VT_OBSERVER(cuDevicePrimaryCtxReset_v2, before_reset, NULL);
+/* CUDA 7.0's ABI, with the same argument. */
+VT_OBSERVER(cuDevicePrimaryCtxReset, before_reset, NULL);
 
 /* A release ends the context only when it was the last: what it would take
  * is found before, and recorded once the context is seen to have ended. */
@@ -190,3 +194,5 @@ static void after_release(const struct vt_observer *self, const void *args, CUre
 	record_and_release(&releasing);
 }
 VT_OBSERVER(cuDevicePrimaryCtxRelease_v2, before_release, after_release);
+/* CUDA 7.0's ABI, with the same argument. */
+VT_OBSERVER(cuDevicePrimaryCtxRelease, before_release, after_release);

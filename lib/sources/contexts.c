@@ -8,15 +8,34 @@
 /* Being hooked is all: the call activates the tracer. */
 VT_OBSERVER(cuInit, NULL, NULL);
 
-static void after_create(const struct vt_observer *self, const void *args, CUresult rc)
+static void context_created(const struct vt_observer *self, CUdevice device, CUresult rc)
 {
-	const cuCtxCreate_v4_params *p = args;
 	if (rc != CUDA_SUCCESS)
 		return;
-	vt_context_made_on(p->dev);
-	vt_emit_context(p->dev, self->name);
+	vt_context_made_on(device);
+	vt_emit_context(device, self->name);
+}
+
+static void after_create(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	context_created(self, ((const cuCtxCreate_v4_params *)args)->dev, rc);
 }
 VT_OBSERVER(cuCtxCreate_v4, NULL, after_create);
+
+/* The older ABIs, which programs built against older headers call. */
+static void after_create_v3(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	context_created(self, ((const cuCtxCreate_v3_params *)args)->dev, rc);
+}
+VT_OBSERVER(cuCtxCreate_v3, NULL, after_create_v3);
+
+/* CUDA 2.0's cuCtxCreate and 3.2's cuCtxCreate_v2 take the same arguments. */
+static void after_create_v2(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	context_created(self, ((const cuCtxCreate_v2_params *)args)->dev, rc);
+}
+VT_OBSERVER(cuCtxCreate_v2, NULL, after_create_v2);
+VT_OBSERVER(cuCtxCreate, NULL, after_create_v2);
 
 static void after_retain(const struct vt_observer *self, const void *args, CUresult rc)
 {

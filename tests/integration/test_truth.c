@@ -394,6 +394,36 @@ Test(truth, a_context_s_end_frees_what_was_made_in_it)
 	}
 }
 
+/* The driver's older ABIs end contexts too: cuDevicePrimaryCtxRelease and
+ * cuDevicePrimaryCtxReset of CUDA 7.0, cuCtxDestroy of 2.0, called by name
+ * or handed out by cuGetProcAddress for an older version, free what was
+ * made in the context; contexts made by cuCtxCreate_v2 and _v3 are counted
+ * (older_abis.c). */
+Test(truth, a_context_s_end_through_an_older_abi_frees_what_was_made_in_it)
+{
+	const char *sources[] = {"VRAMTRACE_SOURCES=hooks", "VRAMTRACE_SOURCES=cupti"};
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		struct traced_run run;
+		struct run_options options = {
+			.preload = true,
+			.simulate = true,
+			.env = (const char *const[]){sources[i], NULL},
+		};
+		traced_run(&run, &options, (char *[]){(char *)program_path("older_abis"), NULL});
+		cr_assert_eq(run.status, 0, "%s: %s", sources[i], run.err);
+		json_t *r = run.report;
+		cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 8 * MiB, "%s", sources[i]);
+		cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 8 * MiB, "%s",
+			     sources[i]);
+		cr_assert_eq(report_int(r, "devices/0/live_at_exit_allocations"), 1);
+		cr_assert_eq(report_int(r, "devices/0/allocations"), 4);
+		cr_assert_eq(report_int(r, "devices/0/frees"), 3, "%s", sources[i]);
+		cr_assert_eq(report_int(r, "devices/0/contexts"), 4, "%s", sources[i]);
+		cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0);
+		traced_run_free(&run);
+	}
+}
+
 /* A free CUDA refuses frees nothing: an array given to cudaFree, device
  * memory to cudaFreeArray, registered pages to cudaFreeHost, the primary
  * context to cuCtxDestroy. Every call fails as it does without vramtrace,
