@@ -98,6 +98,8 @@
 	X("cuMemFreeHost", 2000, cuMemFreeHost, (void *p), (p)) \
 	X("cuMemHostAlloc", 2020, cuMemHostAlloc, (void **pp, size_t bytes, unsigned int flags), \
 	  (pp, bytes, flags)) \
+	X("cuMemHostRegister", 4000, cuMemHostRegister, (void *p, size_t bytes, unsigned int flags), \
+	  (p, bytes, flags)) \
 	X("cuMemHostRegister", 6050, cuMemHostRegister_v2, \
 	  (void *p, size_t bytes, unsigned int flags), (p, bytes, flags)) \
 	X("cuMemHostUnregister", 4000, cuMemHostUnregister, (void *p), (p)) \
@@ -114,6 +116,8 @@
 	  (CUdeviceptr *dptr, CUmemoryPool pool, CUmemPoolPtrExportData *data), (dptr, pool, data)) \
 	X("cuMemPoolDestroy", 11020, cuMemPoolDestroy, (CUmemoryPool pool), (pool)) \
 	X("cuMemPoolTrimTo", 11020, cuMemPoolTrimTo, (CUmemoryPool pool, size_t keep), (pool, keep)) \
+	X_PT("cuStreamBeginCapture", 10000, cuStreamBeginCapture, cuStreamBeginCapture_ptsz, \
+	     (CUstream stream), (stream)) \
 	X_PT("cuStreamBeginCapture", 10010, cuStreamBeginCapture_v2, cuStreamBeginCapture_v2_ptsz, \
 	     (CUstream stream, CUstreamCaptureMode mode), (stream, mode)) \
 	X_PT("cuStreamBeginCaptureToGraph", 12030, cuStreamBeginCaptureToGraph, \

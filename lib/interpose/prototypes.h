@@ -2,7 +2,8 @@
  * not: the per-thread-stream flavours (declared only under CUDA's own
  * macros; each has its legacy twin's type), and the older ABIs whose names
  * cuda.h maps to newer ones (the 11030 cuGetProcAddress, the 4010
- * cuIpcOpenMemHandle, the contexts' calls of CUDA 2.0 to 11.4), which a
+ * cuIpcOpenMemHandle, the contexts' calls of CUDA 2.0 to 11.4, CUDA 4.0's
+ * cuMemHostRegister and 10.0's cuStreamBeginCapture), which a
  * driver still exports for programs built against older headers. And
  * each one's observer, vt_observe_<abi>, which lib/sources defines. */
 #pragma once
@@ -26,6 +27,10 @@ CUresult cuCtxDestroy(CUcontext ctx);
 CUresult cuDevicePrimaryCtxRelease(CUdevice dev);
 #undef cuDevicePrimaryCtxReset
 CUresult cuDevicePrimaryCtxReset(CUdevice dev);
+#undef cuMemHostRegister
+CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags);
+#undef cuStreamBeginCapture
+CUresult cuStreamBeginCapture(CUstream hStream);
 
 struct vt_observer;
 

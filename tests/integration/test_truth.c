@@ -424,6 +424,36 @@ Test(truth, a_context_s_end_through_an_older_abi_frees_what_was_made_in_it)
 	}
 }
 
+/* A capture begun by CUDA 10.0's cuStreamBeginCapture makes a graph of the
+ * stream-ordered allocation in it, which allocates nothing until launched;
+ * pages registered by CUDA 4.0's cuMemHostRegister are shown as the newer
+ * ABI's are (older_abis.c, capture). */
+Test(truth, a_capture_or_a_registration_through_an_older_abi_is_seen)
+{
+	const char *sources[] = {"VRAMTRACE_SOURCES=hooks", "VRAMTRACE_SOURCES=cupti"};
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		struct traced_run run;
+		struct run_options options = {
+			.preload = true,
+			.simulate = true,
+			.env = (const char *const[]){sources[i], NULL},
+		};
+		traced_run(&run, &options,
+			   (char *[]){(char *)program_path("older_abis"), "capture", NULL});
+		cr_assert_eq(run.status, 0, "%s: %s", sources[i], run.err);
+		json_t *r = run.report;
+		cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 1 * MiB, "%s", sources[i]);
+		cr_assert_eq(report_int(r, "devices/0/allocations"), 1, "%s", sources[i]);
+		cr_assert_eq(report_int(r, "devices/0/bytes_allocated"), 1 * MiB);
+		cr_assert_eq(report_int(r, "devices/0/frees"), 0);
+		json_t *registered = report_kind(r, "host", "host_registered");
+		cr_assert_eq(report_int(registered, "live_at_exit_bytes"), 64 * 1024, "%s",
+			     sources[i]);
+		cr_assert_eq(report_int(registered, "allocations"), 1);
+		traced_run_free(&run);
+	}
+}
+
 /* A free CUDA refuses frees nothing: an array given to cudaFree, device
  * memory to cudaFreeArray, registered pages to cudaFreeHost, the primary
  * context to cuCtxDestroy. Every call fails as it does without vramtrace,
