@@ -3,6 +3,7 @@
  * cuInit on, and every device it made a context on is in its report. */
 #include "call.h"
 #include "context_end.h"
+#include "driver_query.h"
 #include "observer.h"
 
 /* Being hooked is all: the call activates the tracer. */
@@ -37,10 +38,21 @@ static void after_create_v2(const struct vt_observer *self, const void *args, CU
 VT_OBSERVER(cuCtxCreate_v2, NULL, after_create_v2);
 VT_OBSERVER(cuCtxCreate, NULL, after_create_v2);
 
+/* A retain makes a context only when the primary one was inactive: each
+ * later retain (the runtime's, a library's) shares the same one. */
+static __thread bool primary_was_active __attribute__((tls_model("initial-exec")));
+
+static void before_retain(const struct vt_observer *self, const void *args)
+{
+	(void)self;
+	primary_was_active =
+		vt_driver_primary_active(((const cuDevicePrimaryCtxRetain_params *)args)->dev);
+}
+
 static void after_retain(const struct vt_observer *self, const void *args, CUresult rc)
 {
 	const cuDevicePrimaryCtxRetain_params *p = args;
-	if (rc == CUDA_SUCCESS)
+	if (rc == CUDA_SUCCESS && !primary_was_active)
 		vt_emit_context(p->dev, self->name);
 }
-VT_OBSERVER(cuDevicePrimaryCtxRetain, NULL, after_retain);
+VT_OBSERVER(cuDevicePrimaryCtxRetain, before_retain, after_retain);

@@ -164,6 +164,27 @@ Test(truth, the_device_view_is_read_before_an_unmap_or_a_trim_gives_a_peak_back)
 	given_back("graph", 18 * MiB);
 }
 
+/* A primary context retained again is the same context: three retains make
+ * one, and a retain after its last release makes a second (context_only.c,
+ * primary), as CUPTI's resource domain sees them. */
+Test(truth, a_primary_context_retained_again_is_one_context)
+{
+	const char *sources[] = {"VRAMTRACE_SOURCES=hooks", "VRAMTRACE_SOURCES=cupti"};
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		struct traced_run run;
+		struct run_options options = {
+			.preload = true,
+			.simulate = true,
+			.env = (const char *const[]){sources[i], NULL},
+		};
+		traced_run(&run, &options,
+			   (char *[]){(char *)program_path("context_only"), "primary", NULL});
+		cr_assert_eq(run.status, 0, "%s: %s", sources[i], run.err);
+		cr_assert_eq(report_int(run.report, "devices/0/contexts"), 2, "%s", sources[i]);
+		traced_run_free(&run);
+	}
+}
+
 /* CUDA initialized, a context and a module, no allocation: a report all
  * the same, with the device, its context and what the device shows. */
 Test(truth, a_process_that_only_made_a_context_has_a_report)
