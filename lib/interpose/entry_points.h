@@ -25,12 +25,24 @@
 	X("cuArrayCreate", 3020, cuArrayCreate_v2, \
 	  (CUarray *handle, const CUDA_ARRAY_DESCRIPTOR *desc), (handle, desc)) \
 	X("cuArrayDestroy", 2000, cuArrayDestroy, (CUarray handle), (handle)) \
+	X("cuCtxCreate", 2000, cuCtxCreate, \
+	  (CUcontext *context, unsigned int flags, CUdevice device), (context, flags, device)) \
+	X("cuCtxCreate", 3020, cuCtxCreate_v2, \
+	  (CUcontext *context, unsigned int flags, CUdevice device), (context, flags, device)) \
+	X("cuCtxCreate", 11040, cuCtxCreate_v3, \
+	  (CUcontext *context, CUexecAffinityParam *affinity, int count, unsigned int flags, \
+	   CUdevice device), \
+	  (context, affinity, count, flags, device)) \
 	X("cuCtxCreate", 12050, cuCtxCreate_v4, \
 	  (CUcontext *context, CUctxCreateParams *create_params, unsigned int flags, CUdevice device), \
 	  (context, create_params, flags, device)) \
+	X("cuCtxDestroy", 2000, cuCtxDestroy, (CUcontext context), (context)) \
 	X("cuCtxDestroy", 4000, cuCtxDestroy_v2, (CUcontext context), (context)) \
+	X("cuDevicePrimaryCtxRelease", 7000, cuDevicePrimaryCtxRelease, (CUdevice device), \
+	  (device)) \
 	X("cuDevicePrimaryCtxRelease", 11000, cuDevicePrimaryCtxRelease_v2, (CUdevice device), \
 	  (device)) \
+	X("cuDevicePrimaryCtxReset", 7000, cuDevicePrimaryCtxReset, (CUdevice device), (device)) \
 	X("cuDevicePrimaryCtxReset", 11000, cuDevicePrimaryCtxReset_v2, (CUdevice device), (device)) \
 	X("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain, \
 	  (CUcontext *context, CUdevice device), (context, device)) \
@@ -86,6 +98,8 @@
 	X("cuMemFreeHost", 2000, cuMemFreeHost, (void *p), (p)) \
 	X("cuMemHostAlloc", 2020, cuMemHostAlloc, (void **pp, size_t bytes, unsigned int flags), \
 	  (pp, bytes, flags)) \
+	X("cuMemHostRegister", 4000, cuMemHostRegister, (void *p, size_t bytes, unsigned int flags), \
+	  (p, bytes, flags)) \
 	X("cuMemHostRegister", 6050, cuMemHostRegister_v2, \
 	  (void *p, size_t bytes, unsigned int flags), (p, bytes, flags)) \
 	X("cuMemHostUnregister", 4000, cuMemHostUnregister, (void *p), (p)) \
@@ -102,6 +116,8 @@
 	  (CUdeviceptr *dptr, CUmemoryPool pool, CUmemPoolPtrExportData *data), (dptr, pool, data)) \
 	X("cuMemPoolDestroy", 11020, cuMemPoolDestroy, (CUmemoryPool pool), (pool)) \
 	X("cuMemPoolTrimTo", 11020, cuMemPoolTrimTo, (CUmemoryPool pool, size_t keep), (pool, keep)) \
+	X_PT("cuStreamBeginCapture", 10000, cuStreamBeginCapture, cuStreamBeginCapture_ptsz, \
+	     (CUstream stream), (stream)) \
 	X_PT("cuStreamBeginCapture", 10010, cuStreamBeginCapture_v2, cuStreamBeginCapture_v2_ptsz, \
 	     (CUstream stream, CUstreamCaptureMode mode), (stream, mode)) \
 	X_PT("cuStreamBeginCaptureToGraph", 12030, cuStreamBeginCaptureToGraph, \

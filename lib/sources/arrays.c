@@ -2,6 +2,8 @@
  * behind an opaque handle, which stands in for the address. The size is
  * the driver's own (cuArrayGetMemoryRequirements), or, where the driver
  * cannot say, computed from the descriptor without any padding. */
+#include <stdatomic.h>
+
 #include "../core/counter.h"
 #include "driver_query.h"
 #include "call.h"
@@ -48,11 +50,56 @@ static uint64_t array_bytes(void *handle, bool mipmapped, const CUDA_ARRAY3D_DES
 	return bytes ? bytes : computed_bytes(desc, levels);
 }
 
+/* A sparse array, or one whose memory is mapped later (CUDA_ARRAY3D_SPARSE,
+ * CUDA_ARRAY3D_DEFERRED_MAPPING), holds no memory of its own: what backs it
+ * is the cuMemCreate handles cuMemMapArrayAsync maps into it, counted as
+ * vmm. Such arrays are not recorded; their handles are kept here, so that
+ * their destroys are known for what they are. A slot is a handle or 0;
+ * with every slot taken, one is recorded as any array. */
+#define UNBACKED_SLOTS 256
+static _Atomic uintptr_t unbacked[UNBACKED_SLOTS];
+static atomic_uint unbacked_count;
+
+static bool holds_no_memory(const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+	return desc->Flags & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING);
+}
+
+static bool note_unbacked(uintptr_t handle)
+{
+	for (unsigned i = 0; i < UNBACKED_SLOTS; i++) {
+		uintptr_t empty = 0;
+		if (atomic_compare_exchange_strong(&unbacked[i], &empty, handle)) {
+			atomic_fetch_add(&unbacked_count, 1);
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool forget_unbacked(uintptr_t handle)
+{
+	if (!atomic_load_explicit(&unbacked_count, memory_order_relaxed))
+		return false;
+	for (unsigned i = 0; i < UNBACKED_SLOTS; i++) {
+		uintptr_t held = handle;
+		if (atomic_compare_exchange_strong(&unbacked[i], &held, 0)) {
+			atomic_fetch_sub(&unbacked_count, 1);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void record_create(const struct vt_observer *self, CUresult rc, void *handle, bool mipmapped,
 			  const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
 {
 	if (!desc)
 		return;
+	if (holds_no_memory(desc) && (rc != CUDA_SUCCESS || note_unbacked((uintptr_t)handle)))
+		return;
+	if (rc == CUDA_SUCCESS)
+		forget_unbacked((uintptr_t)handle); /* one a context's end took */
 	if (rc == CUDA_SUCCESS)
 		vt_emit_alloc(VT_KIND_ARRAY, (uintptr_t)handle,
 			      array_bytes(handle, mipmapped, desc, levels), self->name);
@@ -108,7 +155,7 @@ VT_OBSERVER(cuExternalMemoryGetMappedMipmappedArray, NULL, after_external_mipmap
 static void before_destroy(const struct vt_observer *self, const void *args)
 {
 	const cuArrayDestroy_params *p = args;
-	if (p->hArray)
+	if (p->hArray && !forget_unbacked((uintptr_t)p->hArray))
 		vt_emit_free((uintptr_t)p->hArray, VT_KIND_ARRAY);
 }
 VT_OBSERVER(cuArrayDestroy, before_destroy, NULL);

@@ -129,17 +129,37 @@ static void record_and_release(struct doomed *doomed)
 	*doomed = (struct doomed){0};
 }
 
+/* What a cuCtxDestroy of a primary context would take, until it returns. */
+static __thread struct doomed destroying __attribute__((tls_model("initial-exec")));
+
 /* Recorded before the call, as every free is, so that no reuse of an
- * address can slip in between. */
+ * address can slip in between. A primary context is the exception: the
+ * driver refuses to destroy it (CUDA_ERROR_INVALID_CONTEXT) and everything
+ * made in it lives on, so its memory is recorded as freed only once the
+ * call has succeeded. */
 static void before_destroy(const struct vt_observer *self, const void *args)
 {
 	const cuCtxDestroy_v2_params *p = args;
+	destroying = (struct doomed){0};
 	if (atomic_load(&program_ended))
 		return;
-	struct doomed doomed = made_in(p->ctx, vt_driver_context_device(p->ctx), false);
-	record_and_release(&doomed);
+	int device = vt_driver_context_device(p->ctx);
+	struct doomed doomed = made_in(p->ctx, device, false);
+	if (doomed.count && p->ctx == vt_driver_active_primary(device))
+		destroying = doomed;
+	else
+		record_and_release(&doomed);
 }
-VT_OBSERVER(cuCtxDestroy_v2, before_destroy, NULL);
+
+static void after_destroy(const struct vt_observer *self, const void *args, CUresult rc)
+{
+	if (rc != CUDA_SUCCESS)
+		destroying.count = 0; /* refused: nothing ended */
+	record_and_release(&destroying);
+}
+VT_OBSERVER(cuCtxDestroy_v2, before_destroy, after_destroy);
+/* CUDA 2.0's ABI, with the same argument. */
+VT_OBSERVER(cuCtxDestroy, before_destroy, after_destroy);
 
 static void before_reset(const struct vt_observer *self, const void *args)
 {
@@ -150,6 +170,8 @@ static void before_reset(const struct vt_observer *self, const void *args)
 	record_and_release(&doomed);
 }
 VT_OBSERVER(cuDevicePrimaryCtxReset_v2, before_reset, NULL);
+/* CUDA 7.0's ABI, with the same argument. */
+VT_OBSERVER(cuDevicePrimaryCtxReset, before_reset, NULL);
 
 /* A release ends the context only when it was the last: what it would take
  * is found before, and recorded once the context is seen to have ended. */
@@ -172,3 +194,5 @@ static void after_release(const struct vt_observer *self, const void *args, CUre
 	record_and_release(&releasing);
 }
 VT_OBSERVER(cuDevicePrimaryCtxRelease_v2, before_release, after_release);
+/* CUDA 7.0's ABI, with the same argument. */
+VT_OBSERVER(cuDevicePrimaryCtxRelease, before_release, after_release);

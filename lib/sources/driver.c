@@ -227,6 +227,8 @@ static void after_host_register(const struct vt_observer *self, const void *args
 		vt_emit_alloc(VT_KIND_HOST_REGISTERED, (uintptr_t)p->p, p->bytesize, self->name);
 }
 VT_OBSERVER(cuMemHostRegister_v2, NULL, after_host_register);
+/* CUDA 4.0's ABI, with the same parameters. */
+VT_OBSERVER(cuMemHostRegister, NULL, after_host_register);
 
 /* Recorded after it succeeded: a pointer CUDA refuses to unregister (a
  * cuMemHostAlloc one) stays what it was. */

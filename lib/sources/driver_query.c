@@ -197,6 +197,16 @@ void *vt_driver_pointer_context(uint64_t address)
 	return context;
 }
 
+bool vt_driver_primary_active(int device)
+{
+	static primary_state_fn get_state;
+	if (!get_state)
+		get_state = (primary_state_fn)driver_function("cuDevicePrimaryCtxGetState");
+	unsigned int flags;
+	int active = 0;
+	return get_state && get_state(device, &flags, &active) == CUDA_SUCCESS && active;
+}
+
 void *vt_driver_active_primary(int device)
 {
 	primary_state_fn get_state =

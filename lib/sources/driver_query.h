@@ -37,6 +37,9 @@ int vt_driver_context_device(void *context);
 /* The context the allocation holding address was made in
  * (CU_POINTER_ATTRIBUTE_CONTEXT); NULL when none or unknown. */
 void *vt_driver_pointer_context(uint64_t address);
+/* Whether the device's primary context is active (cuDevicePrimaryCtxGetState);
+ * false when the driver cannot say. */
+bool vt_driver_primary_active(int device);
 /* The device's primary context while it is active, else NULL: retained and
  * released at once, so that an inactive one is never made. */
 void *vt_driver_active_primary(int device);

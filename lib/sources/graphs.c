@@ -128,6 +128,8 @@ static void after_begin_capture(const struct vt_observer *self, const void *args
 	if (rc == CUDA_SUCCESS)
 		atomic_store(&captures_begun, true);
 }
+VT_OBSERVER(cuStreamBeginCapture, NULL, after_begin_capture); /* CUDA 10.0's, global */
+VT_OBSERVER(cuStreamBeginCapture_ptsz, NULL, after_begin_capture);
 VT_OBSERVER(cuStreamBeginCapture_v2, NULL, after_begin_capture);
 VT_OBSERVER(cuStreamBeginCapture_v2_ptsz, NULL, after_begin_capture);
 VT_OBSERVER(cuStreamBeginCaptureToGraph, NULL, after_begin_capture);

@@ -10,12 +10,19 @@
 
 #define MiB (1024ll * 1024ll)
 
-/* NVML sees the context, the rounding of every allocation to the device's
- * granularity, and memory no hook saw; the report says exactly how much. */
-Test(device_view, the_unexplained_bytes_are_nvmls_used_less_the_tracked)
+/* The view of the view program (run with argument, or none), with memory
+ * no hook saw. */
+static void expect_the_whole_view(const char *argument)
 {
 	struct traced_run run;
-	trace_program(&run, "view", (const char *const[]){"VRAMSIM_HIDDEN_BYTES=123456789", NULL});
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMSIM_HIDDEN_BYTES=123456789", NULL},
+	};
+	traced_run(&run, &options,
+		   (char *[]){(char *)program_path("view"), (char *)argument, NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
 	json_t *view = report_at(run.report, "devices/0/device_view");
 	int64_t tracked = 101 * MiB + 3, used = 512 * MiB + 104 * MiB + 123456789;
 	cr_assert_str_eq(report_string(view, "source"), "nvml process");
@@ -27,6 +34,26 @@ Test(device_view, the_unexplained_bytes_are_nvmls_used_less_the_tracked)
 		     "context + rounding + hidden");
 	cr_assert_str_eq(report_string(run.report, "tracer/nvml"), "available");
 	traced_run_free(&run);
+}
+
+/* NVML sees the context, the rounding of every allocation to the device's
+ * granularity, and memory no hook saw; the report says exactly how much. */
+Test(device_view, the_unexplained_bytes_are_nvmls_used_less_the_tracked)
+{
+	expect_the_whole_view(NULL);
+}
+
+/* NVML counts its initializations: a program that initializes it and shuts
+ * it down again, as one reading NVML for itself does, leaves vramtrace's
+ * own initialization standing, and the view sees everything after. */
+Test(device_view, a_program_s_own_nvml_shutdown_leaves_the_view_whole)
+{
+	struct both runs;
+	run_both(&runs, "view", "own-nvml", NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_str_eq(runs.with.out, "nvmlShutdown = 0\nview: ok\n");
+	free_both(&runs);
+	expect_the_whole_view("own-nvml");
 }
 
 Test(device_view, without_nvml_the_view_is_noted_not_an_error)

@@ -372,7 +372,8 @@ Test(memory_kinds, multicast_objects_are_shown_not_counted_again)
 	traced_run_free(&run);
 }
 
-/* Each array at the size the driver says it needs (see arrays.c). */
+/* Each array at the size the driver says it needs; a sparse or
+ * deferred-mapping one, which holds none, not at all (see arrays.c). */
 Test(memory_kinds, arrays_count_at_the_drivers_size)
 {
 	struct traced_run run;

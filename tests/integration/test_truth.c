@@ -164,6 +164,27 @@ Test(truth, the_device_view_is_read_before_an_unmap_or_a_trim_gives_a_peak_back)
 	given_back("graph", 18 * MiB);
 }
 
+/* A primary context retained again is the same context: three retains make
+ * one, and a retain after its last release makes a second (context_only.c,
+ * primary), as CUPTI's resource domain sees them. */
+Test(truth, a_primary_context_retained_again_is_one_context)
+{
+	const char *sources[] = {"VRAMTRACE_SOURCES=hooks", "VRAMTRACE_SOURCES=cupti"};
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		struct traced_run run;
+		struct run_options options = {
+			.preload = true,
+			.simulate = true,
+			.env = (const char *const[]){sources[i], NULL},
+		};
+		traced_run(&run, &options,
+			   (char *[]){(char *)program_path("context_only"), "primary", NULL});
+		cr_assert_eq(run.status, 0, "%s: %s", sources[i], run.err);
+		cr_assert_eq(report_int(run.report, "devices/0/contexts"), 2, "%s", sources[i]);
+		traced_run_free(&run);
+	}
+}
+
 /* CUDA initialized, a context and a module, no allocation: a report all
  * the same, with the device, its context and what the device shows. */
 Test(truth, a_process_that_only_made_a_context_has_a_report)
@@ -394,9 +415,70 @@ Test(truth, a_context_s_end_frees_what_was_made_in_it)
 	}
 }
 
+/* The driver's older ABIs end contexts too: cuDevicePrimaryCtxRelease and
+ * cuDevicePrimaryCtxReset of CUDA 7.0, cuCtxDestroy of 2.0, called by name
+ * or handed out by cuGetProcAddress for an older version, free what was
+ * made in the context; contexts made by cuCtxCreate_v2 and _v3 are counted
+ * (older_abis.c). */
+Test(truth, a_context_s_end_through_an_older_abi_frees_what_was_made_in_it)
+{
+	const char *sources[] = {"VRAMTRACE_SOURCES=hooks", "VRAMTRACE_SOURCES=cupti"};
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		struct traced_run run;
+		struct run_options options = {
+			.preload = true,
+			.simulate = true,
+			.env = (const char *const[]){sources[i], NULL},
+		};
+		traced_run(&run, &options, (char *[]){(char *)program_path("older_abis"), NULL});
+		cr_assert_eq(run.status, 0, "%s: %s", sources[i], run.err);
+		json_t *r = run.report;
+		cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 8 * MiB, "%s", sources[i]);
+		cr_assert_eq(report_int(r, "devices/0/live_at_exit_bytes"), 8 * MiB, "%s",
+			     sources[i]);
+		cr_assert_eq(report_int(r, "devices/0/live_at_exit_allocations"), 1);
+		cr_assert_eq(report_int(r, "devices/0/allocations"), 4);
+		cr_assert_eq(report_int(r, "devices/0/frees"), 3, "%s", sources[i]);
+		cr_assert_eq(report_int(r, "devices/0/contexts"), 4, "%s", sources[i]);
+		cr_assert_eq(report_int(r, "tracer/unknown_frees"), 0);
+		traced_run_free(&run);
+	}
+}
+
+/* A capture begun by CUDA 10.0's cuStreamBeginCapture makes a graph of the
+ * stream-ordered allocation in it, which allocates nothing until launched;
+ * pages registered by CUDA 4.0's cuMemHostRegister are shown as the newer
+ * ABI's are (older_abis.c, capture). */
+Test(truth, a_capture_or_a_registration_through_an_older_abi_is_seen)
+{
+	const char *sources[] = {"VRAMTRACE_SOURCES=hooks", "VRAMTRACE_SOURCES=cupti"};
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		struct traced_run run;
+		struct run_options options = {
+			.preload = true,
+			.simulate = true,
+			.env = (const char *const[]){sources[i], NULL},
+		};
+		traced_run(&run, &options,
+			   (char *[]){(char *)program_path("older_abis"), "capture", NULL});
+		cr_assert_eq(run.status, 0, "%s: %s", sources[i], run.err);
+		json_t *r = run.report;
+		cr_assert_eq(report_int(r, "devices/0/peak/bytes"), 1 * MiB, "%s", sources[i]);
+		cr_assert_eq(report_int(r, "devices/0/allocations"), 1, "%s", sources[i]);
+		cr_assert_eq(report_int(r, "devices/0/bytes_allocated"), 1 * MiB);
+		cr_assert_eq(report_int(r, "devices/0/frees"), 0);
+		json_t *registered = report_kind(r, "host", "host_registered");
+		cr_assert_eq(report_int(registered, "live_at_exit_bytes"), 64 * 1024, "%s",
+			     sources[i]);
+		cr_assert_eq(report_int(registered, "allocations"), 1);
+		traced_run_free(&run);
+	}
+}
+
 /* A free CUDA refuses frees nothing: an array given to cudaFree, device
- * memory to cudaFreeArray, registered pages to cudaFreeHost. Every call
- * fails as it does without vramtrace, and all of it is live at exit. */
+ * memory to cudaFreeArray, registered pages to cudaFreeHost, the primary
+ * context to cuCtxDestroy. Every call fails as it does without vramtrace,
+ * and all of it is live at exit. */
 Test(truth, a_free_of_another_family_s_memory_leaves_it_live)
 {
 	struct both runs;

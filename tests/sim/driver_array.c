@@ -3,8 +3,10 @@
  * and stacks the rows, layers and mipmap levels (each level half the size
  * of the one above, never below 1), which cuArrayGetMemoryRequirements and
  * cuMipmappedArrayGetMemoryRequirements report. The device is charged that
- * size rounded to its granularity. Only the plain channel formats are
- * simulated; others are refused. */
+ * size rounded to its granularity, except for a sparse array or one
+ * whose memory is mapped later (CUDA_ARRAY3D_SPARSE,
+ * CUDA_ARRAY3D_DEFERRED_MAPPING), which holds no memory of its own. Only
+ * the plain channel formats are simulated; others are refused. */
 #include "sim.h"
 
 #define SIM_ARRAY_ROW_ALIGNMENT 512
@@ -187,9 +189,16 @@ SIM_EXPORT CUresult cuArrayCreate_v2(CUarray *handle, const CUDA_ARRAY_DESCRIPTO
 	return SIM_TRACED(cuArrayCreate_v2, &params, untraced_cuArrayCreate_v2(handle, desc));
 }
 
+/* A sparse or deferred-mapping array is backed only by what is mapped into
+ * it later (cuMemMapArrayAsync): creating it charges nothing. */
+static bool backed_at_creation(const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+	return !desc || !(desc->Flags & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING));
+}
+
 static CUresult untraced_cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
 {
-	return sim_array_create((void **)handle, desc, 1, false, true);
+	return sim_array_create((void **)handle, desc, 1, false, backed_at_creation(desc));
 }
 
 SIM_EXPORT CUresult cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
@@ -202,7 +211,7 @@ static CUresult untraced_cuMipmappedArrayCreate(CUmipmappedArray *handle,
 						const CUDA_ARRAY3D_DESCRIPTOR *desc,
 						unsigned int levels)
 {
-	return sim_array_create((void **)handle, desc, levels, true, true);
+	return sim_array_create((void **)handle, desc, levels, true, backed_at_creation(desc));
 }
 
 SIM_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *handle,

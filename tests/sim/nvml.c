@@ -3,6 +3,7 @@
  * granularity), read from the stand-in driver when it is loaded. The toolkit
  * ships no nvml.h, so the types below follow NVML's documented layouts. */
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,9 @@ struct nvmlDevice_st {
 };
 
 static struct nvmlDevice_st devices[SIM_NVML_DEVICES];
-static int initialized;
+/* NVML counts its initializations: each nvmlInit is undone by one
+ * nvmlShutdown, and it shuts down only when the count reaches zero. */
+static _Atomic unsigned initialized;
 
 typedef int (*device_memory_fn)(int, uint64_t *, uint64_t *);
 
@@ -100,7 +103,7 @@ NVML_EXPORT nvmlReturn_t nvmlInit_v2(void)
 {
 	for (int i = 0; i < SIM_NVML_DEVICES; i++)
 		devices[i].index = i;
-	initialized = 1;
+	atomic_fetch_add(&initialized, 1);
 	return NVML_SUCCESS;
 }
 
@@ -112,9 +115,11 @@ NVML_EXPORT nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
 
 NVML_EXPORT nvmlReturn_t nvmlShutdown(void)
 {
-	if (!initialized)
-		return NVML_ERROR_UNINITIALIZED;
-	initialized = 0;
+	unsigned count = atomic_load(&initialized);
+	do
+		if (!count)
+			return NVML_ERROR_UNINITIALIZED;
+	while (!atomic_compare_exchange_weak(&initialized, &count, count - 1));
 	return NVML_SUCCESS;
 }
 

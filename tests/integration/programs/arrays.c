@@ -5,7 +5,9 @@
  *                        1024 x 256 + 512 x 128 + 512 x 64       =  360448
  *   cuArrayCreate 2 x u16 300 x 200              1536 x 200      =  307200
  * 10754048 bytes at the peak, all freed; a bad channel description fails
- * in the runtime, before any driver call. */
+ * in the runtime, before any driver call. A sparse float array of 4096 x
+ * 4096 and a mipmapped one whose memory would be mapped later hold no
+ * memory of their own: the device's free memory stays as it was. */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -24,8 +26,8 @@ int main(void)
 	struct cudaChannelFormatDesc byte_channel = {8, 0, 0, 0, cudaChannelFormatKindUnsigned};
 	struct cudaChannelFormatDesc half_pair = {16, 16, 0, 0, cudaChannelFormatKindFloat};
 	struct cudaChannelFormatDesc odd = {24, 0, 0, 0, cudaChannelFormatKindFloat};
-	cudaArray_t flat, volume, refused;
-	cudaMipmappedArray_t mipmapped;
+	cudaArray_t flat, volume, refused, sparse;
+	cudaMipmappedArray_t mipmapped, deferred;
 	CUarray driver_array;
 	CUDA_ARRAY_DESCRIPTOR desc = {.Width = 300,
 				      .Height = 200,
@@ -44,7 +46,21 @@ int main(void)
 		   cudaErrorInvalidChannelDescriptor))
 		return 1;
 	cudaGetLastError();
-	if (failed("free 2D", cudaFreeArray(flat), cudaSuccess) ||
+	size_t free_before, free_after, total;
+	if (failed("cudaMemGetInfo", cudaMemGetInfo(&free_before, &total), cudaSuccess) ||
+	    failed("sparse", cudaMallocArray(&sparse, &rgba_float, 4096, 4096, cudaArraySparse),
+		   cudaSuccess) ||
+	    failed("deferred",
+		   cudaMallocMipmappedArray(&deferred, &half_pair,
+					    (struct cudaExtent){4096, 4096, 0}, 4,
+					    cudaArrayDeferredMapping),
+		   cudaSuccess) ||
+	    failed("cudaMemGetInfo", cudaMemGetInfo(&free_after, &total), cudaSuccess) ||
+	    failed("unbacked arrays hold no memory", free_after == free_before, 1))
+		return 1;
+	if (failed("free sparse", cudaFreeArray(sparse), cudaSuccess) ||
+	    failed("free deferred", cudaFreeMipmappedArray(deferred), cudaSuccess) ||
+	    failed("free 2D", cudaFreeArray(flat), cudaSuccess) ||
 	    failed("free 3D", cudaFreeArray(volume), cudaSuccess) ||
 	    failed("free mipmapped", cudaFreeMipmappedArray(mipmapped), cudaSuccess) ||
 	    failed("free driver", cuArrayDestroy(driver_array), CUDA_SUCCESS) ||

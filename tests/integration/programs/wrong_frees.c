@@ -1,6 +1,7 @@
 /* Frees CUDA refuses: each memory handed to a free call of another family
  * (an array to cudaFree, device memory to cudaFreeArray, registered pages
- * to cudaFreeHost, ...). Every call fails and every allocation stays live:
+ * to cudaFreeHost, ...), and the primary context, which made them, given to
+ * cuCtxDestroy. Every call fails and every allocation stays live:
  * 5 MiB of device memory, 7 MiB managed, a 1 MiB array, 3 MiB pinned and
  * 8 MiB registered. Prints each call's result. */
 #include <cuda.h>
@@ -36,5 +37,7 @@ int main(void)
 	show("cudaFree(pinned)", cudaFree(pinned));
 	show("cudaFreeHost(device)", cudaFreeHost(device));
 	show("cuMemRelease(device)", cuMemRelease((CUmemGenericAllocationHandle)(uintptr_t)device));
+	CUcontext primary = NULL;
+	show("cuCtxDestroy(primary)", cuCtxGetCurrent(&primary) ? -1 : cuCtxDestroy(primary));
 	return 0;
 }
