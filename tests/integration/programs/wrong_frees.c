@@ -38,6 +38,6 @@ int main(void)
 	show("cudaFreeHost(device)", cudaFreeHost(device));
 	show("cuMemRelease(device)", cuMemRelease((CUmemGenericAllocationHandle)(uintptr_t)device));
 	CUcontext primary = NULL;
-	show("cuCtxDestroy(primary)", cuCtxGetCurrent(&primary) ? -1 : cuCtxDestroy(primary));
+	show("cuCtxDestroy(primary)", cuCtxGetCurrent(&primary) ? -1 : (int)cuCtxDestroy(primary));
 	return 0;
 }
