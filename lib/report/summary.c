@@ -106,8 +106,9 @@ static void summarize_tags(FILE *out, const struct vt_report *report,
 		counter_row(out, vt_tag_name(order[i]), stats, tag);
 	}
 	if (count > summary_tags(report))
-		fprintf(out, PREFIX "    and %" PRIu32 " more tags, %s at the peak\n",
-			count - summary_tags(report), human(rest, at_peak, sizeof(at_peak)));
+		fprintf(out, PREFIX "    and %" PRIu32 " more tag%s, %s at the peak\n",
+			count - summary_tags(report), count - summary_tags(report) > 1 ? "s" : "",
+			human(rest, at_peak, sizeof(at_peak)));
 	free(order);
 }
 
@@ -132,7 +133,8 @@ static void summarize_snapshot(FILE *out, const struct vt_oom_snapshot *snapshot
 			percent(snapshot->tags[i].bytes, live));
 	}
 	if (snapshot->tag_count > shown)
-		fprintf(out, ", and %" PRIu32 " more tags %s", snapshot->tag_count - shown,
+		fprintf(out, ", and %" PRIu32 " more tag%s %s", snapshot->tag_count - shown,
+			snapshot->tag_count - shown > 1 ? "s" : "",
 			human(rest, size, sizeof(size)));
 	fputc('\n', out);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tags.h"
 #include "report/cuda_errors.h"
 #include "report/report.h"
 #include "report/text_lines.h"
@@ -78,6 +79,52 @@ Test(report, a_snapshot_written_without_the_interposer)
 			       "vramtrace:   peak 96.00 MiB (100663296 bytes)"),
 		  "%s", text);
 	free(text);
+	free(run.command);
+	vt_snapshot_free(&snapshot);
+	vt_tracker_destroy(&tracker);
+}
+
+/* The tags past the summary's top are one line, its count in words that
+ * agree with it: "and 1 more tag". */
+Test(report, tags_past_the_top_are_counted_in_one_line)
+{
+	static struct vt_tracker tracker;
+	struct vt_tracker_options options = {.clock = fake_clock};
+	vt_tracker_init(&tracker, &options);
+	const char *names[] = {"weights", "kv_cache", "activations"};
+	for (unsigned i = 0; i < 3; i++) {
+		struct vt_event event = {.op = VT_OP_ALLOC,
+					 .kind = VT_KIND_DEVICE,
+					 .address = 0x100000 * (i + 1),
+					 .bytes = (3 - i) * MiB,
+					 .tag = vt_tag_intern(names[i]),
+					 .api = "cudaMalloc",
+					 .driver_api = "cuMemAlloc_v2"};
+		vt_tracker_record(&tracker, &event);
+	}
+	static struct vt_snapshot snapshot;
+	vt_tracker_snapshot(&tracker, &snapshot);
+	struct vt_run run;
+	vt_run_start(&run, NULL, false);
+	vt_run_end(&run, "exit 0");
+	static struct vt_device_info devices[VT_MAX_DEVICES];
+	devices[0] = (struct vt_device_info){.known = true, .name = "a GPU", .capacity = 1u << 30};
+	for (uint32_t top = 1; top <= 2; top++) {
+		struct vt_report report = {.run = &run,
+					   .snapshot = &snapshot,
+					   .devices = devices,
+					   .top = top,
+					   .recording = VT_SOURCE_HOOKS};
+		char *text = NULL;
+		size_t size = 0;
+		FILE *summary = open_memstream(&text, &size);
+		vt_report_write_summary(&report, summary);
+		fclose(summary);
+		const char *rest = top == 1 ? "and 2 more tags, 3.00 MiB at the peak\n"
+					    : "and 1 more tag, 1.00 MiB at the peak\n";
+		cr_assert(strstr(text, rest), "top %u: %s", top, text);
+		free(text);
+	}
 	free(run.command);
 	vt_snapshot_free(&snapshot);
 	vt_tracker_destroy(&tracker);
