@@ -1,17 +1,19 @@
 /* The report's files: private (mode 0600, arguments redacted, no secret),
  * named as asked (a directory, a long environment, dumps on demand beside
  * the exit report or inside a directory), never a run list created or
- * followed; and when one cannot be written (no such directory,
- * RLIMIT_FSIZE, host memory running out at exit, failing checkpoints, a
- * removed working directory) the program is unharmed and vramtrace says so
- * in one line. */
+ * followed; and when one cannot be written (no such directory, a FIFO
+ * whose reader left, RLIMIT_FSIZE, host memory running out at exit,
+ * failing checkpoints, a removed working directory) the program is
+ * unharmed and vramtrace says so in one line, with the reason. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -325,6 +327,46 @@ Test(output, an_output_fifo_with_no_reader_is_said_in_words)
 		 "reading; written to %s/fifo instead\n",
 		 fifo, tmpdir);
 	cr_assert_str_eq(run.err, expected);
+	traced_run_free(&run);
+	remove_tree(dir);
+	remove_tree(tmpdir);
+}
+
+/* A FIFO whose reader leaves after its first bytes: the write fails with
+ * EPIPE (and no SIGPIPE), and the warning said "Invalid argument", the
+ * errno left by what ran after the failed write, rather than why. */
+Test(output, a_fifo_whose_reader_leaves_is_said_to_be_a_broken_pipe)
+{
+	char tmpdir[64], dir[64], fifo[128], env_tmpdir[128], env_output[160];
+	make_temporary_dir(tmpdir, sizeof(tmpdir), "tmpdir");
+	make_temporary_dir(dir, sizeof(dir), "out-fifo");
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	pid_t reader = fork();
+	if (reader == 0) {
+		char first[100];
+		int fd = open(fifo, O_RDONLY);
+		_exit(fd >= 0 && read(fd, first, sizeof(first)) > 0 ? 0 : 1);
+	}
+	snprintf(env_tmpdir, sizeof(env_tmpdir), "TMPDIR=%s", tmpdir);
+	snprintf(env_output, sizeof(env_output), "VRAMTRACE_OUTPUT=%s", fifo);
+	struct traced_run run;
+	struct run_options options = {.preload = true,
+				      .simulate = true,
+				      .env = (const char *const[]){env_output, env_tmpdir, NULL}};
+	/* 1,024 stacks: a report far larger than the pipe holds. */
+	traced_run(&run, &options, (char *[]){(char *)program_path("many_stacks"), "10", NULL});
+	int status;
+	cr_assert_eq(waitpid(reader, &status, 0), reader);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the reader read %#x", status);
+	cr_assert_eq(run.status, 0, "the program's own status, no SIGPIPE");
+	char expected[600];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace: cannot write the report to %s: Broken pipe; written to %s/fifo "
+		 "instead\n",
+		 fifo, tmpdir);
+	cr_assert_str_eq(run.err, expected);
+	cr_assert_eq(files_in(tmpdir, "fifo"), 1, "the whole report in %s", tmpdir);
 	traced_run_free(&run);
 	remove_tree(dir);
 	remove_tree(tmpdir);
