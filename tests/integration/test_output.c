@@ -409,6 +409,48 @@ Test(output, a_report_past_rlimit_fsize_is_the_tracers_failure)
 	free_both(&runs);
 }
 
+/* The report went to $TMPDIR, and its path appended to a run list already
+ * past RLIMIT_FSIZE: that write raised SIGXFSZ, which ended the program
+ * with a core dump after main returned. */
+Test(output, a_run_list_past_rlimit_fsize_never_ends_the_program)
+{
+	char tmpdir[64], dir[64], list[128], env_tmpdir[128], env_list[160];
+	make_temporary_dir(tmpdir, sizeof(tmpdir), "tmpdir");
+	make_temporary_dir(dir, sizeof(dir), "list");
+	snprintf(list, sizeof(list), "%s/list", dir);
+	FILE *file = fopen(list, "we");
+	cr_assert(file);
+	for (int i = 0; i < 100 * 1024; i++)
+		fputc('x', file);
+	fclose(file);
+	snprintf(env_tmpdir, sizeof(env_tmpdir), "TMPDIR=%s", tmpdir);
+	snprintf(env_list, sizeof(env_list), "VRAMTRACE_REPORT_LIST=%s", list);
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.output_name = "no/such/dir/report.json",
+		.env = (const char *const[]){env_tmpdir, env_list, NULL},
+	};
+	traced_run(&run, &options,
+		   (char *[]){(char *)program_path("limits"), "list_past_limit", NULL});
+	cr_assert_eq(run.wait_status, 0, "%#x: %s", run.wait_status, run.err);
+	cr_assert_str_eq(run.out, "done\n");
+	char expected[600];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace: cannot write the report to %s/no/such/dir/report.json: No such file "
+		 "or directory; written to %s/report.json instead\n",
+		 run.dir, tmpdir);
+	cr_assert_str_eq(run.err, expected);
+	struct stat status;
+	cr_assert_eq(stat(list, &status), 0);
+	cr_assert_eq(status.st_size, 100 * 1024, "nothing appended past the limit");
+	cr_assert_eq(files_in(tmpdir, ".json"), 1);
+	traced_run_free(&run);
+	remove_tree(dir);
+	remove_tree(tmpdir);
+}
+
 /* malloc fails after N more calls once main returns, for N across every
  * allocation the exit report makes (libdw's and ld.so's included): the
  * program's status and output stay its own, a report is whole or absent,

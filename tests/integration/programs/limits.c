@@ -119,6 +119,17 @@ static int small_files(void)
 	return 0;
 }
 
+/* RLIMIT_FSIZE at 64 KiB: room for the report, none past the end of a
+ * longer run list. */
+static int list_past_limit(void)
+{
+	struct rlimit limit = {64 * 1024, 64 * 1024};
+	setrlimit(RLIMIT_FSIZE, &limit);
+	allocate(MiB);
+	printf("done\n");
+	return 0;
+}
+
 #define ARG10   "x", "x", "x", "x", "x", "x", "x", "x", "x", "x"
 #define ARG100  ARG10, ARG10, ARG10, ARG10, ARG10, ARG10, ARG10, ARG10, ARG10, ARG10
 #define ARG1000 ARG100, ARG100, ARG100, ARG100, ARG100, ARG100, ARG100, ARG100, ARG100, ARG100
@@ -371,6 +382,8 @@ int main(int argc, char **argv)
 		return few_descriptors();
 	if (strcmp(mode, "small_files") == 0)
 		return small_files();
+	if (strcmp(mode, "list_past_limit") == 0)
+		return list_past_limit();
 	if (strcmp(mode, "many_arguments") == 0 && argc > 2)
 		return many_arguments(argv[0], argv[2]);
 	if (strcmp(mode, "path_search") == 0 && argc > 2)
