@@ -42,6 +42,22 @@ Test(descriptors, a_daemon_that_closed_stdio_keeps_its_descriptors_and_its_data)
 	traced_run_free(&run);
 }
 
+/* The summary flushed the program's streams first with fflush(NULL), which
+ * waited for the lock of stdin, held by a thread blocked reading it: the
+ * program never ended. */
+Test(descriptors, a_thread_blocked_on_stdin_never_holds_the_exit, .timeout = 10)
+{
+	struct both runs;
+	run_both(&runs, "hostile", "reader_at_exit", NULL,
+		 (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL});
+	same_behaviour(&runs);
+	cr_assert_eq(runs.with.status, 0);
+	cr_assert_str_eq(runs.with.out, "leaving\n");
+	cr_assert(strstr(runs.with.err, "vramtrace: report written to "), "%s", runs.with.err);
+	cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"), 64 * MiB);
+	free_both(&runs);
+}
+
 /* stderr is a pipe nobody reads any more: the tracer's lines fail quietly. */
 Test(descriptors, a_closed_stderr_pipe_changes_nothing)
 {
