@@ -451,6 +451,27 @@ Test(output, a_run_list_past_rlimit_fsize_never_ends_the_program)
 	remove_tree(tmpdir);
 }
 
+/* On a file system without hard links the report's temporary could never
+ * be given its name: no report at all, there or in $TMPDIR. */
+Test(output, a_file_system_without_hard_links_gets_its_report)
+{
+	struct both runs;
+	run_both(&runs, "limits", "no_hard_links", NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_eq(runs.with.status, 0);
+	cr_assert_str_eq(runs.with.out, "done\n");
+	cr_assert_str_eq(runs.with.err, "");
+	cr_assert_eq(runs.with.reports, 1);
+	cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"), MiB);
+	char path[300];
+	snprintf(path, sizeof(path), "%s/report.json", runs.with.dir);
+	struct stat status;
+	cr_assert_eq(lstat(path, &status), 0);
+	cr_assert(S_ISREG(status.st_mode) && (status.st_mode & 0777) == 0600, "%o", status.st_mode);
+	no_leftovers(&runs.with);
+	free_both(&runs);
+}
+
 /* malloc fails after N more calls once main returns, for N across every
  * allocation the exit report makes (libdw's and ld.so's included): the
  * program's status and output stay its own, a report is whole or absent,
