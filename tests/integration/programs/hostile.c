@@ -118,6 +118,23 @@ static int reader_at_exit(void)
 	return 0;
 }
 
+/* Fills standard error, a pipe whose reader reads only once the program
+ * has ended, to the last byte it holds. */
+static int fill_stderr(void)
+{
+	void *p;
+	cudaMalloc(&p, 64 * MiB);
+	static char text[64 * 1024];
+	memset(text, 'x', sizeof(text));
+	for (size_t done = 0; done < sizeof(text);) {
+		ssize_t wrote = write(STDERR_FILENO, text + done, sizeof(text) - done);
+		if (wrote <= 0)
+			return 1;
+		done += (size_t)wrote;
+	}
+	return 0;
+}
+
 /* A daemon closes 0-2, then opens its data file: it must get fd 0, and
  * nothing but its own data may land there. */
 static int closed_stdio(const char *path)
@@ -333,6 +350,8 @@ int main(int argc, char **argv)
 		return closed_stdio(arg);
 	if (strcmp(mode, "reader_at_exit") == 0)
 		return reader_at_exit();
+	if (strcmp(mode, "fill_stderr") == 0)
+		return fill_stderr();
 	if (strcmp(mode, "dump_null") == 0)
 		return dump_without_path();
 	if (strcmp(mode, "recovered_segv") == 0)
