@@ -2,7 +2,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,6 +99,21 @@ void vt_stderr_end(const struct vt_stderr_guard *guard)
 	vt_quiet_end(guard);
 }
 
+/* How long our lines wait, all together, for room in a standard error that
+ * nobody drains (a pipe its reader reads only once the program has ended):
+ * past it the rest is dropped, where a blocking write would hold the
+ * program's end for ever. */
+#define STDERR_WAIT_MS 2000
+/* Once waited out, later lines wait no more. */
+static atomic_bool stderr_stuck;
+
+static long milliseconds_since(const struct timespec *start)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
 void vt_stderr_write(const char *text, size_t length)
 {
 	struct vt_stderr_guard guard;
@@ -103,8 +121,22 @@ void vt_stderr_write(const char *text, size_t length)
 		return;
 	VT_NO_CANCEL();
 	int saved_errno = errno;
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (length > 0) {
-		ssize_t wrote = write(STDERR_FILENO, text, length);
+		/* Written only once there is room, at most PIPE_BUF at a time,
+		 * which a pipe with room takes without waiting. */
+		long waited = milliseconds_since(&start);
+		long limit = atomic_load(&stderr_stuck) ? 0 : STDERR_WAIT_MS;
+		struct pollfd room = {STDERR_FILENO, POLLOUT, 0};
+		int ready = poll(&room, 1, waited < limit ? (int)(limit - waited) : 0);
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready == 0)
+			atomic_store(&stderr_stuck, true);
+		if (ready <= 0)
+			break;
+		ssize_t wrote = write(STDERR_FILENO, text, length < PIPE_BUF ? length : PIPE_BUF);
 		if (wrote < 0 && errno == EINTR)
 			continue;
 		if (wrote <= 0)

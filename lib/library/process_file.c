@@ -26,10 +26,8 @@ bool vt_process_file_json(int fd, void *report)
  * never creating it (the run may be over) nor following a symlink, ended
  * by a NUL (a path may hold a line break, never a NUL). One write(2), safe
  * in a signal handler; never a wait. */
-static void note_written(const char *path)
+static void note_written_unquieted(const char *path)
 {
-	if (!vt_library.config.report_list[0])
-		return;
 	/* O_NONBLOCK: a FIFO there with no reader fails with ENXIO, where
 	 * open(2) would wait for one forever, and at exit, with the signals
 	 * that end the program held until the report is done. O_NOCTTY: a
@@ -47,6 +45,18 @@ static void note_written(const char *path)
 		(void)ignored;
 	}
 	close(list);
+}
+
+/* What the append may raise (SIGXFSZ past RLIMIT_FSIZE) is held back from
+ * the program, wherever a report was written. */
+static void note_written(const char *path)
+{
+	if (!vt_library.config.report_list[0])
+		return;
+	struct vt_stderr_guard quiet;
+	vt_quiet_begin(&quiet);
+	note_written_unquieted(path);
+	vt_quiet_end(&quiet);
 }
 
 static bool put_unquieted(struct vt_report *report)

@@ -84,6 +84,23 @@ static bool put(enum vt_write_kind kind, struct vt_report *report, const struct 
 	}
 }
 
+/* The program's standard output and error, flushed where no other thread
+ * of the program holds them: one blocked reading stdin, or writing to a
+ * full pipe, holds its stream's lock for as long as it waits, and
+ * fflush(NULL), which takes every stream's lock, would wait with it for
+ * ever (exit's own flush takes none). A stream held so is flushed by exit,
+ * after our lines. */
+static void flush_program_output(void)
+{
+	FILE *streams[] = {stdout, stderr};
+	for (size_t i = 0; i < sizeof(streams) / sizeof(streams[0]); i++) {
+		if (!streams[i] || ftrylockfile(streams[i]) != 0)
+			continue;
+		fflush_unlocked(streams[i]);
+		funlockfile(streams[i]);
+	}
+}
+
 /* The summary, rendered in memory and written by the one guarded path. */
 static void print_summary(const struct vt_report *report, bool written, bool flush_program)
 {
@@ -100,7 +117,7 @@ static void print_summary(const struct vt_report *report, bool written, bool flu
 	 * flush at exit must not be the write that meets a closed pipe (not
 	 * before exec, which drops what the program's buffers hold). */
 	if (flush_program)
-		fflush(NULL);
+		flush_program_output();
 	if (fclose(out) == 0)
 		vt_stderr_write(text, length);
 	free(text);

@@ -11,6 +11,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "../core/fault_escape.h"
 #include "../library/ending.h"
 #include "../library/ending_signals.h"
 #include "../sources/call.h"
@@ -52,8 +53,8 @@ static char *tracers_stack_top(void);
  * tracer's, which nothing needs any more (the process ends). */
 static void handler(int signal_number, siginfo_t *info, void *context)
 {
-	(void)info;
 	(void)context;
+	vt_fault_escape_take(signal_number, info);
 	int saved_errno = errno;
 	volatile char here;
 	char *top = tracers_stack_top();
@@ -109,8 +110,17 @@ static bool on_tracer_stack(uintptr_t at)
 
 /* A handler of the program's with SA_ONSTACK: where the program set no
  * alternate stack, the kernel would have run it on the interrupted stack,
- * and so it runs there, never on the tracer's 256 KiB. */
-static struct sigaction onstack_action[NSIG];
+ * and so it runs there, never on the tracer's 256 KiB. One for SIGSEGV or
+ * SIGBUS, which a fault inside the tracer's symbolizing must not reach
+ * (core/fault_escape.h), whatever its flags. The kernel holds the
+ * trampoline in the program's action's place, with its mask and flags. */
+static struct sigaction program_action[NSIG];
+
+static bool through_trampoline(int signal_number, const struct sigaction *action)
+{
+	return (action->sa_flags & SA_ONSTACK) || signal_number == SIGSEGV ||
+	       signal_number == SIGBUS;
+}
 
 struct program_call {
 	int signal_number;
@@ -140,9 +150,10 @@ static uintptr_t interrupted_stack(const ucontext_t *context)
 #endif
 }
 
-static void onstack_trampoline(int signal_number, siginfo_t *info, void *context)
+static void trampoline(int signal_number, siginfo_t *info, void *context)
 {
-	struct program_call call = {signal_number, info, context, onstack_action[signal_number]};
+	vt_fault_escape_take(signal_number, info);
+	struct program_call call = {signal_number, info, context, program_action[signal_number]};
 	volatile char here;
 	uintptr_t top = interrupted_stack(context) & ~(uintptr_t)15;
 	if (on_tracer_stack((uintptr_t)&here) && top && !on_tracer_stack(top - 1))
@@ -153,7 +164,7 @@ static void onstack_trampoline(int signal_number, siginfo_t *info, void *context
 
 static bool is_trampoline(const struct sigaction *action)
 {
-	return (action->sa_flags & SA_SIGINFO) && action->sa_sigaction == onstack_trampoline;
+	return (action->sa_flags & SA_SIGINFO) && action->sa_sigaction == trampoline;
 }
 
 static bool is_default(const struct sigaction *action)
@@ -183,18 +194,41 @@ static void tracer_action(int signal_number, struct sigaction *action, int progr
 			sigdelset(&action->sa_mask, vt_ending_signal_numbers[i]);
 }
 
-/* A signal the program handles or ignores stays the program's, untouched:
- * its handler runs where and how it asked. */
+static bool is_handler(const struct sigaction *action)
+{
+	return (action->sa_flags & SA_SIGINFO) ||
+	       (action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN);
+}
+
+/* ours: the trampoline, with the flags and mask of the program's action. */
+static void trampoline_action(int signal_number, const struct sigaction *action,
+			      struct sigaction *ours)
+{
+	program_action[signal_number] = *action;
+	*ours = *action;
+	ours->sa_flags |= SA_SIGINFO;
+	ours->sa_sigaction = trampoline;
+}
+
+/* A signal the program handles or ignores stays the program's: its handler
+ * runs where and how it asked (through the trampoline where that says). */
 static void install(int signal_number)
 {
 	struct sigaction action, old;
 	if (vt_real_sigaction(signal_number, NULL, &old) != 0)
 		return;
-	shown[signal_number] = old;
+	/* The trampoline is there already where the program's action was set
+	 * before: shown holds that action. */
+	if (!is_trampoline(&old))
+		shown[signal_number] = old;
 	atomic_store(&watched[signal_number], true);
-	if (!is_default(&old))
+	if (is_default(&old))
+		tracer_action(signal_number, &action, 0);
+	else if (!is_trampoline(&old) && is_handler(&old) &&
+		 through_trampoline(signal_number, &old))
+		trampoline_action(signal_number, &old, &action);
+	else
 		return;
-	tracer_action(signal_number, &action, 0);
 	vt_real_sigaction(signal_number, &action, NULL);
 }
 
@@ -202,12 +236,7 @@ static void install(int signal_number)
  * the default action of an ending signal puts the tracer's handler in its
  * place (a crash reporter that restores the default and raises again is
  * reported too), and the program is shown what it set, never the tracer's
- * handler. */
-static bool is_handler(const struct sigaction *action)
-{
-	return (action->sa_flags & SA_SIGINFO) ||
-	       (action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN);
-}
+ * handler nor the trampoline. */
 
 /* The program's action as a query returns it when set as given: glibc
  * adds its restorer, the kernel drops the flags it does not know and
@@ -244,11 +273,8 @@ int vt_signals_action(int signal_number, const struct sigaction *action, struct 
 	if (action && tracked && is_default(action)) {
 		tracer_action(signal_number, &ours, action->sa_flags);
 		setting = &ours;
-	} else if (action && (action->sa_flags & SA_ONSTACK) && is_handler(action)) {
-		onstack_action[signal_number] = *action;
-		ours = *action;
-		ours.sa_flags |= SA_SIGINFO;
-		ours.sa_sigaction = onstack_trampoline;
+	} else if (action && is_handler(action) && through_trampoline(signal_number, action)) {
+		trampoline_action(signal_number, action, &ours);
 		setting = &ours;
 	}
 	struct sigaction was_shown = shown[signal_number];

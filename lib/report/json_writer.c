@@ -14,6 +14,7 @@ void vt_json_init(struct vt_json *json, int fd)
 	json->deadline_ns = 0;
 	json->socket = false;
 	json->failed = false;
+	json->error = 0;
 	json->depth = 0;
 	json->used = 0;
 	memset(json->has_items, 0, sizeof(json->has_items));
@@ -32,6 +33,7 @@ static void flush(struct vt_json *json)
 	for (size_t done = 0; done < json->used && !json->failed;) {
 		if (past_deadline(json)) {
 			json->failed = true;
+			json->error = ETIMEDOUT;
 			break;
 		}
 		const char *from = json->buffer + done;
@@ -40,8 +42,10 @@ static void flush(struct vt_json *json)
 					     : write(json->fd, from, left);
 		if (wrote > 0)
 			done += (size_t)wrote;
-		else if (wrote < 0 && errno != EINTR)
+		else if (wrote < 0 && errno != EINTR) {
 			json->failed = true;
+			json->error = errno;
+		}
 	}
 	json->used = 0;
 }
@@ -49,6 +53,10 @@ static void flush(struct vt_json *json)
 bool vt_json_finish(struct vt_json *json)
 {
 	flush(json);
+	/* What came after the failed write (freeing, symbolizing) may have
+	 * changed errno: the caller's message names the write's own error. */
+	if (json->failed)
+		errno = json->error;
 	return !json->failed;
 }
 

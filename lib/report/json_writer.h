@@ -22,6 +22,7 @@ struct vt_json {
 	 * that hung up fails the write rather than raising SIGPIPE. */
 	bool socket;
 	bool failed; /* a write failed; everything after it is dropped */
+	int error;   /* the errno of that failure, given back by vt_json_finish */
 	int depth;
 	bool has_items[VT_JSON_MAX_DEPTH];
 	bool one_line[VT_JSON_MAX_DEPTH]; /* a compact array: items on its line */
@@ -30,7 +31,8 @@ struct vt_json {
 };
 
 void vt_json_init(struct vt_json *json, int fd);
-/* Writes out what is buffered; false when any write failed. */
+/* Writes out what is buffered; false when any write failed, errno then
+ * that write's error. */
 bool vt_json_finish(struct vt_json *json);
 /* key is NULL inside arrays and at the top level. */
 void vt_json_begin_object(struct vt_json *json, const char *key);

@@ -12,6 +12,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../core/fault_escape.h"
+
 /* The thread-local data of a module, as its PT_TLS segment says. */
 struct tls_module {
 	size_t id;
@@ -31,17 +33,24 @@ typedef struct {
 	unsigned long module, offset;
 } tls_index;
 
-static __thread sigjmp_buf *escape __attribute__((tls_model("initial-exec")));
 static __thread char *mine __attribute__((tls_model("initial-exec")));
 
 void vt_libdw_guard_enter(sigjmp_buf *to)
 {
-	escape = to;
+	vt_fault_escape_set(to);
 }
 
 void vt_libdw_guard_leave(void)
 {
-	escape = NULL;
+	vt_fault_escape_set(NULL);
+}
+
+/* To the escape the caller set, where it set one. */
+static void leave_libdw(void)
+{
+	sigjmp_buf *to = vt_fault_escape_current();
+	if (to)
+		siglongjmp(*to, 1);
 }
 
 /* libdw's error(): out of memory it calls error(EXIT_FAILURE, ...), which
@@ -50,72 +59,44 @@ static void on_error(int status, int errnum, const char *format, ...)
 {
 	(void)errnum;
 	(void)format;
-	if (status != 0 && escape)
-		siglongjmp(*escape, 1);
+	if (status != 0)
+		leave_libdw();
 }
 
 /* Its assertions, which fail on some paths where an allocation did. */
 static void on_assert(const char *assertion, const char *file, unsigned line, const char *function)
 {
 	(void)assertion, (void)file, (void)line, (void)function;
-	if (escape)
-		siglongjmp(*escape, 1);
+	leave_libdw();
 	abort();
 }
 
 static void on_abort(void)
 {
-	if (escape)
-		siglongjmp(*escape, 1);
+	leave_libdw();
 	abort();
 }
 
-/* And the faults of a path that used what it failed to allocate: taken
- * while this thread is inside libdw, the program's action otherwise (put
- * back, the faulting instruction meets it when it runs again). */
-static struct sigaction previous[2];
-static const int faults[2] = {SIGSEGV, SIGBUS};
-
-static void on_fault(int signal_number)
-{
-	if (escape)
-		siglongjmp(*escape, 1);
-	for (int i = 0; i < 2; i++)
-		if (faults[i] == signal_number)
-			sigaction(signal_number, &previous[i], NULL);
-}
-
-/* Symbolizers open at once (the exit report, a window's peak) share one
- * installation. */
-static unsigned open_count;
-static pthread_mutex_t faults_lock = PTHREAD_MUTEX_INITIALIZER;
-
+/* And the faults of a path that used what it failed to allocate: the
+ * tracer's handlers of SIGSEGV and SIGBUS (its own for the default action,
+ * the one that calls the program's handler otherwise) take them first while
+ * this thread is inside libdw (core/fault_escape.h). No action is changed
+ * for it: one changed for the process, from whichever thread writes a
+ * report, would show itself to the program's sigaction, and putting it
+ * back would undo an action the program set meanwhile. */
 void vt_libdw_guard_faults_begin(sigset_t *mask)
 {
 	/* A fault while blocked kills outright (the final report holds the
 	 * ending signals back): on this thread they are let through. */
 	sigset_t just;
 	sigemptyset(&just);
-	for (int i = 0; i < 2; i++)
-		sigaddset(&just, faults[i]);
+	sigaddset(&just, SIGSEGV);
+	sigaddset(&just, SIGBUS);
 	pthread_sigmask(SIG_UNBLOCK, &just, mask);
-	pthread_mutex_lock(&faults_lock);
-	if (open_count++ == 0) {
-		struct sigaction action = {.sa_handler = on_fault, .sa_flags = SA_NODEFER};
-		sigemptyset(&action.sa_mask);
-		for (int i = 0; i < 2; i++)
-			sigaction(faults[i], &action, &previous[i]);
-	}
-	pthread_mutex_unlock(&faults_lock);
 }
 
 void vt_libdw_guard_faults_end(const sigset_t *mask)
 {
-	pthread_mutex_lock(&faults_lock);
-	if (open_count && --open_count == 0)
-		for (int i = 0; i < 2; i++)
-			sigaction(faults[i], &previous[i], NULL);
-	pthread_mutex_unlock(&faults_lock);
 	pthread_sigmask(SIG_SETMASK, mask, NULL);
 }
 
@@ -147,8 +128,7 @@ __attribute__((force_align_arg_pointer)) static void *tls_get_addr(tls_index *in
 		char *block = thread_block();
 		if (block)
 			return block + guard.modules[i].offset + index->offset;
-		if (escape)
-			siglongjmp(*escape, 1);
+		leave_libdw();
 	}
 	return real_tls_get_addr(index);
 }

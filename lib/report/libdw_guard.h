@@ -22,8 +22,9 @@ void vt_libdw_guard_install(void *libdw, void *libelf);
 void vt_libdw_guard_enter(sigjmp_buf *to);
 void vt_libdw_guard_leave(void);
 
-/* While a symbolizer is open: SIGSEGV and SIGBUS inside libdw escape too;
- * anywhere else they reach the action they had. begin unblocks them on
- * this thread, end puts back the mask begin saved. */
+/* While a symbolizer is open: SIGSEGV and SIGBUS inside libdw escape too,
+ * taken by the tracer's handlers (core/fault_escape.h) with no action
+ * changed; anywhere else they reach the action they have. begin unblocks
+ * them on this thread, end puts back the mask begin saved. */
 void vt_libdw_guard_faults_begin(sigset_t *mask);
 void vt_libdw_guard_faults_end(const sigset_t *mask);

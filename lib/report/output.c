@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "output.h"
 
 #include <errno.h>
@@ -147,16 +148,44 @@ static bool fill(int fd, vt_output_writer writer, void *context)
 	return ok;
 }
 
-/* link(2) never follows a symlink at the target and never replaces a file. */
+/* A file system without hard links (vfat, exFAT, many FUSE mounts) refuses
+ * link(2) with one of these. */
+static bool no_hard_links(int error)
+{
+	return error == EPERM || error == ENOTSUP || error == EOPNOTSUPP || error == ENOSYS;
+}
+
+/* The temporary given the name: by link(2), which never follows a symlink
+ * at the target and never replaces a file, or, once the file system has
+ * said it has no hard links, by rename(2) with RENAME_NOREPLACE, which
+ * does neither either. */
+static int place(const char *temporary, const char *name, bool *links)
+{
+	if (!*links)
+		return renameat2(AT_FDCWD, temporary, AT_FDCWD, name, RENAME_NOREPLACE);
+	if (link(temporary, name) == 0)
+		return 0;
+	if (!no_hard_links(errno))
+		return -1;
+	int refused = errno;
+	*links = false;
+	if (renameat2(AT_FDCWD, temporary, AT_FDCWD, name, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno == EINVAL)
+		errno = refused; /* no RENAME_NOREPLACE there either: the link's word */
+	return -1;
+}
+
 static bool publish(const char *temporary, const char *path, char *written, size_t written_size)
 {
 	char name[4096];
+	bool links = true;
 	for (unsigned n = 0; n < 1000; n++) {
 		if (!candidate_name(path, n, name, sizeof(name))) {
 			errno = ENAMETOOLONG;
 			return false;
 		}
-		if (link(temporary, name) == 0) {
+		if (place(temporary, name, &links) == 0) {
 			snprintf(written, written_size, "%s", name);
 			return true;
 		}

@@ -5,6 +5,7 @@
  * tracer gives way; the program's files byte for byte as without. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,22 @@ Test(descriptors, a_daemon_that_closed_stdio_keeps_its_descriptors_and_its_data)
 	traced_run_free(&run);
 }
 
+/* The summary flushed the program's streams first with fflush(NULL), which
+ * waited for the lock of stdin, held by a thread blocked reading it: the
+ * program never ended. */
+Test(descriptors, a_thread_blocked_on_stdin_never_holds_the_exit, .timeout = 10)
+{
+	struct both runs;
+	run_both(&runs, "hostile", "reader_at_exit", NULL,
+		 (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL});
+	same_behaviour(&runs);
+	cr_assert_eq(runs.with.status, 0);
+	cr_assert_str_eq(runs.with.out, "leaving\n");
+	cr_assert(strstr(runs.with.err, "vramtrace: report written to "), "%s", runs.with.err);
+	cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"), 64 * MiB);
+	free_both(&runs);
+}
+
 /* stderr is a pipe nobody reads any more: the tracer's lines fail quietly. */
 Test(descriptors, a_closed_stderr_pipe_changes_nothing)
 {
@@ -65,6 +82,53 @@ Test(descriptors, a_closed_stderr_pipe_changes_nothing)
 	int status;
 	waitpid(child, &status, 0);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 3, "status %#x", status);
+	char report[320];
+	snprintf(report, sizeof(report), "%s/r.json", dir);
+	cr_assert(access(report, R_OK) == 0, "the report is written all the same");
+	unlink(report);
+	rmdir(dir);
+}
+
+/* stderr is a pipe its reader drains only once the program has ended, and
+ * the program filled it: the summary's write waited for room for ever. Now
+ * the tracer's lines wait 2 s at most, and the program ends. */
+Test(descriptors, a_full_stderr_pipe_nobody_drains_never_holds_the_exit, .timeout = 20)
+{
+	int fds[2];
+	cr_assert(pipe(fds) == 0);
+	char dir[] = "/tmp/vramtrace-full-pipe.XXXXXX", output[300];
+	cr_assert(mkdtemp(dir));
+	snprintf(output, sizeof(output), "VRAMTRACE_OUTPUT=%s/r.json", dir);
+	pid_t child = fork();
+	if (child == 0) {
+		dup2(fds[1], STDERR_FILENO);
+		putenv(output);
+		putenv("VRAMTRACE_SUMMARY=1");
+		setenv("LD_LIBRARY_PATH", build_path("VT_TEST_SIM_DIR"), 1);
+		setenv("LD_PRELOAD", build_path("VT_TEST_LIBRARY"), 1);
+		execl(program_path("hostile"), "hostile", "fill_stderr", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	int status = 0;
+	pid_t ended = 0;
+	for (int i = 0; i < 1000 && ended == 0; i++) {
+		ended = waitpid(child, &status, WNOHANG);
+		if (ended == 0)
+			usleep(10 * 1000);
+	}
+	if (ended == 0) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+	}
+	cr_assert_eq(ended, child, "the program ended without its stderr read");
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+	static char text[70 * 1024];
+	size_t got = 0;
+	for (ssize_t n; (n = read(fds[0], text + got, sizeof(text) - got)) > 0;)
+		got += (size_t)n;
+	cr_assert_eq(got, 64 * 1024, "the program's own bytes: the tracer's lines found no room");
+	close(fds[0]);
 	char report[320];
 	snprintf(report, sizeof(report), "%s/r.json", dir);
 	cr_assert(access(report, R_OK) == 0, "the report is written all the same");

@@ -1,17 +1,19 @@
 /* The report's files: private (mode 0600, arguments redacted, no secret),
  * named as asked (a directory, a long environment, dumps on demand beside
  * the exit report or inside a directory), never a run list created or
- * followed; and when one cannot be written (no such directory,
- * RLIMIT_FSIZE, host memory running out at exit, failing checkpoints, a
- * removed working directory) the program is unharmed and vramtrace says so
- * in one line. */
+ * followed; and when one cannot be written (no such directory, a FIFO
+ * whose reader left, RLIMIT_FSIZE, host memory running out at exit,
+ * failing checkpoints, a removed working directory) the program is
+ * unharmed and vramtrace says so in one line, with the reason. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -330,6 +332,46 @@ Test(output, an_output_fifo_with_no_reader_is_said_in_words)
 	remove_tree(tmpdir);
 }
 
+/* A FIFO whose reader leaves after its first bytes: the write fails with
+ * EPIPE (and no SIGPIPE), and the warning said "Invalid argument", the
+ * errno left by what ran after the failed write, rather than why. */
+Test(output, a_fifo_whose_reader_leaves_is_said_to_be_a_broken_pipe)
+{
+	char tmpdir[64], dir[64], fifo[128], env_tmpdir[128], env_output[160];
+	make_temporary_dir(tmpdir, sizeof(tmpdir), "tmpdir");
+	make_temporary_dir(dir, sizeof(dir), "out-fifo");
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	pid_t reader = fork();
+	if (reader == 0) {
+		char first[100];
+		int fd = open(fifo, O_RDONLY);
+		_exit(fd >= 0 && read(fd, first, sizeof(first)) > 0 ? 0 : 1);
+	}
+	snprintf(env_tmpdir, sizeof(env_tmpdir), "TMPDIR=%s", tmpdir);
+	snprintf(env_output, sizeof(env_output), "VRAMTRACE_OUTPUT=%s", fifo);
+	struct traced_run run;
+	struct run_options options = {.preload = true,
+				      .simulate = true,
+				      .env = (const char *const[]){env_output, env_tmpdir, NULL}};
+	/* 1,024 stacks: a report far larger than the pipe holds. */
+	traced_run(&run, &options, (char *[]){(char *)program_path("many_stacks"), "10", NULL});
+	int status;
+	cr_assert_eq(waitpid(reader, &status, 0), reader);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the reader read %#x", status);
+	cr_assert_eq(run.status, 0, "the program's own status, no SIGPIPE");
+	char expected[600];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace: cannot write the report to %s: Broken pipe; written to %s/fifo "
+		 "instead\n",
+		 fifo, tmpdir);
+	cr_assert_str_eq(run.err, expected);
+	cr_assert_eq(files_in(tmpdir, "fifo"), 1, "the whole report in %s", tmpdir);
+	traced_run_free(&run);
+	remove_tree(dir);
+	remove_tree(tmpdir);
+}
+
 Test(output, failing_checkpoints_warn_once_and_never_flood_stderr, .timeout = 30)
 {
 	struct traced_run run;
@@ -363,6 +405,69 @@ Test(output, a_report_past_rlimit_fsize_is_the_tracers_failure)
 		 runs.with.dir);
 	cr_assert_str_eq(runs.with.err, expected);
 	cr_assert_eq(runs.with.reports, 0);
+	no_leftovers(&runs.with);
+	free_both(&runs);
+}
+
+/* The report went to $TMPDIR, and its path appended to a run list already
+ * past RLIMIT_FSIZE: that write raised SIGXFSZ, which ended the program
+ * with a core dump after main returned. */
+Test(output, a_run_list_past_rlimit_fsize_never_ends_the_program)
+{
+	char tmpdir[64], dir[64], list[128], env_tmpdir[128], env_list[160];
+	make_temporary_dir(tmpdir, sizeof(tmpdir), "tmpdir");
+	make_temporary_dir(dir, sizeof(dir), "list");
+	snprintf(list, sizeof(list), "%s/list", dir);
+	FILE *file = fopen(list, "we");
+	cr_assert(file);
+	for (int i = 0; i < 100 * 1024; i++)
+		fputc('x', file);
+	fclose(file);
+	snprintf(env_tmpdir, sizeof(env_tmpdir), "TMPDIR=%s", tmpdir);
+	snprintf(env_list, sizeof(env_list), "VRAMTRACE_REPORT_LIST=%s", list);
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.output_name = "no/such/dir/report.json",
+		.env = (const char *const[]){env_tmpdir, env_list, NULL},
+	};
+	traced_run(&run, &options,
+		   (char *[]){(char *)program_path("limits"), "list_past_limit", NULL});
+	cr_assert_eq(run.wait_status, 0, "%#x: %s", run.wait_status, run.err);
+	cr_assert_str_eq(run.out, "done\n");
+	char expected[600];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace: cannot write the report to %s/no/such/dir/report.json: No such file "
+		 "or directory; written to %s/report.json instead\n",
+		 run.dir, tmpdir);
+	cr_assert_str_eq(run.err, expected);
+	struct stat status;
+	cr_assert_eq(stat(list, &status), 0);
+	cr_assert_eq(status.st_size, 100 * 1024, "nothing appended past the limit");
+	cr_assert_eq(files_in(tmpdir, ".json"), 1);
+	traced_run_free(&run);
+	remove_tree(dir);
+	remove_tree(tmpdir);
+}
+
+/* On a file system without hard links the report's temporary could never
+ * be given its name: no report at all, there or in $TMPDIR. */
+Test(output, a_file_system_without_hard_links_gets_its_report)
+{
+	struct both runs;
+	run_both(&runs, "limits", "no_hard_links", NULL, NULL);
+	same_behaviour(&runs);
+	cr_assert_eq(runs.with.status, 0);
+	cr_assert_str_eq(runs.with.out, "done\n");
+	cr_assert_str_eq(runs.with.err, "");
+	cr_assert_eq(runs.with.reports, 1);
+	cr_assert_eq(report_int(runs.with.report, "devices/0/peak/bytes"), MiB);
+	char path[300];
+	snprintf(path, sizeof(path), "%s/report.json", runs.with.dir);
+	struct stat status;
+	cr_assert_eq(lstat(path, &status), 0);
+	cr_assert(S_ISREG(status.st_mode) && (status.st_mode & 0777) == 0600, "%o", status.st_mode);
 	no_leftovers(&runs.with);
 	free_both(&runs);
 }

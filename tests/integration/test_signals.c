@@ -97,6 +97,28 @@ Test(signals, a_crash_reporter_that_restores_the_default_is_reported)
 	same_with_a_report("crash_reporter", NULL, NULL, "signal 11", 64 * MiB);
 }
 
+/* While the tracer's thread wrote a checkpoint, its symbolizing swapped
+ * SIGSEGV's action for its own: the program's queries were answered with
+ * the tracer's handler, and the action it set meanwhile was undone when
+ * the swap was put back. */
+Test(signals, the_programs_fault_actions_stay_its_own_while_a_checkpoint_is_written, .timeout = 30)
+{
+	struct run_options options = {
+		.simulate = true, .env = (const char *const[]){"VRAMTRACE_CHECKPOINT_S=1", NULL}};
+	char *argv[] = {(char *)program_path("signals"), "actions_while_reporting", NULL};
+	struct traced_run with, without;
+	traced_run(&without, &options, argv);
+	options.preload = true;
+	traced_run(&with, &options, argv);
+	cr_assert_str_eq(without.out, "wrong answers: 0\nthe last handler set ran\n");
+	cr_assert_str_eq(with.out, without.out, "%s", with.err);
+	cr_assert_eq(with.status, 0);
+	cr_assert_eq(with.reports, 1, "%s", with.err);
+	cr_assert_eq(report_int(with.report, "devices/0/peak/bytes"), 64 * MiB);
+	traced_run_free(&with);
+	traced_run_free(&without);
+}
+
 Test(signals, a_recovered_sigsegv_does_not_end_the_trace)
 {
 	struct traced_run run;

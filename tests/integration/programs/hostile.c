@@ -94,6 +94,47 @@ static _Noreturn void exit_in_handler(const char *seed)
 	}
 }
 
+/* A thread waits on stdin (a pipe nobody writes to), holding its lock,
+ * while main returns. */
+static void *read_a_line(void *arg)
+{
+	(void)arg;
+	char line[64];
+	fgets(line, sizeof(line), stdin);
+	return NULL;
+}
+
+static int reader_at_exit(void)
+{
+	int fds[2];
+	if (pipe(fds) != 0 || dup2(fds[0], STDIN_FILENO) != STDIN_FILENO)
+		return 1;
+	void *p;
+	cudaMalloc(&p, 64 * MiB);
+	pthread_t reader;
+	pthread_create(&reader, NULL, read_a_line, NULL);
+	pause_ms(50);
+	printf("leaving\n");
+	return 0;
+}
+
+/* Fills standard error, a pipe whose reader reads only once the program
+ * has ended, to the last byte it holds. */
+static int fill_stderr(void)
+{
+	void *p;
+	cudaMalloc(&p, 64 * MiB);
+	static char text[64 * 1024];
+	memset(text, 'x', sizeof(text));
+	for (size_t done = 0; done < sizeof(text);) {
+		ssize_t wrote = write(STDERR_FILENO, text + done, sizeof(text) - done);
+		if (wrote <= 0)
+			return 1;
+		done += (size_t)wrote;
+	}
+	return 0;
+}
+
 /* A daemon closes 0-2, then opens its data file: it must get fd 0, and
  * nothing but its own data may land there. */
 static int closed_stdio(const char *path)
@@ -307,6 +348,10 @@ int main(int argc, char **argv)
 		exit_in_handler(arg);
 	if (strcmp(mode, "closed_stdio") == 0)
 		return closed_stdio(arg);
+	if (strcmp(mode, "reader_at_exit") == 0)
+		return reader_at_exit();
+	if (strcmp(mode, "fill_stderr") == 0)
+		return fill_stderr();
 	if (strcmp(mode, "dump_null") == 0)
 		return dump_without_path();
 	if (strcmp(mode, "recovered_segv") == 0)

@@ -12,7 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -115,6 +120,37 @@ static int small_files(void)
 	fclose(data);
 	cudaFree(q);
 	(void)p;
+	printf("done\n");
+	return 0;
+}
+
+/* RLIMIT_FSIZE at 64 KiB: room for the report, none past the end of a
+ * longer run list. */
+static int list_past_limit(void)
+{
+	struct rlimit limit = {64 * 1024, 64 * 1024};
+	setrlimit(RLIMIT_FSIZE, &limit);
+	allocate(MiB);
+	printf("done\n");
+	return 0;
+}
+
+/* As on a file system without hard links (vfat, exFAT, many FUSE mounts):
+ * link(2) refused with EPERM, by a seccomp filter. */
+static int no_hard_links(void)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_link, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_linkat, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog program = {sizeof(filter) / sizeof(filter[0]), filter};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0)
+		return 77;
+	allocate(MiB);
 	printf("done\n");
 	return 0;
 }
@@ -371,6 +407,10 @@ int main(int argc, char **argv)
 		return few_descriptors();
 	if (strcmp(mode, "small_files") == 0)
 		return small_files();
+	if (strcmp(mode, "list_past_limit") == 0)
+		return list_past_limit();
+	if (strcmp(mode, "no_hard_links") == 0)
+		return no_hard_links();
 	if (strcmp(mode, "many_arguments") == 0 && argc > 2)
 		return many_arguments(argv[0], argv[2]);
 	if (strcmp(mode, "path_search") == 0 && argc > 2)

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MiB   (1ull << 20)
@@ -354,6 +355,62 @@ static int crash_reporter(void)
 	return 2;
 }
 
+/* The program sets its SIGSEGV handler again and again, asking each time
+ * what it is, for 1.5 s: through a checkpoint (VRAMTRACE_CHECKPOINT_S=1),
+ * written by the tracer's own thread. Then a fault: the handler it set
+ * last is the one that runs. */
+static void (*volatile expected)(int);
+
+static void ran(void (*handler)(int))
+{
+	static const char last[] = "the last handler set ran\n", other[] = "another handler ran\n";
+	if (handler == expected)
+		write(STDOUT_FILENO, last, sizeof(last) - 1);
+	else
+		write(STDOUT_FILENO, other, sizeof(other) - 1);
+	_exit(0);
+}
+
+static void first_handler(int signal_number)
+{
+	(void)signal_number;
+	ran(first_handler);
+}
+
+static void second_handler(int signal_number)
+{
+	(void)signal_number;
+	ran(second_handler);
+}
+
+static int actions_while_reporting(void)
+{
+	if (hold())
+		return 1;
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	long wrong = 0;
+	for (unsigned long i = 0;; i++) {
+		struct sigaction action, old;
+		if (i % 1000 == 0) {
+			memset(&action, 0, sizeof(action));
+			action.sa_handler = i % 2000 ? second_handler : first_handler;
+			expected = action.sa_handler;
+			sigaction(SIGSEGV, &action, NULL);
+		}
+		sigaction(SIGSEGV, NULL, &old);
+		wrong += old.sa_handler != expected;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >=
+		    1500)
+			break;
+	}
+	printf("wrong answers: %ld\n", wrong);
+	fflush(stdout);
+	*nowhere = 1;
+	return 2;
+}
+
 /* SIGINT on a worker and SIGTERM on main at the same moment. */
 static pthread_barrier_t together;
 
@@ -435,6 +492,8 @@ int main(int argc, char **argv)
 		return crash_reporter();
 	if (strcmp(mode, "abort_handled") == 0)
 		return abort_handled();
+	if (strcmp(mode, "actions_while_reporting") == 0)
+		return actions_while_reporting();
 	if (strcmp(mode, "default_by") == 0)
 		return default_by(arg);
 	if (hold())
