@@ -34,17 +34,28 @@ static void note_written_unquieted(const char *path)
 	 * terminal there never becomes a daemon's controlling one. */
 	int list = open(vt_library.config.report_list,
 			O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (list < 0)
+	/* Gone: the run is over, and nobody asks any more. */
+	if (list < 0 && errno == ENOENT)
 		return;
 	char line[4097];
 	size_t length = strlen(path);
-	if (length < sizeof(line)) {
+	bool told = false;
+	int error = errno;
+	if (list >= 0 && length < sizeof(line)) {
 		memcpy(line, path, length);
 		line[length] = '\0';
-		ssize_t ignored = write(list, line, length + 1);
-		(void)ignored;
+		errno = ENOSPC; /* a short write says nothing */
+		told = write(list, line, length + 1) == (ssize_t)(length + 1);
+		error = errno;
 	}
-	close(list);
+	if (list >= 0)
+		close(list);
+	static atomic_bool said;
+	char shown[256];
+	if (!told)
+		vt_warn_once(&said, "cannot add this report to the list of vramtrace run (%s): %s",
+			     vt_warn_text(vt_library.config.report_list, shown, sizeof(shown)),
+			     strerror(error));
 }
 
 /* What the append may raise (SIGXFSZ past RLIMIT_FSIZE) is held back from

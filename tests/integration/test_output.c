@@ -263,7 +263,12 @@ Test(output, a_run_list_fifo_with_no_reader_never_holds_the_exit, .timeout = 30)
 	traced_run(&run, &options, (char *[]){(char *)program_path("ending"), "return", NULL});
 	cr_assert_eq(run.status, 3, "the program's own status: %s", run.err);
 	cr_assert_eq(run.reports, 1);
-	cr_assert_str_eq(run.err, "");
+	char expected[300];
+	snprintf(expected, sizeof(expected),
+		 "vramtrace: cannot add this report to the list of vramtrace run (%s): No such "
+		 "device or address\n",
+		 fifo);
+	cr_assert_str_eq(run.err, expected);
 	traced_run_free(&run);
 	remove_tree(dir);
 }
@@ -436,11 +441,14 @@ Test(output, a_run_list_past_rlimit_fsize_never_ends_the_program)
 		   (char *[]){(char *)program_path("limits"), "list_past_limit", NULL});
 	cr_assert_eq(run.wait_status, 0, "%#x: %s", run.wait_status, run.err);
 	cr_assert_str_eq(run.out, "done\n");
-	char expected[600];
+	/* And vramtrace run, which reads the list, would not know where: said. */
+	char expected[800];
 	snprintf(expected, sizeof(expected),
+		 "vramtrace: cannot add this report to the list of vramtrace run (%s): File too "
+		 "large\n"
 		 "vramtrace: cannot write the report to %s/no/such/dir/report.json: No such file "
 		 "or directory; written to %s/report.json instead\n",
-		 run.dir, tmpdir);
+		 list, run.dir, tmpdir);
 	cr_assert_str_eq(run.err, expected);
 	struct stat status;
 	cr_assert_eq(stat(list, &status), 0);
@@ -449,6 +457,30 @@ Test(output, a_run_list_past_rlimit_fsize_never_ends_the_program)
 	traced_run_free(&run);
 	remove_tree(dir);
 	remove_tree(tmpdir);
+}
+
+/* A run list that is gone belongs to a run that is over: nobody asks, and
+ * nothing is said. One that cannot take the path is said, once. */
+Test(output, a_run_list_that_cannot_be_added_to_is_said_unless_gone)
+{
+	const char *lists[] = {"VRAMTRACE_REPORT_LIST=/no/such/list",
+			       "VRAMTRACE_REPORT_LIST=/dev/full"};
+	for (int i = 0; i < 2; i++) {
+		struct traced_run run;
+		struct run_options options = {.preload = true,
+					      .simulate = true,
+					      .env = (const char *const[]){lists[i], NULL}};
+		traced_run(&run, &options,
+			   (char *[]){(char *)program_path("ending"), "return", NULL});
+		cr_assert_eq(run.status, 3, "the program's own status: %s", run.err);
+		cr_assert_eq(run.reports, 1, "the report is written all the same");
+		cr_assert_str_eq(
+			run.err,
+			i == 0 ? ""
+			       : "vramtrace: cannot add this report to the list of vramtrace "
+				 "run (/dev/full): No space left on device\n");
+		traced_run_free(&run);
+	}
 }
 
 /* On a file system without hard links the report's temporary could never
