@@ -74,6 +74,11 @@ static struct {
 } py;
 
 static atomic_bool warned;
+/* While no interpreter is loaded: each load (dlopen) may bring one, so
+ * the next allocation after it looks again; searched_at is the loader's
+ * count of loads at the last look. */
+static atomic_bool absent, searching;
+static _Atomic unsigned long long searched_at;
 
 static void *symbol(const char *name)
 {
@@ -134,32 +139,73 @@ static void find_finalizing(unsigned version)
 	py.finalizing = (const void *const *)(runtime + offset);
 }
 
-bool vt_python_init(unsigned max_frames)
+/* Looks for the interpreter among what is loaded now: false without one,
+ * or with one whose frames are not read (said once). The layout is set
+ * last, for threads that read frames while a late search runs. */
+static bool find_interpreter(void)
 {
 	const unsigned long *exported = symbol("Py_Version"); /* 3.11 on */
 	py.thread_state = (void *(*)(void))symbol("PyGILState_GetThisThreadState");
 	py.initialized = (int (*)(void))symbol("Py_IsInitialized");
 	py.code_type = symbol("PyCode_Type");
 	if (!py.thread_state || !py.initialized || !py.code_type)
-		return false; /* no Python in this process */
+		return false; /* no Python in this process (yet) */
+	atomic_store(&absent, false);
+	const struct layout *found = NULL;
 	unsigned minor = exported ? (unsigned)(*exported & 0xFFFF0000u) : version_from_text();
 	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
 		if (layouts[i].version == minor)
-			py.layout = &layouts[i];
-	if (!py.layout || free_threaded()) {
+			found = &layouts[i];
+	if (!found || free_threaded()) {
 		char text[32];
 		version_text(text, sizeof(text));
 		if (!atomic_exchange(&warned, true))
 			vt_warn("Python %s%s is not one whose frames vramtrace reads (3.9 to "
 				"3.13): stacks stay native",
-				text, py.layout ? ", free-threaded," : "");
-		py.layout = NULL;
+				text, found ? ", free-threaded," : "");
 		return false;
 	}
 	find_eval_loop();
 	find_finalizing(minor);
-	py.max_frames = max_frames;
+	__atomic_store_n(&py.layout, found, __ATOMIC_RELEASE);
 	return true;
+}
+
+/* Objects loaded so far (dlopen), from the loader's own count. */
+static int read_loads(struct dl_phdr_info *info, size_t size, void *context)
+{
+	(void)size;
+	*(unsigned long long *)context = info->dlpi_adds;
+	return 1;
+}
+
+static unsigned long long loads(void)
+{
+	unsigned long long count = 0;
+	dl_iterate_phdr(read_loads, &count);
+	return count;
+}
+
+bool vt_python_init(unsigned max_frames)
+{
+	py.max_frames = max_frames;
+	atomic_store(&absent, true);
+	atomic_store(&searched_at, loads());
+	return find_interpreter();
+}
+
+bool vt_python_found_late(void)
+{
+	if (!atomic_load_explicit(&absent, memory_order_relaxed))
+		return false;
+	unsigned long long now = loads();
+	if (now == atomic_load_explicit(&searched_at, memory_order_relaxed) ||
+	    atomic_exchange(&searching, true))
+		return false;
+	atomic_store(&searched_at, now);
+	bool found = find_interpreter();
+	atomic_store(&searching, false);
+	return found;
 }
 
 bool vt_python_is_eval_pc(uintptr_t pc)
@@ -393,11 +439,12 @@ unsigned vt_python_frames(uintptr_t *frames, unsigned max, unsigned *runs, unsig
 			  unsigned *run_count)
 {
 	*run_count = 0;
-	if (!py.layout)
+	const struct layout *layout = __atomic_load_n(&py.layout, __ATOMIC_ACQUIRE);
+	if (!layout)
 		return 0;
 	if (max > py.max_frames)
 		max = py.max_frames;
-	const struct layout l = *py.layout;
+	const struct layout l = *layout;
 	unsigned count = 0, in_run = 0;
 	for (const void *frame = current_frame(); frame && count < max;
 	     frame = field(frame, l.frame_previous)) {

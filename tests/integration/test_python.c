@@ -426,3 +426,56 @@ Test(python, frames_of_a_del_at_shutdown_in_the_executable)
 {
 	check_frames_at_shutdown("/usr/bin/python3");
 }
+
+/* A C program that allocates before it loads libpython with dlopen: the
+ * interpreter is found at the first allocation after the load, and the
+ * Python line is read. */
+static void check_python_loaded_late(const char *python)
+{
+	if (access(python, X_OK) != 0)
+		cr_skip_test("no %s here", python);
+	char command[800], library[600];
+	snprintf(command, sizeof(command),
+		 "%s -c 'import sysconfig, os; "
+		 "print(os.path.join(sysconfig.get_config_var(\"LIBDIR\"), "
+		 "sysconfig.get_config_var(\"INSTSONAME\")))'",
+		 python);
+	FILE *found = popen(command, "r");
+	bool read = found && fgets(library, sizeof(library), found);
+	if (found)
+		pclose(found);
+	library[read ? strcspn(library, "\n") : 0] = '\0';
+	if (!read || access(library, R_OK) != 0)
+		cr_skip_test("no libpython for %s", python);
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	traced_run(&run, &options, (char *[]){(char *)program_path("python_late"), library, NULL});
+	if (run.status == 77)
+		cr_skip_test("cannot load %s: %s", library, run.err);
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	json_t *frames = stack_of(run.report, 2 * MiB);
+	char lines[256] = "";
+	size_t i, used = 0;
+	json_t *frame;
+	json_array_foreach (frames, i, frame)
+		if (json_is_true(json_object_get(frame, "python")))
+			used += (size_t)snprintf(
+				lines + used, sizeof(lines) - used, "%s%s %s:%lld",
+				used ? ", " : "",
+				json_string_value(json_object_get(frame, "function")),
+				json_string_value(json_object_get(frame, "file")),
+				(long long)json_integer_value(json_object_get(frame, "line")));
+	cr_assert_str_eq(lines, "allocate <string>:5, <module> <string>:6");
+	cr_assert_eq(python_count(stack_of(run.report, MiB)), 0);
+	traced_run_free(&run);
+}
+
+Test(python, a_libpython_loaded_after_the_first_allocation)
+{
+	check_python_loaded_late(build_path("VT_TEST_PYTHON"));
+}
+
+Test(python, a_libpython_loaded_after_the_first_allocation_debian)
+{
+	check_python_loaded_late("/usr/bin/python3");
+}
