@@ -479,3 +479,39 @@ Test(python, a_libpython_loaded_after_the_first_allocation_debian)
 {
 	check_python_loaded_late("/usr/bin/python3");
 }
+
+/* A tag and a Python file name that hold a newline and escape sequences
+ * reach the exit summary escaped, in every line that names them: the top
+ * stacks, the live at exit, the failed allocation and what was live then. */
+Test(python, names_in_the_summary_are_escaped)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "PYTHONPATH=%s", build_path("VT_TEST_PYTHON_DIR"));
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){path, "VRAMTRACE_SUMMARY=1", NULL},
+	};
+	traced_run(&run, &options,
+		   (char *[]){(char *)build_path("VT_TEST_PYTHON"),
+			      (char *)python_program("python_hostile_names.py"), NULL});
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	cr_assert_null(strchr(run.err, '\x1b'), "%s", run.err);
+	cr_assert_null(strchr(run.err, '\x07'), "%s", run.err);
+	cr_assert_null(strstr(run.err, "\nvramtrace: forged"), "%s", run.err);
+	const char *tag = "tag\\nvramtrace: forged\\x1b[2J\\x1b]0;PWNED\\x07";
+	char want[256];
+	snprintf(want, sizeof(want), "#1 1.00 MiB 100.0%% [%s]\n", tag);
+	cr_assert(strstr(run.err, want), "%s", run.err);
+	snprintf(want, sizeof(want), "most from stack #1 [%s]: 1.00 MiB", tag);
+	cr_assert(strstr(run.err, want), "%s", run.err);
+	snprintf(want, sizeof(want), "requested by cudaMalloc [%s] at", tag);
+	cr_assert(strstr(run.err, want), "%s", run.err);
+	snprintf(want, sizeof(want), "live then: %s 1.00 MiB (100.0%%)", tag);
+	cr_assert(strstr(run.err, want), "%s", run.err);
+	cr_assert(strstr(run.err,
+			 "<module> (file\\nvramtrace: forged\\x1b[2J\\x1b]0;PWNED\\x07.py:1)"),
+		  "%s", run.err);
+	traced_run_free(&run);
+}
