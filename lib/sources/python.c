@@ -218,7 +218,8 @@ static const void *field(const void *base, size_t offset)
 	return *(const void *const *)((const char *)base + offset);
 }
 
-/* A str's text into out, as UTF-8: compact strings only. */
+/* A str's text into out, as UTF-8: compact strings only, as many whole
+ * characters as fit in size - 1 bytes. */
 static void read_str(const void *object, char *out, size_t size)
 {
 	const struct layout *l = py.layout;
@@ -234,10 +235,13 @@ static void read_str(const void *object, char *out, size_t size)
 	const unsigned char *data =
 		(const unsigned char *)base + (ascii ? l->ascii_size : l->compact_size);
 	size_t used = 0;
-	for (size_t i = 0; i < length && used + 4 < size; i++) {
+	for (size_t i = 0; i < length; i++) {
 		uint32_t c = kind == 1   ? data[i]
 			     : kind == 2 ? ((const uint16_t *)data)[i]
 					 : ((const uint32_t *)data)[i];
+		size_t width = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+		if (used + width >= size)
+			break; /* whole characters only, and the NUL */
 		if (c < 0x80) {
 			out[used++] = (char)c;
 		} else if (c < 0x800) {
@@ -261,7 +265,7 @@ static void read_str(const void *object, char *out, size_t size)
 static uint32_t copy_code(const void *code)
 {
 	const struct layout *l = py.layout;
-	char qualname[512], filename[1024];
+	char qualname[512], filename[512]; /* as the report's frames hold them */
 	read_str(field(code, l->code_qualname), qualname, sizeof(qualname));
 	read_str(field(code, l->code_filename), filename, sizeof(filename));
 	const char *table = field(code, l->code_line_table);
