@@ -19,7 +19,12 @@ library cannot take (another type, a NUL inside, a lone surrogate, an
 address outside 1 to 2**64 - 1) makes the call return False, with vramtrace
 as without it, and no call raises.
 
-Tags are per thread and nest. An explicit tag outranks an NVTX range, so
+Tags are per thread and nest, which asyncio does not see: a ``with
+vramtrace.tag`` block that awaits lends its tag to every task the event
+loop runs on that thread meanwhile, and its end closes whichever tag is
+innermost then; and ``@vramtrace.tag`` on an ``async def`` tags only the
+making of the coroutine, not its run. Under asyncio, tag only code that
+does not await. An explicit tag outranks an NVTX range, so
 PyTorch users can leave ``torch.cuda.nvtx.range("attention")`` (which
 ``vramtrace run`` turns into tags through NVTX_INJECTION64_PATH) around
 whole layers and add ``vramtrace.tag`` only where a finer name helps.
