@@ -128,8 +128,9 @@ static void summarize_snapshot(FILE *out, const struct vt_oom_snapshot *snapshot
 			rest += snapshot->tags[i].bytes;
 			continue;
 		}
-		fprintf(out, "%s %s %s (%.1f%%)", i ? "," : "", vt_tag_name(snapshot->tags[i].tag),
-			human(snapshot->tags[i].bytes, size, sizeof(size)),
+		fprintf(out, "%s ", i ? "," : "");
+		vt_text_safe(out, vt_tag_name(snapshot->tags[i].tag));
+		fprintf(out, " %s (%.1f%%)", human(snapshot->tags[i].bytes, size, sizeof(size)),
 			percent(snapshot->tags[i].bytes, live));
 	}
 	if (snapshot->tag_count > shown)
@@ -208,10 +209,13 @@ static void summarize_exit(FILE *out, const struct vt_report *report,
 		else if (most.leak->stack != VT_STACK_NONE && report->symbolizer)
 			vt_report_describe_stack(report->symbolizer, most.leak->stack, where,
 						 sizeof(where));
-		fprintf(out, "; most %s%s [%s]: %s in %" PRIu64 " allocation%s",
-			where[0] ? (most.rank ? "from " : "at ") : "", where,
-			vt_tag_name(most.leak->tag), human(most.bytes, size, sizeof(size)),
-			most.count, most.count == 1 ? "" : "s");
+		fprintf(out, "; most %s", where[0] ? (most.rank ? "from " : "at ") : "");
+		vt_text_safe(out, where);
+		fputs(" [", out);
+		vt_text_safe(out, vt_tag_name(most.leak->tag));
+		fprintf(out, "]: %s in %" PRIu64 " allocation%s",
+			human(most.bytes, size, sizeof(size)), most.count,
+			most.count == 1 ? "" : "s");
 	}
 	fputc('\n', out);
 }

@@ -14,6 +14,7 @@
 #include "report.h"
 #include "stack_frames.h"
 #include "summary_stacks.h"
+#include "text_lines.h"
 
 #define PREFIX         "vramtrace: "
 #define SUMMARY_STACKS 5
@@ -87,9 +88,13 @@ static void name_libraries(const struct shown_frames *shown, size_t lead, char *
 	}
 }
 
+/* The frame's place as a terminal may show it: names come from the
+ * program (a file name given to Python's compile() may hold a newline or
+ * an escape sequence). */
 static void describe_frame(const struct vt_frame *frame, char *out, size_t size)
 {
-	vt_frame_place(frame, out, size);
+	char place[1600];
+	vt_text_safe_copy(out, size, vt_frame_place(frame, place, sizeof(place)));
 }
 
 void vt_report_describe_stack(struct vt_symbolizer *symbolizer, uint32_t stack, char *out,
@@ -296,10 +301,11 @@ void vt_summary_stacks(FILE *out, const struct vt_report *report,
 	fprintf(out, PREFIX "  top stacks at the peak:\n");
 	for (size_t i = 0; i < shown; i++) {
 		const struct vt_summary_row *row = &rows->rows[i];
-		fprintf(out, PREFIX "    #%zu %s %.1f%% [%s]", i + 1,
+		fprintf(out, PREFIX "    #%zu %s %.1f%% [", i + 1,
 			human(row->bytes, size, sizeof(size)),
-			stats->peak ? 100.0 * (double)row->bytes / (double)stats->peak : 0.0,
-			vt_tag_name(row->tag));
+			stats->peak ? 100.0 * (double)row->bytes / (double)stats->peak : 0.0);
+		vt_text_safe(out, vt_tag_name(row->tag));
+		fputc(']', out);
 		if (row->members > 1)
 			fprintf(out, ", %" PRIu32 " stacks at these lines", row->members);
 		fputc('\n', out);

@@ -10,6 +10,7 @@
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -98,6 +99,18 @@ static void abandon_libdw(struct vt_symbolizer *s)
 	s->dwfl = NULL;
 }
 
+/* An allocation that failed inside libdw without reaching its error()
+ * may still have left its tables half-updated: when growing its segment
+ * table, a failed second realloc frees the first one's block while the
+ * table still points at the block that realloc freed, and dwfl_end frees
+ * it again. errno, cleared before the calls, tells: ENOMEM abandons libdw
+ * as an escape does. */
+static void abandon_after_failed_allocation(struct vt_symbolizer *s)
+{
+	if (errno == ENOMEM)
+		abandon_libdw(s);
+}
+
 static bool load_libdw(struct vt_symbolizer *s)
 {
 	s->handle = open_libdw();
@@ -139,7 +152,8 @@ static bool start_dwfl_unguarded(struct vt_symbolizer *s)
 	 * left by pthread_exit, though the process lives on. */
 	if (s->dw.proc_report(s->dwfl, gettid()) != 0 ||
 	    s->dw.report_end(s->dwfl, NULL, NULL) != 0) {
-		s->dw.end(s->dwfl);
+		if (errno != ENOMEM) /* else abandoned: see abandon_after_failed_allocation */
+			s->dw.end(s->dwfl);
 		s->dwfl = NULL;
 		return false;
 	}
@@ -216,10 +230,14 @@ static bool start_dwfl(struct vt_symbolizer *s)
 		abandon_libdw(s);
 		return false;
 	}
+	int saved_errno = errno;
+	errno = 0;
 	vt_libdw_guard_enter(&escape);
 	bool started = start_dwfl_unguarded(s);
 	vt_libdw_guard_leave();
-	return started;
+	abandon_after_failed_allocation(s);
+	errno = saved_errno;
+	return started && s->dwfl;
 }
 
 static Dwfl_Module *lookup_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_frame *out)
@@ -314,18 +332,26 @@ static unsigned symbolize_dwfl(struct vt_symbolizer *s, uintptr_t pc, struct vt_
 {
 	if (!s->dwfl)
 		return 0;
+	const int saved_errno = errno;
+	unsigned count = 0;
 	sigjmp_buf escape;
-	if (sigsetjmp(escape, 1)) {
-		abandon_libdw(s);
-		uintptr_t pc_kept = out->pc;
-		memset(out, 0, sizeof(*out));
-		out->pc = pc_kept;
-		return 0;
+	errno = 0;
+	if (sigsetjmp(escape, 1) == 0) {
+		vt_libdw_guard_enter(&escape);
+		Dwfl_Module *module = lookup_dwfl(s, pc, out);
+		count = !module ? 0 : max > 1 ? inline_chain(s, module, pc, out, max) : 1;
+		vt_libdw_guard_leave();
+		if (errno != ENOMEM)
+			goto done;
 	}
-	vt_libdw_guard_enter(&escape);
-	Dwfl_Module *module = lookup_dwfl(s, pc, out);
-	unsigned count = !module ? 0 : max > 1 ? inline_chain(s, module, pc, out, max) : 1;
-	vt_libdw_guard_leave();
+	/* Out of memory, escaped or not: nothing libdw said may hold. */
+	abandon_libdw(s);
+	uintptr_t pc_kept = out->pc;
+	memset(out, 0, sizeof(*out));
+	out->pc = pc_kept;
+	count = 0;
+done:
+	errno = saved_errno;
 	return count;
 }
 

@@ -25,23 +25,47 @@ static size_t printable_utf8(const unsigned char *c, size_t left)
 	return length == 2 && c[0] == 0xc2 && c[1] < 0xa0 ? 0 : length;
 }
 
+/* The piece of text that stands for the character at c (left bytes) on a
+ * terminal, into piece (at least 5 bytes); how many bytes of c it took
+ * in *taken. Returns the piece's length. */
+static size_t safe_piece(const unsigned char *c, size_t left, char *piece, size_t *taken)
+{
+	size_t length = *c < 0x80 ? 1 : printable_utf8(c, left);
+	*taken = length ? length : 1;
+	if (*c == '\n' || *c == '\t') {
+		piece[0] = '\\';
+		piece[1] = *c == '\n' ? 'n' : 't';
+		return 2;
+	}
+	if (*c < 0x20 || *c == 0x7f || !length)
+		return (size_t)snprintf(piece, 5, "\\x%02x", *c);
+	memcpy(piece, c, length);
+	return length;
+}
+
 void vt_text_safe(FILE *out, const char *text)
 {
 	const unsigned char *c = (const unsigned char *)(text ? text : "");
-	for (size_t left = strlen((const char *)c); left;) {
-		size_t length = *c < 0x80 ? 1 : printable_utf8(c, left);
-		if (*c == '\n')
-			fputs("\\n", out);
-		else if (*c == '\t')
-			fputs("\\t", out);
-		else if (*c < 0x20 || *c == 0x7f || !length)
-			fprintf(out, "\\x%02x", *c);
-		else
-			fwrite(c, 1, length, out);
-		length = length ? length : 1;
-		c += length;
-		left -= length;
+	char piece[8];
+	for (size_t left = strlen((const char *)c), taken; left; c += taken, left -= taken)
+		fwrite(piece, 1, safe_piece(c, left, piece, &taken), out);
+}
+
+void vt_text_safe_copy(char *out, size_t size, const char *text)
+{
+	const unsigned char *c = (const unsigned char *)(text ? text : "");
+	size_t used = 0;
+	char piece[8];
+	if (!size)
+		return;
+	for (size_t left = strlen((const char *)c), taken; left; c += taken, left -= taken) {
+		size_t length = safe_piece(c, left, piece, &taken);
+		if (used + length >= size)
+			break; /* whole pieces only */
+		memcpy(out + used, piece, length);
+		used += length;
 	}
+	out[used] = '\0';
 }
 
 const char *vt_text_size(int64_t bytes, char *buf, unsigned size)
@@ -102,9 +126,9 @@ void vt_text_failure(FILE *out, const char *prefix, const struct vt_text_failure
 {
 	char size[32], live[32];
 	vt_size_format(failure->bytes, size, sizeof(size));
-	fprintf(out, "%s    %s requested by %s [%s] at %.3f s: ", prefix, size,
-		failure->api ? failure->api : "?", failure->tag ? failure->tag : "untagged",
-		(double)failure->at_ns / 1e9);
+	fprintf(out, "%s    %s requested by %s [", prefix, size, failure->api ? failure->api : "?");
+	vt_text_safe(out, failure->tag ? failure->tag : "untagged");
+	fprintf(out, "] at %.3f s: ", (double)failure->at_ns / 1e9);
 	if (failure->error_name)
 		fprintf(out, "%s (%" PRId64 ")", failure->error_name, failure->error);
 	else

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -15,6 +16,9 @@
  * characters, C1 controls and bytes that are not UTF-8; other characters
  * as they are. */
 void vt_text_safe(FILE *out, const char *text);
+/* The same into out, as many whole escaped characters as fit in size - 1
+ * bytes. */
+void vt_text_safe_copy(char *out, size_t size, const char *text);
 /* bytes as "1.50 GiB", "-1.50 GiB" below zero, into buf. */
 const char *vt_text_size(int64_t bytes, char *buf, unsigned size);
 

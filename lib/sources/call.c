@@ -33,6 +33,18 @@ void vt_call_enable_python(void)
 	atomic_store(&python_frames, true);
 }
 
+/* Whether Python frames are read: found at activation, or in a libpython
+ * loaded after it. */
+static bool python_on(void)
+{
+	if (atomic_load_explicit(&python_frames, memory_order_acquire))
+		return true;
+	if (!vt_python_found_late())
+		return false;
+	atomic_store_explicit(&python_frames, true, memory_order_release);
+	return true;
+}
+
 /* Each native frame of the evaluation loop gives way to the run of Python
  * frames it was executing, innermost first; runs the native walk did not
  * reach (its depth ran out) follow at the root. */
@@ -63,7 +75,7 @@ static uint32_t capture_stack(unsigned depth, uint32_t tag)
 {
 	uintptr_t frames[VT_MAX_STACK_DEPTH], merged[VT_MAX_STACK_FRAMES];
 	unsigned got = vt_stack_capture(frames, depth);
-	if (!atomic_load_explicit(&python_frames, memory_order_relaxed))
+	if (!python_on())
 		return vt_stack_intern(frames, got, tag);
 	return vt_stack_intern(merged, merge_python(frames, got, merged), tag);
 }

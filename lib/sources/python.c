@@ -74,6 +74,11 @@ static struct {
 } py;
 
 static atomic_bool warned;
+/* While no interpreter is loaded: each load (dlopen) may bring one, so
+ * the next allocation after it looks again; searched_at is the loader's
+ * count of loads at the last look. */
+static atomic_bool absent, searching;
+static _Atomic unsigned long long searched_at;
 
 static void *symbol(const char *name)
 {
@@ -134,32 +139,73 @@ static void find_finalizing(unsigned version)
 	py.finalizing = (const void *const *)(runtime + offset);
 }
 
-bool vt_python_init(unsigned max_frames)
+/* Looks for the interpreter among what is loaded now: false without one,
+ * or with one whose frames are not read (said once). The layout is set
+ * last, for threads that read frames while a late search runs. */
+static bool find_interpreter(void)
 {
 	const unsigned long *exported = symbol("Py_Version"); /* 3.11 on */
 	py.thread_state = (void *(*)(void))symbol("PyGILState_GetThisThreadState");
 	py.initialized = (int (*)(void))symbol("Py_IsInitialized");
 	py.code_type = symbol("PyCode_Type");
 	if (!py.thread_state || !py.initialized || !py.code_type)
-		return false; /* no Python in this process */
+		return false; /* no Python in this process (yet) */
+	atomic_store(&absent, false);
+	const struct layout *found = NULL;
 	unsigned minor = exported ? (unsigned)(*exported & 0xFFFF0000u) : version_from_text();
 	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
 		if (layouts[i].version == minor)
-			py.layout = &layouts[i];
-	if (!py.layout || free_threaded()) {
+			found = &layouts[i];
+	if (!found || free_threaded()) {
 		char text[32];
 		version_text(text, sizeof(text));
 		if (!atomic_exchange(&warned, true))
 			vt_warn("Python %s%s is not one whose frames vramtrace reads (3.9 to "
 				"3.13): stacks stay native",
-				text, py.layout ? ", free-threaded," : "");
-		py.layout = NULL;
+				text, found ? ", free-threaded," : "");
 		return false;
 	}
 	find_eval_loop();
 	find_finalizing(minor);
-	py.max_frames = max_frames;
+	__atomic_store_n(&py.layout, found, __ATOMIC_RELEASE);
 	return true;
+}
+
+/* Objects loaded so far (dlopen), from the loader's own count. */
+static int read_loads(struct dl_phdr_info *info, size_t size, void *context)
+{
+	(void)size;
+	*(unsigned long long *)context = info->dlpi_adds;
+	return 1;
+}
+
+static unsigned long long loads(void)
+{
+	unsigned long long count = 0;
+	dl_iterate_phdr(read_loads, &count);
+	return count;
+}
+
+bool vt_python_init(unsigned max_frames)
+{
+	py.max_frames = max_frames;
+	atomic_store(&absent, true);
+	atomic_store(&searched_at, loads());
+	return find_interpreter();
+}
+
+bool vt_python_found_late(void)
+{
+	if (!atomic_load_explicit(&absent, memory_order_relaxed))
+		return false;
+	unsigned long long now = loads();
+	if (now == atomic_load_explicit(&searched_at, memory_order_relaxed) ||
+	    atomic_exchange(&searching, true))
+		return false;
+	atomic_store(&searched_at, now);
+	bool found = find_interpreter();
+	atomic_store(&searching, false);
+	return found;
 }
 
 bool vt_python_is_eval_pc(uintptr_t pc)
@@ -172,7 +218,8 @@ static const void *field(const void *base, size_t offset)
 	return *(const void *const *)((const char *)base + offset);
 }
 
-/* A str's text into out, as UTF-8: compact strings only. */
+/* A str's text into out, as UTF-8: compact strings only, as many whole
+ * characters as fit in size - 1 bytes. */
 static void read_str(const void *object, char *out, size_t size)
 {
 	const struct layout *l = py.layout;
@@ -188,10 +235,13 @@ static void read_str(const void *object, char *out, size_t size)
 	const unsigned char *data =
 		(const unsigned char *)base + (ascii ? l->ascii_size : l->compact_size);
 	size_t used = 0;
-	for (size_t i = 0; i < length && used + 4 < size; i++) {
+	for (size_t i = 0; i < length; i++) {
 		uint32_t c = kind == 1   ? data[i]
 			     : kind == 2 ? ((const uint16_t *)data)[i]
 					 : ((const uint32_t *)data)[i];
+		size_t width = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+		if (used + width >= size)
+			break; /* whole characters only, and the NUL */
 		if (c < 0x80) {
 			out[used++] = (char)c;
 		} else if (c < 0x800) {
@@ -215,7 +265,7 @@ static void read_str(const void *object, char *out, size_t size)
 static uint32_t copy_code(const void *code)
 {
 	const struct layout *l = py.layout;
-	char qualname[512], filename[1024];
+	char qualname[512], filename[512]; /* as the report's frames hold them */
 	read_str(field(code, l->code_qualname), qualname, sizeof(qualname));
 	read_str(field(code, l->code_filename), filename, sizeof(filename));
 	const char *table = field(code, l->code_line_table);
@@ -393,11 +443,12 @@ unsigned vt_python_frames(uintptr_t *frames, unsigned max, unsigned *runs, unsig
 			  unsigned *run_count)
 {
 	*run_count = 0;
-	if (!py.layout)
+	const struct layout *layout = __atomic_load_n(&py.layout, __ATOMIC_ACQUIRE);
+	if (!layout)
 		return 0;
 	if (max > py.max_frames)
 		max = py.max_frames;
-	const struct layout l = *py.layout;
+	const struct layout l = *layout;
 	unsigned count = 0, in_run = 0;
 	for (const void *frame = current_frame(); frame && count < max;
 	     frame = field(frame, l.frame_previous)) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -387,4 +388,66 @@ Test(attribution, names_past_the_bound_are_grouped_and_said, .timeout = 120)
 	cr_assert_str_eq(json_string_value(json_array_get(left_out, 0)), "tags");
 	cr_assert(strstr(run.err, "vramtrace: more than 1048574 distinct tags"), "%s", run.err);
 	traced_run_free(&run);
+}
+
+/* Arguments the library cannot take (None, an int or a list for a name, a
+ * NUL inside, a lone surrogate, a float or an address past 64 bits, a path
+ * cut by a NUL): each call gives False with vramtrace as without it, none
+ * raises, and none tags or dumps anything. */
+static const char arguments_refused[] = "push None False\n"
+					"push 5 False\n"
+					"push list False\n"
+					"push NUL False\n"
+					"push lone surrogate False\n"
+					"tag None None\n"
+					"pop False\n"
+					"tag_pointer 1.5 False\n"
+					"tag_pointer None name False\n"
+					"tag_pointer -1 False\n"
+					"tag_pointer 2**64 False\n"
+					"dump 5 False\n"
+					"dump NUL False\n";
+
+static void run_arguments(struct traced_run *run, bool preload, const char *dump)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "PYTHONPATH=%s", build_path("VT_TEST_PYTHON_DIR"));
+	struct run_options options = {
+		.preload = preload, .simulate = true, .env = (const char *const[]){path, NULL}};
+	traced_run(run, &options,
+		   (char *[]){(char *)build_path("VT_TEST_PYTHON"),
+			      (char *)python_program("python_api_arguments.py"), (char *)dump,
+			      NULL});
+	cr_assert_eq(run->status, 0, "%s", run->err);
+}
+
+Test(attribution, the_python_helper_refuses_what_the_library_cannot_take_alike)
+{
+	char dir[] = "/tmp/vramtrace-arguments-XXXXXX", dump[64], cut[80];
+	cr_assert(mkdtemp(dir));
+	snprintf(dump, sizeof(dump), "%s/dumped.json", dir);
+	snprintf(cut, sizeof(cut), "%s.cut", dump);
+	struct traced_run run;
+	run_arguments(&run, false, dump);
+	cr_assert_str_eq(run.out, arguments_refused);
+	cr_assert_eq(run.reports, 0);
+	traced_run_free(&run);
+
+	run_arguments(&run, true, dump);
+	char want[1024];
+	snprintf(want, sizeof(want),
+		 "%spush bytes True\npop True\ntag_pointer c_void_p True\ntag_pointer int True\n"
+		 "dump pathlib.Path True\n",
+		 arguments_refused);
+	cr_assert_str_eq(run.out, want, "%s", run.err);
+	cr_assert_eq(run.reports, 1, "no report from dump(5)");
+	cr_assert_eq(access(dump, R_OK), 0, "dump(pathlib.Path) writes its report");
+	cr_assert_neq(access(cut, F_OK), 0, "no report at a path cut by a NUL");
+	json_t *tags = report_at(run.report, "devices/0/tags");
+	cr_assert_eq(json_array_size(tags), 3, "untagged, ctypes and int; no \"hi\" nor \"a\"");
+	cr_assert_eq(tag_number(run.report, "ctypes", "live_at_exit_bytes"), 0);
+	cr_assert_eq(tag_number(run.report, "untagged", "live_at_exit_bytes"), 2 * MiB);
+	cr_assert_eq(tag_number(run.report, "int", "live_at_exit_bytes"), 1 * MiB);
+	traced_run_free(&run);
+	remove_tree(dir);
 }

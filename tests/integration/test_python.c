@@ -449,3 +449,92 @@ Test(python, frames_of_a_del_at_shutdown_in_the_executable)
 {
 	check_frames_at_shutdown("/usr/bin/python3");
 }
+
+/* A C program that allocates before it loads libpython with dlopen: the
+ * interpreter is found at the first allocation after the load, and the
+ * Python line is read. */
+static void check_python_loaded_late(const char *python)
+{
+	if (access(python, X_OK) != 0)
+		cr_skip_test("no %s here", python);
+	char command[800], library[600];
+	snprintf(command, sizeof(command),
+		 "%s -c 'import sysconfig, os; "
+		 "print(os.path.join(sysconfig.get_config_var(\"LIBDIR\"), "
+		 "sysconfig.get_config_var(\"INSTSONAME\")))'",
+		 python);
+	FILE *found = popen(command, "r");
+	bool read = found && fgets(library, sizeof(library), found);
+	if (found)
+		pclose(found);
+	library[read ? strcspn(library, "\n") : 0] = '\0';
+	if (!read || access(library, R_OK) != 0)
+		cr_skip_test("no libpython for %s", python);
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	traced_run(&run, &options, (char *[]){(char *)program_path("python_late"), library, NULL});
+	if (run.status == 77)
+		cr_skip_test("cannot load %s: %s", library, run.err);
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	json_t *frames = stack_of(run.report, 2 * MiB);
+	char lines[256] = "";
+	size_t i, used = 0;
+	json_t *frame;
+	json_array_foreach (frames, i, frame)
+		if (json_is_true(json_object_get(frame, "python")))
+			used += (size_t)snprintf(
+				lines + used, sizeof(lines) - used, "%s%s %s:%lld",
+				used ? ", " : "",
+				json_string_value(json_object_get(frame, "function")),
+				json_string_value(json_object_get(frame, "file")),
+				(long long)json_integer_value(json_object_get(frame, "line")));
+	cr_assert_str_eq(lines, "allocate <string>:5, <module> <string>:6");
+	cr_assert_eq(python_count(stack_of(run.report, MiB)), 0);
+	traced_run_free(&run);
+}
+
+Test(python, a_libpython_loaded_after_the_first_allocation)
+{
+	check_python_loaded_late(build_path("VT_TEST_PYTHON"));
+}
+
+Test(python, a_libpython_loaded_after_the_first_allocation_debian)
+{
+	check_python_loaded_late("/usr/bin/python3");
+}
+
+/* A tag and a Python file name that hold a newline and escape sequences
+ * reach the exit summary escaped, in every line that names them: the top
+ * stacks, the live at exit, the failed allocation and what was live then. */
+Test(python, names_in_the_summary_are_escaped)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "PYTHONPATH=%s", build_path("VT_TEST_PYTHON_DIR"));
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){path, "VRAMTRACE_SUMMARY=1", NULL},
+	};
+	traced_run(&run, &options,
+		   (char *[]){(char *)build_path("VT_TEST_PYTHON"),
+			      (char *)python_program("python_hostile_names.py"), NULL});
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	cr_assert_null(strchr(run.err, '\x1b'), "%s", run.err);
+	cr_assert_null(strchr(run.err, '\x07'), "%s", run.err);
+	cr_assert_null(strstr(run.err, "\nvramtrace: forged"), "%s", run.err);
+	const char *tag = "tag\\nvramtrace: forged\\x1b[2J\\x1b]0;PWNED\\x07";
+	char want[256];
+	snprintf(want, sizeof(want), "#1 1.00 MiB 100.0%% [%s]\n", tag);
+	cr_assert(strstr(run.err, want), "%s", run.err);
+	snprintf(want, sizeof(want), "most from stack #1 [%s]: 1.00 MiB", tag);
+	cr_assert(strstr(run.err, want), "%s", run.err);
+	snprintf(want, sizeof(want), "requested by cudaMalloc [%s] at", tag);
+	cr_assert(strstr(run.err, want), "%s", run.err);
+	snprintf(want, sizeof(want), "live then: %s 1.00 MiB (100.0%%)", tag);
+	cr_assert(strstr(run.err, want), "%s", run.err);
+	cr_assert(strstr(run.err,
+			 "<module> (file\\nvramtrace: forged\\x1b[2J\\x1b]0;PWNED\\x07.py:1)"),
+		  "%s", run.err);
+	traced_run_free(&run);
+}

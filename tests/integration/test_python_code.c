@@ -119,3 +119,47 @@ Test(python_code, threads_running_the_same_code_share_its_frames)
 	}
 	traced_run_free(&run);
 }
+
+/* The long-named Python frame of the one stack holding bytes at the peak. */
+static json_t *python_frame_holding(json_t *report, int64_t bytes, const char *function_start)
+{
+	size_t i;
+	json_t *index;
+	json_array_foreach (stack_holding(report, bytes), i, index) {
+		json_t *frame = json_array_get(report_at(report, "frames"),
+					       (size_t)json_integer_value(index));
+		const char *name = json_string_value(json_object_get(frame, "function"));
+		if (json_is_true(json_object_get(frame, "python")) && name && strlen(name) > 100 &&
+		    strncmp(name, function_start, strlen(function_start)) == 0)
+			return frame;
+	}
+	cr_assert_fail("no frame of %s... holds %lld bytes", function_start, (long long)bytes);
+	return NULL;
+}
+
+/* A name and a file name are kept to their first 511 bytes, in whole
+ * characters: 511 of "a", 255 of "é" (510 bytes), 127 of a four-byte
+ * character (508 bytes); "xy" and 254 of "é" (510 bytes). */
+Test(python_code, long_names_keep_as_many_whole_characters_as_fit)
+{
+	struct traced_run run;
+	struct run_options options = {.preload = true, .simulate = true};
+	traced_run(&run, &options,
+		   (char *[]){(char *)build_path("VT_TEST_PYTHON"),
+			      (char *)python_program("python_long_names.py"), NULL});
+	cr_assert_eq(run.status, 0, "%s %s", run.out, run.err);
+	const char *const starts[] = {"a", "\u00e9", "\U00020000"};
+	const size_t kept[] = {511, 510, 508};
+	for (int i = 0; i < 3; i++) {
+		json_t *frame = python_frame_holding(run.report, (i + 1) * MiB, starts[i]);
+		const char *name = json_string_value(json_object_get(frame, "function"));
+		const char *file = json_string_value(json_object_get(frame, "file"));
+		cr_assert_eq(strlen(name), kept[i], "%zu", strlen(name));
+		cr_assert_eq(strspn(name, starts[i]), kept[i]);
+		cr_assert_eq(strlen(file), 510, "%zu", strlen(file));
+		cr_assert_eq(strncmp(file, "xy", 2), 0);
+		cr_assert_eq(strspn(file + 2, "\u00e9"), 508);
+		cr_assert_eq(json_integer_value(json_object_get(frame, "line")), 2 + 3 * i);
+	}
+	traced_run_free(&run);
+}

@@ -14,7 +14,17 @@ The calls reach libvramtrace.so through ctypes when the process runs under
 it (``vramtrace run -- python app.py`` or LD_PRELOAD). Without it every call
 is a silent no-op, so the tags can stay in production code.
 
-Tags are per thread and nest. An explicit tag outranks an NVTX range, so
+A name is a str or bytes and a path a str, bytes or os.PathLike; what the
+library cannot take (another type, a NUL inside, a lone surrogate, an
+address outside 1 to 2**64 - 1) makes the call return False, with vramtrace
+as without it, and no call raises.
+
+Tags are per thread and nest, which asyncio does not see: a ``with
+vramtrace.tag`` block that awaits lends its tag to every task the event
+loop runs on that thread meanwhile, and its end closes whichever tag is
+innermost then; and ``@vramtrace.tag`` on an ``async def`` tags only the
+making of the coroutine, not its run. Under asyncio, tag only code that
+does not await. An explicit tag outranks an NVTX range, so
 PyTorch users can leave ``torch.cuda.nvtx.range("attention")`` (which
 ``vramtrace run`` turns into tags through NVTX_INJECTION64_PATH) around
 whole layers and add ``vramtrace.tag`` only where a finer name helps.
@@ -26,6 +36,8 @@ tensor carved from its cache.
 
 import contextlib
 import ctypes
+import operator
+import os
 
 __all__ = ["available", "push", "pop", "tag", "tag_pointer", "dump", "window_begin",
            "window_peak"]
@@ -61,7 +73,42 @@ _library = _load()
 
 
 def _encode(text):
-    return text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    """A name as the library's C string (UTF-8; bytes as they are), or None
+    for what no C string says: not a str or bytes, a NUL inside, a lone
+    surrogate. Checked with and without vramtrace alike, so that a call
+    answers the same either way."""
+    if isinstance(text, str):
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    elif isinstance(text, (bytes, bytearray)):
+        data = bytes(text)
+    else:
+        return None
+    return None if b"\0" in data else data
+
+
+def _path(path):
+    """A path (str, bytes or os.PathLike) as the library's C string, or None."""
+    try:
+        data = os.fsencode(path)
+    except (TypeError, UnicodeEncodeError):
+        return None
+    return None if b"\0" in data else data
+
+
+def _address(pointer):
+    """An address (an int, or a ctypes.c_void_p) the library can take, or None."""
+    if isinstance(pointer, ctypes.c_void_p):
+        pointer = pointer.value
+    if isinstance(pointer, bool):
+        return None
+    try:
+        address = operator.index(pointer)
+    except TypeError:
+        return None
+    return address if 0 < address < 2**64 else None
 
 
 def available():
@@ -71,7 +118,8 @@ def available():
 
 def push(name):
     """Tags this thread's allocations with name until pop(). True if it took."""
-    return _library is not None and _library["push"](_encode(name)) == 0
+    name = _encode(name)
+    return _library is not None and name is not None and _library["push"](name) == 0
 
 
 def pop():
@@ -81,14 +129,17 @@ def pop():
 
 def tag_pointer(pointer, name):
     """Moves a live allocation (an int address, e.g. tensor.data_ptr()) to name."""
-    return _library is not None and _library["tag_pointer"](pointer, _encode(name)) == 0
+    pointer, name = _address(pointer), _encode(name)
+    return (_library is not None and pointer is not None and name is not None and
+            _library["tag_pointer"](pointer, name) == 0)
 
 
 def dump(path=None):
     """Writes a report now; path takes %p, %h and %r like VRAMTRACE_OUTPUT."""
-    if _library is None:
+    encoded = None if path is None else _path(path)
+    if _library is None or (path is not None and encoded is None):
         return False
-    return _library["dump"](None if path is None else _encode(path)) == 0
+    return _library["dump"](encoded) == 0
 
 
 @contextlib.contextmanager
