@@ -13,6 +13,31 @@
 #include "unwind_cache.h"
 #include "unwind_rule.h"
 
+/* The loader's counts of loads (dlopen) and unloads (dlclose), read in one
+ * call: unloads tell a walk that a rule found before one may belong to code
+ * no longer there; loads, kept as this thread last read them, tell the
+ * caller that new code (an interpreter) may be there. */
+struct loader_counts {
+	unsigned long long loads, unloads;
+};
+
+static __thread unsigned long long loads_seen __attribute__((tls_model("initial-exec")));
+
+static int read_counts(struct dl_phdr_info *info, size_t size, void *context)
+{
+	(void)size;
+	*(struct loader_counts *)context = (struct loader_counts){info->dlpi_adds, info->dlpi_subs};
+	return 1;
+}
+
+static uint32_t code_generation(void)
+{
+	struct loader_counts counts = {0, 0};
+	dl_iterate_phdr(read_counts, &counts);
+	loads_seen = counts.loads;
+	return (uint32_t)counts.unloads;
+}
+
 #if defined(__x86_64__)
 
 struct vt_registers {
@@ -173,22 +198,6 @@ static bool step_signal(struct stacks *stacks, struct vt_registers *regs)
 		add_region(stacks, sp - RED_ZONE, stack_top(sp));
 	*regs = (struct vt_registers){pc, sp, fp};
 	return true;
-}
-
-/* Unloads so far (dlclose): a rule found before one may belong to code
- * no longer there. */
-static int read_unloads(struct dl_phdr_info *info, size_t size, void *context)
-{
-	(void)size;
-	*(uint32_t *)context = (uint32_t)info->dlpi_subs;
-	return 1;
-}
-
-static uint32_t code_generation(void)
-{
-	uint32_t unloads = 0;
-	dl_iterate_phdr(read_unloads, &unloads);
-	return unloads;
 }
 
 static bool rule_for(uintptr_t pc, uint32_t generation, struct vt_unwind_rule *rule)
@@ -465,11 +474,22 @@ unsigned vt_stack_walk_steps_reused(void)
 	return memo ? memo->reused : 0;
 }
 
+unsigned long long vt_stack_walk_loads(void)
+{
+	return loads_seen;
+}
+
 #else
 
 unsigned vt_stack_walk_steps_reused(void)
 {
 	return 0;
+}
+
+unsigned long long vt_stack_walk_loads(void)
+{
+	code_generation();
+	return loads_seen;
 }
 
 bool vt_stack_walk_available(void)

@@ -20,6 +20,10 @@ unsigned vt_stack_walk(uintptr_t *frames, unsigned depth, uintptr_t own_start, u
 /* Steps this thread's last walk took over from its memo of an earlier
  * walk, as still holding (for the tests' measure of that memo). */
 unsigned vt_stack_walk_steps_reused(void);
+/* The loader's count of objects loaded so far (dlopen), as this thread's
+ * last walk read it (read now where there is no walk): a caller learns of
+ * new code at no cost of its own. */
+unsigned long long vt_stack_walk_loads(void);
 
 /* A walk that differs from the memo takes its place only when this many
  * walks in a row have differed (stack_walk.c says why). */

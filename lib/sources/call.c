@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 
 #include "../core/stack_capture.h"
+#include "../core/stack_walk.h"
 #include "../core/stacks.h"
 #include "../core/tag_stack.h"
 #include "../core/tags.h"
@@ -39,7 +40,7 @@ static bool python_on(void)
 {
 	if (atomic_load_explicit(&python_frames, memory_order_acquire))
 		return true;
-	if (!vt_python_found_late())
+	if (!vt_python_found_late(vt_stack_walk_loads()))
 		return false;
 	atomic_store_explicit(&python_frames, true, memory_order_release);
 	return true;

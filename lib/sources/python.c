@@ -171,34 +171,17 @@ static bool find_interpreter(void)
 	return true;
 }
 
-/* Objects loaded so far (dlopen), from the loader's own count. */
-static int read_loads(struct dl_phdr_info *info, size_t size, void *context)
-{
-	(void)size;
-	*(unsigned long long *)context = info->dlpi_adds;
-	return 1;
-}
-
-static unsigned long long loads(void)
-{
-	unsigned long long count = 0;
-	dl_iterate_phdr(read_loads, &count);
-	return count;
-}
-
 bool vt_python_init(unsigned max_frames)
 {
 	py.max_frames = max_frames;
 	atomic_store(&absent, true);
-	atomic_store(&searched_at, loads());
 	return find_interpreter();
 }
 
-bool vt_python_found_late(void)
+bool vt_python_found_late(unsigned long long now)
 {
 	if (!atomic_load_explicit(&absent, memory_order_relaxed))
 		return false;
-	unsigned long long now = loads();
 	if (now == atomic_load_explicit(&searched_at, memory_order_relaxed) ||
 	    atomic_exchange(&searching, true))
 		return false;

@@ -14,9 +14,10 @@
  * whose frames are not read. */
 bool vt_python_init(unsigned max_frames);
 /* Where vt_python_init found none: whether an interpreter loaded since
- * (dlopen of libpython after the first CUDA call) is now found. Costs a
- * look at the loader's count of loads, and a search after each load. */
-bool vt_python_found_late(void);
+ * (dlopen of libpython after the first CUDA call) is now found, given the
+ * loader's count of loads now; it searches again each time that count has
+ * moved. */
+bool vt_python_found_late(unsigned long long loads);
 /* Whether pc lies in the interpreter's evaluation loop: each such native
  * frame ran one run of Python frames. */
 bool vt_python_is_eval_pc(uintptr_t pc);
