@@ -1,11 +1,13 @@
 /* CUDA arrays and mipmapped arrays (textures, surfaces): device memory
- * behind an opaque handle, which stands in for the address. The size is
- * the driver's own (cuArrayGetMemoryRequirements), or, where the driver
- * cannot say, computed from the descriptor without any padding. */
+ * behind an opaque handle, which stands in for the address. The driver
+ * says how much memory an array takes only for one whose memory is mapped
+ * later (cuArrayGetMemoryRequirements refuses any other with
+ * CUDA_ERROR_INVALID_VALUE), and those are not recorded here; so an
+ * array's size is its elements' bytes, computed from the descriptor
+ * without the padding the driver's opaque layout adds. */
 #include <stdatomic.h>
 
 #include "../core/counter.h"
-#include "driver_query.h"
 #include "call.h"
 #include "observer.h"
 
@@ -41,13 +43,6 @@ static uint64_t computed_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned lev
 		bytes = vt_add_bytes(bytes, level_bytes);
 	}
 	return bytes;
-}
-
-static uint64_t array_bytes(void *handle, bool mipmapped, const CUDA_ARRAY3D_DESCRIPTOR *desc,
-			    unsigned levels)
-{
-	uint64_t bytes = vt_driver_array_size(handle, mipmapped);
-	return bytes ? bytes : computed_bytes(desc, levels);
 }
 
 /* A sparse array, or one whose memory is mapped later (CUDA_ARRAY3D_SPARSE,
@@ -91,7 +86,7 @@ static bool forget_unbacked(uintptr_t handle)
 	return false;
 }
 
-static void record_create(const struct vt_observer *self, CUresult rc, void *handle, bool mipmapped,
+static void record_create(const struct vt_observer *self, CUresult rc, void *handle,
 			  const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
 {
 	if (!desc)
@@ -101,8 +96,8 @@ static void record_create(const struct vt_observer *self, CUresult rc, void *han
 	if (rc == CUDA_SUCCESS)
 		forget_unbacked((uintptr_t)handle); /* one a context's end took */
 	if (rc == CUDA_SUCCESS)
-		vt_emit_alloc(VT_KIND_ARRAY, (uintptr_t)handle,
-			      array_bytes(handle, mipmapped, desc, levels), self->name);
+		vt_emit_alloc(VT_KIND_ARRAY, (uintptr_t)handle, computed_bytes(desc, levels),
+			      self->name);
 	else
 		vt_emit_failure(VT_KIND_ARRAY, computed_bytes(desc, levels), (int)rc, self->name);
 }
@@ -117,23 +112,22 @@ static void after_array_create(const struct vt_observer *self, const void *args,
 					.Height = desc->Height,
 					.Format = desc->Format,
 					.NumChannels = desc->NumChannels};
-	record_create(self, rc, rc == CUDA_SUCCESS ? *p->pHandle : NULL, false, &full, 1);
+	record_create(self, rc, rc == CUDA_SUCCESS ? *p->pHandle : NULL, &full, 1);
 }
 VT_OBSERVER(cuArrayCreate_v2, NULL, after_array_create);
 
 static void after_array_3d_create(const struct vt_observer *self, const void *args, CUresult rc)
 {
 	const cuArray3DCreate_v2_params *p = args;
-	record_create(self, rc, rc == CUDA_SUCCESS ? *p->pHandle : NULL, false, p->pAllocateArray,
-		      1);
+	record_create(self, rc, rc == CUDA_SUCCESS ? *p->pHandle : NULL, p->pAllocateArray, 1);
 }
 VT_OBSERVER(cuArray3DCreate_v2, NULL, after_array_3d_create);
 
 static void after_mipmapped_create(const struct vt_observer *self, const void *args, CUresult rc)
 {
 	const cuMipmappedArrayCreate_params *p = args;
-	record_create(self, rc, rc == CUDA_SUCCESS ? *p->pHandle : NULL, true,
-		      p->pMipmappedArrayDesc, p->numMipmapLevels);
+	record_create(self, rc, rc == CUDA_SUCCESS ? *p->pHandle : NULL, p->pMipmappedArrayDesc,
+		      p->numMipmapLevels);
 }
 VT_OBSERVER(cuMipmappedArrayCreate, NULL, after_mipmapped_create);
 
@@ -144,8 +138,7 @@ static void after_external_mipmapped(const struct vt_observer *self, const void 
 	const cuExternalMemoryGetMappedMipmappedArray_params *p = args;
 	if (rc == CUDA_SUCCESS)
 		vt_emit_alloc(VT_KIND_EXTERNAL, (uintptr_t)*p->mipmap,
-			      array_bytes(*p->mipmap, true, &p->mipmapDesc->arrayDesc,
-					  p->mipmapDesc->numLevels),
+			      computed_bytes(&p->mipmapDesc->arrayDesc, p->mipmapDesc->numLevels),
 			      self->name);
 }
 VT_OBSERVER(cuExternalMemoryGetMappedMipmappedArray, NULL, after_external_mipmapped);

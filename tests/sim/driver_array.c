@@ -1,12 +1,15 @@
 /* Stand-in driver: CUDA arrays and mipmapped arrays. An array's layout is
  * opaque on a real device; the simulated one pads each row to 512 bytes
  * and stacks the rows, layers and mipmap levels (each level half the size
- * of the one above, never below 1), which cuArrayGetMemoryRequirements and
- * cuMipmappedArrayGetMemoryRequirements report. The device is charged that
- * size rounded to its granularity, except for a sparse array or one
- * whose memory is mapped later (CUDA_ARRAY3D_SPARSE,
- * CUDA_ARRAY3D_DEFERRED_MAPPING), which holds no memory of its own. Only
- * the plain channel formats are simulated; others are refused. */
+ * of the one above, never below 1). The device is charged that size
+ * rounded to its granularity, except for a sparse array or one whose
+ * memory is mapped later (CUDA_ARRAY3D_SPARSE,
+ * CUDA_ARRAY3D_DEFERRED_MAPPING), which holds no memory of its own. As
+ * cuda.h says, cuArrayGetMemoryRequirements and
+ * cuMipmappedArrayGetMemoryRequirements report the size only for a
+ * deferred-mapping array, and refuse any other with
+ * CUDA_ERROR_INVALID_VALUE. Only the plain channel formats are simulated;
+ * others are refused. */
 #include "sim.h"
 
 #define SIM_ARRAY_ROW_ALIGNMENT 512
@@ -254,11 +257,18 @@ static CUresult requirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *out, void *handle, 
 	const struct sim_array *array = handle;
 	if (!out || !live(array, mipmapped))
 		return CUDA_ERROR_INVALID_VALUE;
+	if (!(array->desc.Flags & CUDA_ARRAY3D_DEFERRED_MAPPING))
+		return CUDA_ERROR_INVALID_VALUE;
 	if (!sim_valid_device(device))
 		return CUDA_ERROR_INVALID_DEVICE;
 	*out = (CUDA_ARRAY_MEMORY_REQUIREMENTS){.size = array->bytes,
 						.alignment = SIM_ARRAY_ROW_ALIGNMENT};
 	return CUDA_SUCCESS;
+}
+
+uint64_t sim_array_bytes(const void *handle)
+{
+	return ((const struct sim_array *)handle)->bytes;
 }
 
 SIM_EXPORT CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *out,
