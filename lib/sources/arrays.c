@@ -11,15 +11,31 @@
 #include "call.h"
 #include "observer.h"
 
-static uint64_t element_bytes(CUarray_format format)
+/* The bytes of one element: its channels' bytes times their count (the
+ * normalized formats name their count, which NumChannels repeats), or 4
+ * for the packed R10G10B10A2. */
+static uint64_t element_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc)
 {
-	switch (format) {
+	switch (desc->Format) {
 	case CU_AD_FORMAT_UNSIGNED_INT8:
-	case CU_AD_FORMAT_SIGNED_INT8: return 1;
+	case CU_AD_FORMAT_SIGNED_INT8:
+	case CU_AD_FORMAT_UNORM_INT8X1:
+	case CU_AD_FORMAT_UNORM_INT8X2:
+	case CU_AD_FORMAT_UNORM_INT8X4:
+	case CU_AD_FORMAT_SNORM_INT8X1:
+	case CU_AD_FORMAT_SNORM_INT8X2:
+	case CU_AD_FORMAT_SNORM_INT8X4: return desc->NumChannels;
 	case CU_AD_FORMAT_UNSIGNED_INT16:
 	case CU_AD_FORMAT_SIGNED_INT16:
-	case CU_AD_FORMAT_HALF: return 2;
-	default: return 4;
+	case CU_AD_FORMAT_HALF:
+	case CU_AD_FORMAT_UNORM_INT16X1:
+	case CU_AD_FORMAT_UNORM_INT16X2:
+	case CU_AD_FORMAT_UNORM_INT16X4:
+	case CU_AD_FORMAT_SNORM_INT16X1:
+	case CU_AD_FORMAT_SNORM_INT16X2:
+	case CU_AD_FORMAT_SNORM_INT16X4: return 2ull * desc->NumChannels;
+	case CU_AD_FORMAT_UNORM_INT_101010_2: return 4;
+	default: return 4ull * desc->NumChannels;
 	}
 }
 
@@ -28,14 +44,14 @@ static uint64_t at_least_one(uint64_t value)
 	return value ? value : 1;
 }
 
-/* Each mipmap level halves every extent (never below 1) but a layered
- * array's layer count. */
+/* Each mipmap level halves width and height, and a 3D array's depth (never
+ * below 1), but not a layered array's layers or a cubemap's faces. */
 static uint64_t computed_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
 {
-	uint64_t element = element_bytes(desc->Format) * desc->NumChannels, bytes = 0;
-	bool layered = desc->Flags & CUDA_ARRAY3D_LAYERED;
+	uint64_t element = element_bytes(desc), bytes = 0;
+	bool layers = desc->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP);
 	for (unsigned level = 0; level < levels && level < 64; level++) {
-		uint64_t depth = layered ? desc->Depth : desc->Depth >> level;
+		uint64_t depth = layers ? desc->Depth : desc->Depth >> level;
 		uint64_t level_bytes = vt_mul_bytes(
 			vt_mul_bytes(vt_mul_bytes(element, at_least_one(desc->Width >> level)),
 				     at_least_one(desc->Height >> level)),
