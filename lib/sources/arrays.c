@@ -44,18 +44,51 @@ static uint64_t at_least_one(uint64_t value)
 	return value ? value : 1;
 }
 
-/* Each mipmap level halves width and height, and a 3D array's depth (never
+/* A block-compressed format's bytes per block of 4 x 4 elements (8 for
+ * BC1 and BC4, 16 for the others); 0 for any other format. */
+static uint64_t block_bytes(CUarray_format format)
+{
+	switch (format) {
+	case CU_AD_FORMAT_BC1_UNORM:
+	case CU_AD_FORMAT_BC1_UNORM_SRGB:
+	case CU_AD_FORMAT_BC4_UNORM:
+	case CU_AD_FORMAT_BC4_SNORM: return 8;
+	case CU_AD_FORMAT_BC2_UNORM:
+	case CU_AD_FORMAT_BC2_UNORM_SRGB:
+	case CU_AD_FORMAT_BC3_UNORM:
+	case CU_AD_FORMAT_BC3_UNORM_SRGB:
+	case CU_AD_FORMAT_BC5_UNORM:
+	case CU_AD_FORMAT_BC5_SNORM:
+	case CU_AD_FORMAT_BC6H_UF16:
+	case CU_AD_FORMAT_BC6H_SF16:
+	case CU_AD_FORMAT_BC7_UNORM:
+	case CU_AD_FORMAT_BC7_UNORM_SRGB: return 16;
+	default: return 0;
+	}
+}
+
+/* One level's width x height plane: elements, or whole 4 x 4 blocks. */
+static uint64_t plane_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, uint64_t width, uint64_t height)
+{
+	uint64_t block = block_bytes(desc->Format);
+	if (block)
+		return vt_mul_bytes(vt_mul_bytes(block, (width + 3) / 4), (height + 3) / 4);
+	return vt_mul_bytes(vt_mul_bytes(element_bytes(desc), width), height);
+}
+
+/* Each mipmap level halves width and height (a block-compressed level
+ * holds whole blocks), and a 3D array's depth (never
  * below 1), but not a layered array's layers or a cubemap's faces. */
 static uint64_t computed_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
 {
-	uint64_t element = element_bytes(desc), bytes = 0;
+	uint64_t bytes = 0;
 	bool layers = desc->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP);
 	for (unsigned level = 0; level < levels && level < 64; level++) {
 		uint64_t depth = layers ? desc->Depth : desc->Depth >> level;
-		uint64_t level_bytes = vt_mul_bytes(
-			vt_mul_bytes(vt_mul_bytes(element, at_least_one(desc->Width >> level)),
-				     at_least_one(desc->Height >> level)),
-			at_least_one(depth));
+		uint64_t level_bytes =
+			vt_mul_bytes(plane_bytes(desc, at_least_one(desc->Width >> level),
+						 at_least_one(desc->Height >> level)),
+				     at_least_one(depth));
 		bytes = vt_add_bytes(bytes, level_bytes);
 	}
 	return bytes;

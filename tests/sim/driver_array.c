@@ -9,8 +9,9 @@
  * cuda.h says, cuArrayGetMemoryRequirements and
  * cuMipmappedArrayGetMemoryRequirements report the size only for a
  * deferred-mapping array, and refuse any other with
- * CUDA_ERROR_INVALID_VALUE. Only the plain and normalized channel formats
- * are simulated; others (block-compressed, video) are refused. */
+ * CUDA_ERROR_INVALID_VALUE. Only the plain, normalized and block-compressed
+ * formats are simulated (a copy into or out of a block-compressed one is
+ * refused); the video formats are refused. */
 #include "sim.h"
 
 #define SIM_ARRAY_ROW_ALIGNMENT 512
@@ -112,11 +113,39 @@ static uint64_t at_least_one(uint64_t value)
 	return value ? value : 1;
 }
 
+/* A block-compressed format's bytes per 4 x 4 block; 0 for others. */
+static unsigned block_bytes(CUarray_format format)
+{
+	switch (format) {
+	case CU_AD_FORMAT_BC1_UNORM:
+	case CU_AD_FORMAT_BC1_UNORM_SRGB:
+	case CU_AD_FORMAT_BC4_UNORM:
+	case CU_AD_FORMAT_BC4_SNORM: return 8;
+	case CU_AD_FORMAT_BC2_UNORM:
+	case CU_AD_FORMAT_BC2_UNORM_SRGB:
+	case CU_AD_FORMAT_BC3_UNORM:
+	case CU_AD_FORMAT_BC3_UNORM_SRGB:
+	case CU_AD_FORMAT_BC5_UNORM:
+	case CU_AD_FORMAT_BC5_SNORM:
+	case CU_AD_FORMAT_BC6H_UF16:
+	case CU_AD_FORMAT_BC6H_SF16:
+	case CU_AD_FORMAT_BC7_UNORM:
+	case CU_AD_FORMAT_BC7_UNORM_SRGB: return 16;
+	default: return 0;
+	}
+}
+
+/* A block-compressed array's rows are rows of 4 x 4 blocks. */
 static uint64_t level_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned level)
 {
 	uint64_t element = (uint64_t)sim_format_bytes(desc->Format) * desc->NumChannels;
 	uint64_t width = at_least_one(desc->Width >> level);
 	uint64_t height = at_least_one(desc->Height >> level);
+	if (block_bytes(desc->Format)) {
+		element = block_bytes(desc->Format);
+		width = (width + 3) / 4;
+		height = (height + 3) / 4;
+	}
 	uint64_t depth = desc->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)
 				 ? at_least_one(desc->Depth)
 				 : at_least_one(desc->Depth >> level);
@@ -137,8 +166,9 @@ static bool valid_cubemap(const CUDA_ARRAY3D_DESCRIPTOR *desc)
 static bool valid(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
 {
 	unsigned channels = desc->NumChannels;
-	return desc->Width && sim_format_bytes(desc->Format) && valid_cubemap(desc) &&
-	       (channels == 1 || channels == 2 || channels == 4) && levels >= 1 &&
+	return desc->Width && (sim_format_bytes(desc->Format) || block_bytes(desc->Format)) &&
+	       valid_cubemap(desc) && (channels == 1 || channels == 2 || channels == 4) &&
+	       levels >= 1 &&
 	       (levels == 1 || (desc->Width >> (levels - 1)) || (desc->Height >> (levels - 1)));
 }
 
