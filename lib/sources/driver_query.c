@@ -16,7 +16,6 @@ typedef CUresult (*get_count_fn)(int *);
 typedef CUresult (*get_version_fn)(int *);
 typedef int (*runtime_version_fn)(int *);
 typedef CUresult (*mem_get_address_range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
-typedef CUresult (*array_requirements_fn)(CUDA_ARRAY_MEMORY_REQUIREMENTS *, void *, CUdevice);
 typedef CUresult (*graph_mem_attribute_fn)(CUdevice, CUgraphMem_attribute, void *);
 typedef CUresult (*device_get_mem_pool_fn)(CUmemoryPool *, CUdevice);
 typedef CUresult (*mem_pool_get_attribute_fn)(CUmemoryPool, CUmemPool_attribute, void *);
@@ -235,21 +234,6 @@ uint64_t vt_driver_allocation_size(uint64_t address)
 	if (!address_range || address_range(NULL, &bytes, (CUdeviceptr)address) != CUDA_SUCCESS)
 		return 0;
 	return bytes;
-}
-
-uint64_t vt_driver_array_size(void *array, bool mipmapped)
-{
-	static array_requirements_fn requirements[2];
-	if (!requirements[mipmapped])
-		requirements[mipmapped] = (array_requirements_fn)driver_function(
-			mipmapped ? "cuMipmappedArrayGetMemoryRequirements"
-				  : "cuArrayGetMemoryRequirements");
-	int device = vt_driver_current_device();
-	CUDA_ARRAY_MEMORY_REQUIREMENTS needed;
-	if (!requirements[mipmapped] || device == VT_UNKNOWN_DEVICE ||
-	    requirements[mipmapped](&needed, array, device) != CUDA_SUCCESS)
-		return 0;
-	return needed.size;
 }
 
 bool vt_driver_graph_figures(int device, struct vt_reserve_figures *out)

@@ -47,7 +47,3 @@ void *vt_driver_active_primary(int device);
 /* The size of the allocation holding address, from cuMemGetAddressRange;
  * 0 if the driver cannot say. */
 uint64_t vt_driver_allocation_size(uint64_t address);
-
-/* An array's or mipmapped array's size on the current device, from
- * cu(Mipmapped)ArrayGetMemoryRequirements; 0 if the driver cannot say. */
-uint64_t vt_driver_array_size(void *array, bool mipmapped);

@@ -1,12 +1,17 @@
 /* Stand-in driver: CUDA arrays and mipmapped arrays. An array's layout is
  * opaque on a real device; the simulated one pads each row to 512 bytes
  * and stacks the rows, layers and mipmap levels (each level half the size
- * of the one above, never below 1), which cuArrayGetMemoryRequirements and
- * cuMipmappedArrayGetMemoryRequirements report. The device is charged that
- * size rounded to its granularity, except for a sparse array or one
- * whose memory is mapped later (CUDA_ARRAY3D_SPARSE,
- * CUDA_ARRAY3D_DEFERRED_MAPPING), which holds no memory of its own. Only
- * the plain channel formats are simulated; others are refused. */
+ * of the one above, never below 1, but for a layered array's layers and a
+ * cubemap's faces). The device is charged that size rounded to its
+ * granularity, except for a sparse array or one whose memory is mapped
+ * later (CUDA_ARRAY3D_SPARSE, CUDA_ARRAY3D_DEFERRED_MAPPING), which holds
+ * no memory of its own. As
+ * cuda.h says, cuArrayGetMemoryRequirements and
+ * cuMipmappedArrayGetMemoryRequirements report the size only for a
+ * deferred-mapping array, and refuse any other with
+ * CUDA_ERROR_INVALID_VALUE. Only the plain, normalized and block-compressed
+ * formats are simulated (a copy into or out of a block-compressed one is
+ * refused); the video formats are refused. */
 #include "sim.h"
 
 #define SIM_ARRAY_ROW_ALIGNMENT 512
@@ -80,10 +85,22 @@ unsigned sim_format_bytes(CUarray_format format)
 {
 	switch (format) {
 	case CU_AD_FORMAT_UNSIGNED_INT8:
-	case CU_AD_FORMAT_SIGNED_INT8: return 1;
+	case CU_AD_FORMAT_SIGNED_INT8:
+	case CU_AD_FORMAT_UNORM_INT8X1:
+	case CU_AD_FORMAT_UNORM_INT8X2:
+	case CU_AD_FORMAT_UNORM_INT8X4:
+	case CU_AD_FORMAT_SNORM_INT8X1:
+	case CU_AD_FORMAT_SNORM_INT8X2:
+	case CU_AD_FORMAT_SNORM_INT8X4: return 1;
 	case CU_AD_FORMAT_UNSIGNED_INT16:
 	case CU_AD_FORMAT_SIGNED_INT16:
-	case CU_AD_FORMAT_HALF: return 2;
+	case CU_AD_FORMAT_HALF:
+	case CU_AD_FORMAT_UNORM_INT16X1:
+	case CU_AD_FORMAT_UNORM_INT16X2:
+	case CU_AD_FORMAT_UNORM_INT16X4:
+	case CU_AD_FORMAT_SNORM_INT16X1:
+	case CU_AD_FORMAT_SNORM_INT16X2:
+	case CU_AD_FORMAT_SNORM_INT16X4: return 2;
 	case CU_AD_FORMAT_UNSIGNED_INT32:
 	case CU_AD_FORMAT_SIGNED_INT32:
 	case CU_AD_FORMAT_FLOAT: return 4;
@@ -96,22 +113,62 @@ static uint64_t at_least_one(uint64_t value)
 	return value ? value : 1;
 }
 
+/* A block-compressed format's bytes per 4 x 4 block; 0 for others. */
+static unsigned block_bytes(CUarray_format format)
+{
+	switch (format) {
+	case CU_AD_FORMAT_BC1_UNORM:
+	case CU_AD_FORMAT_BC1_UNORM_SRGB:
+	case CU_AD_FORMAT_BC4_UNORM:
+	case CU_AD_FORMAT_BC4_SNORM: return 8;
+	case CU_AD_FORMAT_BC2_UNORM:
+	case CU_AD_FORMAT_BC2_UNORM_SRGB:
+	case CU_AD_FORMAT_BC3_UNORM:
+	case CU_AD_FORMAT_BC3_UNORM_SRGB:
+	case CU_AD_FORMAT_BC5_UNORM:
+	case CU_AD_FORMAT_BC5_SNORM:
+	case CU_AD_FORMAT_BC6H_UF16:
+	case CU_AD_FORMAT_BC6H_SF16:
+	case CU_AD_FORMAT_BC7_UNORM:
+	case CU_AD_FORMAT_BC7_UNORM_SRGB: return 16;
+	default: return 0;
+	}
+}
+
+/* A block-compressed array's rows are rows of 4 x 4 blocks. */
 static uint64_t level_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned level)
 {
 	uint64_t element = (uint64_t)sim_format_bytes(desc->Format) * desc->NumChannels;
 	uint64_t width = at_least_one(desc->Width >> level);
 	uint64_t height = at_least_one(desc->Height >> level);
-	uint64_t depth = desc->Flags & CUDA_ARRAY3D_LAYERED ? at_least_one(desc->Depth)
-							    : at_least_one(desc->Depth >> level);
+	if (block_bytes(desc->Format)) {
+		element = block_bytes(desc->Format);
+		width = (width + 3) / 4;
+		height = (height + 3) / 4;
+	}
+	uint64_t depth = desc->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)
+				 ? at_least_one(desc->Depth)
+				 : at_least_one(desc->Depth >> level);
 	uint64_t row = sim_round_up(sim_multiply(width, element), SIM_ARRAY_ROW_ALIGNMENT);
 	return sim_multiply(sim_multiply(row, height), depth);
+}
+
+/* A cubemap is square with six faces, or six a layer when layered. */
+static bool valid_cubemap(const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+	if (!(desc->Flags & CUDA_ARRAY3D_CUBEMAP))
+		return true;
+	bool layered = desc->Flags & CUDA_ARRAY3D_LAYERED;
+	return desc->Width == desc->Height &&
+	       (layered ? desc->Depth && desc->Depth % 6 == 0 : desc->Depth == 6);
 }
 
 static bool valid(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
 {
 	unsigned channels = desc->NumChannels;
-	return desc->Width && sim_format_bytes(desc->Format) &&
-	       (channels == 1 || channels == 2 || channels == 4) && levels >= 1 &&
+	return desc->Width && (sim_format_bytes(desc->Format) || block_bytes(desc->Format)) &&
+	       valid_cubemap(desc) && (channels == 1 || channels == 2 || channels == 4) &&
+	       levels >= 1 &&
 	       (levels == 1 || (desc->Width >> (levels - 1)) || (desc->Height >> (levels - 1)));
 }
 
@@ -254,11 +311,18 @@ static CUresult requirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *out, void *handle, 
 	const struct sim_array *array = handle;
 	if (!out || !live(array, mipmapped))
 		return CUDA_ERROR_INVALID_VALUE;
+	if (!(array->desc.Flags & CUDA_ARRAY3D_DEFERRED_MAPPING))
+		return CUDA_ERROR_INVALID_VALUE;
 	if (!sim_valid_device(device))
 		return CUDA_ERROR_INVALID_DEVICE;
 	*out = (CUDA_ARRAY_MEMORY_REQUIREMENTS){.size = array->bytes,
 						.alignment = SIM_ARRAY_ROW_ALIGNMENT};
 	return CUDA_SUCCESS;
+}
+
+uint64_t sim_array_bytes(const void *handle)
+{
+	return ((const struct sim_array *)handle)->bytes;
 }
 
 SIM_EXPORT CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *out,

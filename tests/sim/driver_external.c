@@ -89,9 +89,7 @@ static CUresult untraced_cuExternalMemoryGetMappedMipmappedArray(
 	rc = sim_array_create((void **)array, &desc->arrayDesc, desc->numLevels, true, false);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	CUDA_ARRAY_MEMORY_REQUIREMENTS needed;
-	cuMipmappedArrayGetMemoryRequirements(&needed, *array, external->device);
-	if (needed.size > external->size - desc->offset) {
+	if (sim_array_bytes(*array) > external->size - desc->offset) {
 		untraced_cuMipmappedArrayDestroy(*array);
 		return CUDA_ERROR_INVALID_VALUE;
 	}

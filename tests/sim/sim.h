@@ -190,6 +190,8 @@ CUresult sim_close_import(uintptr_t address);
  * allocated elsewhere (external memory). */
 CUresult sim_array_create(void **handle, const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels,
 			  bool mipmapped, bool charged);
+/* The bytes the simulated layout gives a live array, whatever its flags. */
+uint64_t sim_array_bytes(const void *handle);
 /* A device-side range of a copy or set must lie inside a live allocation,
  * mapped virtual memory or allocated graph memory: CUDA_ERROR_INVALID_VALUE
  * otherwise. */

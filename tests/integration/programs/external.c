@@ -1,7 +1,8 @@
 /* External memory as an interop program sees it: an opaque file descriptor
  * of 16 MiB imported, a 4 MiB buffer mapped at 1 MiB and freed with
  * cudaFree, and a half2 256 x 256 mipmapped array of 3 levels (360448
- * bytes in the simulated layout) mapped at 0 and destroyed. Both belong to
+ * bytes in the simulated layout; its elements 4 x (256 x 256 + 128 x 128
+ * + 64 x 64) = 344064 bytes) mapped at 0 and destroyed. Both belong to
  * whichever API allocated the memory, so only the program's own 1 MiB
  * cudaMalloc counts. */
 #define _GNU_SOURCE

@@ -184,13 +184,13 @@ static void allocate_array(void)
 	cudaArray_t array;
 	struct cudaChannelFormatDesc format =
 		cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
-	struct cudaArrayMemoryRequirements needs;
-	check(cudaMallocArray(&array, &format, 1 + below(2000), below(4) ? 1 + below(500) : 0, 0) !=
-		      cudaSuccess,
-	      "cudaMallocArray");
-	check(cudaArrayGetMemoryRequirements(&needs, array, device) != cudaSuccess,
-	      "cudaArrayGetMemoryRequirements");
-	allocated(array, needs.size, device, ARRAY);
+	/* A real driver gives no size for an array that is not deferred-mapping
+	 * (cudaArrayGetMemoryRequirements refuses it): vramtrace counts its
+	 * elements, 4 bytes a float, width x height (a 1D array's height 0
+	 * counting as one row). */
+	size_t width = 1 + below(2000), height = below(4) ? 1 + below(500) : 0;
+	check(cudaMallocArray(&array, &format, width, height, 0) != cudaSuccess, "cudaMallocArray");
+	allocated(array, 4 * (uint64_t)width * (height ? height : 1), device, ARRAY);
 }
 
 /* A physical memory handle, mapped half the time. */

@@ -236,12 +236,38 @@ static void queries(void)
 		cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
 	check("cudaCreateChannelDesc",
 	      desc.x == 32 && desc.y == 0 && desc.f == cudaChannelFormatKindFloat);
-	cudaArray_t array = NULL;
-	struct cudaArrayMemoryRequirements needed = {0};
-	check("cudaArrayGetMemoryRequirements",
+	/* As cuda_runtime_api.h says, the requirements are given only for an
+	 * array made with cudaArrayDeferredMapping; any other is refused and
+	 * the answer left as it was. A deferred one of 100 x 10 floats needs
+	 * the simulated layout's 10 rows of 400 bytes padded to 512: 5120. */
+	cudaArray_t array = NULL, deferred = NULL;
+	cudaMipmappedArray_t levels = NULL, deferred_levels = NULL;
+	struct cudaArrayMemoryRequirements needed = {.size = 7, .alignment = 9};
+	check("array requirements refused",
 	      cudaMallocArray(&array, &desc, 100, 10, 0) == cudaSuccess &&
-		      cudaArrayGetMemoryRequirements(&needed, array, 0) == cudaSuccess &&
-		      needed.size == 512 * 10 && cudaFreeArray(array) == cudaSuccess);
+		      cudaArrayGetMemoryRequirements(&needed, array, 0) == cudaErrorInvalidValue &&
+		      cudaGetLastError() == cudaErrorInvalidValue && needed.size == 7 &&
+		      needed.alignment == 9 && cudaFreeArray(array) == cudaSuccess);
+	check("mipmapped requirements refused",
+	      cudaMallocMipmappedArray(&levels, &desc, (struct cudaExtent){100, 10, 0}, 2, 0) ==
+			      cudaSuccess &&
+		      cudaMipmappedArrayGetMemoryRequirements(&needed, levels, 0) ==
+			      cudaErrorInvalidValue &&
+		      cudaGetLastError() == cudaErrorInvalidValue && needed.size == 7 &&
+		      cudaFreeMipmappedArray(levels) == cudaSuccess);
+	check("deferred array requirements",
+	      cudaMallocArray(&deferred, &desc, 100, 10, cudaArrayDeferredMapping) == cudaSuccess &&
+		      cudaArrayGetMemoryRequirements(&needed, deferred, 0) == cudaSuccess &&
+		      needed.size == 512 * 10 && cudaFreeArray(deferred) == cudaSuccess);
+	/* Two levels of 100 x 10 and 50 x 5 floats, rows of 400 and 200
+	 * bytes padded to 512: 512 x 10 + 512 x 5 = 7680. */
+	check("deferred mipmapped requirements",
+	      cudaMallocMipmappedArray(&deferred_levels, &desc, (struct cudaExtent){100, 10, 0}, 2,
+				       cudaArrayDeferredMapping) == cudaSuccess &&
+		      cudaMipmappedArrayGetMemoryRequirements(&needed, deferred_levels, 0) ==
+			      cudaSuccess &&
+		      needed.size == 512 * 10 + 512 * 5 &&
+		      cudaFreeMipmappedArray(deferred_levels) == cudaSuccess);
 	enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusActive;
 	check("cudaStreamIsCapturing", cudaStreamIsCapturing(0, &status) == cudaSuccess &&
 					       status == cudaStreamCaptureStatusNone);
