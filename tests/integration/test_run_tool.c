@@ -177,6 +177,13 @@ Test(run_tool, bad_simulator_setting_is_named)
 	cr_assert_neq(run.status, 0);
 	cr_assert(strstr(run.err, "vramsim: VRAMSIM_CAPACITY='2' is not valid"), "%s", run.err);
 	traced_run_free(&run);
+	/* The same grammar for every VRAMSIM_* size, and the same refusal. */
+	run_tool(&run, (char *[]){"run", "--simulate", "--", (char *)program_path("oom"), NULL},
+		 (const char *const[]){"VRAMSIM_HIDDEN_BYTES=123456789", NULL});
+	cr_assert_neq(run.status, 0);
+	cr_assert(strstr(run.err, "vramsim: VRAMSIM_HIDDEN_BYTES='123456789' is not valid"), "%s",
+		  run.err);
+	traced_run_free(&run);
 }
 
 /* VRAMSIM_VERBOSE names each call the simulation does not implement when
