@@ -514,6 +514,24 @@ class ControlTest(TargetsTestCase):
         self.assertRegex(line, r"^  watermark 5\.00 MiB \(re-arms below 2\.00 MiB\): reached 2 "
                                r"times, last at \d+\.\d{3} s with 5\.00 MiB live$")
 
+    def test_watermark_re_arms_at_90_percent_of_the_mark_by_default(self):
+        # 90% of 1000009 bytes is 900008.1: the lower mark is 900008 bytes.
+        target = self.start({"VRAMTRACE_WATERMARK": "1000009B"})
+        target.step("alloc 900007 weights")
+        target.step("alloc 100002 weights")  # 1000009: crossed
+        target.step("free 1")  # 900007, below the lower mark: re-armed
+        target.step("alloc 100002 weights")  # crossed again
+        target.step("free 2")  # re-armed
+        target.step("alloc 1 weights")
+        target.step("alloc 100001 weights")  # crossed a third time
+        target.step("free 4")  # 900008, not below the lower mark
+        target.step("alloc 100001 weights")  # so not crossed again
+        status, _, _ = target.finish(0)
+        self.assertEqual(status, 0)
+        watermark = device0(target.report())["watermark"]
+        self.assertEqual((watermark["high_bytes"], watermark["low_bytes"]), (1000009, 900008))
+        self.assertEqual([c["event"] for c in watermark["crossings"]], [2, 4, 7])
+
     def test_another_user_gets_nothing(self):
         if os.getuid() != 0:
             self.skipTest("needs root to act as a second user")
