@@ -8,6 +8,7 @@ Each case runs tests/integration/programs/control_target under
 traced processes on the machine are never seen."""
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -70,6 +71,15 @@ class Target:
                 self.process.kill()
                 self.process.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def documented_metric_families():
+    """{family: type} from the table of docs/cli.md's metrics section."""
+    docs = os.path.join(os.environ["VT_TEST_FIXTURES"], "..", "..", "docs", "cli.md")
+    with open(docs, encoding="utf-8") as f:
+        text = f.read().split("## `vramtrace metrics")[1].split("\n## ")[0]
+    return {m.group(1): m.group(2)
+            for m in re.finditer(r"^\| `(vramtrace_\w+)`[^|]* \| (\w+) \|", text, re.M)}
 
 
 def socket_dir(runtime_dir):
@@ -260,6 +270,8 @@ class ControlTest(TargetsTestCase):
         self.assertEqual(live[f'vramtrace_device_live_bytes{{{labels},tag="other"}}'], 3 * MiB)
         self.assertEqual(sum(live.values()), 55 * MiB)
         self.assertTrue(text.endswith("# EOF\n"))
+        families = dict(l.split()[2:4] for l in text.splitlines() if l.startswith("# TYPE "))
+        self.assertEqual(families, documented_metric_families())
         self.check_with_parser(text)
         textfiles = tempfile.mkdtemp(dir=self.runtime)
         tool(self.runtime, "metrics", "--textfile", textfiles, "--count", "1")
