@@ -696,6 +696,11 @@ class ControlTest(TargetsTestCase):
         missing = tool(self.runtime, "snapshot", "999999", check=False)
         self.assertEqual(missing.returncode, 1)
         self.assertIn("is not traced by vramtrace", missing.stderr)
+        missing = tool(self.runtime, "top", "999999", "--once", check=False)
+        self.assertEqual(missing.returncode, 1)
+        self.assertIn("is not traced by vramtrace", missing.stderr)
+        shown = tool(self.runtime, "top", "--help").stdout
+        self.assertIn("Exit status: 0 when quit, 1 the process could not be asked", shown)
 
 
 if __name__ == "__main__":
