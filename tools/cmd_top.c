@@ -46,7 +46,9 @@ static void usage(FILE *out)
 		     "Options:\n"
 		     "  --interval S  seconds between refreshes, from 0.1 (default 1)\n"
 		     "  --once        print one view as plain text and exit\n"
-		     "  -h, --help    show this help\n");
+		     "  -h, --help    show this help\n\n"
+		     "Exit status: 0 when quit, 1 the process could not be asked (or stopped\n"
+		     "answering), 2 bad usage.\n");
 }
 
 static void remember(struct view *view, const struct vt_report_model *report)

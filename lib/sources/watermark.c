@@ -10,7 +10,10 @@ void vt_watermark_apply(struct vt_tracker *tracker, const struct vt_watermark_se
 {
 	uint64_t capacity = info->known ? info->capacity : 0;
 	uint64_t high = vt_level_bytes(&setting->high, capacity);
-	uint64_t low = setting->has_low ? vt_level_bytes(&setting->low, capacity) : high / 10 * 9;
+	/* By default 90% of the mark, to the byte below: never high / 10 * 9,
+	 * which drops up to 9 bytes more. */
+	uint64_t low = setting->has_low ? vt_level_bytes(&setting->low, capacity)
+					: (uint64_t)((unsigned __int128)high * 9 / 10);
 	if (high)
 		vt_tracker_set_watermark(tracker, device, high, low);
 }

@@ -5,6 +5,14 @@
 TOOL="$KIT/bin/vramtrace"
 SIM_DIR="$KIT/tests/sim"
 PYTHON=${VRAMTRACE_KIT_PYTHON:-python3}
+# The kit's settings (VRAMTRACE_KIT_*) stay this shell's, never the traced
+# programs' environment: the library would warn of each as a setting it
+# does not know, and record it in the report.
+for name in $(env | sed -n 's/^\(VRAMTRACE_KIT_[A-Z0-9_]*\)=.*/\1/p'); do
+	eval "value=\$$name"
+	unset "$name"
+	eval "$name=\$value"
+done
 NO_GPU="skipped: no GPU"
 export VRAMTRACE_SUMMARY=0
 set -f # figures such as "?" are split into words, never matched as file names

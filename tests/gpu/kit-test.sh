@@ -84,6 +84,9 @@ for r in 0 1 2 3 4 5 6 7 8 9 10 11; do
 	esac
 done
 [ -s "$work/out/row10/runs.txt" ] || fail "no runs logged under VRAMTRACE_KIT_OUT"
+# The kit's own settings are no setting of the library it traces with.
+warned=$(grep -rl "unknown variable VRAMTRACE_KIT_" "$work/out")
+[ -z "$warned" ] || fail "traced programs warned of the kit's settings: $warned"
 
 # On a GPU: the simulated libraries on the path are refused (the kit's, or
 # a copy), and a copy standing in for NVIDIA's past run.sh fails row 1 (the

@@ -52,7 +52,7 @@ int marked_line_in(const char *path, const char *name)
 	return found;
 }
 
-static char *slurp(const char *path)
+char *slurp(const char *path)
 {
 	FILE *file = fopen(path, "re");
 	if (!file)

@@ -51,6 +51,8 @@ void remove_tree(const char *dir);
 
 /* A fixture report's path (tests/fixtures/name); four may be held at once. */
 const char *fixture_path(const char *name);
+/* The whole of a file, "" when it cannot be read; free() it. */
+char *slurp(const char *path);
 /* A fixture report, loaded; fails the test if it cannot be. */
 json_t *load_fixture(const char *name);
 /* document written to a new file in /tmp and released; its path returned

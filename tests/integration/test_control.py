@@ -8,6 +8,7 @@ Each case runs tests/integration/programs/control_target under
 traced processes on the machine are never seen."""
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -70,6 +71,15 @@ class Target:
                 self.process.kill()
                 self.process.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def documented_metric_families():
+    """{family: type} from the table of docs/cli.md's metrics section."""
+    docs = os.path.join(os.environ["VT_TEST_FIXTURES"], "..", "..", "docs", "cli.md")
+    with open(docs, encoding="utf-8") as f:
+        text = f.read().split("## `vramtrace metrics")[1].split("\n## ")[0]
+    return {m.group(1): m.group(2)
+            for m in re.finditer(r"^\| `(vramtrace_\w+)`[^|]* \| (\w+) \|", text, re.M)}
 
 
 def socket_dir(runtime_dir):
@@ -260,6 +270,8 @@ class ControlTest(TargetsTestCase):
         self.assertEqual(live[f'vramtrace_device_live_bytes{{{labels},tag="other"}}'], 3 * MiB)
         self.assertEqual(sum(live.values()), 55 * MiB)
         self.assertTrue(text.endswith("# EOF\n"))
+        families = dict(l.split()[2:4] for l in text.splitlines() if l.startswith("# TYPE "))
+        self.assertEqual(families, documented_metric_families())
         self.check_with_parser(text)
         textfiles = tempfile.mkdtemp(dir=self.runtime)
         tool(self.runtime, "metrics", "--textfile", textfiles, "--count", "1")
@@ -514,6 +526,24 @@ class ControlTest(TargetsTestCase):
         self.assertRegex(line, r"^  watermark 5\.00 MiB \(re-arms below 2\.00 MiB\): reached 2 "
                                r"times, last at \d+\.\d{3} s with 5\.00 MiB live$")
 
+    def test_watermark_re_arms_at_90_percent_of_the_mark_by_default(self):
+        # 90% of 1000009 bytes is 900008.1: the lower mark is 900008 bytes.
+        target = self.start({"VRAMTRACE_WATERMARK": "1000009B"})
+        target.step("alloc 900007 weights")
+        target.step("alloc 100002 weights")  # 1000009: crossed
+        target.step("free 1")  # 900007, below the lower mark: re-armed
+        target.step("alloc 100002 weights")  # crossed again
+        target.step("free 2")  # re-armed
+        target.step("alloc 1 weights")
+        target.step("alloc 100001 weights")  # crossed a third time
+        target.step("free 4")  # 900008, not below the lower mark
+        target.step("alloc 100001 weights")  # so not crossed again
+        status, _, _ = target.finish(0)
+        self.assertEqual(status, 0)
+        watermark = device0(target.report())["watermark"]
+        self.assertEqual((watermark["high_bytes"], watermark["low_bytes"]), (1000009, 900008))
+        self.assertEqual([c["event"] for c in watermark["crossings"]], [2, 4, 7])
+
     def test_another_user_gets_nothing(self):
         if os.getuid() != 0:
             self.skipTest("needs root to act as a second user")
@@ -666,6 +696,11 @@ class ControlTest(TargetsTestCase):
         missing = tool(self.runtime, "snapshot", "999999", check=False)
         self.assertEqual(missing.returncode, 1)
         self.assertIn("is not traced by vramtrace", missing.stderr)
+        missing = tool(self.runtime, "top", "999999", "--once", check=False)
+        self.assertEqual(missing.returncode, 1)
+        self.assertIn("is not traced by vramtrace", missing.stderr)
+        shown = tool(self.runtime, "top", "--help").stdout
+        self.assertIn("Exit status: 0 when quit, 1 the process could not be asked", shown)
 
 
 if __name__ == "__main__":

@@ -11,20 +11,20 @@
 #define MiB (1024ll * 1024ll)
 
 /* The view of the view program (run with argument, or none), with memory
- * no hook saw. */
+ * no hook saw, given as every VRAMSIM_* size is, with its unit. */
 static void expect_the_whole_view(const char *argument)
 {
 	struct traced_run run;
 	struct run_options options = {
 		.preload = true,
 		.simulate = true,
-		.env = (const char *const[]){"VRAMSIM_HIDDEN_BYTES=123456789", NULL},
+		.env = (const char *const[]){"VRAMSIM_HIDDEN_BYTES=117.5 MiB", NULL},
 	};
 	traced_run(&run, &options,
 		   (char *[]){(char *)program_path("view"), (char *)argument, NULL});
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	json_t *view = report_at(run.report, "devices/0/device_view");
-	int64_t tracked = 101 * MiB + 3, used = 512 * MiB + 104 * MiB + 123456789;
+	int64_t tracked = 101 * MiB + 3, used = 512 * MiB + 104 * MiB + 117 * MiB + MiB / 2;
 	cr_assert_str_eq(report_string(view, "source"), "nvml process");
 	cr_assert_gt(report_int(view, "samples"), 1);
 	cr_assert_eq(report_int(view, "tracked_at_sample_bytes"), tracked);

@@ -43,6 +43,57 @@ Test(run_tool, simulated_llm_serving_with_labels)
 	traced_run_free(&run);
 }
 
+/* The text with each time ("at 0.014 s") read as "at T s", and each
+ * "vramtrace run:" line and the line naming the report left out. */
+static char *summary_lines(const char *text)
+{
+	char *out = calloc(1, strlen(text) + 1), *to = out;
+	for (const char *line = text; *line;) {
+		const char *end = strchrnul(line, '\n');
+		bool kept = strncmp(line, "vramtrace: ", 11) == 0 &&
+			    strncmp(line, "vramtrace: report written to ", 29) != 0;
+		for (const char *at = line; kept && at < end; at++) {
+			*to++ = *at;
+			if (strncmp(at, " at ", 4) == 0 && at[4] >= '0' && at[4] <= '9') {
+				to += sprintf(to, "at T");
+				for (at += 4; *at != ' ' && at < end; at++)
+					;
+				at--;
+			}
+		}
+		if (kept)
+			*to++ = '\n';
+		line = *end ? end + 1 : end;
+	}
+	return out;
+}
+
+/* The summary README.md shows is what that command prints, line for line. */
+Test(run_tool, the_summary_in_the_readme_is_what_run_prints)
+{
+	char *readme = slurp(fixture_path("../../README.md"));
+	const char *command =
+		"build/tools/vramtrace run --simulate=24GiB -- build/examples/llm_serving";
+	char *block = strstr(readme, command);
+	cr_assert(block, "README.md shows no %s", command);
+	block = strstr(block, "```\n");
+	cr_assert(block);
+	block += 4;
+	*strstr(block, "```") = '\0';
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"run", "--simulate=24GiB", "--",
+			    (char *)build_path("VT_TEST_LLM_SERVING"), NULL},
+		 (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char *shown = summary_lines(block), *printed = summary_lines(run.err);
+	cr_assert_str_eq(shown, printed);
+	free(shown);
+	free(printed);
+	traced_run_free(&run);
+	free(readme);
+}
+
 Test(run_tool, simulated_with_the_cupti_source)
 {
 	struct traced_run run;
@@ -176,6 +227,13 @@ Test(run_tool, bad_simulator_setting_is_named)
 		 (const char *const[]){"VRAMSIM_CAPACITY=2", NULL});
 	cr_assert_neq(run.status, 0);
 	cr_assert(strstr(run.err, "vramsim: VRAMSIM_CAPACITY='2' is not valid"), "%s", run.err);
+	traced_run_free(&run);
+	/* The same grammar for every VRAMSIM_* size, and the same refusal. */
+	run_tool(&run, (char *[]){"run", "--simulate", "--", (char *)program_path("oom"), NULL},
+		 (const char *const[]){"VRAMSIM_HIDDEN_BYTES=123456789", NULL});
+	cr_assert_neq(run.status, 0);
+	cr_assert(strstr(run.err, "vramsim: VRAMSIM_HIDDEN_BYTES='123456789' is not valid"), "%s",
+		  run.err);
 	traced_run_free(&run);
 }
 

@@ -623,14 +623,16 @@ SIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext handle)
 }
 
 /* Not a CUDA function: the simulated NVML reads the device-level view of
- * this process through it. */
+ * this process through it, VRAMSIM_HIDDEN_BYTES included (memory some
+ * library took without any allocation call, while a context lives). */
 SIM_EXPORT int vramsim_device_memory(int device, uint64_t *used, uint64_t *total)
 {
 	if (!sim_valid_device(device))
 		return -1;
 	pthread_mutex_lock(&sim_lock);
 	*total = sim_config()->capacity[device];
-	*used = sim_device_used(device);
+	*used = sim_device_used(device) +
+		(sim_devices[device].contexts ? sim_config()->hidden_bytes : 0);
 	pthread_mutex_unlock(&sim_lock);
 	return 0;
 }

@@ -67,14 +67,6 @@ static _Atomic unsigned initialized;
 
 typedef int (*device_memory_fn)(int, uint64_t *, uint64_t *);
 
-/* VRAMSIM_HIDDEN_BYTES: memory some library took without any allocation
- * call vramtrace sees, on each device with a context. */
-static uint64_t hidden_bytes(void)
-{
-	const char *value = getenv("VRAMSIM_HIDDEN_BYTES");
-	return value && *value ? strtoull(value, NULL, 10) : 0;
-}
-
 /* Reads the driver's view; a process with no driver loaded has no usage. */
 static int device_memory(int index, uint64_t *used, uint64_t *total)
 {
@@ -83,10 +75,8 @@ static int device_memory(int index, uint64_t *used, uint64_t *total)
 		driver ? (device_memory_fn)dlsym(driver, "vramsim_device_memory") : NULL;
 	if (driver)
 		dlclose(driver);
-	if (read && read(index, used, total) == 0) {
-		*used += *used ? hidden_bytes() : 0; /* hidden only while a context lives */
+	if (read && read(index, used, total) == 0)
 		return 0;
-	}
 	*used = 0;
 	*total = 80ull << 30;
 	return 0;

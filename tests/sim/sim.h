@@ -127,6 +127,8 @@ struct sim_config {
 	uint64_t capacity[SIM_MAX_DEVICES];
 	uint64_t context_bytes;
 	uint64_t granularity;
+	/* NVML's used bytes beyond the driver's, per device with a context */
+	uint64_t hidden_bytes;
 	bool valid; /* false after a bad VRAMSIM_* value: every call fails */
 };
 

@@ -102,6 +102,7 @@ static void read_config(void)
 	read_capacities();
 	read_size("VRAMSIM_CONTEXT_BYTES", 512ull << 20, true, &config.context_bytes);
 	read_size("VRAMSIM_GRANULARITY", 2ull << 20, false, &config.granularity);
+	read_size("VRAMSIM_HIDDEN_BYTES", 0, true, &config.hidden_bytes);
 }
 
 const struct sim_config *sim_config(void)
