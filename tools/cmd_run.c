@@ -490,6 +490,30 @@ static unsigned read_reports(const char *report_list, char *first, size_t size)
 	return count;
 }
 
+/* Inside another `vramtrace run` (a traced script that runs it again), the
+ * reports of this run are the outer run's too: each path is added to its
+ * list as the library adds one (one write, never creating the list), so
+ * that the outer run names them instead of saying no process used CUDA. */
+static void pass_reports_on(const char *outer, const char *report_list)
+{
+	if (!outer[0] || strcmp(outer, report_list) == 0)
+		return;
+	FILE *list = fopen(report_list, "re");
+	if (!list)
+		return;
+	int fd = open(outer, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	char *path = NULL;
+	size_t capacity = 0;
+	ssize_t length;
+	while (fd >= 0 && (length = getdelim(&path, &capacity, '\0', list)) > 0)
+		if (write(fd, path, (size_t)length) != length)
+			break;
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	fclose(list);
+}
+
 /* The list of reports goes in TMPDIR (else /tmp); when that cannot be
  * written, beside the reports. */
 static int make_report_list(const struct run_options *options, char *path, size_t size)
@@ -653,11 +677,15 @@ int vt_command_run(int argc, char **argv)
 	char report_list[PATH_MAX + 32];
 	if (make_report_list(&options, report_list, sizeof(report_list)) != 0)
 		return VT_EXIT_BAD_INPUT;
+	char outer[PATH_MAX] = "";
+	const char *listed = getenv("VRAMTRACE_REPORT_LIST");
+	snprintf(outer, sizeof(outer), "%s", listed ? listed : "");
 	bool started = false;
 	int status = set_up_environment(&options, report_list) ? run_child(argv + command, &started)
 							       : -1;
 	if (started)
 		after_run(&options, report_list, status);
+	pass_reports_on(outer, report_list);
 	unlink(report_list);
 	return status < 0 ? 2 : end_as(status);
 }

@@ -511,6 +511,39 @@ Test(run_tool, run_names_one_report_whose_path_holds_a_line_break)
 	remove_tree(dir);
 }
 
+/* A traced script that runs `vramtrace run` again: the inner run kept its
+ * own list of reports, and the outer one said no process of the command
+ * used CUDA, naming no report. Both name the one the program wrote. */
+Test(run_tool, a_run_inside_a_run_names_the_inner_report)
+{
+	char dir[] = "/tmp/vt-nested.XXXXXX", outer[64], inner[64];
+	cr_assert(mkdtemp(dir));
+	snprintf(outer, sizeof(outer), "%s/outer.json", dir);
+	snprintf(inner, sizeof(inner), "%s/inner.json", dir);
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"run", "--simulate", "-o", outer, "--",
+			    (char *)build_path("VT_TEST_TOOL"), "run", "--simulate", "-o", inner,
+			    "--", (char *)program_path("sequence"), NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(run.out, "sequence: pitch=1024\n");
+	cr_assert_eq(access(outer, F_OK), -1, "no second report");
+	cr_assert_null(strstr(run.err, "no process of the command used CUDA"), "%s", run.err);
+	char next[256];
+	snprintf(next, sizeof(next),
+		 "vramtrace run: next: %s report %s --format html -o %s/inner.html\n",
+		 build_path("VT_TEST_TOOL"), inner, dir);
+	const char *first = strstr(run.err, next);
+	cr_assert(first && strstr(first + 1, next), "each run names the report: %s", run.err);
+	json_t *report = json_load_file(inner, 0, NULL);
+	cr_assert(report);
+	cr_assert_eq(report_int(report, "devices/0/peak/bytes"), 629145600) /* 600 MiB */;
+	json_decref(report);
+	traced_run_free(&run);
+	remove_tree(dir);
+}
+
 /* The list of reports goes in TMPDIR, or beside the reports when TMPDIR
  * (or /tmp) cannot be written. */
 Test(run_tool, run_without_a_writable_tmpdir)
