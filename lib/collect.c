@@ -53,7 +53,17 @@ static void note_grouped_tags(struct vt_report *report, bool emergency)
 	if (!grouped)
 		return;
 	report->left_out |= VT_LEFT_OUT_TAGS;
-	if (!emergency)
+	if (emergency)
+		return;
+	/* A table with room left grouped a name for want of host memory: a
+	 * program with a handful of tags was told it had a million. */
+	if (vt_tag_limit() < VT_TAG_OTHER)
+		vt_warn_once(&warned,
+			     "out of host memory for a new tag's name: such names are grouped "
+			     "under \"other tags\" (%" PRIu64 " times so far; tracer.tags_grouped "
+			     "in the report)",
+			     grouped);
+	else
 		vt_warn_once(&warned,
 			     "more than %u distinct tags: names past them are grouped under "
 			     "\"other tags\" (%" PRIu64 " times so far; tracer.tags_grouped "

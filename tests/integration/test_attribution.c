@@ -390,6 +390,33 @@ Test(attribution, names_past_the_bound_are_grouped_and_said, .timeout = 120)
 	traced_run_free(&run);
 }
 
+/* A new tag's name that finds no host memory is grouped too, but the
+ * warning said the program had named more than 1,048,574 tags (it had
+ * named one). The tracer's threads are off: the one failing malloc is the
+ * tag's. */
+Test(attribution, a_tag_grouped_for_want_of_memory_is_said_so)
+{
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMTRACE_SAMPLE_MS=0", "VRAMTRACE_CONTROL=0", NULL}};
+	struct traced_run run;
+	traced_run(&run, &options,
+		   (char *[]){(char *)program_path("malloc_fails"), "0", "5", "tag", NULL});
+	cr_assert_eq(run.status, 5, "%s", run.err);
+	cr_assert_str_eq(run.out, "leaving with 5\n");
+	cr_assert(run.report, "%s", run.err);
+	cr_assert_eq(report_int(run.report, "tracer/tags_grouped"), 1);
+	json_t *tag = report_tag(run.report, "devices/0", "other tags");
+	cr_assert_eq(json_integer_value(json_object_get(tag, "bytes_allocated")), 1048576);
+	cr_assert(strstr(run.err, "vramtrace: out of host memory for a new tag's name: such "
+				  "names are grouped under \"other tags\" (1 times so far; "
+				  "tracer.tags_grouped in the report)\n"),
+		  "%s", run.err);
+	cr_assert_null(strstr(run.err, "distinct tags"), "%s", run.err);
+	traced_run_free(&run);
+}
+
 /* Arguments the library cannot take (None, an int or a list for a name, a
  * NUL inside, a lone surrogate, a float or an address past 64 bits, a path
  * cut by a NUL): each call gives False with vramtrace as without it, none

@@ -1,5 +1,6 @@
 /* A program whose malloc fails after a given number of calls (argv[1])
- * once main is done, or from its start with "early" (argv[3]); it exits
+ * once main is done, or from its start with "early" (argv[3]), or only
+ * while it pushes a tag new to the tracer with "tag"; it exits
  * with argv[2]: what the tracer does meets a host out of memory. The program's own allocator
  * interposes on every library's, vramtrace's and libdw's included. */
 #define _GNU_SOURCE
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "vramtrace.h"
 
 void *__libc_malloc(size_t size);
 void *__libc_calloc(size_t count, size_t size);
@@ -73,6 +76,7 @@ int main(int argc, char **argv)
 	long after = argc > 1 ? strtol(argv[1], NULL, 10) : 0;
 	int status = argc > 2 ? atoi(argv[2]) : 0;
 	bool early = argc > 3 && strcmp(argv[3], "early") == 0; /* before any CUDA call */
+	bool tag = argc > 3 && strcmp(argv[3], "tag") == 0;
 	if (early) {
 		atomic_store(&left, after);
 		atomic_store(&armed, true);
@@ -81,9 +85,22 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 4; i++)
 		cudaMalloc(&device[i], (size_t)(i + 1) << 20);
 	cudaFree(device[0]);
+	if (tag) {
+		/* The library's functions found first: the lookup allocates. */
+		vramtrace_push("untagged");
+		vramtrace_pop();
+		atomic_store(&left, after);
+		atomic_store(&armed, true);
+		int pushed = vramtrace_push("a tag new to the tracer");
+		atomic_store(&armed, false);
+		if (pushed == 0) {
+			cudaMalloc(&device[0], 1 << 20);
+			vramtrace_pop();
+		}
+	}
 	printf("leaving with %d\n", status);
 	fflush(stdout);
-	if (!early) {
+	if (!early && !tag) {
 		atomic_store(&left, after);
 		atomic_store(&armed, true);
 	}
