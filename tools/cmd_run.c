@@ -572,6 +572,12 @@ static bool output_free(const struct run_options *options)
 		return false;
 	if (!output || strchr(output, '%') || access(output, F_OK) != 0)
 		return true;
+	/* Inside another run, VRAMTRACE_OUTPUT is that run's, checked there,
+	 * and the file may be a report of its command's: a script that runs
+	 * `vramtrace run` twice failed the second time. Each report gets a
+	 * name of its own (-1, -2, ...), as for two processes of one run. */
+	if (!options->output && getenv("VRAMTRACE_REPORT_LIST"))
+		return true;
 	if (!options->force) {
 		vt_usage_error("run",
 			       "%s exists; give --force to replace it, or a template with "

@@ -544,6 +544,36 @@ Test(run_tool, a_run_inside_a_run_names_the_inner_report)
 	remove_tree(dir);
 }
 
+/* The outer run's --output reaches the inner runs as VRAMTRACE_OUTPUT: a
+ * script running `vramtrace run` twice failed the second time (exit 2,
+ * "r.json exists; give --force"), as it never does without the outer
+ * run. Each report now gets its own name, as two processes' do. */
+Test(run_tool, a_script_running_run_twice_inside_a_run_keeps_both_reports)
+{
+	char dir[] = "/tmp/vt-nested.XXXXXX", outer[64], script[1024], path[96];
+	cr_assert(mkdtemp(dir));
+	snprintf(outer, sizeof(outer), "%s/r.json", dir);
+	snprintf(script, sizeof(script), "%1$s run -- %2$s && %1$s run -- %2$s",
+		 build_path("VT_TEST_TOOL"), program_path("sequence"));
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"run", "--simulate", "-o", outer, "--", "/bin/sh", "-c", script, NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(run.out, "sequence: pitch=1024\nsequence: pitch=1024\n");
+	cr_assert_null(strstr(run.err, "exists"), "%s", run.err);
+	cr_assert(strstr(run.err, "merge <the 2 reports> -o merged.json\n"), "%s", run.err);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), i ? "%s/r-1.json" : "%s/r.json", dir);
+		json_t *report = json_load_file(path, 0, NULL);
+		cr_assert(report, "%s: %s", path, run.err);
+		cr_assert_eq(report_int(report, "devices/0/peak/bytes"), 629145600);
+		json_decref(report);
+	}
+	traced_run_free(&run);
+	remove_tree(dir);
+}
+
 /* The list of reports goes in TMPDIR, or beside the reports when TMPDIR
  * (or /tmp) cannot be written. */
 Test(run_tool, run_without_a_writable_tmpdir)
