@@ -238,13 +238,25 @@ static void snapshot(const struct text *t, const struct vt_failure_model *failur
 	char size[32];
 	if (failure->live_by_tag_count)
 		fprintf(t->out, "      live then:");
+	/* --top bounds the tags named, as every other list: a run with 10,000
+	 * tags made one line of 200 KB per failure. */
+	size_t shown = failure->live_by_tag_count;
+	if (shown > (size_t)t->options->top)
+		shown = (size_t)t->options->top;
+	int64_t rest = 0;
 	for (size_t i = 0; i < failure->live_by_tag_count; i++) {
 		const struct vt_tag_bytes_model *tag = &failure->live_by_tag[i];
+		if (i >= shown) {
+			rest += tag->bytes;
+			continue;
+		}
 		fprintf(t->out, "%s ", i ? "," : "");
 		vt_print_safe(t->out, tag->tag);
 		fprintf(t->out, " %s (%.1f%%)", vt_human(tag->bytes, size, sizeof(size)),
 			percent(tag->bytes, failure->live_bytes));
 	}
+	if (failure->live_by_tag_count > shown)
+		vt_text_more_tags(t->out, (int64_t)(failure->live_by_tag_count - shown), rest);
 	if (failure->live_by_tag_count)
 		fputc('\n', t->out);
 	for (size_t i = 0; i < failure->top_stack_count && (long)i < t->options->top; i++) {

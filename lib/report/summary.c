@@ -134,9 +134,7 @@ static void summarize_snapshot(FILE *out, const struct vt_oom_snapshot *snapshot
 			percent(snapshot->tags[i].bytes, live));
 	}
 	if (snapshot->tag_count > shown)
-		fprintf(out, ", and %" PRIu32 " more tag%s %s", snapshot->tag_count - shown,
-			snapshot->tag_count - shown > 1 ? "s" : "",
-			human(rest, size, sizeof(size)));
+		vt_text_more_tags(out, snapshot->tag_count - shown, (int64_t)rest);
 	fputc('\n', out);
 }
 
