@@ -273,7 +273,10 @@ static void failures(const struct text *t, const struct vt_owner *owner)
 		return;
 	fprintf(t->out, "  %s%sfailed allocations: %" PRId64 "%s\n", bold(t), red(t),
 		owner->failed_allocations, plain(t));
-	for (size_t i = 0; i < owner->failure_count; i++) {
+	size_t listed = owner->failure_count;
+	if (listed > (size_t)t->options->top)
+		listed = (size_t)t->options->top;
+	for (size_t i = 0; i < listed; i++) {
 		const struct vt_failure_model *failure = &owner->failures[i];
 		char api[256], tag[1024], error[256];
 		vt_text_failure(
@@ -289,6 +292,9 @@ static void failures(const struct text *t, const struct vt_owner *owner)
 			frames(t, failure->stack.value, "        ");
 		snapshot(t, failure);
 	}
+	/* The report keeps 64 failures in all: the rest were left unsaid. */
+	if (owner->failed_allocations > (int64_t)listed)
+		vt_text_more_failures(t->out, "", owner->failed_allocations - (int64_t)listed);
 }
 
 static void leaks(const struct text *t, const struct vt_owner *owner)
