@@ -399,7 +399,7 @@ void vt_format_text(const struct vt_report_model *report, const struct vt_format
 			plain(&t));
 		totals(&t, device, true);
 	}
-	if (options->device < 0 && report->host.allocations) {
+	if (options->device < 0 && (report->host.allocations || report->host.failed_allocations)) {
 		fprintf(out, "\n%shost (pinned memory)%s\n", bold(&t), plain(&t));
 		totals(&t, &report->host, false);
 	}
