@@ -80,6 +80,12 @@ int vt_command_merge(int argc, char **argv)
 		status = VT_EXIT_BAD_INPUT;
 	}
 	json_t *merged = status == VT_EXIT_OK ? vt_merge(reports, count) : NULL;
+	if (merged && !vt_merge_readable(merged, VT_MAX_REPORT_BYTES, error, sizeof(error))) {
+		vt_diagnostic("vramtrace merge: %s", error);
+		json_decref(merged);
+		merged = NULL;
+		status = VT_EXIT_BAD_INPUT;
+	}
 	struct vt_cli_output out;
 	if (merged && vt_cli_output_open(&out, output, "merge")) {
 		vt_print_json(merged, out.stream);

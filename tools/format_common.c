@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -163,6 +164,23 @@ void vt_print_json(json_t *document, FILE *out)
 		mark_requests(document, false);
 	}
 	fputc('\n', out);
+}
+
+static ssize_t count_bytes(void *cookie, const char *buf, size_t size)
+{
+	(void)buf;
+	*(uint64_t *)cookie += size;
+	return (ssize_t)size;
+}
+
+uint64_t vt_print_json_bytes(json_t *document)
+{
+	uint64_t bytes = 0;
+	FILE *counter = fopencookie(&bytes, "w", (cookie_io_functions_t){.write = count_bytes});
+	if (!counter)
+		return 0;
+	vt_print_json(document, counter);
+	return fclose(counter) == 0 ? bytes : 0;
 }
 
 void vt_print_safe(FILE *out, const char *text)

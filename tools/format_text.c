@@ -238,13 +238,25 @@ static void snapshot(const struct text *t, const struct vt_failure_model *failur
 	char size[32];
 	if (failure->live_by_tag_count)
 		fprintf(t->out, "      live then:");
+	/* --top bounds the tags named, as every other list: a run with 10,000
+	 * tags made one line of 200 KB per failure. */
+	size_t shown = failure->live_by_tag_count;
+	if (shown > (size_t)t->options->top)
+		shown = (size_t)t->options->top;
+	int64_t rest = 0;
 	for (size_t i = 0; i < failure->live_by_tag_count; i++) {
 		const struct vt_tag_bytes_model *tag = &failure->live_by_tag[i];
+		if (i >= shown) {
+			rest += tag->bytes;
+			continue;
+		}
 		fprintf(t->out, "%s ", i ? "," : "");
 		vt_print_safe(t->out, tag->tag);
 		fprintf(t->out, " %s (%.1f%%)", vt_human(tag->bytes, size, sizeof(size)),
 			percent(tag->bytes, failure->live_bytes));
 	}
+	if (failure->live_by_tag_count > shown)
+		vt_text_more_tags(t->out, (int64_t)(failure->live_by_tag_count - shown), rest);
 	if (failure->live_by_tag_count)
 		fputc('\n', t->out);
 	for (size_t i = 0; i < failure->top_stack_count && (long)i < t->options->top; i++) {
@@ -261,7 +273,10 @@ static void failures(const struct text *t, const struct vt_owner *owner)
 		return;
 	fprintf(t->out, "  %s%sfailed allocations: %" PRId64 "%s\n", bold(t), red(t),
 		owner->failed_allocations, plain(t));
-	for (size_t i = 0; i < owner->failure_count; i++) {
+	size_t listed = owner->failure_count;
+	if (listed > (size_t)t->options->top)
+		listed = (size_t)t->options->top;
+	for (size_t i = 0; i < listed; i++) {
 		const struct vt_failure_model *failure = &owner->failures[i];
 		char api[256], tag[1024], error[256];
 		vt_text_failure(
@@ -277,6 +292,9 @@ static void failures(const struct text *t, const struct vt_owner *owner)
 			frames(t, failure->stack.value, "        ");
 		snapshot(t, failure);
 	}
+	/* The report keeps 64 failures in all: the rest were left unsaid. */
+	if (owner->failed_allocations > (int64_t)listed)
+		vt_text_more_failures(t->out, "", owner->failed_allocations - (int64_t)listed);
 }
 
 static void leaks(const struct text *t, const struct vt_owner *owner)
@@ -381,7 +399,7 @@ void vt_format_text(const struct vt_report_model *report, const struct vt_format
 			plain(&t));
 		totals(&t, device, true);
 	}
-	if (options->device < 0 && report->host.allocations) {
+	if (options->device < 0 && (report->host.allocations || report->host.failed_allocations)) {
 		fprintf(out, "\n%shost (pinned memory)%s\n", bold(&t), plain(&t));
 		totals(&t, &report->host, false);
 	}

@@ -75,3 +75,5 @@ json_t *vt_selected_document(const struct vt_report_model *report,
 void vt_print_levels(FILE *out, const struct vt_owner *device, const char *indent);
 /* A JSON document, indented, in its own order. */
 void vt_print_json(json_t *document, FILE *out);
+/* How many bytes vt_print_json writes for document (0 when it cannot say). */
+uint64_t vt_print_json_bytes(json_t *document);

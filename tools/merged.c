@@ -1,8 +1,11 @@
 #define _GNU_SOURCE
 #include "json_build.h"
+#include "formats.h"
 #include "merged.h"
 
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,4 +239,20 @@ bool vt_merge_distinct(const struct vt_report_file *files, size_t count, char *e
 	}
 	json_decref(seen);
 	return ok;
+}
+
+bool vt_merge_readable(json_t *merged, uint64_t limit, char *error, size_t size)
+{
+	uint64_t bytes = vt_print_json_bytes(merged);
+	if (bytes != 0 && bytes < limit)
+		return true;
+	if (bytes == 0)
+		snprintf(error, size, "cannot measure the merged report: out of memory");
+	else
+		snprintf(error, size,
+			 "the merged report would be %" PRIu64 " bytes, more than report, diff "
+			 "and check read (%" PRIu64 " MiB); merge fewer reports at once, or "
+			 "write them with a lower VRAMTRACE_TOP",
+			 bytes, limit >> 20);
+	return false;
 }

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "report_file.h"
 
@@ -19,3 +20,7 @@ bool vt_merge_distinct(const struct vt_report_file *files, size_t count, char *e
  * rank, else their file): diff and check would add them up as one. */
 bool vt_merge_ranks_distinct(const struct vt_report_file *files, size_t count, char *error,
 			     size_t size);
+/* False, with the reason in error, when the merged document as merge prints
+ * it would be limit bytes or more: larger than report, diff and check read
+ * (VT_MAX_REPORT_BYTES), so writing it would leave a file no command opens. */
+bool vt_merge_readable(json_t *merged, uint64_t limit, char *error, size_t size);

@@ -134,11 +134,12 @@ static void summarize_snapshot(FILE *out, const struct vt_oom_snapshot *snapshot
 			percent(snapshot->tags[i].bytes, live));
 	}
 	if (snapshot->tag_count > shown)
-		fprintf(out, ", and %" PRIu32 " more tag%s %s", snapshot->tag_count - shown,
-			snapshot->tag_count - shown > 1 ? "s" : "",
-			human(rest, size, sizeof(size)));
+		vt_text_more_tags(out, snapshot->tag_count - shown, (int64_t)rest);
 	fputc('\n', out);
 }
+
+/* The failed allocations listed per device; the report keeps up to 64. */
+#define SUMMARY_FAILURES 5
 
 static void summarize_failures(FILE *out, const struct vt_snapshot *snapshot,
 			       const struct vt_device_stats *stats, int device)
@@ -146,7 +147,8 @@ static void summarize_failures(FILE *out, const struct vt_snapshot *snapshot,
 	if (stats->failures == 0)
 		return;
 	fprintf(out, PREFIX "  failed allocations: %" PRIu64 "\n", stats->failures);
-	for (unsigned i = 0; i < snapshot->failure_count; i++) {
+	uint64_t listed = 0;
+	for (unsigned i = 0; i < snapshot->failure_count && listed < SUMMARY_FAILURES; i++) {
 		const struct vt_failure *failure = &snapshot->failures[i];
 		if (failure->device != device)
 			continue;
@@ -156,9 +158,12 @@ static void summarize_failures(FILE *out, const struct vt_snapshot *snapshot,
 					vt_cuda_error_name(failure->api, failure->error),
 					failure->error, (int64_t)failure->at_ns,
 					(int64_t)failure->live_bytes});
+		listed++;
 		if (failure->snapshot)
 			summarize_snapshot(out, failure->snapshot, failure->live_bytes);
 	}
+	if (stats->failures > listed)
+		vt_text_more_failures(out, PREFIX, (int64_t)(stats->failures - listed));
 }
 
 /* What the exit line names: the leaks of one shown row together (a row

@@ -136,6 +136,19 @@ void vt_text_failure(FILE *out, const char *prefix, const struct vt_text_failure
 	fprintf(out, ", %s live\n", vt_text_size(failure->live_bytes, live, sizeof(live)));
 }
 
+void vt_text_more_failures(FILE *out, const char *prefix, int64_t more)
+{
+	fprintf(out, "%s    and %" PRId64 " more failed allocation%s, not listed\n", prefix, more,
+		plural(more));
+}
+
+void vt_text_more_tags(FILE *out, int64_t more, int64_t bytes)
+{
+	char size[32];
+	fprintf(out, ", and %" PRId64 " more tag%s %s", more, plural(more),
+		vt_text_size(bytes, size, sizeof(size)));
+}
+
 void vt_text_live_at_exit(FILE *out, const char *prefix, int64_t live_bytes, int64_t live_count,
 			  int64_t graph_reserved)
 {

@@ -46,6 +46,14 @@ struct vt_text_failure {
 };
 void vt_text_failure(FILE *out, const char *prefix, const struct vt_text_failure *failure);
 
+/* "    and 99936 more failed allocations, not listed", under the failures
+ * listed when the device had more. */
+void vt_text_more_failures(FILE *out, const char *prefix, int64_t more);
+
+/* ", and 9990 more tags 4.88 MiB": the tags a failure's "live then" line
+ * leaves out, and their bytes. */
+void vt_text_more_tags(FILE *out, int64_t more, int64_t bytes);
+
 /* "live at exit: 8.00 MiB in 2 allocations[; graph memory reserved, not
  * trimmed: X]", without its newline: the summary adds its largest group. */
 void vt_text_live_at_exit(FILE *out, const char *prefix, int64_t live_bytes, int64_t live_count,

@@ -443,3 +443,43 @@ Test(memory_kinds, pool_import_is_shown_not_owned)
 {
 	check_import("pool_ipc", "pool_import", 0);
 }
+
+/* The exit summary printed every failure the report kept (64 in all), and
+ * the text report as many whatever --top said, neither saying that the run
+ * had more: 100,000 failures showed as 64 lines and nothing else. Here 16
+ * on the device and 4 of pinned host memory. */
+Test(memory_kinds, failures_past_those_listed_are_counted)
+{
+	struct traced_run run;
+	struct run_options options = {
+		.preload = true,
+		.simulate = true,
+		.env = (const char *const[]){"VRAMTRACE_SUMMARY=1", NULL},
+		.output_name = "huge.json", /* its sizes are past what the harness parses */
+	};
+	traced_run(&run, &options, (char *[]){(char *)program_path("huge_sizes"), NULL});
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(strstr(run.err, "vramtrace:   failed allocations: 16\n"), "%s", run.err);
+	cr_assert_eq(count_of(run.err, " requested by "), 5 + 4, "%s", run.err);
+	cr_assert(strstr(run.err, "vramtrace:     and 11 more failed allocations, not listed\n"),
+		  "%s", run.err);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/huge.json", run.dir);
+	struct traced_run text;
+	run_tool(&text, (char *[]){"report", path, "--top", "3", NULL}, NULL);
+	cr_assert_eq(text.status, 0, "%s", text.err);
+	cr_assert_eq(count_of(text.out, " requested by "), 3 + 3, "%s", text.out);
+	cr_assert(strstr(text.out, "\n    and 13 more failed allocations, not listed\n"), "%s",
+		  text.out);
+	/* The host section, with no allocation made, was left out with its
+	 * failures. */
+	cr_assert(strstr(text.out, "\nhost (pinned memory)\n"), "%s", text.out);
+	cr_assert(strstr(text.out, "\n    and 1 more failed allocation, not listed\n"), "%s",
+		  text.out);
+	traced_run_free(&text);
+	run_tool(&text, (char *[]){"report", path, NULL}, NULL);
+	cr_assert_eq(count_of(text.out, " requested by "), 16 + 4, "%s", text.out);
+	cr_assert_null(strstr(text.out, "more failed"), "%s", text.out);
+	traced_run_free(&text);
+	traced_run_free(&run);
+}

@@ -736,3 +736,25 @@ Test(tool, tags_past_top_are_said_in_one_line)
 	cr_assert_null(strstr(run.out, "more tag"), "%s", run.out);
 	traced_run_free(&run);
 }
+
+/* What was live when an allocation failed named every tag whatever --top
+ * said: a run with 10,000 tags printed a line of 200 KB per failure. */
+Test(tool, tags_live_at_a_failure_are_bounded_by_top)
+{
+	struct traced_run run;
+	run_tool(&run,
+		 (char *[]){"report", (char *)fixture_path("minimal.json"), "--top", "1", NULL},
+		 NULL);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(
+		strstr(run.out, "      live then: kv_cache 400 B (57.1%), and 1 more tag 300 B\n"),
+		"%s", run.out);
+	traced_run_free(&run);
+	run_tool(&run,
+		 (char *[]){"report", (char *)fixture_path("minimal.json"), "--top", "2", NULL},
+		 NULL);
+	cr_assert(
+		strstr(run.out, "      live then: kv_cache 400 B (57.1%), weights 300 B (42.9%)\n"),
+		"%s", run.out);
+	traced_run_free(&run);
+}
