@@ -16,6 +16,10 @@ static int64_t field(json_t *row, const char *key)
 	return json_integer_value(value);
 }
 
+/* The two ways a call is seen, for the truths checked through both. */
+static const char *const sources[] = {"VRAMTRACE_SOURCES=hooks", "VRAMTRACE_SOURCES=cupti"};
+#define SOURCE_COUNT (sizeof(sources) / sizeof(sources[0]))
+
 Test(truth, the_timeline_of_a_sawtooth_shows_peaks_troughs_and_the_end)
 {
 	struct traced_run run;
@@ -169,8 +173,7 @@ Test(truth, the_device_view_is_read_before_an_unmap_or_a_trim_gives_a_peak_back)
  * primary), as CUPTI's resource domain sees them. */
 Test(truth, a_primary_context_retained_again_is_one_context)
 {
-	const char *sources[] = {"VRAMTRACE_SOURCES=hooks", "VRAMTRACE_SOURCES=cupti"};
-	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+	for (size_t i = 0; i < SOURCE_COUNT; i++) {
 		struct traced_run run;
 		struct run_options options = {
 			.preload = true,
@@ -384,8 +387,7 @@ Test(truth, random_runs_of_the_python_helper_agree_with_the_script, .timeout = 1
  * physical handles outlive it (context_end.c). */
 Test(truth, a_context_s_end_frees_what_was_made_in_it)
 {
-	const char *sources[] = {"VRAMTRACE_SOURCES=hooks", "VRAMTRACE_SOURCES=cupti"};
-	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+	for (size_t i = 0; i < SOURCE_COUNT; i++) {
 		struct traced_run run;
 		struct run_options options = {
 			.preload = true,
@@ -422,8 +424,7 @@ Test(truth, a_context_s_end_frees_what_was_made_in_it)
  * (older_abis.c). */
 Test(truth, a_context_s_end_through_an_older_abi_frees_what_was_made_in_it)
 {
-	const char *sources[] = {"VRAMTRACE_SOURCES=hooks", "VRAMTRACE_SOURCES=cupti"};
-	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+	for (size_t i = 0; i < SOURCE_COUNT; i++) {
 		struct traced_run run;
 		struct run_options options = {
 			.preload = true,
@@ -451,8 +452,7 @@ Test(truth, a_context_s_end_through_an_older_abi_frees_what_was_made_in_it)
  * ABI's are (older_abis.c, capture). */
 Test(truth, a_capture_or_a_registration_through_an_older_abi_is_seen)
 {
-	const char *sources[] = {"VRAMTRACE_SOURCES=hooks", "VRAMTRACE_SOURCES=cupti"};
-	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+	for (size_t i = 0; i < SOURCE_COUNT; i++) {
 		struct traced_run run;
 		struct run_options options = {
 			.preload = true,
