@@ -127,7 +127,10 @@ static void tags_section(FILE *out, const struct view *view, const struct vt_own
 	qsort(sorted, device->tag_count, sizeof(*sorted), view->by_peak ? by_peak : by_live);
 	fprintf(out, "\n%-32s %12s %12s %8s\n", view->by_peak ? "TAG (by peak)" : "TAG (by live)",
 		"LIVE", "PEAK", "ALLOCS");
-	for (size_t i = 0; i < device->tag_count && (int)i < rows; i++) {
+	/* More tags than rows: the last row says what the others hold, so the
+	 * rows add up to the device's live bytes. */
+	size_t shown = device->tag_count <= (size_t)rows ? device->tag_count : (size_t)rows - 1;
+	for (size_t i = 0; i < shown; i++) {
 		char live[32], peak[32];
 		char tag[128];
 		fprintf(out, "%-32.32s %12s %12s %8" PRId64 "\n",
@@ -135,6 +138,15 @@ static void tags_section(FILE *out, const struct view *view, const struct vt_own
 			vt_human(sorted[i]->counters.live_at_exit_bytes, live, sizeof(live)),
 			vt_human(sorted[i]->counters.peak_bytes, peak, sizeof(peak)),
 			sorted[i]->counters.allocations);
+	}
+	if (shown < device->tag_count) {
+		int64_t rest = 0;
+		for (size_t i = shown; i < device->tag_count; i++)
+			rest += sorted[i]->counters.live_at_exit_bytes;
+		char live[32];
+		fprintf(out, "and %zu more tag%s, %s live\n", device->tag_count - shown,
+			device->tag_count - shown > 1 ? "s" : "",
+			vt_human(rest, live, sizeof(live)));
 	}
 	free(sorted);
 }

@@ -248,6 +248,19 @@ class ControlTest(TargetsTestCase):
         self.assertNotIn("\033", text)
         self.assertTrue(all(len(l) <= 80 for l in lines))
 
+    def test_top_once_says_what_the_tags_it_leaves_out_hold(self):
+        """top listed as many tags as its rows held and said nothing of the
+        rest: its rows did not add up to the device's live bytes."""
+        target = self.start()
+        for i in range(12):
+            target.step(f"alloc {(i + 1) * MiB} tag{i:02}")
+        lines = tool(self.runtime, "top", str(target.pid), "--once").stdout.splitlines()
+        listed = [l.split()[0] for l in lines if l.startswith("tag")]
+        left = 12 - len(listed)
+        self.assertGreater(left, 0, "more tags than rows")
+        self.assertEqual(listed, [f"tag{i:02}" for i in range(11, 11 - len(listed), -1)])
+        self.assertIn(f"and {left} more tags, {left * (left + 1) // 2}.00 MiB live", lines)
+
     def test_metrics_are_valid_openmetrics_with_exact_values(self):
         target = self.start()
         for i in range(10):
