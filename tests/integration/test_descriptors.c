@@ -59,6 +59,23 @@ Test(descriptors, a_thread_blocked_on_stdin_never_holds_the_exit, .timeout = 10)
 	free_both(&runs);
 }
 
+/* program with argument, traced with its summary, its stderr on fd and
+ * its report where output (VRAMTRACE_OUTPUT=...) says. */
+static pid_t traced_with_stderr(int fd, char *output, const char *program, const char *argument)
+{
+	pid_t child = fork();
+	if (child == 0) {
+		dup2(fd, STDERR_FILENO);
+		putenv(output);
+		putenv("VRAMTRACE_SUMMARY=1");
+		setenv("LD_LIBRARY_PATH", build_path("VT_TEST_SIM_DIR"), 1);
+		setenv("LD_PRELOAD", build_path("VT_TEST_LIBRARY"), 1);
+		execl(program_path(program), program, argument, (char *)NULL);
+		_exit(127);
+	}
+	return child;
+}
+
 /* stderr is a pipe nobody reads any more: the tracer's lines fail quietly. */
 Test(descriptors, a_closed_stderr_pipe_changes_nothing)
 {
@@ -68,16 +85,7 @@ Test(descriptors, a_closed_stderr_pipe_changes_nothing)
 	char dir[] = "/tmp/vramtrace-pipe.XXXXXX", output[300];
 	cr_assert(mkdtemp(dir));
 	snprintf(output, sizeof(output), "VRAMTRACE_OUTPUT=%s/r.json", dir);
-	pid_t child = fork();
-	if (child == 0) {
-		dup2(fds[1], STDERR_FILENO);
-		putenv(output);
-		putenv("VRAMTRACE_SUMMARY=1");
-		setenv("LD_LIBRARY_PATH", build_path("VT_TEST_SIM_DIR"), 1);
-		setenv("LD_PRELOAD", build_path("VT_TEST_LIBRARY"), 1);
-		execl(program_path("ending"), "ending", "return", (char *)NULL);
-		_exit(127);
-	}
+	pid_t child = traced_with_stderr(fds[1], output, "ending", "return");
 	close(fds[1]);
 	int status;
 	waitpid(child, &status, 0);
@@ -99,16 +107,7 @@ Test(descriptors, a_full_stderr_pipe_nobody_drains_never_holds_the_exit, .timeou
 	char dir[] = "/tmp/vramtrace-full-pipe.XXXXXX", output[300];
 	cr_assert(mkdtemp(dir));
 	snprintf(output, sizeof(output), "VRAMTRACE_OUTPUT=%s/r.json", dir);
-	pid_t child = fork();
-	if (child == 0) {
-		dup2(fds[1], STDERR_FILENO);
-		putenv(output);
-		putenv("VRAMTRACE_SUMMARY=1");
-		setenv("LD_LIBRARY_PATH", build_path("VT_TEST_SIM_DIR"), 1);
-		setenv("LD_PRELOAD", build_path("VT_TEST_LIBRARY"), 1);
-		execl(program_path("hostile"), "hostile", "fill_stderr", (char *)NULL);
-		_exit(127);
-	}
+	pid_t child = traced_with_stderr(fds[1], output, "hostile", "fill_stderr");
 	close(fds[1]);
 	int status = 0;
 	pid_t ended = 0;
